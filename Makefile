@@ -1,0 +1,37 @@
+# The two commands a fresh machine needs: `make demo` and `make test`.
+# Every target installs what it needs first (a .venv and the npm emulators), so nothing
+# relies on what was installed by hand.
+
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+NODE_STAMP := .tools/node_modules/.installed
+
+.PHONY: install test test-unit test-contract demo lint clean
+
+install: $(STAMP) $(NODE_STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip setuptools wheel
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Azurite (the Azure Blob emulator) comes from npm; it is the only Node tool we use.
+$(NODE_STAMP):
+	mkdir -p .tools
+	cd .tools && npm install --silent --no-audit --no-fund --prefix . azurite@3
+	touch $(NODE_STAMP)
+
+test: install
+	$(PY) -m pytest
+
+test-unit: $(STAMP)
+	$(PY) -m pytest tests/unit
+
+test-contract: install
+	$(PY) -m pytest contract-tests
+
+clean:
+	rm -rf $(VENV) .tools build *.egg-info .pytest_cache

@@ -1,0 +1,109 @@
+"""Every lakesink error, rooted at one class so callers can catch the whole family.
+
+Each class also derives from the nearest builtin meaning (ValueError, FileNotFoundError,
+PermissionError, ...) so code that knows nothing about lakesink still handles them sensibly.
+Messages name the setting, bucket/key or record at fault and never contain a secret.
+"""
+
+from __future__ import annotations
+
+
+class LakesinkError(Exception):
+    """Root of every error raised by lakesink."""
+
+
+# --- configuration -------------------------------------------------------------------------
+
+
+class ConfigError(LakesinkError, ValueError):
+    """A setting is missing, unknown or has a value of the wrong type or range."""
+
+
+class KcqlError(ConfigError):
+    """A KCQL statement cannot be parsed or uses an invalid clause or property.
+
+    Attributes:
+        statement: the statement text at fault (one statement, not the whole setting).
+        position: 0-based character offset inside ``statement`` where the problem starts,
+            or None when the problem is not tied to one place.
+    """
+
+    def __init__(self, message: str, *, statement: str = "", position: int | None = None) -> None:
+        self.statement = statement
+        self.position = position
+        self.reason = message
+        super().__init__(self._render(message, statement, position))
+
+    @staticmethod
+    def _render(message: str, statement: str, position: int | None) -> str:
+        if not statement:
+            return message
+        if position is None:
+            return f"{message}\n  in KCQL: {statement}"
+        caret = " " * position + "^"
+        return f"{message} (at position {position})\n  in KCQL: {statement}\n           {caret}"
+
+
+class BackendNotInstalledError(ConfigError, ImportError):
+    """The storage backend named by the settings needs a package that is not installed."""
+
+
+class UnknownBackendError(ConfigError):
+    """No storage backend is registered under the requested name."""
+
+
+# --- storage -------------------------------------------------------------------------------
+
+
+class StorageError(LakesinkError, OSError):
+    """An object-store operation failed; the message names bucket and key."""
+
+
+class ObjectNotFoundError(StorageError, FileNotFoundError):
+    """The object does not exist."""
+
+
+class BucketNotFoundError(StorageError, FileNotFoundError):
+    """The bucket (container) does not exist."""
+
+
+class PreconditionFailedError(StorageError, FileExistsError):
+    """A conditional write lost: the object exists (create-only) or its ETag changed."""
+
+
+class AccessDeniedError(StorageError, PermissionError):
+    """The credentials are missing, wrong, or not allowed to perform the operation."""
+
+
+class TransientStorageError(StorageError):
+    """The store failed in a way that may succeed later (5xx, throttling, reset, timeout)."""
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+class RecordError(LakesinkError, ValueError):
+    """One record cannot be processed (poison record); the message names topic, partition and offset."""
+
+
+class FormatError(LakesinkError, ValueError):
+    """Data cannot be written or read in the requested storage format."""
+
+
+class SchemaChangedError(FormatError):
+    """A record does not fit the open file's schema; the writer must roll to a new file."""
+
+
+# --- commit --------------------------------------------------------------------------------
+
+
+class CommitError(LakesinkError):
+    """The exactly-once commit protocol could not advance."""
+
+
+class CommitConflictError(CommitError):
+    """Another writer owns the index (fenced by a conditional write); safe to stop and retry later."""
+
+
+class CommitOutcomeUnknownError(CommitError):
+    """A commit step may or may not have happened; recovery must reconcile before retrying."""

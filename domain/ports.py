@@ -1,0 +1,173 @@
+"""The ports: what the domain and the application need from the outside world.
+
+Adapters implement these Protocols structurally (no inheritance needed). Every method documents
+the lakesink errors it raises; that list is the behavioural contract the shared suite in
+``contract-tests/`` checks for every backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectInfo:
+    """Metadata of one stored object.
+
+    ``etag`` is an opaque version token usable with :meth:`ObjectStore.put_if_match`
+    (S3/Azure ETag, GCS generation, local content hash). ``last_modified_ms`` is epoch millis.
+    """
+
+    key: str
+    size: int
+    etag: str
+    last_modified_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredObject:
+    """An object's bytes together with the version they belong to."""
+
+    data: bytes
+    etag: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    """One page of a listing: objects in key order, and (with a delimiter) common prefixes."""
+
+    objects: tuple[ObjectInfo, ...]
+    prefixes: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class ObjectStore(Protocol):
+    """A bucketed object store (S3, GCS, Azure Blob, a local directory, memory).
+
+    Keys are ``/``-separated strings; a store never interprets them beyond prefix matching.
+    Every method may raise :class:`~lakesink.domain.errors.TransientStorageError` once the
+    adapter's own retries are exhausted, :class:`~lakesink.domain.errors.AccessDeniedError`
+    for bad or insufficient credentials and
+    :class:`~lakesink.domain.errors.BucketNotFoundError` when the bucket does not exist.
+    """
+
+    def put(self, bucket: str, key: str, data: bytes) -> str:
+        """Create or overwrite ``key``; returns the new etag."""
+        ...
+
+    def put_if_absent(self, bucket: str, key: str, data: bytes) -> str:
+        """Create ``key`` only if it does not exist; returns the etag.
+
+        Raises:
+            PreconditionFailedError: the key already exists (another writer won).
+        """
+        ...
+
+    def put_if_match(self, bucket: str, key: str, data: bytes, etag: str) -> str:
+        """Overwrite ``key`` only if its current etag is ``etag``; returns the new etag.
+
+        Raises:
+            PreconditionFailedError: the object changed or was deleted since ``etag`` was read.
+        """
+        ...
+
+    def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
+        """Stream a local file to ``key`` (multipart when large); returns the etag.
+
+        Raises:
+            PreconditionFailedError: ``if_absent`` was set and the key exists.
+        """
+        ...
+
+    def get(self, bucket: str, key: str) -> StoredObject:
+        """Read a whole object with its etag.
+
+        Raises:
+            ObjectNotFoundError: no such key.
+        """
+        ...
+
+    def download_file(self, bucket: str, key: str, path: Path) -> ObjectInfo:
+        """Stream an object into a local file (bounded memory); returns its metadata.
+
+        Raises:
+            ObjectNotFoundError: no such key.
+        """
+        ...
+
+    def head(self, bucket: str, key: str) -> ObjectInfo:
+        """Metadata of ``key``.
+
+        Raises:
+            ObjectNotFoundError: no such key.
+        """
+        ...
+
+    def list_pages(
+        self,
+        bucket: str,
+        prefix: str = "",
+        *,
+        delimiter: str | None = None,
+        start_after: str | None = None,
+        page_size: int = 1000,
+    ) -> Iterator[ListPage]:
+        """List keys under ``prefix`` in lexicographic (UTF-8 byte) order, one page at a time.
+
+        Pages are fetched lazily, so a caller holds at most one page in memory. With a
+        ``delimiter`` keys containing it after the prefix are rolled up into ``prefixes``.
+        ``start_after`` skips every key ``<=`` it.
+        """
+        ...
+
+    def delete(self, bucket: str, key: str) -> None:
+        """Delete ``key``; deleting a missing key is not an error."""
+        ...
+
+    def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
+        """Delete many keys (batched by the adapter); missing keys are not an error."""
+        ...
+
+    def copy(
+        self,
+        bucket: str,
+        source_key: str,
+        destination_key: str,
+        *,
+        destination_bucket: str | None = None,
+        if_match: str | None = None,
+    ) -> str:
+        """Server-side copy; returns the destination etag.
+
+        Raises:
+            ObjectNotFoundError: the source does not exist.
+            PreconditionFailedError: ``if_match`` is set and the source etag differs.
+        """
+        ...
+
+    def check_bucket(self, bucket: str) -> None:
+        """Fail fast at start-up when the bucket is missing or not accessible.
+
+        Raises:
+            BucketNotFoundError, AccessDeniedError
+        """
+        ...
+
+
+class Clock(Protocol):
+    """Wall-clock time, injected so flush-by-interval is testable."""
+
+    def now_ms(self) -> int:
+        """Milliseconds since the epoch."""
+        ...
+
+
+def iter_objects(
+    store: ObjectStore, bucket: str, prefix: str = "", *, start_after: str | None = None
+) -> Iterator[ObjectInfo]:
+    """Every object under ``prefix`` in key order, streamed page by page."""
+    for page in store.list_pages(bucket, prefix, start_after=start_after):
+        yield from page.objects

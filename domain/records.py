@@ -1,0 +1,69 @@
+"""The record model shared by the sink and the restore.
+
+A :class:`Record` is one Kafka message after the key/value converters ran. Keys and values are
+plain Python data so the domain can reason about them without a serialization library:
+
+* ``bytes`` for raw data (ByteArrayConverter),
+* ``str``, ``int``, ``float``, ``bool``, ``decimal.Decimal``, ``datetime`` for primitives,
+* ``Mapping[str, ...]`` / ``Sequence`` for structured data (schemaless JSON, decoded Avro,
+  Connect JSON with ``schemas.enable=true``),
+* ``None`` for a null key or a tombstone value.
+
+Header values follow the same rules (Kafka itself stores them as bytes or null).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Headers = tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One Kafka message: coordinates, timestamp, key, value and headers.
+
+    ``timestamp`` is epoch milliseconds, or None when the message carries none.
+    ``key_schema`` / ``value_schema`` are optional schema descriptions supplied by a converter
+    (an Avro schema dict or a Connect schema); formats that need a schema use them when present.
+    """
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None = None
+    key: Any = None
+    value: Any = None
+    headers: Headers = ()
+    key_schema: Any = field(default=None, compare=False)
+    value_schema: Any = field(default=None, compare=False)
+
+    def header(self, name: str) -> Any:
+        """The value of the last header called ``name``; KeyError when there is none."""
+        for header_name, value in reversed(self.headers):
+            if header_name == name:
+                return value
+        raise KeyError(name)
+
+    def has_header(self, name: str) -> bool:
+        """Whether a header called ``name`` is present (its value may be None)."""
+        return any(header_name == name for header_name, _ in self.headers)
+
+    def headers_dict(self) -> dict[str, Any]:
+        """Headers as a dict; the last value wins when a name repeats."""
+        return dict(self.headers)
+
+    def describe(self) -> str:
+        """``topic-partition@offset``: how errors name a record."""
+        return f"{self.topic}-{self.partition}@{self.offset}"
+
+
+def iter_headers(headers: Mapping[str, Any] | Headers | None) -> Iterator[tuple[str, Any]]:
+    """Normalise a headers mapping or sequence of pairs into pairs."""
+    if headers is None:
+        return iter(())
+    if isinstance(headers, Mapping):
+        return iter(headers.items())
+    return iter(headers)
