@@ -1,0 +1,172 @@
+"""The sink's PROPERTIES keys (reference §1.4), typed and validated.
+
+Values left out stay None so the consumer (flush policy, naming) applies its own default; the
+rules that involve the storage format (BYTES needs ``flush.count=1``, the envelope needs
+JSON/AVRO/PARQUET) are checked here because only the statement knows both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from lakesink.domain.config.values import as_bool, as_char, as_choice, as_int
+from lakesink.domain.envelope import FIELD_KEYS, EnvelopeFields
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.formats import Format
+from lakesink.domain.kcql.frozen_map import FrozenMap
+from lakesink.domain.kcql.property_reader import PropertyReader
+
+FLUSH_COUNT = "flush.count"
+FLUSH_SIZE = "flush.size"
+FLUSH_INTERVAL = "flush.interval"
+PARTITION_INCLUDE_KEYS = "partition.include.keys"
+PADDING_TYPE = "padding.type"
+PADDING_CHAR = "padding.char"
+PADDING_LENGTH_PREFIX = "padding.length."
+PADDING_FIELDS = ("partition", "offset")
+KEY_SUFFIX = "key.suffix"
+STORE_ENVELOPE = "store.envelope"
+PARTITION_DATE_TIMEZONE = "partition.date.timezone"
+FILE_NAMER_KEYS = ("store.file.namer", "store.file.namer.param")
+
+PADDING_TYPES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
+MAX_PADDING_LENGTH = 64
+
+SINK_KEYS = (
+    FLUSH_COUNT,
+    FLUSH_SIZE,
+    FLUSH_INTERVAL,
+    PARTITION_INCLUDE_KEYS,
+    PADDING_TYPE,
+    PADDING_CHAR,
+    *(PADDING_LENGTH_PREFIX + field for field in PADDING_FIELDS),
+    KEY_SUFFIX,
+    STORE_ENVELOPE,
+    *FIELD_KEYS,
+    PARTITION_DATE_TIMEZONE,
+)
+
+BYTES_FLUSH_COUNT_MESSAGE = (
+    "flush.count > 1 is not allowed for BYTES. If you want to store N records as raw bytes use AVRO or "
+    "PARQUET. If you are using BYTES but not specified a flush.count, then do so by adding flush.count = 1 "
+    "to your KCQL PROPERTIES section."
+)
+
+ENVELOPE_ALL_OR_NONE_MESSAGE = (
+    "If store.envelope is set to true, then setting selective fields is not allowed. Either set them all "
+    "or leave them out, they default to true."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SinkProperties:
+    """The sink PROPERTIES of one statement; None means "not given", the consumer applies the default."""
+
+    flush_count: int | None = None
+    flush_size: int | None = None
+    flush_interval_s: int | None = None
+    partition_include_keys: bool | None = None
+    padding_type: str | None = None
+    padding_char: str | None = None
+    padding_lengths: Mapping[str, int] | None = None
+    key_suffix: str | None = None
+    store_envelope: bool = False
+    envelope: EnvelopeFields | None = None
+    partition_date_timezone: str | None = None
+
+
+def read_sink_properties(reader: PropertyReader, fmt: Format) -> SinkProperties:
+    """Validate and type the sink PROPERTIES of a statement storing ``fmt``."""
+    for key in FILE_NAMER_KEYS:
+        if reader.has(key):
+            raise reader.error(
+                key,
+                f"'{key}' is not supported: lakesink cannot load custom Java file namers. "
+                "Use the padding.*, key.suffix and PARTITIONBY options to shape object keys.",
+            )
+    for key in reader.keys():
+        if key.startswith(PADDING_LENGTH_PREFIX) and key[len(PADDING_LENGTH_PREFIX) :] not in PADDING_FIELDS:
+            raise reader.error(
+                key,
+                f"unknown property '{key}': padding lengths can be set only for 'partition' and 'offset'.",
+            )
+    reader.reject_unknown(SINK_KEYS, clause_owner="sink")
+    positive = partial(as_int, minimum=1)
+    options = SinkProperties(
+        flush_count=reader.read(FLUSH_COUNT, positive),
+        flush_size=reader.read(FLUSH_SIZE, positive),
+        flush_interval_s=reader.read(FLUSH_INTERVAL, positive),
+        partition_include_keys=reader.read(PARTITION_INCLUDE_KEYS, as_bool),
+        padding_type=reader.read(PADDING_TYPE, partial(as_choice, choices=PADDING_TYPES)),
+        padding_char=reader.read(PADDING_CHAR, _padding_char),
+        padding_lengths=_padding_lengths(reader),
+        key_suffix=reader.read(KEY_SUFFIX, _key_suffix),
+        store_envelope=bool(reader.read(STORE_ENVELOPE, as_bool)),
+        envelope=_envelope(reader),
+        partition_date_timezone=reader.read(PARTITION_DATE_TIMEZONE, _timezone),
+    )
+    if fmt is Format.BYTES and options.flush_count != 1:
+        raise reader.error(FLUSH_COUNT, BYTES_FLUSH_COUNT_MESSAGE)
+    if options.store_envelope and not fmt.supports_envelope:
+        raise reader.error(STORE_ENVELOPE, f"Envelope is not supported for format {fmt.value}.")
+    return options
+
+
+def _padding_lengths(reader: PropertyReader) -> Mapping[str, int] | None:
+    lengths = {
+        field: reader.read(
+            PADDING_LENGTH_PREFIX + field, partial(as_int, minimum=0, maximum=MAX_PADDING_LENGTH)
+        )
+        for field in PADDING_FIELDS
+    }
+    given = {field: length for field, length in lengths.items() if length is not None}
+    return FrozenMap(given) if given else None
+
+
+def _envelope(reader: PropertyReader) -> EnvelopeFields | None:
+    """Lenses' all-or-none rule for the four ``store.envelope.fields.*`` keys."""
+    given = [key for key in FIELD_KEYS if reader.has(key)]
+    if not reader.read(STORE_ENVELOPE, as_bool):
+        if given:
+            raise reader.error(given[0], f"'{given[0]}' applies only when 'store.envelope' is true.")
+        return None
+    if given and len(given) != len(FIELD_KEYS):
+        raise reader.error(given[0], ENVELOPE_ALL_OR_NONE_MESSAGE)
+    flags = {key.rsplit(".", 1)[1]: reader.read(key, as_bool) for key in FIELD_KEYS}
+    try:
+        return EnvelopeFields(**{field: True if flag is None else flag for field, flag in flags.items()})
+    except ConfigError as error:
+        raise reader.error(STORE_ENVELOPE, str(error)) from None
+
+
+def _padding_char(key: str, raw: str) -> str:
+    char = as_char(key, raw)
+    if char in "/\\" or not char.isprintable():
+        raise ConfigError(
+            f"Invalid value {raw!r} for {key}: the padding character cannot be a path separator."
+        )
+    return char
+
+
+def _key_suffix(key: str, raw: str) -> str:
+    bad = next((char for char in raw if char in "/\\" or not char.isprintable()), None)
+    if bad is not None:
+        raise ConfigError(
+            f"Invalid value {raw!r} for {key}: it must not contain {bad!r} (no '/', '\\' or control "
+            f"characters)."
+        )
+    return raw
+
+
+def _timezone(key: str, raw: str) -> str:
+    try:
+        ZoneInfo(raw)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"Invalid value {raw!r} for {key}: expected an IANA time-zone name such as 'UTC' or "
+            f"'Europe/Paris'."
+        ) from None
+    return raw
