@@ -47,6 +47,7 @@ class GcsSettings:
     http_retry_interval_ms: int = 50
     http_retry_timeout_multiplier: float = 3.0
     http_socket_timeout_ms: int = 60_000
+    http_connection_timeout_ms: int = 60_000
     avoid_resumable_upload: bool = False
 
 
@@ -62,6 +63,8 @@ class AzureSettings:
     http_max_retries: int = 5
     http_retry_interval_ms: int = 50
     http_socket_timeout_ms: int = 60_000
+    http_connection_timeout_ms: int = 60_000
+    pool_max_connections: int | None = None  # None = the SDK's own default
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,278 @@
+"""Every connector-level key lakesink knows, in one table.
+
+The parser takes types and defaults from here, the unknown-key check suggests names from here,
+and docs/configuration.md is generated from here, so the three cannot drift apart. Names and
+defaults are Lenses' (reference §1.6, §6, §7); lakesink additions say so in their doc.
+
+Regenerate the reference with ``.venv/bin/python -m lakesink.domain.config.catalog > docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lakesink.domain.config.keyspec import Kind, KeySpec, Scope
+from lakesink.domain.config.keyspec import ValueType as T
+
+_S3 = frozenset({"s3"})
+_GCS = frozenset({"gcs"})
+_AZURE = frozenset({"azure"})
+_CLOUD = frozenset({"s3", "gcs", "azure"})
+_SINK = Scope.SINK
+_SOURCE = Scope.SOURCE
+
+_NO_SMT = (
+    "lakesink has no Single Message Transform chain; use PARTITIONBY (_header, _date) or transform upstream."
+)
+
+CATALOG: tuple[KeySpec, ...] = (
+    # --- Kafka Connect keys ------------------------------------------------------------------
+    KeySpec("name", T.STRING, None, "Connector name (required); names the index directory .indexes/<name>/.",
+            prefixed=False),
+    KeySpec("topics", T.LIST, None, "Topics to read; exactly one of topics / topics.regex.",
+            scope=_SINK, prefixed=False),
+    KeySpec("topics.regex", T.STRING, None, "Regular expression selecting the topics to read (full match).",
+            scope=_SINK, prefixed=False),
+    KeySpec("bootstrap.servers", T.LIST, None, "Kafka brokers, host:port list.", prefixed=False),
+    KeySpec("key.converter", T.CLASS, None, "Converter class for record keys (Kafka Connect name).",
+            prefixed=False),
+    KeySpec("value.converter", T.CLASS, None, "Converter class for record values (Kafka Connect name).",
+            prefixed=False),
+    KeySpec("header.converter", T.CLASS, None, "Converter class for header values (Kafka Connect name).",
+            prefixed=False),
+    KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
+            "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",
+            prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("header.converter.*", T.ANY, None, "Header converter settings, as for key.converter.*.",
+            prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("consumer.*", T.ANY, None,
+            "librdkafka consumer settings, prefix stripped (consumer.override.* too).",
+            scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("producer.*", T.ANY, None,
+            "librdkafka producer settings, prefix stripped (producer.override.* too).",
+            scope=_SOURCE, prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("security.protocol", T.STRING, None, "Kafka client security protocol, handed to librdkafka.",
+            prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("sasl.*", T.ANY, None, "Kafka client SASL settings, handed to librdkafka; passwords masked.",
+            prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("ssl.*", T.ANY, None, "Kafka client TLS settings, handed to librdkafka; key material masked.",
+            prefixed=False, kind=Kind.PASSTHROUGH),
+    # --- accepted for compatibility, no effect ------------------------------------------------
+    KeySpec("connector.class", T.CLASS, None,
+            "Only used to pick the backend when no connect.<backend>.* key does.",
+            prefixed=False, kind=Kind.IGNORED),
+    KeySpec("tasks.max", T.INT, None, "Parallelism comes from Spark (one task per topic-partition range).",
+            prefixed=False, kind=Kind.IGNORED),
+    KeySpec("errors.tolerance", T.STRING, None,
+            "Kafka Connect per-record tolerance; lakesink uses error.policy.",
+            prefixed=False, kind=Kind.IGNORED),
+    KeySpec("errors.log.*", T.ANY, None, "Kafka Connect error logging; lakesink always logs errors.",
+            prefixed=False, kind=Kind.IGNORED),
+    KeySpec("task.index", T.STRING, None, "Injected per task by Lenses' connector; Spark assigns the work.",
+            kind=Kind.IGNORED),
+    KeySpec("seek.max.files", T.INT, "5",
+            "Vestigial in Lenses too (v1 indexes).", scope=_SINK, kind=Kind.IGNORED),
+    # --- Kafka Connect features lakesink does not have ------------------------------------
+    KeySpec("transforms*", T.ANY, None, _NO_SMT, prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("predicates*", T.ANY, None, _NO_SMT, prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("errors.deadletterqueue.*", T.ANY, None,
+            "lakesink has no dead-letter queue; use connect.<backend>.error.policy.",
+            prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("errors.retry.*", T.ANY, None,
+            "Kafka Connect operation retries do not apply; use connect.<backend>.error.policy=RETRY.",
+            prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("topic.creation.*", T.ANY, None, "lakesink does not create topics; create them before restoring.",
+            prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("exactly.once.support", T.ANY, None,
+            "A Kafka Connect worker setting; lakesink's is connect.<backend>.exactly.once.enable.",
+            prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("transaction.boundary*", T.ANY, None,
+            "A Kafka Connect worker feature; lakesink has no equivalent.",
+            prefixed=False, kind=Kind.UNSUPPORTED),
+    # --- deprecated Lenses names (hard error, as in Lenses) -------------------------------
+    KeySpec("aws.auth.mode", T.STRING, None, "Old S3 auth mode key.", prefixed=False, kind=Kind.DEPRECATED,
+            backends=_S3, replacement="connect.s3.aws.auth.mode"),
+    KeySpec("aws.access.key", T.PASSWORD, None, "Old S3 access key.", prefixed=False, secret=True,
+            kind=Kind.DEPRECATED, backends=_S3, replacement="connect.s3.aws.access.key"),
+    KeySpec("aws.secret.key", T.PASSWORD, None, "Old S3 secret key.", prefixed=False, secret=True,
+            kind=Kind.DEPRECATED, backends=_S3, replacement="connect.s3.aws.secret.key"),
+    KeySpec("aws.vhost.bucket", T.BOOLEAN, None,
+            "Old virtual-host key.", prefixed=False, kind=Kind.DEPRECATED,
+            backends=_S3, replacement="connect.s3.vhost.bucket"),
+    KeySpec("aws.custom.endpoint", T.STRING, None, "Old endpoint key.", prefixed=False, kind=Kind.DEPRECATED,
+            backends=_S3, replacement="connect.s3.custom.endpoint"),
+    KeySpec("partition.search.recurse.levels", T.INT, None, "Old source key.", scope=_SOURCE,
+            kind=Kind.DEPRECATED, replacement="source.partition.search.recurse.levels"),
+    KeySpec("partition.search.interval", T.LONG, None, "Old source key.", scope=_SOURCE,
+            kind=Kind.DEPRECATED, replacement="source.partition.search.interval"),
+    KeySpec("partition.search.continuous", T.BOOLEAN, None, "Old source key.", scope=_SOURCE,
+            kind=Kind.DEPRECATED, replacement="source.partition.search.continuous"),
+    # --- every backend --------------------------------------------------------------------
+    KeySpec("kcql", T.STRING, None, "KCQL statement(s), separated by ';' (required)."),
+    KeySpec("error.policy", T.STRING, "THROW",
+            "NOOP, THROW or RETRY, case-insensitive; anything else is an error."),
+    KeySpec("max.retries", T.INT, "20", "Error-policy retries before the task fails (RETRY only)."),
+    KeySpec("retry.interval", T.LONG, "60000", "Milliseconds between error-policy retries (RETRY only)."),
+    KeySpec("compression.codec", T.STRING, "UNCOMPRESSED",
+            "UNCOMPRESSED, SNAPPY, GZIP, LZO, LZ4, BROTLI, BZIP2, ZSTD, DEFLATE or XZ; unknown is an error."),
+    KeySpec("compression.level", T.INT, "-1",
+            "Codec level, -1 = codec default; Avro DEFLATE/XZ/ZSTD use it."),
+    KeySpec("delete.mode", T.STRING, "BatchDelete", "BatchDelete or SeparateDelete (one call per key)."),
+    KeySpec("log.metrics", T.BOOLEAN, "false", "Log per-flush metrics."),
+    # --- sink -----------------------------------------------------------------------------
+    KeySpec("disable.flush.count", T.BOOLEAN, "false", "Ignore flush.count entirely.", scope=_SINK),
+    KeySpec("local.tmp.directory", T.STRING, None,
+            "Staging directory (not set = a fresh temporary directory).",
+            scope=_SINK),
+    KeySpec("padding.strategy", T.STRING, None, "Legacy offset padding: LeftPad, RightPad or NoOp; "
+            "cannot be combined with KCQL padding.*.", scope=_SINK),
+    KeySpec("padding.length", T.INT, "-1", "Legacy offset padding length, -1 = 12.", scope=_SINK),
+    KeySpec("exactly.once.enable", T.BOOLEAN, "true", "false = at-least-once, no index.", scope=_SINK),
+    KeySpec("indexes.name", T.STRING, ".indexes", "Index directory at the bucket root; relative, no '..'.",
+            scope=_SINK),
+    KeySpec("indexes.gc.interval.seconds", T.INT, "300", "Seconds between index garbage collections.",
+            scope=_SINK),
+    KeySpec("indexes.gc.batch.size", T.INT, "1000", "Index objects deleted per GC call.", scope=_SINK),
+    KeySpec("indexes.gc.sweep.enabled", T.BOOLEAN, "true", "Sweep orphaned index objects.", scope=_SINK),
+    KeySpec("indexes.gc.sweep.interval.seconds", T.INT, "86400", "Seconds between sweeps.", scope=_SINK),
+    KeySpec("indexes.gc.sweep.min.age.seconds", T.INT, "86400",
+            "Minimum age of a swept object.", scope=_SINK),
+    KeySpec("indexes.gc.sweep.max.reads", T.INT, "1000", "Objects read per sweep.", scope=_SINK),
+    KeySpec("schema.change.detector", T.STRING, "default", "default (equality), version or compatibility.",
+            scope=_SINK),
+    KeySpec("skip.null.values", T.BOOLEAN, "false", "Drop records whose value is null (tombstones).",
+            scope=_SINK),
+    KeySpec("latest.schema.optimization.enabled", T.BOOLEAN, "false",
+            "Do not roll files for older backward-compatible schemas (Avro/Parquet).", scope=_SINK),
+    # --- source (restore) -------------------------------------------------------------------
+    KeySpec("source.partition.search.continuous", T.BOOLEAN, "true", "Keep looking for new directories.",
+            scope=_SOURCE),
+    KeySpec("source.partition.search.interval", T.LONG, "300000", "Milliseconds between directory searches.",
+            scope=_SOURCE),
+    KeySpec("source.partition.search.recurse.levels", T.INT, "0",
+            "Directory levels to descend below the prefix.",
+            scope=_SOURCE),
+    KeySpec("source.partition.search.excludes", T.LIST, ".indexes", "Directory names never searched.",
+            scope=_SOURCE),
+    KeySpec("ordering.type", T.STRING, "AlphaNumeric", "AlphaNumeric (key order) or LastModified.",
+            scope=_SOURCE),
+    KeySpec("source.extension.includes", T.LIST, None,
+            "Only read files with these extensions.", scope=_SOURCE),
+    KeySpec("source.extension.excludes", T.LIST, None,
+            "Never read files with these extensions.", scope=_SOURCE),
+    KeySpec("source.empty.results.backoff.initial.delay", T.LONG, "1000",
+            "Milliseconds to wait after an empty listing (> 0).", scope=_SOURCE),
+    KeySpec("source.empty.results.backoff.max.delay", T.LONG, "10000",
+            "Longest empty-listing wait, ms (> 0).",
+            scope=_SOURCE),
+    KeySpec("source.empty.results.backoff.multiplier", T.DOUBLE, "2.0", "Backoff growth factor (> 1).",
+            scope=_SOURCE),
+    KeySpec("source.partition.extractor.type", T.STRING, None,
+            "hierarchical (…/<partition>/<file>) or regex; not set = producer partitioner.", scope=_SOURCE),
+    KeySpec("source.partition.extractor.regex", T.STRING, None, "Regex whose group 1 is the partition.",
+            scope=_SOURCE),
+    KeySpec("source.write.watermark.headers", T.BOOLEAN, "false",
+            "Add the source position as record headers.",
+            scope=_SOURCE),
+    KeySpec("source.late.arrival.interval", T.INT, "300",
+            "Seconds between late-arrival passes.", scope=_SOURCE),
+    # --- cloud HTTP clients -------------------------------------------------------------------
+    KeySpec("http.max.retries", T.INT, "5", "SDK attempts per HTTP request.", backends=_CLOUD),
+    KeySpec("http.retry.interval", T.LONG, "50", "Milliseconds between SDK attempts.", backends=_CLOUD),
+    KeySpec("http.socket.timeout", T.LONG, "60000", "Socket (read) timeout, ms.", backends=_CLOUD),
+    KeySpec("http.connection.timeout", T.LONG, "60000", "Connection timeout, ms.", backends=_CLOUD),
+    KeySpec("http.retry.timeout.multiplier", T.DOUBLE, "3.0", "Backoff multiplier of the GCS client.",
+            backends=_GCS),
+    KeySpec("pool.max.connections", T.INT, "-1",
+            "HTTP connection pool size; -1 = 50 for S3, SDK default for Azure.",
+            backends=frozenset({"s3", "azure"})),
+    # --- S3 ---------------------------------------------------------------------------------
+    KeySpec("aws.auth.mode", T.STRING, "Default", "Credentials or Default (SDK chain), case-insensitive.",
+            backends=_S3),
+    KeySpec("aws.access.key", T.PASSWORD, None, "Access key (Credentials mode).", secret=True, backends=_S3),
+    KeySpec("aws.secret.key", T.PASSWORD, None, "Secret key (Credentials mode).", secret=True, backends=_S3),
+    KeySpec("aws.region", T.STRING, None, "Region (not set = SDK default chain).", backends=_S3),
+    KeySpec("custom.endpoint", T.STRING, None, "Endpoint URL for S3-compatible stores (MinIO, ...).",
+            backends=_S3),
+    KeySpec("path.style.access", T.BOOLEAN, None,
+            "true = path-style URLs; wins over vhost.bucket.", backends=_S3),
+    KeySpec("vhost.bucket", T.BOOLEAN, "false", "Deprecated and inverted: true enables path-style access.",
+            backends=_S3),
+    KeySpec("multipart.threshold", T.LONG, str(16 * 1024 * 1024), "lakesink: bytes above which uploads are "
+            "multipart.", backends=_S3),
+    KeySpec("multipart.part.size", T.LONG, str(8 * 1024 * 1024), "lakesink: multipart part size, bytes "
+            "(>= 5 MiB).", backends=_S3),
+    # --- GCS --------------------------------------------------------------------------------
+    KeySpec("gcp.auth.mode", T.STRING, "Default", "Credentials, File, Default or None, case-insensitive.",
+            backends=_GCS),
+    KeySpec("gcp.credentials", T.PASSWORD, None, "Service-account JSON text (Credentials mode).", secret=True,
+            backends=_GCS),
+    KeySpec("gcp.file", T.STRING, None, "Path of a service-account JSON file (File mode).", backends=_GCS),
+    KeySpec("gcp.project.id", T.STRING, None, "Project id.", backends=_GCS),
+    KeySpec("gcp.quota.project.id", T.STRING, None, "Project billed for quota.", backends=_GCS),
+    KeySpec("endpoint", T.STRING, None, "Endpoint URL (emulators, private endpoints).",
+            backends=frozenset({"gcs", "azure"})),
+    KeySpec("avoid.resumable.upload", T.BOOLEAN, "false", "Single-request uploads only.", backends=_GCS),
+    # --- Azure ------------------------------------------------------------------------------
+    KeySpec("azure.auth.mode", T.STRING, "Default",
+            "Credentials, ConnectionString or Default, case-insensitive.",
+            backends=_AZURE),
+    KeySpec("azure.account.name", T.STRING, None, "Storage account (Credentials mode).", backends=_AZURE),
+    KeySpec("azure.account.key", T.PASSWORD, None, "Account key (Credentials mode).", secret=True,
+            backends=_AZURE),
+    KeySpec("azure.connection.string", T.PASSWORD, None, "Connection string (ConnectionString mode).",
+            secret=True, backends=_AZURE),
+    # --- local and memory (lakesink backends) ---------------------------------------------
+    KeySpec("root", T.STRING, None, "lakesink: directory holding the buckets (required).",
+            backends=frozenset({"local"})),
+    KeySpec("name", T.STRING, "default", "lakesink: name of the in-process store.",
+            backends=frozenset({"memory"})),
+)
+
+_SECRET_NAME = re.compile(r"password|secret|token|jaas|credentials$|user\.info|(^|\.)key(\.pem)?$|\.key\.")
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a pass-through key (``sasl.password``, ``ssl.key.pem``, ``*.user.info``) holds a secret."""
+    return bool(_SECRET_NAME.search(name.lower()))
+
+
+def setting(name: str, *, prefixed: bool = True) -> KeySpec:
+    """The SETTING entry called ``name``; a KeyError means a parser asked for a key the catalog lacks."""
+    for spec in CATALOG:
+        if spec.kind is Kind.SETTING and spec.prefixed == prefixed and spec.name == name:
+            return spec
+    raise KeyError(name)
+
+
+def find_spec(key: str, *, prefix: str, backend: str) -> KeySpec | None:
+    """The entry a (normalised) config key falls under for ``backend``, or None if unknown.
+
+    Exact names win over families, so ``key.converter`` is the class and ``key.converter.x`` a
+    sub-setting.
+    """
+    if key.startswith(prefix + "."):
+        name, prefixed = key[len(prefix) + 1 :], True
+    else:
+        name, prefixed = key, False
+    candidates = [s for s in CATALOG if s.prefixed == prefixed and s.applies_to(backend)]
+    for spec in sorted(candidates, key=lambda s: s.is_family):
+        if spec.matches(name):
+            return spec
+    return None
+
+
+def known_keys(*, prefix: str, backend: str) -> list[str]:
+    """Every exact key valid for ``backend``, for "did you mean" suggestions."""
+    return [
+        spec.full_key(prefix)
+        for spec in CATALOG
+        if not spec.is_family and spec.applies_to(backend) and spec.kind is not Kind.DEPRECATED
+    ]
+
+
+if __name__ == "__main__":
+    from lakesink.domain.config.reference_doc import render_reference
+
+    print(render_reference(), end="")

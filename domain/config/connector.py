@@ -1,0 +1,225 @@
+"""The whole connector config, typed: what the sink and the restore are built from.
+
+``ConnectorSettings.from_properties`` takes the flat string mapping a ``.properties`` or
+Kafka Connect JSON file gives and returns one validated value, or raises a ConfigError that
+names the key at fault. Lenses names and defaults throughout; the deviations (unknown keys,
+bad values and unknown codecs are errors) are listed in docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import PurePath
+
+from lakesink.domain.config.backend_parsing import (
+    backend_settings,
+    connector_class_target,
+    detect_backend,
+    normalise_keys,
+)
+from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.enums import DeleteMode, ErrorPolicy, SchemaChangeDetector
+from lakesink.domain.config.index_settings import IndexGcSettings, parse_index_gc, parse_indexes_name
+from lakesink.domain.config.key_check import check_keys
+from lakesink.domain.config.passthrough import (
+    ClientValue,
+    ConverterSettings,
+    parse_converter,
+    parse_kafka_client,
+)
+from lakesink.domain.config.reader import PropertyReader
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
+from lakesink.domain.config.statement_rules import check_padding, check_topics
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.formats import CompressionCodec
+from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
+
+_ROLES = ("sink", "source")
+_PADDING_STRATEGIES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
+_DEFAULT_PADDING_LENGTH = 12
+_MASK = "******"
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectorSettings:
+    """One connector's resolved settings; ``repr``/``str`` never show a secret.
+
+    Attributes:
+        role: ``sink`` (Kafka → storage) or ``source`` (restore).
+        name: the connector name (index directory ``<indexes_name>/<name>/``).
+        backend / prefix / storage: the storage backend, its key prefix and typed settings.
+        kcql / statements: the KCQL text and its parsed statements, in the order given.
+        topics / topics_regex: the sink's subscription (exactly one is set for a sink).
+        ignored_keys: keys accepted for compatibility that have no effect.
+        padding_strategy / padding_length: legacy offset padding (None = KCQL or default padding).
+        compression_level: None = the codec's default.
+        source: the restore's settings; None for a sink.
+    """
+
+    role: str
+    name: str
+    backend: str
+    prefix: str
+    storage: BackendSettings
+    kcql: str
+    statements: tuple[KcqlStatement, ...] | tuple[SourceStatement, ...]
+    topics: tuple[str, ...] = ()
+    topics_regex: str | None = None
+    bootstrap_servers: str | None = None
+    key_converter: ConverterSettings = ConverterSettings()
+    value_converter: ConverterSettings = ConverterSettings()
+    header_converter: ConverterSettings = ConverterSettings()
+    kafka_client: Mapping[str, ClientValue] = dataclasses.field(default_factory=dict)
+    compression_codec: CompressionCodec = CompressionCodec.UNCOMPRESSED
+    compression_level: int | None = None
+    error_policy: ErrorPolicy = ErrorPolicy.THROW
+    max_retries: int = 20
+    retry_interval_ms: int = 60_000
+    disable_flush_count: bool = False
+    local_tmp_directory: str | None = None
+    padding_strategy: str | None = None
+    padding_length: int = _DEFAULT_PADDING_LENGTH
+    exactly_once: bool = True
+    indexes_name: str = ".indexes"
+    indexes_gc: IndexGcSettings = IndexGcSettings()
+    schema_change_detector: SchemaChangeDetector = SchemaChangeDetector.DEFAULT
+    skip_null_values: bool = False
+    latest_schema_optimization: bool = False
+    log_metrics: bool = False
+    delete_mode: DeleteMode = DeleteMode.BATCH_DELETE
+    source: SourceSettings | None = None
+    ignored_keys: tuple[str, ...] = ()
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str], *, role: str = "sink") -> ConnectorSettings:
+        """Validate and type a flat config; raises ConfigError naming the key at fault."""
+        if role not in _ROLES:
+            raise ValueError(f"role must be 'sink' or 'source', not {role!r}")
+        normalised = normalise_keys(props)
+        backend, prefix = detect_backend(normalised)
+        _check_connector_class_role(normalised, role)
+        ignored = check_keys(normalised, prefix=prefix, backend=backend, role=role)
+        reader = PropertyReader(normalised, prefix)
+        kcql = _required(reader, "kcql")
+        padding_strategy, padding_length = _legacy_padding(reader)
+        statements: tuple[KcqlStatement, ...] | tuple[SourceStatement, ...]
+        topics: tuple[str, ...] = ()
+        topics_regex: str | None = None
+        if role == "sink":
+            sink_statements = tuple(parse(kcql))
+            topics = reader.items("topics", prefixed=False)
+            topics_regex = reader.text("topics.regex", prefixed=False)
+            check_topics(sink_statements, topics, topics_regex)
+            check_padding(sink_statements, legacy_set=padding_strategy is not None)
+            statements = sink_statements
+        else:
+            statements = tuple(parse_source(kcql))
+        return cls(
+            role=role,
+            name=_connector_name(reader),
+            backend=backend,
+            prefix=prefix,
+            storage=backend_settings(backend, reader),
+            kcql=kcql,
+            statements=statements,
+            topics=topics,
+            topics_regex=topics_regex,
+            bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
+            key_converter=parse_converter(normalised, "key"),
+            value_converter=parse_converter(normalised, "value"),
+            header_converter=parse_converter(normalised, "header"),
+            kafka_client=parse_kafka_client(normalised, role),
+            compression_codec=reader.enum("compression.codec", CompressionCodec),
+            compression_level=_compression_level(reader),
+            error_policy=reader.enum("error.policy", ErrorPolicy),
+            max_retries=_int(reader, "max.retries"),
+            retry_interval_ms=_int(reader, "retry.interval"),
+            disable_flush_count=reader.flag("disable.flush.count"),
+            local_tmp_directory=reader.text("local.tmp.directory"),
+            padding_strategy=padding_strategy,
+            padding_length=padding_length,
+            exactly_once=reader.flag("exactly.once.enable"),
+            indexes_name=parse_indexes_name(reader),
+            indexes_gc=parse_index_gc(reader),
+            schema_change_detector=reader.enum("schema.change.detector", SchemaChangeDetector),
+            skip_null_values=reader.flag("skip.null.values"),
+            latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
+            log_metrics=reader.flag("log.metrics"),
+            delete_mode=reader.enum("delete.mode", DeleteMode),
+            source=parse_source_settings(reader) if role == "source" else None,
+            ignored_keys=ignored,
+        )
+
+    def describe(self) -> dict[str, object]:
+        """Every resolved setting, defaults included, as plain JSON-able values; secrets masked."""
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def _plain(value: object) -> object:
+    """Turn a settings value into str/int/float/bool/None/list/dict, masking secrets."""
+    if isinstance(value, Secret):
+        return _MASK
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (KcqlStatement, SourceStatement)):
+        return value.text
+    if isinstance(value, PurePath):
+        return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _check_connector_class_role(props: Mapping[str, str], role: str) -> None:
+    target = connector_class_target(props)
+    if target is not None and target[1] != role:
+        raise ConfigError(
+            f"connector.class {props['connector.class']!r} is a {target[1]} connector, "
+            f"but this config is being loaded as a {role}."
+        )
+
+
+def _required(reader: PropertyReader, name: str, *, prefixed: bool = True) -> str:
+    value = reader.text(name, prefixed=prefixed)
+    if value is None:
+        raise ConfigError(f"{reader.key(name, prefixed=prefixed)} is required.")
+    return value
+
+
+def _connector_name(reader: PropertyReader) -> str:
+    name = _required(reader, "name", prefixed=False)
+    if any(ord(char) < 32 or ord(char) == 127 for char in name):
+        raise ConfigError("Invalid value for name: control characters are not allowed.")
+    return name
+
+
+def _int(reader: PropertyReader, name: str) -> int:
+    value = reader.integer(name, minimum=0)
+    if value is None:
+        raise KeyError(f"{name} has no default in the catalog")
+    return value
+
+
+def _compression_level(reader: PropertyReader) -> int | None:
+    level = reader.integer("compression.level", minimum=-1, maximum=22)
+    return None if level is None or level == -1 else level
+
+
+def _legacy_padding(reader: PropertyReader) -> tuple[str | None, int]:
+    """Lenses' connector-level offset padding: a strategy, and a length where -1 means 12."""
+    strategy = reader.choice("padding.strategy", _PADDING_STRATEGIES)
+    length = reader.integer("padding.length", minimum=-1, maximum=64)
+    if strategy is None and reader.is_set("padding.length"):
+        raise ConfigError(
+            f"{reader.key('padding.length')} is set but {reader.key('padding.strategy')} is not, "
+            "so it would have no effect; prefer KCQL PROPERTIES ('padding.length.offset'=N)."
+        )
+    return strategy, _DEFAULT_PADDING_LENGTH if length is None or length == -1 else length

@@ -1,0 +1,42 @@
+"""The closed vocabularies of connector settings (Lenses spellings as values)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class ErrorPolicy(Enum):
+    """``error.policy``: what a failed batch does (reference §7.1)."""
+
+    NOOP = "NOOP"  # log and continue
+    THROW = "THROW"  # fail the task
+    RETRY = "RETRY"  # redeliver the batch after retry.interval, max.retries times
+
+
+class DeleteMode(Enum):
+    """``delete.mode``: one DeleteObjects call per batch, or one DeleteObject per key."""
+
+    BATCH_DELETE = "BatchDelete"
+    SEPARATE_DELETE = "SeparateDelete"
+
+
+class SchemaChangeDetector(Enum):
+    """``schema.change.detector``: when a new schema rolls the open file."""
+
+    DEFAULT = "default"  # schemas differ at all
+    VERSION = "version"  # schema version differs
+    COMPATIBILITY = "compatibility"  # new schema is not Avro-compatible with the open file's
+
+
+class OrderingType(Enum):
+    """``ordering.type``: the order a restore reads objects in."""
+
+    ALPHA_NUMERIC = "AlphaNumeric"
+    LAST_MODIFIED = "LastModified"
+
+
+class PartitionExtractorType(Enum):
+    """``source.partition.extractor.type``: how a restore finds a record's Kafka partition."""
+
+    HIERARCHICAL = "hierarchical"  # the parent directory name of the object
+    REGEX = "regex"  # group 1 of source.partition.extractor.regex

@@ -1,0 +1,72 @@
+"""Checks every key of a config against the catalog before any value is parsed.
+
+Lenses (and Kafka Connect) silently ignore keys they do not know, so a typo quietly falls back
+to a default. lakesink rejects unknown keys with a "did you mean" hint, rejects Kafka Connect
+features it does not have with the reason, and reports deprecated Lenses names the way Lenses
+does. Keys that are harmless are accepted and reported back as ignored.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from lakesink.domain.config.catalog import find_spec, known_keys
+from lakesink.domain.config.keyspec import Kind, KeySpec
+from lakesink.domain.errors import ConfigError
+
+_OTHER_ROLE = {"sink": "the restore (source)", "source": "the sink"}
+
+
+def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str) -> tuple[str, ...]:
+    """Raise ConfigError for any deprecated, unsupported, misplaced or unknown key.
+
+    Args:
+        props: the config with prefixed keys already lower-cased.
+        prefix: the backend prefix in use (``connect.s3``).
+        backend: the backend name (``s3``).
+        role: ``sink`` or ``source``.
+
+    Returns:
+        The keys accepted but ignored, sorted.
+    """
+    specs = {key: find_spec(key, prefix=prefix, backend=backend) for key in props}
+    _reject_deprecated(specs, prefix)
+    problems: list[str] = []
+    ignored: list[str] = []
+    for key, spec in specs.items():
+        if spec is None:
+            problems.append(_unknown(key, prefix=prefix, backend=backend))
+        elif spec.kind is Kind.UNSUPPORTED:
+            problems.append(f"{key} is not supported: {spec.doc}")
+        elif not spec.scope.allows(role):
+            problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
+        elif spec.kind is Kind.IGNORED:
+            ignored.append(key)
+    if problems:
+        raise ConfigError("Invalid connector config:\n  " + "\n  ".join(sorted(problems)))
+    return tuple(sorted(ignored))
+
+
+def _reject_deprecated(specs: Mapping[str, KeySpec | None], prefix: str) -> None:
+    """Lenses' own message, so users searching for it find the migration advice."""
+    deprecated = [
+        (key, spec) for key, spec in specs.items() if spec is not None and spec.kind is Kind.DEPRECATED
+    ]
+    if not deprecated:
+        return
+    names = ", ".join(f"`{key}`" for key, _ in deprecated)
+    changes = " ".join(
+        f"Change `{key}` to `{spec.replacement if not spec.prefixed else f'{prefix}.{spec.replacement}'}`."
+        for key, spec in deprecated
+    )
+    raise ConfigError(
+        f"The following properties have been deprecated: {names}. "
+        f"Please change to using the keys prefixed by `{prefix}`. {changes}"
+    )
+
+
+def _unknown(key: str, *, prefix: str, backend: str) -> str:
+    matches = difflib.get_close_matches(key, known_keys(prefix=prefix, backend=backend), n=1, cutoff=0.6)
+    hint = f" (did you mean {matches[0]}?)" if matches else ""
+    return f"Unknown setting {key}{hint}"

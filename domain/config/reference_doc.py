@@ -1,0 +1,116 @@
+"""Renders docs/configuration.md from the catalog, so the reference is never hand-edited."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from lakesink.domain.config.backends import BACKEND_PREFIXES
+from lakesink.domain.config.catalog import CATALOG
+from lakesink.domain.config.keyspec import Kind, KeySpec, Scope
+
+_REGENERATE = ".venv/bin/python -m lakesink.domain.config.catalog > docs/configuration.md"
+
+_BACKEND_TITLES = {
+    "s3": "S3 and S3-compatible stores",
+    "gcs": "Google Cloud Storage",
+    "azure": "Azure Blob Storage / ADLS",
+    "local": "Local directory",
+    "memory": "In-memory store",
+}
+
+
+def _shown_name(spec: KeySpec) -> str:
+    return f"<prefix>.{spec.name}" if spec.prefixed else spec.name
+
+
+def _cell(text: str | None) -> str:
+    return "" if text is None else text.replace("|", "\\|")
+
+
+def _table(specs: Iterable[KeySpec], *, with_default: bool = True) -> list[str]:
+    header = ["Key", "Type", "Default", "Scope", "Secret", "Description"]
+    if not with_default:
+        header = ["Key", "Scope", "Reason"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for spec in specs:
+        if with_default:
+            default = "" if spec.default is None else f"`{_cell(spec.default)}`"
+            row = [f"`{_shown_name(spec)}`", spec.type.value, default, spec.scope.value,
+                   "yes" if spec.secret else "", _cell(spec.doc)]
+        else:
+            row = [f"`{_shown_name(spec)}`", spec.scope.value, _cell(spec.doc)]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def _section(title: str, intro: str, specs: list[KeySpec], *, with_default: bool = True) -> list[str]:
+    return ["", f"## {title}", "", intro, "", *_table(specs, with_default=with_default)]
+
+
+def _pick(predicate: Callable[[KeySpec], bool]) -> list[KeySpec]:
+    return [spec for spec in CATALOG if predicate(spec)]
+
+
+def _is_used(spec: KeySpec) -> bool:
+    return spec.kind in (Kind.SETTING, Kind.PASSTHROUGH)
+
+
+def render_reference() -> str:
+    """The whole configuration reference as Markdown."""
+    prefixes = ", ".join(f"`{prefix}` ({backend})" for prefix, backend in BACKEND_PREFIXES.items())
+    lines = [
+        "# lakesink configuration reference",
+        "",
+        f"<!-- Generated from lakesink.domain.config.catalog; do not edit. Regenerate: {_REGENERATE} -->",
+        "",
+        "Keys use the Lenses stream-reactor names. `<prefix>` is the backend prefix: "
+        f"{prefixes}. Keys under the prefix are case-insensitive; a config uses exactly one prefix.",
+        "Unknown keys, unparsable values and unknown enum names are errors (Lenses ignores them).",
+        "Scope `sink` keys are rejected in a restore (source) config and `source` keys in a sink config.",
+    ]
+    lines += _section(
+        "Kafka Connect keys",
+        "Keys without a prefix. `*` entries are families passed on as maps.",
+        _pick(lambda s: _is_used(s) and not s.prefixed),
+    )
+    lines += _section(
+        "Every backend",
+        "Under each backend's prefix.",
+        _pick(lambda s: _is_used(s) and s.prefixed and s.backends is None and s.scope is not Scope.SOURCE),
+    )
+    lines += _section(
+        "Restore (source) keys",
+        "Only in a source (restore) config.",
+        _pick(lambda s: _is_used(s) and s.prefixed and s.backends is None and s.scope is Scope.SOURCE),
+    )
+    for backend, title in _BACKEND_TITLES.items():
+        lines += _section(
+            title,
+            f"Only under the `{_prefix_of(backend)}` prefix.",
+            _pick(lambda s, b=backend: _is_used(s) and s.backends is not None and b in s.backends),
+        )
+    lines += _section(
+        "Ignored keys",
+        "Accepted so existing Kafka Connect configs load; they have no effect (listed by `describe`).",
+        _pick(lambda s: s.kind is Kind.IGNORED),
+        with_default=False,
+    )
+    lines += _section(
+        "Unsupported keys",
+        "Kafka Connect features lakesink does not have; a config using them is rejected with this reason.",
+        _pick(lambda s: s.kind is Kind.UNSUPPORTED),
+        with_default=False,
+    )
+    deprecated = _pick(lambda s: s.kind is Kind.DEPRECATED)
+    lines += ["", "## Deprecated keys", "", "Rejected with Lenses' deprecation message naming the new key.",
+              "", "| Old key | New key |", "|---|---|"]
+    lines += [f"| `{_shown_name(s)}` | `{_shown_name_of(s.replacement, s.prefixed)}` |" for s in deprecated]
+    return "\n".join(lines) + "\n"
+
+
+def _shown_name_of(name: str | None, prefixed: bool) -> str:
+    return f"<prefix>.{name}" if prefixed else str(name)
+
+
+def _prefix_of(backend: str) -> str:
+    return next(prefix for prefix, name in BACKEND_PREFIXES.items() if name == backend)

@@ -1,0 +1,102 @@
+"""Restore (source) settings: directory discovery, ordering, filtering, backoff, partitions (§6)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lakesink.domain.config.enums import OrderingType, PartitionExtractorType
+from lakesink.domain.config.reader import PropertyReader
+from lakesink.domain.config.values import as_enum
+from lakesink.domain.errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSettings:
+    """``connect.<prefix>.source.*`` and ``ordering.type`` with the Lenses defaults."""
+
+    partition_search_continuous: bool = True
+    partition_search_interval_ms: int = 300_000
+    partition_search_recurse_levels: int = 0
+    partition_search_excludes: tuple[str, ...] = (".indexes",)
+    ordering: OrderingType = OrderingType.ALPHA_NUMERIC
+    extension_includes: tuple[str, ...] = ()
+    extension_excludes: tuple[str, ...] = ()
+    empty_results_backoff_initial_ms: int = 1000
+    empty_results_backoff_max_ms: int = 10_000
+    empty_results_backoff_multiplier: float = 2.0
+    partition_extractor: PartitionExtractorType | None = None
+    partition_extractor_regex: str | None = None
+    write_watermark_headers: bool = False
+    late_arrival_interval_seconds: int = 300
+
+
+def parse_source_settings(reader: PropertyReader) -> SourceSettings:
+    """Typed source settings; backoff bounds as Lenses checks them (> 0, > 0, > 1)."""
+    initial = _int(reader, "source.empty.results.backoff.initial.delay", minimum=1)
+    maximum = _int(reader, "source.empty.results.backoff.max.delay", minimum=1)
+    if maximum < initial:
+        raise ConfigError(
+            f"{reader.key('source.empty.results.backoff.max.delay')} ({maximum}) must be at least "
+            f"{reader.key('source.empty.results.backoff.initial.delay')} ({initial})."
+        )
+    multiplier = reader.number("source.empty.results.backoff.multiplier")
+    if multiplier is None or multiplier <= 1.0:
+        raise ConfigError(
+            f"Invalid value {multiplier} for {reader.key('source.empty.results.backoff.multiplier')}: "
+            "must be greater than 1."
+        )
+    extractor, extractor_regex = _partition_extractor(reader)
+    return SourceSettings(
+        partition_search_continuous=reader.flag("source.partition.search.continuous"),
+        partition_search_interval_ms=_int(reader, "source.partition.search.interval", minimum=1),
+        partition_search_recurse_levels=_int(reader, "source.partition.search.recurse.levels", minimum=0),
+        partition_search_excludes=reader.items("source.partition.search.excludes"),
+        ordering=reader.enum("ordering.type", OrderingType),
+        extension_includes=_extensions(reader, "source.extension.includes"),
+        extension_excludes=_extensions(reader, "source.extension.excludes"),
+        empty_results_backoff_initial_ms=initial,
+        empty_results_backoff_max_ms=maximum,
+        empty_results_backoff_multiplier=multiplier,
+        partition_extractor=extractor,
+        partition_extractor_regex=extractor_regex,
+        write_watermark_headers=reader.flag("source.write.watermark.headers"),
+        late_arrival_interval_seconds=_int(reader, "source.late.arrival.interval", minimum=1),
+    )
+
+
+def _int(reader: PropertyReader, name: str, *, minimum: int) -> int:
+    value = reader.integer(name, minimum=minimum)
+    if value is None:
+        raise KeyError(f"{name} has no default in the catalog")
+    return value
+
+
+def _extensions(reader: PropertyReader, name: str) -> tuple[str, ...]:
+    """Lower-cased, each with its leading dot, as Lenses compares them."""
+    return tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in reader.items(name))
+
+
+def _partition_extractor(reader: PropertyReader) -> tuple[PartitionExtractorType | None, str | None]:
+    type_key = reader.key("source.partition.extractor.type")
+    regex_key = reader.key("source.partition.extractor.regex")
+    raw_type = reader.text("source.partition.extractor.type")
+    regex = reader.text("source.partition.extractor.regex")
+    if raw_type is None:
+        if regex is not None:
+            raise ConfigError(f"{regex_key} is set but {type_key} is not regex.")
+        return None, None
+    extractor = as_enum(type_key, raw_type, PartitionExtractorType)
+    if extractor is PartitionExtractorType.HIERARCHICAL:
+        if regex is not None:
+            raise ConfigError(f"{regex_key} is set but {type_key} is hierarchical.")
+        return extractor, None
+    if regex is None:
+        raise ConfigError(f"{type_key} is regex but {regex_key} is missing.")
+    try:
+        groups = re.compile(regex).groups
+    except re.error as error:
+        raise ConfigError(f"Invalid regular expression for {regex_key}: {error}.") from None
+    if groups < 1:
+        raise ConfigError(f"{regex_key} needs a capturing group: group 1 is the partition number.")
+    return extractor, regex

@@ -1,0 +1,254 @@
+"""ConnectorSettings.from_properties: key checks, topics, typed common settings, describe."""
+
+from __future__ import annotations
+
+import pytest
+
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.enums import (
+    DeleteMode,
+    ErrorPolicy,
+    OrderingType,
+    PartitionExtractorType,
+    SchemaChangeDetector,
+)
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.errors import ConfigError, KcqlError
+from lakesink.domain.formats import CompressionCodec
+
+KCQL = "INSERT INTO bucket:prefix SELECT * FROM orders"
+SOURCE_KCQL = "INSERT INTO t SELECT * FROM b:p"
+
+
+def sink(**extra: str) -> dict[str, str]:
+    return {"name": "demo", "topics": "orders", "connect.s3.kcql": KCQL, **extra}
+
+
+def load(props: dict[str, str], role: str = "sink") -> ConnectorSettings:
+    return ConnectorSettings.from_properties(props, role=role)
+
+
+def test_minimal_sink_config_resolves_with_lenses_defaults() -> None:
+    settings = load(sink())
+    assert (settings.name, settings.backend, settings.prefix) == ("demo", "s3", "connect.s3")
+    assert settings.statements[0].topic == "orders" and settings.topics == ("orders",)
+    assert settings.error_policy is ErrorPolicy.THROW and settings.delete_mode is DeleteMode.BATCH_DELETE
+    assert settings.compression_codec is CompressionCodec.UNCOMPRESSED
+    assert settings.schema_change_detector is SchemaChangeDetector.DEFAULT
+    assert settings.source is None and settings.indexes_gc.interval_seconds == 300
+
+
+def test_common_settings_are_typed() -> None:
+    settings = load(sink(**{
+        "connect.s3.error.policy": "retry", "connect.s3.max.retries": "3", "connect.s3.retry.interval": "10",
+        "connect.s3.compression.codec": "zstd", "connect.s3.compression.level": "9",
+        "connect.s3.disable.flush.count": "true", "connect.s3.local.tmp.directory": "/tmp/x",
+        "connect.s3.exactly.once.enable": "false", "connect.s3.indexes.name": "logs/indexes/",
+        "connect.s3.indexes.gc.sweep.enabled": "false", "connect.s3.schema.change.detector": "Compatibility",
+        "connect.s3.skip.null.values": "true", "connect.s3.latest.schema.optimization.enabled": "true",
+        "connect.s3.log.metrics": "true", "connect.s3.delete.mode": "separatedelete",
+        "bootstrap.servers": "127.0.0.1:9092",
+    }))
+    assert settings.error_policy is ErrorPolicy.RETRY
+    assert (settings.max_retries, settings.retry_interval_ms) == (3, 10)
+    assert settings.compression_codec is CompressionCodec.ZSTD and settings.compression_level == 9
+    assert settings.disable_flush_count and settings.local_tmp_directory == "/tmp/x"
+    assert not settings.exactly_once
+    assert settings.indexes_name == "logs/indexes" and not settings.indexes_gc.sweep_enabled
+    assert settings.schema_change_detector is SchemaChangeDetector.COMPATIBILITY
+    assert settings.skip_null_values and settings.latest_schema_optimization and settings.log_metrics
+    assert settings.delete_mode is DeleteMode.SEPARATE_DELETE
+    assert settings.bootstrap_servers == "127.0.0.1:9092"
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "message"),
+    [
+        ("connect.s3.error.policy", "IGNORE", "expected one of NOOP, THROW, RETRY"),
+        ("connect.s3.compression.codec", "LZMA", "expected one of UNCOMPRESSED"),
+        ("connect.s3.compression.level", "23", "must be at most 22"),
+        ("connect.s3.max.retries", "-2", "must be at least 0"),
+        ("connect.s3.schema.change.detector", "strict", "expected one of"),
+        ("connect.s3.delete.mode", "bulk", "expected one of"),
+        ("connect.s3.indexes.name", "../escape", "may not be empty, '.' or '..'"),
+        ("connect.s3.indexes.name", "/abs", "relative path"),
+        ("connect.s3.indexes.gc.batch.size", "0", "must be at least 1"),
+        ("connect.s3.exactly.once.enable", "yes", "expected true or false"),
+        ("connect.s3.padding.strategy", "middle", "expected one of"),
+    ],
+)
+def test_every_bad_value_names_its_key(key: str, raw: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as caught:
+        load(sink(**{key: raw}))
+    assert key in str(caught.value)
+
+
+def test_name_and_kcql_are_required() -> None:
+    with pytest.raises(ConfigError, match="name is required"):
+        load({"topics": "orders", "connect.s3.kcql": KCQL})
+    with pytest.raises(ConfigError, match="connect.s3.kcql is required"):
+        load({"name": "n", "topics": "orders", "connect.s3.aws.region": "r"})
+
+
+def test_bad_kcql_surfaces_as_a_kcql_error() -> None:
+    with pytest.raises(KcqlError):
+        load(sink(**{"connect.s3.kcql": "INSERT bucket SELECT"}))
+
+
+def test_unknown_keys_are_rejected_with_the_closest_known_key() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"connect.s3.eror.policy": "THROW", "topic": "x"}))
+    message = str(caught.value)
+    assert "Unknown setting connect.s3.eror.policy (did you mean connect.s3.error.policy?)" in message
+    assert "Unknown setting topic (did you mean topics?)" in message
+
+
+@pytest.mark.parametrize("key", ["transforms", "transforms.ts.type", "errors.deadletterqueue.topic.name",
+                                 "predicates.p.type", "errors.retry.timeout"])
+def test_kafka_connect_features_lakesink_lacks_are_rejected_with_a_reason(key: str) -> None:
+    with pytest.raises(ConfigError, match=f"{key} is not supported: "):
+        load(sink(**{key: "x"}))
+
+
+def test_harmless_kafka_connect_keys_are_accepted_and_reported_as_ignored() -> None:
+    settings = load(sink(**{"tasks.max": "4", "errors.tolerance": "all", "errors.log.enable": "true",
+                            "connector.class": "io.lenses.streamreactor.connect.aws.s3.S3SinkConnector"}))
+    assert settings.ignored_keys == ("connector.class", "errors.log.enable", "errors.tolerance", "tasks.max")
+
+
+def test_deprecated_keys_get_the_lenses_deprecation_message() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"aws.access.key": "a", "aws.custom.endpoint": "http://x"}))
+    assert str(caught.value) == (
+        "The following properties have been deprecated: `aws.access.key`, `aws.custom.endpoint`. "
+        "Please change to using the keys prefixed by `connect.s3`. Change `aws.access.key` to "
+        "`connect.s3.aws.access.key`. Change `aws.custom.endpoint` to `connect.s3.custom.endpoint`."
+    )
+
+
+def test_deprecated_partition_search_key_names_the_source_key() -> None:
+    with pytest.raises(ConfigError, match="Change `connect.s3.partition.search.interval` to "
+                                          "`connect.s3.source.partition.search.interval`"):
+        load(sink(**{"connect.s3.partition.search.interval": "1"}))
+
+
+def test_keys_of_the_other_role_are_rejected() -> None:
+    with pytest.raises(ConfigError, match="only applies to the restore"):
+        load(sink(**{"connect.s3.source.partition.search.interval": "1"}))
+    with pytest.raises(ConfigError, match="topics only applies to the sink"):
+        load({"name": "r", "topics": "t", "connect.s3.kcql": SOURCE_KCQL}, role="source")
+
+
+def test_connector_class_of_the_other_role_is_rejected() -> None:
+    with pytest.raises(ConfigError, match="is a source connector"):
+        load(sink(**{"connector.class": "io.lenses.streamreactor.connect.aws.s3.source.S3SourceConnector"}))
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"topics.regex": "orders"}, "mutually exclusive"),
+        ({"topics": ""}, "One of topics or topics.regex is required"),
+        ({"topics": "orders,refunds"}, "No KCQL statement for topic\\(s\\) refunds. The topics defined via"),
+        ({"topics": "refunds", "connect.s3.kcql": KCQL + "; INSERT INTO b SELECT * FROM refunds"},
+         "orders which are not in topics"),
+        ({"topics": None, "topics.regex": "ref.*"}, "topics.regex 'ref.\\*' does not match"),
+        ({"topics": None, "topics.regex": "("}, "Invalid regular expression for topics.regex"),
+        ({"connect.s3.kcql": KCQL + "; INSERT INTO other SELECT * FROM orders"},
+         "More than one KCQL statement"),
+    ],
+)
+def test_topics_and_statements_must_agree(props: dict[str, str | None], message: str) -> None:
+    merged = {k: v for k, v in {**sink(), **props}.items() if v is not None}
+    with pytest.raises(ConfigError, match=message):
+        load(merged)
+
+
+def test_wildcard_statement_covers_every_topic_and_regex() -> None:
+    star = "INSERT INTO b SELECT * FROM `*`"
+    assert load(sink(topics="a,b,c", **{"connect.s3.kcql": star})).topics == ("a", "b", "c")
+    settings = load({"name": "n", "topics.regex": "^sensor_\\d+$", "connect.s3.kcql": star})
+    assert settings.topics_regex == "^sensor_\\d+$" and settings.topics == ()
+
+
+def test_legacy_padding_resolves_length_and_conflicts_with_kcql_padding() -> None:
+    settings = load(sink(**{"connect.s3.padding.strategy": "rightpad"}))
+    assert (settings.padding_strategy, settings.padding_length) == ("RightPad", 12)
+    padded = KCQL + " PROPERTIES('padding.length.offset'=5)"
+    with pytest.raises(ConfigError, match="Unable to process both padding Kafka Connect config properties"):
+        load(sink(**{"connect.s3.padding.strategy": "LeftPad", "connect.s3.kcql": padded}))
+    with pytest.raises(ConfigError, match="padding.length is set but connect.s3.padding.strategy is not"):
+        load(sink(**{"connect.s3.padding.length": "5"}))
+
+
+def test_converters_and_kafka_client_settings_are_passed_through() -> None:
+    settings = load(sink(**{
+        "value.converter": "io.confluent.connect.avro.AvroConverter",
+        "value.converter.schema.registry.url": "http://sr:8081",
+        "value.converter.basic.auth.user.info": "u:p",
+        "security.protocol": "SASL_SSL", "sasl.password": "pw", "consumer.max.poll.records": "5",
+        "consumer.override.fetch.min.bytes": "1",
+    }))
+    assert settings.value_converter.class_name == "io.confluent.connect.avro.AvroConverter"
+    assert settings.value_converter.settings == {"schema.registry.url": "http://sr:8081",
+                                                 "basic.auth.user.info": Secret("u:p")}
+    assert settings.kafka_client == {"security.protocol": "SASL_SSL", "sasl.password": Secret("pw"),
+                                     "max.poll.records": "5", "fetch.min.bytes": "1"}
+
+
+def test_converter_settings_without_a_converter_class_are_rejected() -> None:
+    with pytest.raises(ConfigError, match="key.converter.schemas.enable is set but key.converter is not"):
+        load(sink(**{"key.converter.schemas.enable": "false"}))
+
+
+def test_producer_settings_belong_to_the_source_and_consumer_settings_to_the_sink() -> None:
+    with pytest.raises(ConfigError, match="producer.acks only applies to the restore"):
+        load(sink(**{"producer.acks": "all"}))
+    with pytest.raises(ConfigError, match="consumer.override.x and consumer.x"):
+        load(sink(**{"consumer.override.x": "1", "consumer.x": "2"}))
+
+
+def test_source_config_parses_source_statements_and_settings() -> None:
+    settings = load({
+        "name": "restore", "connect.s3.kcql": "INSERT INTO orders SELECT * FROM bucket:prefix BATCH=10",
+        "connect.s3.ordering.type": "lastmodified", "connect.s3.source.extension.includes": "JSON,.avro",
+        "connect.s3.source.partition.extractor.type": "regex",
+        "connect.s3.source.partition.extractor.regex": "(\\d+)/[^/]+$", "producer.acks": "all",
+    }, role="source")
+    assert settings.statements[0].topic == "orders" and settings.kafka_client == {"acks": "all"}
+    assert settings.source is not None and settings.source.ordering is OrderingType.LAST_MODIFIED
+    assert settings.source.extension_includes == (".json", ".avro")
+    assert settings.source.partition_extractor is PartitionExtractorType.REGEX
+    assert settings.source.partition_search_excludes == (".indexes",)
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"connect.s3.source.partition.extractor.type": "regex"}, "extractor.regex is missing"),
+        ({"connect.s3.source.partition.extractor.type": "regex",
+          "connect.s3.source.partition.extractor.regex": "\\d+"}, "needs a capturing group"),
+        ({"connect.s3.source.partition.extractor.regex": "(x)"}, "is not regex"),
+        ({"connect.s3.source.empty.results.backoff.multiplier": "1"}, "must be greater than 1"),
+        ({"connect.s3.source.empty.results.backoff.max.delay": "10"}, "must be at least"),
+    ],
+)
+def test_source_settings_rules(props: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load({"name": "r", "connect.s3.kcql": SOURCE_KCQL, **props}, role="source")
+
+
+def test_describe_lists_every_resolved_setting_as_plain_values() -> None:
+    described = load(sink()).describe()
+    assert described["error_policy"] == "THROW" and described["statements"] == [KCQL]
+    assert described["storage"]["pool_max_connections"] == 50  # type: ignore[index]
+    assert described["indexes_gc"]["sweep_max_reads"] == 1000  # type: ignore[index]
+    assert set(described) >= {"name", "backend", "kafka_client", "key_converter", "source", "ignored_keys"}
+
+
+def test_settings_survive_pickling_for_spark() -> None:
+    import pickle
+
+    settings = load(sink(**{"connect.s3.aws.auth.mode": "Credentials", "connect.s3.aws.access.key": "a",
+                            "connect.s3.aws.secret.key": "b"}))
+    assert pickle.loads(pickle.dumps(settings)) == settings
