@@ -1,0 +1,203 @@
+"""``lakesink kcql explain``: a dry run showing what a KCQL statement will do.
+
+Nothing is read from Kafka or written to a store. The use case resolves every setting the way
+the sink does (through :mod:`lakesink.domain.statement_plan`) and, given a record, names the
+object a one-record file holding it would get.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lakesink.domain.config.backend_parsing import detect_backend, normalise_keys
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.properties_text import load_config_text
+from lakesink.domain.errors import ConfigError, RecordError
+from lakesink.domain.kcql import parse
+from lakesink.domain.records import Record
+from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
+
+_DEFAULT_PREFIX = "connect.s3"
+_RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "headers"}
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainCommand:
+    """What to explain: KCQL, an optional connector config and an optional record."""
+
+    kcql: str
+    config: Mapping[str, str]
+    record: Record | None
+
+    @classmethod
+    def from_cli(cls, *, kcql: str, config_path: str | None, record_json: str | None) -> ExplainCommand:
+        """Read the config file and decode the record given on the command line."""
+        config: dict[str, str] = {}
+        if config_path is not None:
+            path = Path(config_path)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as error:
+                raise ConfigError(f"Cannot read the config file {config_path}: {error.strerror}.") from None
+            config = load_config_text(text, filename=path.name)
+        return cls(kcql=kcql, config=config, record=None if record_json is None else parse_record(record_json))
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainResult:
+    """The resolved plan of each statement and, when a record was given, its object key."""
+
+    plan: SinkPlan
+    record: Record | None
+    object_key: str | None
+    bucket: str | None = None
+
+
+def explain(command: ExplainCommand) -> ExplainResult:
+    """Resolve the statements and, with a record, route it and name its object.
+
+    Raises:
+        ConfigError: invalid KCQL or settings. RecordError: the record cannot be placed.
+    """
+    settings = ConnectorSettings.from_properties(_explain_config(command.kcql, command.config))
+    plan = plan_sink(settings)
+    if command.record is None:
+        return ExplainResult(plan, None, None)
+    record = command.record
+    statement = plan.route(record.topic)
+    layout = statement.layout
+    timestamp = -1 if record.timestamp is None else record.timestamp
+    key = layout.object_key(
+        layout.partition_values(record),
+        topic=record.topic,
+        partition=record.partition,
+        last_offset=record.offset,
+        earliest_ts=timestamp,
+        latest_ts=timestamp,
+    )
+    return ExplainResult(plan, record, key, statement.bucket)
+
+
+def _explain_config(kcql: str, config: Mapping[str, str]) -> dict[str, str]:
+    """The config with the KCQL argument in force and the keys explain can do without filled in."""
+    props = normalise_keys(config)
+    prefix = detect_backend(props)[1] if props else _DEFAULT_PREFIX
+    props[f"{prefix}.kcql"] = kcql
+    props.setdefault("name", "explain")
+    if "topics" not in props and "topics.regex" not in props:
+        topics = [statement.topic for statement in parse(kcql)]
+        if None in topics:
+            props["topics.regex"] = ".*"
+        else:
+            props["topics"] = ",".join(dict.fromkeys(t for t in topics if t is not None))
+    return props
+
+
+def parse_record(text: str) -> Record:
+    """A record from ``{"topic","partition","offset","timestamp","key","value","headers"}``.
+
+    ``headers`` is an object or a list of ``[name, value]`` pairs; key and value are any JSON.
+
+    Raises:
+        RecordError: the JSON is invalid or a field has the wrong type.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"--record is not valid JSON: {error.msg} at position {error.pos}.") from None
+    if not isinstance(data, dict):
+        raise RecordError("--record must be a JSON object.")
+    unknown = sorted(set(data) - _RECORD_FIELDS)
+    if unknown:
+        raise RecordError(f"--record has unknown fields {unknown}; allowed: {sorted(_RECORD_FIELDS)}.")
+    topic = data.get("topic")
+    if not isinstance(topic, str) or not topic:
+        raise RecordError('--record needs "topic" (a non-empty string).')
+    return Record(
+        topic=topic,
+        partition=_int_field(data, "partition", 0),
+        offset=_int_field(data, "offset", 0),
+        timestamp=_optional_int_field(data, "timestamp"),
+        key=data.get("key"),
+        value=data.get("value"),
+        headers=_headers(data.get("headers")),
+    )
+
+
+def _int_field(data: Mapping[str, Any], name: str, default: int) -> int:
+    value = data.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RecordError(f'--record "{name}" must be a non-negative integer, not {value!r}.')
+    return value
+
+
+def _optional_int_field(data: Mapping[str, Any], name: str) -> int | None:
+    return None if data.get(name) is None else _int_field(data, name, 0)
+
+
+def _headers(raw: Any) -> tuple[tuple[str, Any], ...]:
+    if raw is None:
+        return ()
+    if isinstance(raw, dict):
+        return tuple((str(name), value) for name, value in raw.items())
+    if isinstance(raw, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in raw):
+        return tuple((name, value) for name, value in raw)
+    raise RecordError('--record "headers" must be an object or a list of [name, value] pairs.')
+
+
+def _statement_json(plan: StatementPlan) -> dict[str, object]:
+    statement = plan.statement
+    return {
+        "bucket": statement.bucket,
+        "prefix": statement.prefix,
+        "topic": statement.topic,
+        "partition_by": list(statement.partition_by),
+        "no_partition": statement.no_partition,
+        "format": statement.format.value,
+        "csv_headers": statement.csv_headers,
+        "compression_codec": plan.codec.value,
+        "file_extension": plan.layout.file_extension,
+        "properties": plan.resolved_properties(),
+    }
+
+
+def render_json(result: ExplainResult) -> str:
+    """One JSON object: ``{"statements": [...], "object_key": ...}``."""
+    document = {
+        "statements": [_statement_json(plan) for plan in result.plan.statements],
+        "object_key": result.object_key,
+        "object_bucket": result.bucket,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def render_text(result: ExplainResult) -> str:
+    """A human-readable summary of each statement and the record's object key."""
+    lines: list[str] = []
+    for number, plan in enumerate(result.plan.statements, start=1):
+        info = _statement_json(plan)
+        lines.append(f"Statement {number}: {plan.statement.text}")
+        for name in ("bucket", "prefix", "topic", "partition_by", "no_partition", "format", "csv_headers"):
+            lines.append(f"  {name:<22} {_text(info[name])}")
+        lines.append(f"  {'compression.codec':<22} {plan.codec.value} (files end in .{plan.layout.file_extension})")
+        lines.append("  properties:")
+        for name, value in plan.resolved_properties().items():
+            lines.append(f"    {name:<32} {_text(value)}")
+    if result.record is not None:
+        lines.append(f"Record {result.record.describe()} goes to bucket {result.bucket!r}, key:")
+        lines.append(f"  {result.object_key}")
+    return "\n".join(lines)
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) if value else "(none)"
+    return str(value)

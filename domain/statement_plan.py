@@ -1,0 +1,175 @@
+"""One KCQL statement combined with the connector settings: everything a writer needs.
+
+The KCQL parser and the settings loader each validate their own inputs; rules that need both
+(the codec a format accepts, padding from either place, which statement a topic routes to)
+are decided here, once, so ``lakesink kcql explain`` and the sink can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.envelope import EnvelopeFields
+from lakesink.domain.errors import ConfigError, RecordError
+from lakesink.domain.flush import FlushPolicy
+from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
+from lakesink.domain.kcql import KcqlStatement
+from lakesink.domain.naming import KeyLayout
+from lakesink.domain.padding import resolve_padding
+from lakesink.domain.partitioning import PartitionDisplay
+
+DEFAULT_DATE_TIMEZONE = "UTC"
+
+
+@dataclass(frozen=True, slots=True)
+class StatementPlan:
+    """How records of one statement's topic are written: where, in which files, when flushed."""
+
+    statement: KcqlStatement
+    layout: KeyLayout
+    flush: FlushPolicy
+    codec: CompressionCodec
+    compression_level: int | None
+    envelope: EnvelopeFields | None
+    date_timezone: str
+
+    @property
+    def bucket(self) -> str:
+        """The target bucket (container)."""
+        return self.statement.bucket
+
+    @property
+    def topic(self) -> str | None:
+        """The source topic, None for ``*`` (every topic)."""
+        return self.statement.topic
+
+    @property
+    def format(self) -> Format:
+        """The STOREAS format."""
+        return self.statement.format
+
+    def resolved_properties(self) -> dict[str, object]:
+        """Every KCQL property with the value in force, defaults included (for explain)."""
+        options = self.statement.options
+        padding = {
+            f"padding.length.{name}": strategy.length for name, strategy in self.layout.padding.strategies.items()
+        }
+        first = next(iter(self.layout.padding.strategies.values()), None)
+        envelope = self.envelope
+        resolved: dict[str, object] = {
+            "flush.count": self.flush.count,
+            "flush.size": self.flush.size_bytes,
+            "flush.interval": self.flush.interval_ms // 1000,
+            "partition.include.keys": self.layout.selection.display is PartitionDisplay.KEYS_AND_VALUES,
+            "padding.type": first.type.value if first else "NoOp",
+            "padding.char": first.char if first else "0",
+            **padding,
+            "key.suffix": options.key_suffix or "",
+            "store.envelope": envelope is not None,
+        }
+        if envelope is not None:
+            resolved.update(
+                {
+                    "store.envelope.fields.key": envelope.key,
+                    "store.envelope.fields.value": envelope.value,
+                    "store.envelope.fields.metadata": envelope.metadata,
+                    "store.envelope.fields.headers": envelope.headers,
+                }
+            )
+        resolved["partition.date.timezone"] = self.date_timezone
+        return resolved
+
+
+@dataclass(frozen=True, slots=True)
+class SinkPlan:
+    """The plans of every statement, in KCQL order, and the topic → statement routing."""
+
+    statements: tuple[StatementPlan, ...]
+
+    def route(self, topic: str) -> StatementPlan:
+        """The first statement whose topic is ``*`` or ``topic`` (Lenses' routing rule).
+
+        Raises:
+            RecordError: no statement takes this topic (Lenses' message).
+        """
+        for plan in self.statements:
+            if plan.topic is None or plan.topic == topic:
+                return plan
+        raise RecordError(
+            f"Can't find the KCQL for source topic [{topic}]. The topics defined via [topics] or "
+            "[topics.regex] need to have an equivalent KCQL statement: "
+            "INSERT INTO {DESTINATION} SELECT * FROM {TOPIC}."
+        )
+
+
+def plan_sink(settings: ConnectorSettings) -> SinkPlan:
+    """Plan every sink statement of ``settings``.
+
+    Raises:
+        ConfigError: a rule that needs both the statement and the connector settings fails.
+    """
+    statements: Sequence[object] = settings.statements
+    plans = []
+    for statement in statements:
+        if not isinstance(statement, KcqlStatement):
+            raise ConfigError("A sink needs sink KCQL (INSERT INTO bucket[:prefix] SELECT * FROM topic).")
+        plans.append(plan_statement(statement, settings))
+    return SinkPlan(tuple(plans))
+
+
+def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> StatementPlan:
+    """Combine one statement with the connector-level settings."""
+    options = statement.options
+    codec = _checked_codec(statement.format, settings)
+    legacy_length = settings.padding_length if settings.padding_strategy is not None else None
+    padding = resolve_padding(
+        kcql_type=options.padding_type,
+        kcql_char=options.padding_char,
+        kcql_lengths=options.padding_lengths,
+        legacy_strategy=settings.padding_strategy,
+        legacy_length=legacy_length,
+    )
+    timezone = options.partition_date_timezone or DEFAULT_DATE_TIMEZONE
+    layout = KeyLayout.create(
+        prefix=statement.prefix,
+        partition_specs=statement.partition_by,
+        no_partition=statement.no_partition,
+        include_keys=options.partition_include_keys,
+        padding=padding,
+        key_suffix=options.key_suffix,
+        format=statement.format,
+        codec=codec,
+        date_timezone=timezone,
+    )
+    flush = FlushPolicy.create(
+        flush_count=options.flush_count,
+        flush_size=options.flush_size,
+        flush_interval_s=options.flush_interval_s,
+        disable_flush_count=settings.disable_flush_count,
+        format=statement.format,
+    )
+    return StatementPlan(
+        statement=statement,
+        layout=layout,
+        flush=flush,
+        codec=codec,
+        compression_level=settings.compression_level,
+        envelope=options.envelope,
+        date_timezone=timezone,
+    )
+
+
+def _checked_codec(format: Format, settings: ConnectorSettings) -> CompressionCodec:
+    """The connector's codec, if this format can write it; TEXT, CSV and BYTES ignore it (as Lenses)."""
+    codec = settings.compression_codec
+    if codec not in SUPPORTED_CODECS[format]:
+        allowed = ", ".join(sorted(c.value for c in SUPPORTED_CODECS[format]))
+        raise ConfigError(
+            f"Invalid value {codec.value} for {settings.prefix}.compression.codec: "
+            f"{format.value} files can be written with {allowed}."
+        )
+    if format in (Format.TEXT, Format.CSV, Format.BYTES):
+        return CompressionCodec.UNCOMPRESSED
+    return codec

@@ -1,0 +1,135 @@
+"""``lakesink kcql explain`` end to end through ``main()``: output, JSON shape and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lakesink.application.cli import main
+
+LENSES_CUSTOM = "INSERT INTO b:streamReactorBackups SELECT * FROM myTopic PARTITIONBY _key.region, name"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["kcql", "explain", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_output_lists_every_statement_with_defaults_resolved(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "INSERT INTO bkt:p SELECT * FROM a; INSERT INTO other SELECT * FROM b STOREAS `AVRO`", "--json")
+    assert code == 0
+    document = json.loads(out)
+    first, second = document["statements"]
+    assert first == {
+        "bucket": "bkt",
+        "prefix": "p",
+        "topic": "a",
+        "partition_by": [],
+        "no_partition": False,
+        "format": "JSON",
+        "csv_headers": False,
+        "compression_codec": "UNCOMPRESSED",
+        "file_extension": "json",
+        "properties": {
+            "flush.count": 50000,
+            "flush.size": 500000000,
+            "flush.interval": 3600,
+            "partition.include.keys": False,
+            "padding.type": "LeftPad",
+            "padding.char": "0",
+            "padding.length.offset": 12,
+            "key.suffix": "",
+            "store.envelope": False,
+            "partition.date.timezone": "UTC",
+        },
+    }
+    assert (second["bucket"], second["prefix"], second["format"]) == ("other", None, "AVRO")
+    assert document["object_key"] is None
+
+
+def test_a_record_gets_the_lenses_custom_partition_key(capsys: pytest.CaptureFixture[str]) -> None:
+    record = {"topic": "myTopic", "partition": 1, "offset": 0, "key": {"region": 8}, "value": {"name": "sam"}}
+    code, out, _ = run(capsys, LENSES_CUSTOM, "--record", json.dumps(record), "--json")
+    assert code == 0
+    assert json.loads(out)["object_key"] == "streamReactorBackups/region=8/name=sam/myTopic(1_000000000000).json"
+
+
+def test_a_record_gets_the_lenses_default_key_with_its_timestamp(capsys: pytest.CaptureFixture[str]) -> None:
+    record = {"topic": "myTopic", "partition": 1, "offset": 2, "timestamp": 2, "value": "x"}
+    code, out, _ = run(capsys, "insert into b:streamReactorBackups select * from myTopic", "--record", json.dumps(record))
+    assert code == 0
+    assert "streamReactorBackups/myTopic/1/000000000002_2_2.json" in out
+
+
+def test_the_config_file_codec_and_legacy_padding_change_the_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(
+        "name=s\nconnect.s3.compression.codec=GZIP\nconnect.s3.padding.strategy=NoOp\nconnect.s3.padding.length=10\n"
+    )
+    record = json.dumps({"topic": "myTopic", "partition": 1, "offset": 2, "timestamp": 0})
+    code, out, _ = run(capsys, "INSERT INTO b:x SELECT * FROM myTopic", "--config", str(config), "--record", record, "--json")
+    assert code == 0
+    assert json.loads(out)["object_key"] == "x/myTopic/1/2_0_0.gz"
+
+
+def test_invalid_kcql_exits_2_with_the_position_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "INSERT INTO b SELECT * FORM t")
+    assert code == 2
+    assert out == ""
+    assert "FORM" in err and "in KCQL" in err
+
+
+def test_an_unknown_property_exits_2_and_suggests_the_right_one(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t PROPERTIES('flush.cont'=5)")
+    assert code == 2
+    assert "flush.cont" in err and "flush.count" in err
+
+
+def test_a_codec_the_format_cannot_write_exits_2_naming_the_setting(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"name": "n", "config": {"connect.s3.compression.codec": "BZIP2"}}))
+    code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t STOREAS `PARQUET`", "--config", str(config))
+    assert code == 2
+    assert "connect.s3.compression.codec" in err and "PARQUET" in err
+
+
+def test_a_record_for_a_topic_without_a_statement_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t", "--record", '{"topic": "other"}')
+    assert code == 2
+    assert "Can't find the KCQL for source topic [other]" in err
+
+
+def test_a_record_that_cannot_be_partitioned_exits_2_naming_the_record(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t PARTITIONBY _key", "--record", '{"topic": "t", "offset": 7}')
+    assert code == 2
+    assert "t-0@7" in err
+
+
+def test_a_missing_config_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t", "--config", str(tmp_path / "absent.properties"))
+    assert code == 2
+    assert "absent.properties" in err
+
+
+def test_secrets_from_the_config_never_reach_the_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "s.properties"
+    config.write_text(
+        "name=s\nconnect.s3.aws.auth.mode=Credentials\nconnect.s3.aws.access.key=AKIAVERYSECRET\n"
+        "connect.s3.aws.secret.key=topsecretvalue\n"
+    )
+    code, out, err = run(capsys, "INSERT INTO b SELECT * FROM t", "--config", str(config), "--json")
+    assert code == 0
+    assert "topsecretvalue" not in out + err and "AKIAVERYSECRET" not in out + err
+
+
+def test_invalid_record_json_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t", "--record", "{nope")
+    assert code == 2
+    assert "--record is not valid JSON" in err
