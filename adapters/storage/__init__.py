@@ -1,0 +1,128 @@
+"""The storage backend registry: backend name → adapter class, imported only when first used.
+
+Importing this package costs nothing: each adapter (and its cloud SDK) is imported the first time
+its backend is opened, and the class is cached. Third-party backends join through the
+``lakesink.storage`` entry-point group (``name = "package.module:Class"``); they go through
+:func:`register_backend` like the built-in ones, so this table stays the single source of truth.
+
+An adapter class is constructed with the backend's settings object as its only argument.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from types import MappingProxyType
+from typing import Any
+
+from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.errors import BackendNotInstalledError, ConfigError, UnknownBackendError
+from lakesink.domain.ports import ObjectStore
+
+logger = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "lakesink.storage"
+
+
+@dataclass(frozen=True, slots=True)
+class BackendSpec:
+    """Where a backend's adapter class lives and what to install when it is missing."""
+
+    target: str  # "package.module:ClassName"
+    install_hint: str
+
+
+_backends: dict[str, BackendSpec] = {}
+_classes: dict[str, type[Any]] = {}
+_lock = threading.Lock()
+_entry_points_loaded = False
+
+#: Read-only view of every registered backend.
+BACKENDS: Mapping[str, BackendSpec] = MappingProxyType(_backends)
+
+
+def register_backend(name: str, target: str, *, install_hint: str = "", replace: bool = False) -> None:
+    """Make ``name`` open the adapter class at ``target`` (``"module:Class"``).
+
+    Raises:
+        ConfigError: ``name`` is already registered and ``replace`` is false, or ``target`` is
+            not of the form ``module:Class``.
+    """
+    module, _, attribute = target.partition(":")
+    if not module or not attribute:
+        raise ConfigError(f"Storage backend {name!r}: target {target!r} must look like 'package.module:Class'.")
+    with _lock:
+        if name in _backends and not replace:
+            raise ConfigError(
+                f"Storage backend {name!r} is already registered ({_backends[name].target}); "
+                "pass replace=True to override it."
+            )
+        _backends[name] = BackendSpec(target, install_hint or f"install the package providing {module}")
+        _classes.pop(name, None)
+
+
+def backend_class(name: str) -> type[Any]:
+    """The adapter class of ``name``, imported on first use.
+
+    Raises:
+        UnknownBackendError: nothing is registered under ``name``.
+        BackendNotInstalledError: the adapter or its SDK cannot be imported.
+    """
+    _load_entry_points()
+    with _lock:
+        cached = _classes.get(name)
+        spec = _backends.get(name)
+    if cached is not None:
+        return cached
+    if spec is None:
+        known = ", ".join(sorted(_backends))
+        raise UnknownBackendError(f"Unknown storage backend {name!r}; known backends: {known}.")
+    module_name, _, attribute = spec.target.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise BackendNotInstalledError(
+            f"Storage backend {name!r} is not available ({exc}); {spec.install_hint}."
+        ) from exc
+    with _lock:
+        _classes[name] = cls
+    return cls
+
+
+def open_store(name: str, settings: BackendSettings) -> ObjectStore:
+    """Build the adapter for backend ``name`` from its settings (no network call is made).
+
+    Raises:
+        UnknownBackendError, BackendNotInstalledError
+    """
+    store: ObjectStore = backend_class(name)(settings)
+    logger.info("Opened storage backend %s (%s)", name, type(store).__name__)
+    return store
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in _backends:
+            logger.warning("Ignoring entry point %s=%s: backend already registered", point.name, point.value)
+            continue
+        register_backend(point.name, point.value, install_hint=f"reinstall the distribution providing {point.value}")
+
+
+_BUILT_IN = {
+    "memory": ("lakesink.adapters.storage.memory:InMemoryObjectStore", "it ships with lakesink"),
+    "local": ("lakesink.adapters.storage.local:LocalObjectStore", "it ships with lakesink"),
+    "s3": ("lakesink.adapters.storage.s3:S3ObjectStore", "pip install boto3"),
+    "gcs": ("lakesink.adapters.storage.gcs:GcsObjectStore", "pip install google-cloud-storage"),
+    "azure": ("lakesink.adapters.storage.azure_blob:AzureBlobObjectStore",
+              "pip install azure-storage-blob azure-identity"),
+}
+for _name, (_target, _hint) in _BUILT_IN.items():
+    register_backend(_name, _target, install_hint=_hint)

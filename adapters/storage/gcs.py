@@ -1,0 +1,258 @@
+"""Google Cloud Storage through google-cloud-storage.
+
+The etag of the port is the object *generation* (a decimal string): create-only writes send
+``ifGenerationMatch=0`` and compare-and-swap sends ``ifGenerationMatch=<generation>``, both enforced
+atomically by GCS. ``copy(if_match=...)`` checks the source generation itself (emulators ignore
+``ifSourceGenerationMatch``) and also sends ``ifSourceGenerationMatch`` so GCS enforces it atomically.
+
+The SDK's own retries are off (``retry=None`` on every call); :mod:`lakesink.adapters.storage.retry`
+applies the connector's retry settings uniformly, including to unconditional writes, which are safe
+to repeat because they carry the full object.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lakesink.adapters.storage.gcs_errors import translate_gcs_error
+from lakesink.adapters.storage.paging import check_page_size, paginate, regroup, roll_up
+from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
+from lakesink.domain.config.backends import GcsSettings
+from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError
+from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
+
+T = TypeVar("T")
+_DELETE_THREADS = 8
+
+
+class GcsObjectStore:
+    """The :class:`~lakesink.domain.ports.ObjectStore` port over the GCS JSON API."""
+
+    def __init__(self, settings: GcsSettings) -> None:
+        self.settings = settings
+        self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000,
+                                  multiplier=settings.http_retry_timeout_multiplier)
+        self._timeout = settings.http_socket_timeout_ms / 1000
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def put(self, bucket: str, key: str, data: bytes) -> str:
+        return self._upload(bucket, key, lambda blob, cond: blob.upload_from_string(data, **cond), None)
+
+    def put_if_absent(self, bucket: str, key: str, data: bytes) -> str:
+        return self._upload(bucket, key, lambda blob, cond: blob.upload_from_string(data, **cond), 0)
+
+    def put_if_match(self, bucket: str, key: str, data: bytes, etag: str) -> str:
+        generation = _generation(bucket, key, etag)
+        try:
+            return self._upload(bucket, key, lambda blob, cond: blob.upload_from_string(data, **cond), generation)
+        except ObjectNotFoundError:
+            raise PreconditionFailedError(f"Object {bucket}/{key} was deleted since generation {etag}.") from None
+
+    def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
+        if if_absent and self._exists(bucket, key):
+            # Fail fast before streaming a large file that would be refused anyway (a replay after a
+            # crash); ifGenerationMatch=0 below still decides races. It also covers emulators that
+            # ignore preconditions on resumable uploads.
+            raise PreconditionFailedError(f"Object {bucket}/{key} already exists.")
+        return self._upload(bucket, key, lambda blob, cond: blob.upload_from_filename(str(path), **cond),
+                            0 if if_absent else None)
+
+    def delete(self, bucket: str, key: str) -> None:
+        try:
+            self._call(bucket, key, "delete", lambda: self._blob(bucket, key).delete(retry=None, timeout=self._timeout))
+        except ObjectNotFoundError:
+            pass
+
+    def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
+        with ThreadPoolExecutor(_DELETE_THREADS) as pool:
+            for _ in pool.map(lambda k: self.delete(bucket, k), keys):
+                pass
+
+    def copy(
+        self,
+        bucket: str,
+        source_key: str,
+        destination_key: str,
+        *,
+        destination_bucket: str | None = None,
+        if_match: str | None = None,
+    ) -> str:
+        extra: dict[str, int] = {}
+        if if_match is not None:
+            extra["if_source_generation_match"] = _generation(bucket, source_key, if_match)
+            if self.head(bucket, source_key).etag != if_match:
+                raise PreconditionFailedError(f"Object {bucket}/{source_key} no longer has generation {if_match}.")
+        client = self.client
+        target = client.bucket(destination_bucket or bucket)
+        copied = self._call(bucket, source_key, "copy", lambda: client.bucket(bucket).copy_blob(
+            self._blob(bucket, source_key), target, destination_key, retry=None, timeout=self._timeout, **extra))
+        return str(copied.generation)
+
+    # --- reads --------------------------------------------------------------------------------
+
+    def get(self, bucket: str, key: str) -> StoredObject:
+        def read() -> StoredObject:
+            blob = self._blob(bucket, key)
+            data = blob.download_as_bytes(retry=None, timeout=self._timeout)
+            return StoredObject(data, str(blob.generation))
+
+        return self._call(bucket, key, "download", read)
+
+    def download_file(self, bucket: str, key: str, path: Path) -> ObjectInfo:
+        def fetch() -> ObjectInfo:
+            blob = self._blob(bucket, key)
+            blob.download_to_filename(str(path), retry=None, timeout=self._timeout)
+            return ObjectInfo(key, Path(path).stat().st_size, str(blob.generation), _millis(blob.updated))
+
+        return self._call(bucket, key, "download", fetch)
+
+    def head(self, bucket: str, key: str) -> ObjectInfo:
+        def reload() -> ObjectInfo:
+            blob = self._blob(bucket, key)
+            blob.reload(retry=None, timeout=self._timeout)
+            return _info(blob)
+
+        return self._call(bucket, key, "metadata", reload)
+
+    def list_pages(
+        self,
+        bucket: str,
+        prefix: str = "",
+        *,
+        delimiter: str | None = None,
+        start_after: str | None = None,
+        page_size: int = 1000,
+    ) -> Iterator[ListPage]:
+        check_page_size(page_size)
+        if delimiter and start_after is not None:
+            # Emulators and GCS disagree on prefixes around startOffset; roll up client-side instead.
+            flat = (o for page in self._server_pages(bucket, prefix, None, start_after, 1000) for o in page.objects)
+            return paginate(roll_up(flat, _key_of, prefix, delimiter, start_after), page_size)
+        if delimiter:
+            return regroup(self._server_pages(bucket, prefix, delimiter, start_after, page_size), page_size)
+        return self._server_pages(bucket, prefix, delimiter, start_after, page_size)
+
+    def check_bucket(self, bucket: str) -> None:
+        # Listing needs only object-level permissions, unlike buckets.get.
+        for _ in self._server_pages(bucket, "", None, None, 1):
+            break
+
+    # --- client lifecycle -----------------------------------------------------------------------
+
+    @property
+    def client(self) -> Any:
+        """The google-cloud-storage client, built on first use."""
+        with self._client_lock:
+            if self._client is None:
+                self._client = _build_client(self.settings)
+            return self._client
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self.settings}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["settings"])  # type: ignore[misc]
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _exists(self, bucket: str, key: str) -> bool:
+        try:
+            self.head(bucket, key)
+        except ObjectNotFoundError:
+            return False
+        return True
+
+    def _blob(self, bucket: str, key: str) -> Any:
+        return self.client.bucket(bucket).blob(key)
+
+    def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
+        where = f"{bucket}/{key}" if key is not None else bucket
+        try:
+            return call_with_retries(self._retry, attempt, lambda exc: translate_gcs_error(exc, bucket, key),
+                                     f"GCS {operation} of {where}")
+        except ObjectNotFoundError:
+            self.check_bucket(bucket)  # GCS answers 404 for a missing bucket too
+            raise
+
+    def _upload(self, bucket: str, key: str, send: Callable[[Any, dict[str, Any]], None],
+                generation: int | None) -> str:
+        def attempt() -> str:
+            blob = self._blob(bucket, key)
+            send(blob, {"if_generation_match": generation, "retry": None, "timeout": self._timeout})
+            return str(blob.generation)
+
+        return self._call(bucket, key, "upload", attempt)
+
+    def _server_pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
+    ) -> Iterator[ListPage]:
+        token: str | None = None
+        while True:
+            def fetch(page_token: str | None = token) -> tuple[list[Any], tuple[str, ...], str | None]:
+                found = self.client.list_blobs(
+                    bucket, prefix=prefix or None, delimiter=delimiter, start_offset=start_after,
+                    max_results=None, page_size=page_size, page_token=page_token, retry=None, timeout=self._timeout)
+                page = next(found.pages, None)
+                if page is None:
+                    return [], (), None
+                return list(page), tuple(sorted(page.prefixes)), found.next_page_token
+
+            blobs, prefixes, token = self._call(bucket, None, "list", fetch)
+            objects = tuple(_info(b) for b in blobs if b.name != start_after)  # startOffset is inclusive
+            if objects or prefixes:
+                yield ListPage(objects, prefixes)
+            if not token:
+                return
+
+
+def _build_client(settings: GcsSettings) -> Any:
+    from google.cloud import storage
+
+    options = {"api_endpoint": settings.endpoint} if settings.endpoint else None
+    mode = settings.auth_mode.lower()
+    credentials: Any = None
+    if mode == "none":
+        from google.auth.credentials import AnonymousCredentials
+
+        credentials = AnonymousCredentials()
+    elif mode in ("credentials", "file"):
+        from google.oauth2 import service_account
+
+        if mode == "credentials":
+            if not settings.credentials:
+                raise AccessDeniedError("GCS auth mode Credentials needs the service-account JSON.")
+            credentials = service_account.Credentials.from_service_account_info(
+                json.loads(settings.credentials.reveal()))
+        else:
+            if not settings.credentials_file:
+                raise AccessDeniedError("GCS auth mode File needs a credentials file path.")
+            credentials = service_account.Credentials.from_service_account_file(settings.credentials_file)
+    project = settings.project_id or ("lakesink" if mode == "none" else None)
+    return storage.Client(project=project, credentials=credentials, client_options=options)
+
+
+def _generation(bucket: str, key: str, etag: str) -> int:
+    try:
+        return int(etag)
+    except ValueError:
+        raise PreconditionFailedError(f"Etag {etag!r} of {bucket}/{key} is not a GCS generation.") from None
+
+
+def _info(blob: Any) -> ObjectInfo:
+    return ObjectInfo(blob.name, int(blob.size or 0), str(blob.generation), _millis(blob.updated))
+
+
+def _millis(moment: Any) -> int:
+    return int(moment.timestamp() * 1000) if moment is not None else 0
+
+
+def _key_of(info: ObjectInfo) -> str:
+    return info.key

@@ -1,0 +1,269 @@
+"""AWS S3 and S3-compatible stores (MinIO, moto, Ceph...) through boto3.
+
+Conditional writes map to S3's own preconditions: create-only is ``If-None-Match: *`` and
+compare-and-swap is ``If-Match: <etag>`` on PutObject (and on CompleteMultipartUpload for large
+create-only uploads). ``copy(if_match=...)`` first sends ``HeadObject`` with ``If-Match`` (some
+S3-compatible servers ignore ``x-amz-copy-source-if-match``) and then ``CopyObject`` with
+``CopySourceIfMatch`` (which AWS enforces atomically). Etags are returned exactly as S3 sends them
+(quoted).
+
+boto3 is imported when the first client is built, the client lives on the instance and is dropped
+when the adapter is pickled, so Spark executors rebuild their own. botocore's retries are switched
+off; :mod:`lakesink.adapters.storage.retry` applies ``http_max_retries``/``http_retry_interval_ms``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lakesink.adapters.storage.paging import check_page_size, paginate, roll_up
+from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
+from lakesink.adapters.storage.s3_errors import translate_s3_error
+from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError, StorageError
+from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_DELETE_BATCH = 1000
+_CHUNK = 1024 * 1024
+
+
+class S3ObjectStore:
+    """The :class:`~lakesink.domain.ports.ObjectStore` port over the S3 API."""
+
+    def __init__(self, settings: S3Settings) -> None:
+        self.settings = settings
+        self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000)
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def put(self, bucket: str, key: str, data: bytes) -> str:
+        return self._put(bucket, key, data)
+
+    def put_if_absent(self, bucket: str, key: str, data: bytes) -> str:
+        return self._put(bucket, key, data, IfNoneMatch="*")
+
+    def put_if_match(self, bucket: str, key: str, data: bytes, etag: str) -> str:
+        try:
+            return self._put(bucket, key, data, IfMatch=etag)
+        except ObjectNotFoundError:  # AWS answers 404 when the object was deleted meanwhile
+            raise PreconditionFailedError(f"Object {bucket}/{key} was deleted since etag {etag} was read.") from None
+
+    def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
+        if Path(path).stat().st_size <= self.settings.multipart_threshold_bytes:
+            def put_once() -> str:
+                with open(path, "rb") as body:
+                    extra = {"IfNoneMatch": "*"} if if_absent else {}
+                    return str(self.client.put_object(Bucket=bucket, Key=key, Body=body, **extra)["ETag"])
+
+            return self._call(bucket, key, "PutObject", put_once)
+        return self._upload_multipart(bucket, key, Path(path), if_absent=if_absent)
+
+    def delete(self, bucket: str, key: str) -> None:
+        self._call(bucket, key, "DeleteObject", lambda: self.client.delete_object(Bucket=bucket, Key=key))
+
+    def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
+        batch: list[str] = []
+        for key in keys:
+            batch.append(key)
+            if len(batch) == _DELETE_BATCH:
+                self._delete_batch(bucket, batch)
+                batch = []
+        if batch:
+            self._delete_batch(bucket, batch)
+
+    def copy(
+        self,
+        bucket: str,
+        source_key: str,
+        destination_key: str,
+        *,
+        destination_bucket: str | None = None,
+        if_match: str | None = None,
+    ) -> str:
+        extra: dict[str, str] = {}
+        if if_match is not None:
+            self._call(bucket, source_key, "HeadObject",
+                       lambda: self.client.head_object(Bucket=bucket, Key=source_key, IfMatch=if_match))
+            extra["CopySourceIfMatch"] = if_match
+        target = destination_bucket or bucket
+        response = self._call(
+            bucket, source_key, "CopyObject",
+            lambda: self.client.copy_object(Bucket=target, Key=destination_key,
+                                            CopySource={"Bucket": bucket, "Key": source_key}, **extra),
+        )
+        return str(response["CopyObjectResult"]["ETag"])
+
+    # --- reads --------------------------------------------------------------------------------
+
+    def get(self, bucket: str, key: str) -> StoredObject:
+        def read() -> StoredObject:
+            response = self.client.get_object(Bucket=bucket, Key=key)
+            return StoredObject(response["Body"].read(), str(response["ETag"]))
+
+        return self._call(bucket, key, "GetObject", read)
+
+    def download_file(self, bucket: str, key: str, path: Path) -> ObjectInfo:
+        def fetch() -> ObjectInfo:
+            response = self.client.get_object(Bucket=bucket, Key=key)
+            with open(path, "wb") as out:
+                for chunk in response["Body"].iter_chunks(_CHUNK):
+                    out.write(chunk)
+            return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]),
+                              _millis(response["LastModified"]))
+
+        return self._call(bucket, key, "GetObject", fetch)
+
+    def head(self, bucket: str, key: str) -> ObjectInfo:
+        try:
+            response = self._call(bucket, key, "HeadObject", lambda: self.client.head_object(Bucket=bucket, Key=key))
+        except ObjectNotFoundError:
+            self.check_bucket(bucket)  # a HEAD 404 carries no code: tell a missing bucket apart
+            raise
+        return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]), _millis(response["LastModified"]))
+
+    def list_pages(
+        self,
+        bucket: str,
+        prefix: str = "",
+        *,
+        delimiter: str | None = None,
+        start_after: str | None = None,
+        page_size: int = 1000,
+    ) -> Iterator[ListPage]:
+        check_page_size(page_size)
+        if delimiter and start_after is not None:
+            # Servers disagree on prefixes that sort before StartAfter; roll up client-side instead.
+            flat = (o for page in self._server_pages(bucket, prefix, None, start_after, 1000) for o in page.objects)
+            return paginate(roll_up(flat, _key_of, prefix, delimiter, start_after), page_size)
+        return self._server_pages(bucket, prefix, delimiter, start_after, page_size)
+
+    def check_bucket(self, bucket: str) -> None:
+        self._call(bucket, None, "HeadBucket", lambda: self.client.head_bucket(Bucket=bucket))
+
+    # --- client lifecycle -----------------------------------------------------------------------
+
+    @property
+    def client(self) -> Any:
+        """The boto3 S3 client, built on first use (boto3 clients are thread-safe, sessions are not)."""
+        with self._client_lock:
+            if self._client is None:
+                self._client = _build_client(self.settings)
+            return self._client
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self.settings}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["settings"])  # type: ignore[misc]
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
+        where = f"{bucket}/{key}" if key is not None else bucket
+        return call_with_retries(self._retry, attempt, lambda exc: translate_s3_error(exc, bucket, key),
+                                 f"S3 {operation} on {where}")
+
+    def _put(self, bucket: str, key: str, data: bytes, **conditions: str) -> str:
+        return self._call(bucket, key, "PutObject", lambda: str(
+            self.client.put_object(Bucket=bucket, Key=key, Body=data, **conditions)["ETag"]))
+
+    def _upload_multipart(self, bucket: str, key: str, path: Path, *, if_absent: bool) -> str:
+        """Upload ``path`` part by part (one part in memory at a time); abort the upload on failure.
+
+        With ``if_absent`` the completion carries ``If-None-Match: *``, so the object appears only
+        if nobody created the key meanwhile, and a losing upload leaves nothing behind.
+        """
+        upload_id = self._call(bucket, key, "CreateMultipartUpload", lambda: self.client.create_multipart_upload(
+            Bucket=bucket, Key=key)["UploadId"])
+        try:
+            parts = []
+            with open(path, "rb") as source:
+                number = 1
+                while chunk := source.read(self.settings.multipart_part_size_bytes):
+                    etag = self._call(bucket, key, "UploadPart", lambda c=chunk, n=number: self.client.upload_part(
+                        Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=n, Body=c)["ETag"])
+                    parts.append({"ETag": etag, "PartNumber": number})
+                    number += 1
+            extra = {"IfNoneMatch": "*"} if if_absent else {}
+            response = self._call(bucket, key, "CompleteMultipartUpload", lambda: self.client.complete_multipart_upload(
+                Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}, **extra))
+            return str(response["ETag"])
+        except BaseException:
+            self._abort_multipart(bucket, key, upload_id)
+            raise
+
+    def _abort_multipart(self, bucket: str, key: str, upload_id: str) -> None:
+        try:
+            self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+        except Exception:  # the original failure matters more; a lifecycle rule reaps leftovers
+            logger.warning("Could not abort multipart upload %s of %s/%s", upload_id, bucket, key, exc_info=True)
+
+    def _delete_batch(self, bucket: str, keys: list[str]) -> None:
+        response = self._call(bucket, None, "DeleteObjects", lambda: self.client.delete_objects(
+            Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True}))
+        failures = [e for e in response.get("Errors", []) if e.get("Code") != "NoSuchKey"]
+        if failures:
+            listed = ", ".join(f"{f.get('Key')} ({f.get('Code')})" for f in failures[:5])
+            error = AccessDeniedError if all(f.get("Code") == "AccessDenied" for f in failures) else StorageError
+            raise error(f"S3 DeleteObjects in {bucket} failed for {len(failures)} key(s): {listed}.")
+
+    def _server_pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
+    ) -> Iterator[ListPage]:
+        request: dict[str, Any] = {"Bucket": bucket, "Prefix": prefix, "MaxKeys": page_size}
+        if delimiter:
+            request["Delimiter"] = delimiter
+        if start_after is not None:
+            request["StartAfter"] = start_after
+        while True:
+            response = self._call(bucket, None, "ListObjectsV2", lambda: self.client.list_objects_v2(**request))
+            objects = tuple(
+                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"]), _millis(o["LastModified"]))
+                for o in response.get("Contents", [])
+            )
+            prefixes = tuple(p["Prefix"] for p in response.get("CommonPrefixes", []))
+            if objects or prefixes:
+                yield ListPage(objects, prefixes)
+            token = response.get("NextContinuationToken")
+            if not response.get("IsTruncated") or not token:
+                return
+            request["ContinuationToken"] = token
+
+
+def _build_client(settings: S3Settings) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        retries={"total_max_attempts": 1, "mode": "standard"},
+        connect_timeout=settings.http_connection_timeout_ms / 1000,
+        read_timeout=settings.http_socket_timeout_ms / 1000,
+        max_pool_connections=settings.pool_max_connections,
+        s3={"addressing_style": "path" if settings.path_style_access else "auto"},
+    )
+    credentials: dict[str, str] = {}
+    if settings.auth_mode.lower() == "credentials":
+        if not settings.access_key or not settings.secret_key:
+            raise AccessDeniedError("S3 auth mode Credentials needs both an access key and a secret key.")
+        credentials = {"aws_access_key_id": settings.access_key.reveal(),
+                       "aws_secret_access_key": settings.secret_key.reveal()}
+    session = boto3.session.Session()
+    return session.client("s3", region_name=settings.region, endpoint_url=settings.custom_endpoint,
+                          config=config, **credentials)
+
+
+def _millis(moment: Any) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def _key_of(info: ObjectInfo) -> str:
+    return info.key

@@ -1,0 +1,61 @@
+"""Translate botocore failures into lakesink storage errors, by S3 error code first, HTTP status second.
+
+Codes are stable across AWS, MinIO, moto and other S3-compatible stores; messages are not, so no
+decision here depends on message text. Resulting messages name bucket and key, never credentials.
+"""
+
+from __future__ import annotations
+
+from lakesink.domain.errors import (
+    AccessDeniedError,
+    BucketNotFoundError,
+    ObjectNotFoundError,
+    PreconditionFailedError,
+    StorageError,
+    TransientStorageError,
+)
+
+_MISSING_KEY = {"NoSuchKey", "NotFound", "404", "NoSuchUpload"}
+_MISSING_BUCKET = {"NoSuchBucket"}
+_PRECONDITION = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
+_DENIED = {
+    "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403", "Forbidden", "ExpiredToken",
+    "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
+}
+_TRANSIENT = {
+    "SlowDown", "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled",
+    "RequestLimitExceeded", "TooManyRequestsException", "RequestTimeout", "RequestTimeoutException",
+    "InternalError", "ServiceUnavailable", "503", "500", "502", "504", "OperationAborted",
+}
+
+
+def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exception:
+    """The lakesink error for ``exc``; ``exc`` itself when it is not a storage failure.
+
+    A bare 404 without a code (HEAD responses have no body) becomes ObjectNotFoundError when a key
+    is involved; callers that must tell a missing bucket apart check the bucket afterwards.
+    """
+    from botocore import exceptions as boto_errors
+
+    where = f"{bucket}/{key}" if key is not None else bucket
+    if isinstance(exc, boto_errors.ClientError):
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code", ""))
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+        detail = f"{code or status}: {error.get('Message', '')}".rstrip(": ")
+        if code in _MISSING_BUCKET or (key is None and status == 404):
+            return BucketNotFoundError(f"Bucket {bucket} does not exist ({detail}).")
+        if code in _MISSING_KEY or status == 404:
+            return ObjectNotFoundError(f"Object {where} does not exist ({detail}).")
+        if code in _PRECONDITION or status == 412:
+            return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
+        if code in _DENIED or status in (401, 403):
+            return AccessDeniedError(f"Access denied to {where} ({detail}).")
+        if code in _TRANSIENT or status >= 500 or status in (408, 429):
+            return TransientStorageError(f"S3 request on {where} failed transiently ({detail}).")
+        return StorageError(f"S3 request on {where} failed ({detail}).")
+    if isinstance(exc, boto_errors.NoCredentialsError | boto_errors.PartialCredentialsError):
+        return AccessDeniedError(f"No usable S3 credentials for {where} ({type(exc).__name__}).")
+    if isinstance(exc, boto_errors.HTTPClientError | boto_errors.ConnectionError):
+        return TransientStorageError(f"S3 connection for {where} failed ({type(exc).__name__}: {exc}).")
+    return exc
