@@ -1,0 +1,176 @@
+"""confluent-kafka client configs built from the connector's pass-through settings.
+
+Users bring Kafka Connect style settings (``security.protocol``, ``sasl.*``, ``ssl.*``,
+``client.id``, fetch sizes), optionally prefixed ``kafka.`` as in Spark's Kafka source. They are
+handed to librdkafka unchanged where the names agree; the few Java-only spellings a Connect
+config typically carries are translated (``sasl.jaas.config`` for PLAIN/SCRAM,
+``fetch.max.wait.ms``). Java key stores have no librdkafka equivalent and are rejected.
+
+Secret values arrive as :class:`~lakesink.domain.config.secret.Secret` and are revealed here,
+at the single place they are handed to the client library. :func:`redacted` is what may be
+logged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaException, Producer
+
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.errors import ConfigError
+
+SettingValue = str | Secret
+
+_PASS_THROUGH_KEYS = frozenset(
+    {
+        "bootstrap.servers",
+        "security.protocol",
+        "client.id",
+        "client.rack",
+        "isolation.level",
+        "fetch.min.bytes",
+        "fetch.max.bytes",
+        "fetch.wait.max.ms",
+        "max.partition.fetch.bytes",
+        "receive.message.max.bytes",
+        "socket.timeout.ms",
+        "session.timeout.ms",
+        "request.timeout.ms",
+        "message.max.bytes",
+        "compression.type",
+        "linger.ms",
+        "batch.size",
+        "acks",
+        "enable.idempotence",
+    }
+)
+_PASS_THROUGH_PREFIXES = ("sasl.", "ssl.", "queued.")
+_RENAMED = {"fetch.max.wait.ms": "fetch.wait.max.ms"}
+_UNSUPPORTED = {
+    "ssl.truststore.location": "use ssl.ca.location (PEM) instead of a Java trust store",
+    "ssl.truststore.password": "use ssl.ca.location (PEM) instead of a Java trust store",
+    "ssl.truststore.type": "use ssl.ca.location (PEM) instead of a Java trust store",
+    "ssl.keystore.type": "librdkafka reads PKCS#12 key stores only; drop ssl.keystore.type",
+}
+
+SENSITIVE_KEYS = frozenset(
+    {
+        "sasl.password",
+        "sasl.jaas.config",
+        "sasl.oauthbearer.client.secret",
+        "ssl.key.password",
+        "ssl.key.pem",
+        "ssl.keystore.password",
+        "basic.auth.user.info",
+    }
+)
+"""Keys whose values are credentials, wherever they appear (with or without a prefix)."""
+
+_JAAS_MODULES = {
+    "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "org.apache.kafka.common.security.scram.ScramLoginModule",
+}
+_JAAS = re.compile(r"^\s*(?P<module>[\w.$]+)\s+required\s*(?P<options>.*?)\s*;?\s*$", re.DOTALL)
+_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_MASK = "******"
+_QUOTED_VALUE = re.compile(r'Invalid value ".*" for', re.DOTALL)
+
+
+def is_sensitive(key: str) -> bool:
+    """Whether ``key`` (e.g. ``kafka.sasl.password``) names a credential."""
+    return any(key == name or key.endswith("." + name) for name in SENSITIVE_KEYS)
+
+
+def consumer_config(settings: Mapping[str, SettingValue], *, group_id: str) -> dict[str, Any]:
+    """A consumer config that never commits offsets by itself (lakesink tracks positions)."""
+    config = _client_settings(settings)
+    config.update(
+        {
+            "group.id": group_id,
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
+    return config
+
+
+def producer_config(settings: Mapping[str, SettingValue]) -> dict[str, Any]:
+    """A producer config from the same pass-through settings."""
+    return _client_settings(settings)
+
+
+def admin_config(settings: Mapping[str, SettingValue]) -> dict[str, Any]:
+    """An admin-client config; only connection and security settings matter."""
+    return {
+        key: value
+        for key, value in _client_settings(settings).items()
+        if key in {"bootstrap.servers", "security.protocol", "client.id", "socket.timeout.ms"}
+        or key.startswith(("sasl.", "ssl."))
+    }
+
+
+def create_consumer(config: Mapping[str, Any]) -> Consumer:
+    """A Consumer; librdkafka's rejection of a setting becomes a ConfigError without values."""
+    try:
+        return Consumer(dict(config))
+    except KafkaException as exc:
+        raise ConfigError(f"Invalid Kafka consumer setting: {_without_values(exc)}") from None
+
+
+def create_producer(config: Mapping[str, Any]) -> Producer:
+    """A Producer; librdkafka's rejection of a setting becomes a ConfigError without values."""
+    try:
+        return Producer(dict(config))
+    except KafkaException as exc:
+        raise ConfigError(f"Invalid Kafka producer setting: {_without_values(exc)}") from None
+
+
+def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` with every credential masked: the only form that may be logged."""
+    return {key: _MASK if is_sensitive(key) else value for key, value in config.items()}
+
+
+def _client_settings(settings: Mapping[str, SettingValue]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for raw_key, raw_value in settings.items():
+        key = raw_key.removeprefix("kafka.")
+        if key in _UNSUPPORTED:
+            raise ConfigError(f"Unsupported Kafka setting {raw_key}: {_UNSUPPORTED[key]}.")
+        key = _RENAMED.get(key, key)
+        if key not in _PASS_THROUGH_KEYS and not key.startswith(_PASS_THROUGH_PREFIXES):
+            continue
+        value = raw_value.reveal() if isinstance(raw_value, Secret) else raw_value
+        if key == "sasl.jaas.config":
+            config.update(_from_jaas(raw_key, value))
+        else:
+            config[key] = value
+    if "bootstrap.servers" not in config:
+        raise ConfigError("Missing required setting bootstrap.servers (Kafka brokers, host:port,...).")
+    return config
+
+
+def _from_jaas(key: str, jaas: str) -> dict[str, str]:
+    """username/password of a PLAIN or SCRAM JAAS line, as librdkafka's sasl.username/password."""
+    match = _JAAS.match(jaas)
+    if match is None or match.group("module") not in _JAAS_MODULES:
+        module = match.group("module") if match else "an unparsable login module"
+        raise ConfigError(
+            f"Unsupported {key}: {module} (only PlainLoginModule and ScramLoginModule translate "
+            "to librdkafka; set sasl.mechanism and sasl.* settings directly)."
+        )
+    pairs = _JAAS_OPTION.findall(match.group("options"))
+    options = {name: value.replace('\\"', '"') for name, value in pairs}
+    if "username" not in options or "password" not in options:
+        raise ConfigError(f"Invalid {key}: username and password are both required.")
+    return {"sasl.username": options["username"], "sasl.password": options["password"]}
+
+
+def _without_values(exc: KafkaException) -> str:
+    """librdkafka's message quotes the rejected value, which may be a credential: drop it."""
+    error = exc.args[0] if exc.args else None
+    message = error.str() if hasattr(error, "str") else str(exc)
+    return _QUOTED_VALUE.sub("Invalid value for", message)

@@ -1,0 +1,194 @@
+"""Key/value converters: Kafka bytes to Python data plus an optional schema.
+
+Configured like Kafka Connect: ``key.converter`` / ``value.converter`` name a class (the Connect
+class name or a short alias) and ``key.converter.<setting>`` / ``value.converter.<setting>``
+configure it. Every converter turns ``None`` (null key, tombstone) into ``(None, None)`` and
+raises :class:`~lakesink.domain.errors.RecordError` naming the record and the converter when the
+bytes cannot be decoded.
+
+==============================================================  =========  ==========================
+Connect class                                                   alias      result
+==============================================================  =========  ==========================
+org.apache.kafka.connect.converters.ByteArrayConverter          bytes      ``bytes``, no schema
+org.apache.kafka.connect.storage.StringConverter                string     ``str``, no schema
+org.apache.kafka.connect.json.JsonConverter                     json       payload + Connect schema
+io.confluent.connect.avro.AvroConverter                         avro       datum + Avro schema
+==============================================================  =========  ==========================
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import fastavro
+
+from lakesink.adapters.kafka.connect_json import ConnectJsonError, decode_payload, split_envelope
+from lakesink.adapters.kafka.schema_registry import (
+    RegistrySettings,
+    SchemaRegistryClient,
+    SchemaRegistryError,
+)
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.values import as_bool
+from lakesink.domain.errors import ConfigError, RecordError
+
+BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
+STRING = "org.apache.kafka.connect.storage.StringConverter"
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+AVRO = "io.confluent.connect.avro.AvroConverter"
+DEFAULT_CONVERTER = BYTE_ARRAY
+
+_ALIASES = {
+    "bytes": BYTE_ARRAY,
+    "bytearray": BYTE_ARRAY,
+    "string": STRING,
+    "json": JSON,
+    "avro": AVRO,
+}
+_WIRE_HEADER = struct.Struct(">bI")
+
+Decoded = tuple[Any, Any]
+"""``(data, schema)``: Python data and the schema that describes it (None when schemaless)."""
+
+
+class Converter(Protocol):
+    """Decodes the key or value bytes of one record."""
+
+    name: str
+
+    def decode(self, data: bytes | None, *, record: str) -> Decoded:
+        """``data`` as Python data; ``record`` (``topic-partition@offset``) names it in errors.
+
+        Raises:
+            RecordError: the bytes are not valid for this converter.
+        """
+        ...
+
+
+class ByteArrayConverter:
+    """Passes the bytes through: the cheapest path for BYTES/JSON/TEXT sinks."""
+
+    name = "ByteArrayConverter"
+
+    def decode(self, data: bytes | None, *, record: str) -> Decoded:
+        return data, None
+
+
+class StringConverter:
+    """Text in ``converter.encoding`` (UTF-8 unless configured)."""
+
+    name = "StringConverter"
+
+    def __init__(self, encoding: str = "utf-8") -> None:
+        self._encoding = encoding
+
+    def decode(self, data: bytes | None, *, record: str) -> Decoded:
+        if data is None:
+            return None, None
+        try:
+            return data.decode(self._encoding), None
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{record}: {self.name} cannot decode {self._encoding}: {exc.reason}") from None
+
+
+class JsonConverter:
+    """Connect JSON: ``{"schema", "payload"}`` envelopes, or plain JSON with schemas.enable=false."""
+
+    name = "JsonConverter"
+
+    def __init__(self, *, schemas_enable: bool = True) -> None:
+        self._schemas_enable = schemas_enable
+
+    def decode(self, data: bytes | None, *, record: str) -> Decoded:
+        if data is None:
+            return None, None
+        try:
+            document = json.loads(data)
+            if not self._schemas_enable:
+                return document, None
+            payload, schema = split_envelope(document)
+            return decode_payload(payload, schema), schema
+        except (ValueError, ConnectJsonError) as exc:
+            raise RecordError(f"{record}: {self.name} cannot decode the data: {exc}") from None
+
+
+class AvroConverter:
+    """Confluent wire format: magic byte 0, 4-byte schema id, Avro binary without a header."""
+
+    name = "AvroConverter"
+
+    def __init__(self, registry: SchemaRegistryClient) -> None:
+        self._registry = registry
+        self._parsed: dict[int, Any] = {}
+
+    def __getstate__(self) -> SchemaRegistryClient:
+        return self._registry
+
+    def __setstate__(self, registry: SchemaRegistryClient) -> None:
+        self._registry = registry
+        self._parsed = {}
+
+    def decode(self, data: bytes | None, *, record: str) -> Decoded:
+        if data is None:
+            return None, None
+        if len(data) < _WIRE_HEADER.size or data[0] != 0:
+            raise RecordError(f"{record}: {self.name} expects the Confluent wire format (magic byte 0)")
+        _magic, schema_id = _WIRE_HEADER.unpack_from(data)
+        try:
+            writer_schema, parsed = self._schema(schema_id)
+        except SchemaRegistryError as exc:
+            raise RecordError(f"{record}: {self.name} cannot get schema id {schema_id}: {exc}") from exc
+        try:
+            body = io.BytesIO(memoryview(data)[_WIRE_HEADER.size :])
+            datum = fastavro.schemaless_reader(body, parsed, None)
+        except (EOFError, ValueError, IndexError, UnicodeDecodeError, struct.error) as exc:
+            raise RecordError(
+                f"{record}: {self.name} cannot decode Avro data with schema id {schema_id}: {exc}"
+            ) from None
+        return datum, writer_schema
+
+    def _schema(self, schema_id: int) -> tuple[Any, Any]:
+        writer_schema = self._registry.schema(schema_id)
+        parsed = self._parsed.get(schema_id)
+        if parsed is None:
+            parsed = fastavro.parse_schema(writer_schema)
+            self._parsed[schema_id] = parsed
+        return writer_schema, parsed
+
+
+def create_converter(class_name: str, settings: Mapping[str, str | Secret], *, setting: str) -> Converter:
+    """The converter named ``class_name`` configured by ``settings`` (prefix already removed).
+
+    ``setting`` is the key that named it (``key.converter``/``value.converter``), for errors.
+    """
+    canonical = _ALIASES.get(class_name.strip().lower(), class_name.strip())
+    if canonical == BYTE_ARRAY:
+        return ByteArrayConverter()
+    if canonical == STRING:
+        return StringConverter(_text(settings.get("converter.encoding", "utf-8")))
+    if canonical == JSON:
+        enabled = as_bool(f"{setting}.schemas.enable", _text(settings.get("schemas.enable", "true")))
+        return JsonConverter(schemas_enable=enabled)
+    if canonical == AVRO:
+        return AvroConverter(SchemaRegistryClient(RegistrySettings.from_settings(settings)))
+    known = ", ".join([BYTE_ARRAY, STRING, JSON, AVRO, *sorted(_ALIASES)])
+    raise ConfigError(f"Unsupported {setting} {class_name!r}: expected one of {known}.")
+
+
+def converters_from_settings(settings: Mapping[str, str | Secret]) -> tuple[Converter, Converter]:
+    """``(key_converter, value_converter)`` from Connect-style ``key.converter*``/``value.converter*``."""
+    return _side(settings, "key.converter"), _side(settings, "value.converter")
+
+
+def _side(settings: Mapping[str, str | Secret], setting: str) -> Converter:
+    prefix = setting + "."
+    scoped = {key[len(prefix) :]: value for key, value in settings.items() if key.startswith(prefix)}
+    return create_converter(_text(settings.get(setting, DEFAULT_CONVERTER)), scoped, setting=setting)
+
+
+def _text(value: str | Secret) -> str:
+    return value.reveal() if isinstance(value, Secret) else value

@@ -1,0 +1,213 @@
+"""A Kafka-compatible broker inside this process: librdkafka's mock cluster.
+
+The demo (``make demo``) and the tests need a broker that other processes (Spark executors)
+can reach, without Java or Docker. librdkafka ships one: any client created with
+``test.mock.num.brokers`` starts an in-process cluster listening on a real TCP port and
+announces the address in a log line ("... replaced with HOST:PORT"). The cluster lives as
+long as that client, so :class:`EmbeddedKafka` keeps it open until closed.
+
+Limits of the mock (librdkafka 2.x), which callers must respect:
+
+* CreateTopics is not supported: topics are auto-created on first use with 4 partitions.
+* Each partition keeps only about 5 MiB or 100,000 messages; older records are deleted
+  (the low watermark moves and reads below it get "offset out of range"). Fine for tests
+  and demos with small data, not for million-record benchmarks.
+* Produce, fetch, list-offsets, headers, consumer groups, offset commits and transactions
+  (commit markers leave offset gaps, as on a real broker) work.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+logger = logging.getLogger(__name__)
+
+MOCK_PARTITIONS = 4
+"""How many partitions the mock gives every auto-created topic."""
+
+_ADDRESS = re.compile(r"replaced with (\S+)")
+
+
+@dataclass(frozen=True, slots=True)
+class ProducedRecord:
+    """One message to produce; ``partition=None`` lets the producer's partitioner choose."""
+
+    value: bytes | None
+    key: bytes | None = None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    timestamp_ms: int | None = None
+    partition: int | None = None
+
+
+class _LogCapture(logging.Handler):
+    """Collects librdkafka log lines so the mock's address can be read from them."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+class EmbeddedKafka:
+    """A running librdkafka mock cluster; use as a context manager.
+
+    Example::
+
+        with EmbeddedKafka() as kafka:
+            kafka.produce("orders", [ProducedRecord(b'{"id": 1}', key=b"1")])
+            spark_options = {"kafka.bootstrap.servers": kafka.bootstrap_servers}
+    """
+
+    def __init__(self, *, num_brokers: int = 1, start_timeout_s: float = 15.0) -> None:
+        self._num_brokers = num_brokers
+        self._start_timeout_s = start_timeout_s
+        self._host: Producer | None = None
+        self._producer: Producer | None = None
+        self._bootstrap: str | None = None
+
+    def __enter__(self) -> EmbeddedKafka:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the cluster and learn its address; idempotent."""
+        if self._host is not None:
+            return
+        capture = _LogCapture()
+        mock_logger = logging.getLogger(f"{__name__}.mock.{id(self)}")
+        mock_logger.addHandler(capture)
+        mock_logger.setLevel(logging.DEBUG)
+        mock_logger.propagate = False
+        host = Producer(
+            {
+                "bootstrap.servers": "unused:1",
+                "test.mock.num.brokers": self._num_brokers,
+                "debug": "mock",
+            },
+            logger=mock_logger,
+        )
+        deadline = time.monotonic() + self._start_timeout_s
+        while time.monotonic() < deadline:
+            host.poll(0.05)
+            found = [m.group(1) for line in capture.lines if (m := _ADDRESS.search(line))]
+            if found:
+                self._bootstrap = _loopback_only(found[0])
+                break
+        mock_logger.removeHandler(capture)
+        if self._bootstrap is None:
+            raise RuntimeError("librdkafka mock cluster did not report its address in time")
+        self._host = host
+        logger.info("Embedded Kafka (librdkafka mock) listening on %s", self._bootstrap)
+
+    def close(self) -> None:
+        """Stop the cluster; every client connected to it loses its broker."""
+        if self._producer is not None:
+            self._producer.flush(5)
+        self._producer = None
+        self._host = None
+        self._bootstrap = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """``127.0.0.1:PORT``, reachable from any process on this machine."""
+        if self._bootstrap is None:
+            raise RuntimeError("EmbeddedKafka is not started")
+        return self._bootstrap
+
+    def producer(self, overrides: Mapping[str, Any] | None = None) -> Producer:
+        """A new producer connected to the cluster; ``overrides`` are librdkafka settings
+        (e.g. ``{"transactional.id": "t1"}`` for a transactional producer)."""
+        config: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5}
+        config.update(overrides or {})
+        return Producer(config)
+
+    def produce(self, topic: str, records: Iterable[ProducedRecord]) -> int:
+        """Produce ``records`` to ``topic`` and wait until all are acknowledged; returns the count."""
+        producer = self._shared_producer()
+        failures: list[str] = []
+
+        def on_delivery(err: Any, _msg: Any) -> None:
+            if err is not None:
+                failures.append(str(err))
+
+        count = 0
+        for record in records:
+            kwargs: dict[str, Any] = {"key": record.key, "value": record.value, "on_delivery": on_delivery}
+            if record.headers:
+                kwargs["headers"] = list(record.headers)
+            if record.timestamp_ms is not None:
+                kwargs["timestamp"] = record.timestamp_ms
+            if record.partition is not None:
+                kwargs["partition"] = record.partition
+            _produce_with_backpressure(producer, topic, kwargs)
+            count += 1
+        self.end_data_set(topic)
+        if failures:
+            raise KafkaException(f"{len(failures)} of {count} records to {topic} failed: {failures[0]}")
+        return count
+
+    def end_data_set(self, topic: str) -> dict[int, int]:
+        """Flush everything produced to ``topic`` and return its high watermark per partition.
+
+        The mock reports exact high watermarks, so no terminating batch is needed (unlike
+        Tansu); the returned watermarks let callers assert that the data set is complete.
+        """
+        producer = self._shared_producer()
+        remaining = producer.flush(30)
+        if remaining:
+            raise KafkaException(f"{remaining} records to {topic} still unacknowledged after 30 s")
+        return {partition: high for partition, (_low, high) in self.watermarks(topic).items()}
+
+    def watermarks(self, topic: str) -> dict[int, tuple[int, int]]:
+        """``{partition: (low, high)}`` for every partition of ``topic``."""
+        consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": "lakesink-embedded"})
+        try:
+            metadata = consumer.list_topics(topic, timeout=10).topics[topic]
+            return {
+                partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+                for partition in sorted(metadata.partitions)
+            }
+        finally:
+            consumer.close()
+
+    def _shared_producer(self) -> Producer:
+        if self._producer is None:
+            self._producer = self.producer()
+        return self._producer
+
+
+def _produce_with_backpressure(producer: Producer, topic: str, kwargs: Mapping[str, Any]) -> None:
+    """Produce, serving delivery reports and retrying while the local queue is full."""
+    while True:
+        try:
+            producer.produce(topic, **kwargs)
+            producer.poll(0)
+            return
+        except BufferError:
+            producer.poll(0.1)
+
+
+def _loopback_only(address: str) -> str:
+    """The mock binds loopback; insist on it so nothing is exposed beyond this machine."""
+    host, _, port = address.rpartition(":")
+    if host not in {"127.0.0.1", "localhost"}:
+        raise RuntimeError(f"librdkafka mock cluster bound {address}, expected 127.0.0.1")
+    return f"127.0.0.1:{port}"

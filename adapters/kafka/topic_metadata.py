@@ -1,0 +1,110 @@
+"""Which topic-partitions the source reads, and how far each goes: broker metadata for the driver.
+
+Topics come from ``topics`` (a comma list; topics that do not exist yet are skipped until they
+appear) or ``topics.regex`` (a full match, as in Kafka; internal ``__`` topics never match).
+Both are re-evaluated on every planning call, so new partitions and topics are picked up.
+Watermarks are read with one ListOffsets request per kind; with ``read_committed`` (the
+librdkafka default) the "latest" offset is the last stable offset, so a batch never ends
+inside an open transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
+
+from lakesink.adapters.kafka.offsets import TopicPartitionKey
+from lakesink.domain.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+
+class TopicSelection:
+    """``topics`` or ``topics.regex``, exactly one of them."""
+
+    def __init__(self, topics: str | None, pattern: str | None) -> None:
+        names = tuple(t.strip() for t in (topics or "").split(",") if t.strip())
+        if bool(names) == bool(pattern and pattern.strip()):
+            raise ConfigError("Set exactly one of topics (comma list) or topics.regex.")
+        self._names = names
+        try:
+            self._regex = re.compile(pattern.strip()) if pattern and pattern.strip() else None
+        except re.error as exc:
+            raise ConfigError(f"Invalid topics.regex {pattern!r}: {exc}.") from None
+
+    def matches(self, topic: str) -> bool:
+        """Whether ``topic`` is selected."""
+        if self._regex is not None:
+            return not topic.startswith("__") and self._regex.fullmatch(topic) is not None
+        return topic in self._names
+
+
+class TopicMetadata:
+    """Lists selected partitions and their watermarks through an AdminClient (driver only)."""
+
+    def __init__(
+        self, admin_config: Mapping[str, Any], *, read_committed: bool = True, timeout_s: float = 30.0
+    ) -> None:
+        self._config = dict(admin_config)
+        self._isolation = IsolationLevel.READ_COMMITTED if read_committed else IsolationLevel.READ_UNCOMMITTED
+        self._timeout_s = timeout_s
+        self._admin: AdminClient | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self._config, "isolation": self._isolation, "timeout": self._timeout_s}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._config, self._isolation, self._timeout_s = state["config"], state["isolation"], state["timeout"]
+        self._admin = None
+
+    def partitions(self, selection: TopicSelection) -> list[TopicPartitionKey]:
+        """Every selected topic-partition that exists now, sorted."""
+        try:
+            metadata = self._client().list_topics(timeout=self._timeout_s)
+        except KafkaException as exc:
+            raise ConnectionError(f"Kafka metadata request failed: {exc}") from exc
+        return sorted(
+            (topic, partition)
+            for topic, info in metadata.topics.items()
+            if selection.matches(topic) and info.error is None
+            for partition in info.partitions
+        )
+
+    def earliest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        """The low watermark of each partition."""
+        return self._list_offsets(keys, OffsetSpec.earliest())
+
+    def latest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        """The high watermark (last stable offset under read_committed) of each partition."""
+        return self._list_offsets(keys, OffsetSpec.latest())
+
+    def _list_offsets(
+        self, keys: Iterable[TopicPartitionKey], spec: OffsetSpec
+    ) -> dict[TopicPartitionKey, int]:
+        request = {TopicPartition(topic, partition): spec for topic, partition in keys}
+        if not request:
+            return {}
+        futures = self._client().list_offsets(
+            request, isolation_level=self._isolation, request_timeout=self._timeout_s
+        )
+        result = {}
+        for tp, future in futures.items():
+            try:
+                result[(tp.topic, tp.partition)] = future.result().offset
+            except KafkaException as exc:
+                raise ConnectionError(f"ListOffsets failed for {tp.topic}-{tp.partition}: {exc}") from exc
+        return result
+
+    def close(self) -> None:
+        """Drop the admin client (it holds broker connections)."""
+        self._admin = None
+
+    def _client(self) -> AdminClient:
+        if self._admin is None:
+            self._admin = AdminClient(self._config)
+        return self._admin

@@ -1,0 +1,102 @@
+"""The one place a SparkSession is built: interpreter, small defaults, data source registration.
+
+Secrets never go into the Spark conf: the Environment tab of the UI and the event log list
+every conf entry, and only keys matching ``spark.redaction.regex`` are masked. Credentials
+travel as data source options under ``secret.<key>`` instead (see
+:mod:`lakesink.adapters.kafka.source_options`); :func:`create_session` refuses a redaction
+regex that would not mask them and refuses :class:`~lakesink.domain.config.secret.Secret`
+values in ``conf``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+from collections.abc import Mapping
+
+from pyspark.sql import SparkSession
+
+from lakesink.adapters.kafka.source import KafkaDataSource
+from lakesink.adapters.kafka.source_options import SECRET_PREFIX
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+REDACTION_REGEX = "spark.redaction.regex"
+SPARK_DEFAULT_REDACTION = r"(?i)secret|password|token|access[.]key"
+
+_DEFAULTS = {
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "4",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.showConsoleProgress": "false",
+    REDACTION_REGEX: SPARK_DEFAULT_REDACTION,
+}
+_LOCAL_ONLY = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+
+
+def create_session(
+    master: str = "local[2]",
+    app_name: str = "lakesink",
+    conf: Mapping[str, str] | None = None,
+    *,
+    ui_enabled: bool = True,
+) -> SparkSession:
+    """A SparkSession with lakesink's data sources registered.
+
+    Args:
+        master: Spark master URL; ``local[N]`` binds the driver to 127.0.0.1.
+        app_name: shown in the UI and logs.
+        conf: extra Spark settings, applied last; never credentials.
+        ui_enabled: False in tests, so no web server is started.
+
+    Raises:
+        ConfigError: ``conf`` holds a Secret, or its redaction regex would show ``secret.*`` options.
+    """
+    settings = dict(_DEFAULTS)
+    local = master.startswith("local")
+    if local:
+        settings.update(_LOCAL_ONLY)
+    settings["spark.ui.enabled"] = "true" if ui_enabled else "false"
+    for key, value in (conf or {}).items():
+        if isinstance(value, Secret):
+            raise ConfigError(f"Spark setting {key} holds a secret; pass credentials as data source options.")
+        settings[key] = value
+    _check_redaction(settings[REDACTION_REGEX])
+    _use_this_interpreter(local)
+
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    register_data_sources(session)
+    logger.info("Spark session %s on %s (Spark %s)", app_name, master, session.version)
+    return session
+
+
+def register_data_sources(session: SparkSession) -> None:
+    """Make ``format("lakesink-kafka")`` available in ``session``."""
+    session.dataSource.register(KafkaDataSource)
+
+
+def _check_redaction(regex: str) -> None:
+    sample = SECRET_PREFIX + "sasl.jaas.config"
+    try:
+        masks_secrets = re.search(regex, sample) is not None
+    except re.error:
+        masks_secrets = True  # a Java-only construct; Spark validates it, we cannot
+    if not masks_secrets:
+        raise ConfigError(
+            f"{REDACTION_REGEX} must match option keys starting with {SECRET_PREFIX!r} "
+            "or credentials would show in query plans; add 'secret' to it."
+        )
+
+
+def _use_this_interpreter(local: bool) -> None:
+    """Python workers must run the interpreter that has lakesink installed."""
+    for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        if local or variable not in os.environ:
+            os.environ[variable] = sys.executable

@@ -1,0 +1,49 @@
+"""Fixtures shared by the whole test session: one SparkSession and one Kafka broker.
+
+Both are expensive to start (Spark ~5 s, the broker ~0.1 s but its clients linger), so each is
+started once, lazily, the first time a test asks for it, and stopped at the end of the session.
+Tests isolate themselves with unique names (:func:`unique_name`), never by restarting these.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+
+
+def unique_name(prefix: str) -> str:
+    """``prefix`` plus a random suffix: topic, bucket or query names no other test uses."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    """A ``local[2]`` SparkSession with the lakesink data sources registered, UI off."""
+    from lakesink.adapters.spark.session import create_session
+
+    session = create_session("local[2]", app_name="lakesink-tests", ui_enabled=False)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka() -> Iterator[EmbeddedKafka]:
+    """An :class:`~lakesink.adapters.kafka.embedded_broker.EmbeddedKafka` on 127.0.0.1."""
+    from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+
+    with EmbeddedKafka() as broker:
+        yield broker
+
+
+@pytest.fixture
+def topic() -> str:
+    """A fresh topic name (the embedded broker auto-creates it with 4 partitions on first use)."""
+    return unique_name("topic")

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from lakesink.adapters.kafka.client_config import consumer_config
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.partition_reader import arrow_schema, read_range
+
+pytestmark = pytest.mark.integration
+
+
+def _config(kafka: EmbeddedKafka) -> dict[str, object]:
+    return consumer_config({"bootstrap.servers": kafka.bootstrap_servers}, group_id="reader-test")
+
+
+def _read(kafka: EmbeddedKafka, rng: OffsetRange, **kwargs: int) -> pa.Table:
+    batches = list(read_range(rng, _config(kafka), **kwargs))
+    return pa.Table.from_batches(batches, schema=arrow_schema())
+
+
+def test_range_is_read_with_key_value_headers_timestamp_in_spark_kafka_schema(
+    kafka: EmbeddedKafka, topic: str
+) -> None:
+    kafka.produce(
+        topic,
+        [
+            ProducedRecord(b"v0", key=b"k0", headers=(("h", b"x"), ("n", None)), timestamp_ms=1_700_000_000_000,
+                           partition=2),
+            ProducedRecord(None, key=None, timestamp_ms=1_700_000_000_001, partition=2),
+        ],
+    )
+
+    rows = _read(kafka, OffsetRange(topic, 2, 0, 2)).to_pylist()
+
+    assert [r["offset"] for r in rows] == [0, 1]
+    assert rows[0]["key"] == b"k0" and rows[0]["value"] == b"v0"
+    assert rows[0]["headers"] == [{"key": "h", "value": b"x"}, {"key": "n", "value": None}]
+    assert rows[0]["timestamp"].timestamp() == 1_700_000_000.0
+    assert rows[0]["timestampType"] == 0  # CreateTime, as in Spark's Kafka source
+    assert rows[1]["key"] is None and rows[1]["value"] is None and rows[1]["headers"] == []
+    assert {r["topic"] for r in rows} == {topic} and {r["partition"] for r in rows} == {2}
+
+
+def test_records_beyond_the_range_end_are_left_for_a_later_batch(kafka: EmbeddedKafka, topic: str) -> None:
+    kafka.produce(topic, [ProducedRecord(b"%d" % i, partition=0) for i in range(10)])
+
+    table = _read(kafka, OffsetRange(topic, 0, 3, 7), batch_records=3)
+
+    assert table.column("offset").to_pylist() == [3, 4, 5, 6]
+
+
+def test_reading_the_same_range_twice_yields_the_same_records_as_a_retried_task_does(
+    kafka: EmbeddedKafka, topic: str
+) -> None:
+    kafka.produce(topic, [ProducedRecord(b"%d" % i, key=b"k", partition=1) for i in range(50)])
+    rng = OffsetRange(topic, 1, 10, 40)
+
+    first = _read(kafka, rng, batch_records=7)
+    kafka.produce(topic, [ProducedRecord(b"late", partition=1)])
+    second = _read(kafka, rng, batch_records=7)
+
+    assert first.equals(second)
+    assert first.column("offset").to_pylist() == list(range(10, 40))
+
+
+def test_transaction_markers_and_aborted_records_leave_gaps_the_reader_steps_over(
+    kafka: EmbeddedKafka, topic: str
+) -> None:
+    producer = kafka.producer({"transactional.id": f"tx-{topic}"})
+    producer.init_transactions(10)
+    producer.begin_transaction()
+    for i in range(3):
+        producer.produce(topic, value=b"committed-%d" % i, partition=0)
+    producer.commit_transaction(10)
+    producer.begin_transaction()
+    producer.produce(topic, value=b"aborted", partition=0)
+    producer.abort_transaction(10)
+    producer.begin_transaction()
+    producer.produce(topic, value=b"last", partition=0)
+    producer.commit_transaction(10)
+    high = kafka.watermarks(topic)[0][1]
+
+    table = _read(kafka, OffsetRange(topic, 0, 0, high))
+
+    values = table.column("value").to_pylist()
+    assert values == [b"committed-0", b"committed-1", b"committed-2", b"last"]
+    offsets = table.column("offset").to_pylist()
+    assert offsets[-1] < high - 1, "the range ends on a commit marker the consumer never delivers"
+
+
+def test_empty_range_reads_nothing_without_connecting(kafka: EmbeddedKafka, topic: str) -> None:
+    assert list(read_range(OffsetRange(topic, 0, 5, 5), _config(kafka))) == []

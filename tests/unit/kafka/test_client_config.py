@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import pytest
+
+from lakesink.adapters.kafka.client_config import (
+    admin_config,
+    consumer_config,
+    create_consumer,
+    is_sensitive,
+    producer_config,
+    redacted,
+)
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.errors import ConfigError
+
+BASE = {"bootstrap.servers": "b:9092"}
+
+
+def test_pass_through_settings_reach_the_consumer_and_connector_settings_do_not() -> None:
+    config = consumer_config(
+        {
+            **BASE,
+            "kafka.security.protocol": "SASL_SSL",
+            "ssl.ca.location": "/ca.pem",
+            "client.id": "me",
+            "fetch.max.wait.ms": "200",
+            "connect.s3.kcql": "INSERT INTO b SELECT * FROM t",
+            "topics": "t",
+        },
+        group_id="g",
+    )
+
+    assert config["security.protocol"] == "SASL_SSL"
+    assert config["ssl.ca.location"] == "/ca.pem"
+    assert config["client.id"] == "me"
+    assert config["fetch.wait.max.ms"] == "200"
+    assert "connect.s3.kcql" not in config and "topics" not in config
+    assert config["group.id"] == "g" and config["enable.auto.commit"] is False
+
+
+def test_secret_values_are_revealed_only_in_the_client_config() -> None:
+    config = producer_config({**BASE, "sasl.password": Secret("hunter2"), "sasl.username": "u"})
+
+    assert config["sasl.password"] == "hunter2"
+    assert redacted(config)["sasl.password"] == "******"
+    assert "hunter2" not in repr(redacted(config))
+
+
+def test_plain_jaas_config_is_translated_to_librdkafka_username_and_password() -> None:
+    jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="s\\"ecret";'
+
+    config = admin_config({**BASE, "sasl.jaas.config": Secret(jaas), "sasl.mechanism": "PLAIN"})
+
+    assert config["sasl.username"] == "alice"
+    assert config["sasl.password"] == 's"ecret'
+    assert "sasl.jaas.config" not in config
+
+
+def test_unsupported_jaas_login_module_is_a_config_error_without_the_secret() -> None:
+    jaas = 'com.example.Kerberos required password="hunter2";'
+
+    with pytest.raises(ConfigError) as caught:
+        consumer_config({**BASE, "sasl.jaas.config": jaas}, group_id="g")
+
+    assert "hunter2" not in str(caught.value)
+
+
+def test_java_trust_store_is_rejected_with_a_hint() -> None:
+    with pytest.raises(ConfigError, match="ssl.ca.location"):
+        consumer_config({**BASE, "ssl.truststore.location": "/ts.jks"}, group_id="g")
+
+
+def test_missing_bootstrap_servers_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="bootstrap.servers"):
+        producer_config({"client.id": "x"})
+
+
+def test_librdkafka_rejection_becomes_a_config_error_that_hides_the_value() -> None:
+    config = consumer_config({**BASE, "security.protocol": "hunter2"}, group_id="g")
+
+    with pytest.raises(ConfigError) as caught:
+        create_consumer(config)
+
+    assert "security.protocol" in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "sensitive"),
+    [
+        ("sasl.password", True),
+        ("kafka.sasl.jaas.config", True),
+        ("value.converter.basic.auth.user.info", True),
+        ("ssl.key.password", True),
+        ("sasl.username", False),
+        ("ssl.ca.location", False),
+    ],
+)
+def test_credential_keys_are_recognised_with_or_without_a_prefix(key: str, sensitive: bool) -> None:
+    assert is_sensitive(key) is sensitive
