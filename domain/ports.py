@@ -7,10 +7,12 @@ the lakesink errors it raises; that list is the behavioural contract the shared 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+from lakesink.domain.records import Record
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,9 @@ class ObjectStore(Protocol):
 
         Pages are fetched lazily, so a caller holds at most one page in memory. With a
         ``delimiter`` keys containing it after the prefix are rolled up into ``prefixes``.
-        ``start_after`` skips every key ``<=`` it.
+        ``start_after`` skips every key ``<=`` it; with both, prefixes are rolled up from the keys
+        that remain after ``start_after``. A page holds at most ``page_size`` (1..1000) entries,
+        objects and prefixes counted together.
         """
         ...
 
@@ -162,6 +166,72 @@ class Clock(Protocol):
 
     def now_ms(self) -> int:
         """Milliseconds since the epoch."""
+        ...
+
+
+
+class FormatWriter(Protocol):
+    """Streams records of one storage format into one local staging file.
+
+    A writer owns its file from creation to :meth:`close` (finished, ready to upload) or
+    :meth:`abort` (deleted). Memory stays bounded whatever the file size, and the same
+    records always produce the same bytes, so a retried task uploads an identical object.
+    """
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes in the file so far, for ``flush.size``; Parquet adds its buffered row group."""
+        ...
+
+    @property
+    def record_count(self) -> int:
+        """Records written into this file."""
+        ...
+
+    def write(self, record: Record) -> None:
+        """Append one record.
+
+        Raises:
+            SchemaChangedError: the record does not fit the file's schema; nothing was
+                written, the caller finishes this file and writes the record into a new one.
+            RecordError: the record can never be written in this format (poison record);
+                the message names it.
+        """
+        ...
+
+    def write_many(self, records: Sequence[Record]) -> int:
+        """Append records in order until one does not fit; returns how many were written.
+
+        A first batch also decides the file's schema (merged over the records that merge),
+        so nullable or widening fields do not each roll a file.
+
+        Raises:
+            RecordError: a poison record; the records before it were written.
+        """
+        ...
+
+    def close(self) -> None:
+        """Finish the file (footer, last block); the writer accepts nothing afterwards."""
+        ...
+
+    def abort(self) -> None:
+        """Discard the file: close it without finishing and delete it."""
+        ...
+
+
+class FormatReader(Protocol):
+    """Reads the records back from a local file written in one storage format."""
+
+    def __call__(self, path: Path) -> Iterator[Record]:
+        """Yield the file's records in order.
+
+        Without an envelope, records carry the value only, with ``offset`` set to the 0-based
+        index of the record in the file; with one, topic/partition/offset/timestamp/key/headers
+        come from the envelope.
+
+        Raises:
+            FormatError: the file is not valid for the format.
+        """
         ...
 
 

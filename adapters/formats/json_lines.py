@@ -1,0 +1,119 @@
+"""JSON lines: one compact JSON document per record, ``\\n`` after each (Lenses ``JSON``).
+
+Raw passthrough: a value that is ``bytes`` is taken to be the JSON document itself
+(ByteArrayConverter over JSON data) and copied without parsing, unless it contains a line
+break, which would split the line; then it is parsed and re-serialised compactly. Other values
+(``str`` included, as Kafka's JsonConverter would) are serialised by :mod:`.jsoncodec`.
+Lenses rejects byte values ("Cannot currently write byte array as json"); copying them is the
+fast path the architecture asks for.
+
+GZIP writes the whole file as one gzip stream with ``mtime=0`` and no file name, so equal
+records give equal bytes; its level is ``compression.level`` or 6 (Lenses' default).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from lakesink.adapters.formats.jsoncodec import dumps
+from lakesink.adapters.formats.staging import StagingFile, poison
+from lakesink.domain.envelope import EnvelopeFields
+from lakesink.domain.errors import FormatError
+from lakesink.domain.formats import CompressionCodec
+from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope import json_envelope, record_from_json_envelope
+
+DEFAULT_GZIP_LEVEL = 6
+_BYTES = (bytes, bytearray, memoryview)
+
+
+class JsonWriter(StagingFile):
+    """Writes JSON lines, optionally as one gzip stream and optionally as envelopes."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        codec: CompressionCodec = CompressionCodec.UNCOMPRESSED,
+        level: int | None = None,
+        envelope: EnvelopeFields | None = None,
+    ) -> None:
+        if codec not in (CompressionCodec.UNCOMPRESSED, CompressionCodec.GZIP):
+            raise FormatError(f"Invalid or missing `compressionCodec` specified. JSON accepts UNCOMPRESSED or GZIP, not {codec.value}")
+        super().__init__(path)
+        self._envelope = envelope
+        self._out: BinaryIO = self._raw
+        if codec is CompressionCodec.GZIP:
+            gzip_level = DEFAULT_GZIP_LEVEL if level is None else level
+            if not 0 <= gzip_level <= 9:
+                raise FormatError(f"compression.level {gzip_level} is out of range 0-9 for GZIP")
+            self._out = gzip.GzipFile(filename="", fileobj=self._raw, mode="wb", compresslevel=gzip_level, mtime=0)
+
+    def _line(self, record: Record) -> bytes:
+        if self._envelope is not None:
+            document: Any = json_envelope(record, self._envelope)
+        else:
+            value = record.value
+            if isinstance(value, _BYTES):
+                if value and b"\n" not in value and b"\r" not in value:
+                    return bytes(value)
+                document = _parse(record, value)
+            else:
+                document = value
+        try:
+            return dumps(document).encode("utf-8")
+        except (TypeError, ValueError) as error:
+            raise poison(record, f"cannot be written as JSON: {error}") from error
+
+    def _write(self, record: Record) -> None:
+        self._out.write(self._line(record) + b"\n")
+
+    def write_many(self, records: Sequence[Record]) -> int:
+        """Encode the whole batch, then write it in one call (no schema ever rolls JSON)."""
+        self._check_open()
+        lines = []
+        try:
+            for record in records:
+                lines.append(self._line(record))
+        finally:
+            if lines:
+                lines.append(b"")
+                self._out.write(b"\n".join(lines))
+                self._count += len(lines) - 1
+        return len(records)
+
+    def _finish(self) -> None:
+        if self._out is not self._raw:
+            self._out.close()
+
+    _discard = _finish
+
+
+def _parse(record: Record, value: bytes | bytearray | memoryview) -> Any:
+    try:
+        return json.loads(bytes(value))
+    except ValueError as error:
+        raise poison(record, f"the value is not JSON: {error}") from error
+
+
+def read_json(path: Path, *, envelope: bool, codec: CompressionCodec) -> Iterator[Record]:
+    """Yield the records of a JSON-lines file (gzip when ``codec`` is GZIP).
+
+    Raises:
+        FormatError: a line is not JSON, or not an envelope when ``envelope`` is set.
+    """
+    opener = gzip.open if codec is CompressionCodec.GZIP else open
+    with opener(path, "rb") as raw:
+        for index, line in enumerate(raw):
+            try:
+                document = json.loads(line)
+            except ValueError as error:
+                raise FormatError(f"{path} line {index + 1} is not JSON: {error}") from error
+            if envelope:
+                yield record_from_json_envelope(document, index=index)
+            else:
+                yield Record(topic="", partition=0, offset=index, value=document)

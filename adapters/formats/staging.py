@@ -1,0 +1,90 @@
+"""What every format writer shares: the staging file, counters, close and abort."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from lakesink.domain.errors import FormatError, RecordError, SchemaChangedError
+from lakesink.domain.records import Record
+
+logger = logging.getLogger(__name__)
+
+BUFFER_BYTES = 1 << 20
+"""Write buffer of a staging file: large enough that small records cost no syscall each."""
+
+
+class StagingFile:
+    """A local file a writer streams into; subclasses encode records and finish the file."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._raw: BinaryIO = open(self.path, "wb", buffering=BUFFER_BYTES)  # noqa: SIM115 - closed by close/abort
+        self._count = 0
+        self._closed = False
+
+    @property
+    def record_count(self) -> int:
+        """Records written into this file."""
+        return self._count
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes in the file so far (buffered bytes included)."""
+        return self._raw.tell()
+
+    def write(self, record: Record) -> None:
+        """Append one record (see :class:`lakesink.domain.ports.FormatWriter`)."""
+        self._check_open()
+        self._write(record)
+        self._count += 1
+
+    def write_many(self, records: Sequence[Record]) -> int:
+        """Append records until one needs a new file; returns how many were written."""
+        written = 0
+        for record in records:
+            try:
+                self.write(record)
+            except SchemaChangedError:
+                break
+            written += 1
+        return written
+
+    def close(self) -> None:
+        """Finish the file; idempotent."""
+        if self._closed:
+            return
+        self._finish()
+        self._raw.close()
+        self._closed = True
+        logger.debug("finished %s: %d records, %d bytes", self.path, self._count, self.path.stat().st_size)
+
+    def abort(self) -> None:
+        """Close without finishing and delete the file; idempotent."""
+        if not self._closed:
+            self._closed = True
+            try:
+                self._discard()
+            finally:
+                self._raw.close()
+        self.path.unlink(missing_ok=True)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise FormatError(f"the writer of {self.path} is closed")
+
+    def _write(self, record: Record) -> None:
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        """Write what the format needs at the end of a file (nothing by default)."""
+
+    def _discard(self) -> None:
+        """Release format resources without finishing the file (nothing by default)."""
+
+
+def poison(record: Record, reason: str) -> RecordError:
+    """A RecordError naming the record, for data the format can never write."""
+    return RecordError(f"record {record.describe()}: {reason}")
