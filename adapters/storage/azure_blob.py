@@ -14,19 +14,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.storage.azure_errors import translate_azure_error
-from lakesink.adapters.storage.paging import check_page_size, paginate, regroup, roll_up
+from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.domain.config.backends import AzureSettings
 from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError, StorageError
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
 T = TypeVar("T")
-_DELETE_THREADS = 8
 _COPY_POLL_S = 0.05
 
 
@@ -66,9 +64,7 @@ class AzureBlobObjectStore:
             pass
 
     def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
-        with ThreadPoolExecutor(_DELETE_THREADS) as pool:
-            for _ in pool.map(lambda k: self.delete(bucket, k), keys):
-                pass
+        delete_each(lambda k: self.delete(bucket, k), keys)
 
     def copy(
         self,

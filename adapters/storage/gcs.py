@@ -15,19 +15,17 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.storage.gcs_errors import translate_gcs_error
-from lakesink.adapters.storage.paging import check_page_size, paginate, regroup, roll_up
+from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.domain.config.backends import GcsSettings
 from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
 T = TypeVar("T")
-_DELETE_THREADS = 8
 
 
 class GcsObjectStore:
@@ -72,9 +70,7 @@ class GcsObjectStore:
             pass
 
     def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
-        with ThreadPoolExecutor(_DELETE_THREADS) as pool:
-            for _ in pool.map(lambda k: self.delete(bucket, k), keys):
-                pass
+        delete_each(lambda k: self.delete(bucket, k), keys)
 
     def copy(
         self,

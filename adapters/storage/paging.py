@@ -10,6 +10,7 @@ at the position of its first remaining key.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from lakesink.domain.ports import ListPage, ObjectInfo
@@ -94,3 +95,13 @@ def regroup(pages: Iterable[ListPage], page_size: int) -> Iterator[ListPage]:
                 yield entry
 
     return paginate(entries(), page_size)
+
+
+def delete_each(delete: Callable[[str], None], keys: Iterable[str], *, threads: int = 8) -> None:
+    """Delete keys one by one on a small thread pool, for backends without a batch delete call.
+
+    Errors propagate: the first failing delete is re-raised once the pool drains.
+    """
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in pool.map(delete, keys):
+            pass
