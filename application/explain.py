@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from lakesink.application.config_file import read_config_file
 from lakesink.domain.config.backend_parsing import detect_backend, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.config.properties_text import load_config_text
-from lakesink.domain.errors import ConfigError, RecordError
+from lakesink.domain.errors import RecordError
 from lakesink.domain.kcql import parse
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
@@ -36,14 +35,7 @@ class ExplainCommand:
     @classmethod
     def from_cli(cls, *, kcql: str, config_path: str | None, record_json: str | None) -> ExplainCommand:
         """Read the config file and decode the record given on the command line."""
-        config: dict[str, str] = {}
-        if config_path is not None:
-            path = Path(config_path)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as error:
-                raise ConfigError(f"Cannot read the config file {config_path}: {error.strerror}.") from None
-            config = load_config_text(text, filename=path.name)
+        config = {} if config_path is None else read_config_file(config_path)
         return cls(kcql=kcql, config=config, record=None if record_json is None else parse_record(record_json))
 
 

@@ -26,10 +26,11 @@ def unique_name(prefix: str) -> str:
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    """A ``local[2]`` SparkSession with the lakesink data sources registered, UI off."""
+    """A ``local[2,2]`` SparkSession (2 cores, a failed task is retried once, as on a cluster)
+    with the lakesink data sources registered, UI off."""
     from lakesink.adapters.spark.session import create_session
 
-    session = create_session("local[2]", app_name="lakesink-tests", ui_enabled=False)
+    session = create_session("local[2,2]", app_name="lakesink-tests", ui_enabled=False)
     yield session
     session.stop()
 

@@ -20,6 +20,12 @@ default read limit is ``ReadMinRows`` (Spark only passes it back); when Spark as
 ``ReadAllAvailable`` instead (Trigger.Once), everything available is admitted, as the API
 requires. With ``Trigger.AvailableNow`` the source drains what existed when the query started,
 ignoring the flush rules (no more data will come to complete a count) but not the cap.
+
+``firstBatchEndOffsets`` (a JSON offsets map, set by the sink from its pending batch plans) makes
+the first micro-batch this reader plans take exactly the named partitions, each up to the given
+offset, so that a batch re-planned after losing Spark's checkpoint reads the same range as before.
+A partition whose start already reached its forced end (the checkpoint replayed that batch) is
+not forced; once one batch was planned the option has no further effect.
 """
 
 from __future__ import annotations
@@ -112,6 +118,7 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
         super().__init__(options)
         self._admission = AdmissionControl(options.policy, clock)
         self._target: Positions | None = None
+        self._forced_first_end: Positions = dict(options.first_batch_end)
 
     def initialOffset(self) -> dict[str, Any]:
         positions = self._starting_positions(self._metadata.partitions(self._selection))
@@ -134,7 +141,9 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
         available = self._metadata.latest(present)
         if self._target is not None:
             available = {key: min(offset, self._target[key]) for key, offset in available.items()}
-        end = self._admission.plan(begin, available, self._mode(limit))
+        end = self._forced_end(begin, available)
+        if end is None:
+            end = self._admission.plan(begin, available, self._mode(limit))
         registered = self._starting_positions([key for key in known if key not in begin])
         if registered:
             logger.info("Kafka source registers new partitions at %s", to_json(registered))
@@ -148,6 +157,19 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
 
     def stop(self) -> None:
         self._metadata.close()
+
+    def _forced_end(self, begin: Positions, available: Positions) -> Positions | None:
+        """The first batch's end when ``firstBatchEndOffsets`` still applies, else None."""
+        forced = {
+            key: min(stop, available.get(key, stop))
+            for key, stop in self._forced_first_end.items()
+            if key in begin and begin[key] < stop
+        }
+        self._forced_first_end = {}
+        if not forced:
+            return None
+        logger.info("Kafka source replays a planned batch up to %s", to_json(forced))
+        return {key: forced.get(key, offset) for key, offset in begin.items()}
 
     def _mode(self, limit: ReadLimit) -> AdmitMode:
         if isinstance(limit, ReadAllAvailable):

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 
 from lakesink.adapters.kafka.admission import AdmissionPolicy
 from lakesink.adapters.kafka.client_config import is_sensitive
-from lakesink.adapters.kafka.offsets import ENDING_OFFSETS, EARLIEST, LATEST, STARTING_OFFSETS, OffsetSpec
+from lakesink.adapters.kafka.offsets import (
+    EARLIEST,
+    ENDING_OFFSETS,
+    LATEST,
+    STARTING_OFFSETS,
+    OffsetSpec,
+    TopicPartitionKey,
+)
 from lakesink.adapters.kafka.partition_reader import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
 from lakesink.adapters.kafka.topic_metadata import TopicSelection
 from lakesink.domain.config.secret import Secret
@@ -33,6 +40,7 @@ MAX_RECORDS_PER_PARTITION = "maxRecordsPerPartition"
 BATCH_RECORDS = "arrowBatchRecords"
 STALL_TIMEOUT = "readStallTimeoutSeconds"
 GROUP_ID = "group.id"
+FIRST_BATCH_END_OFFSETS = "firstBatchEndOffsets"
 DEFAULT_GROUP_ID = "lakesink-source"
 
 
@@ -67,6 +75,7 @@ class SourceOptions:
     starting: OffsetSpec
     ending: OffsetSpec
     policy: AdmissionPolicy
+    first_batch_end: tuple[tuple[TopicPartitionKey, int], ...] = ()
     batch_records: int = DEFAULT_BATCH_RECORDS
     stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S
     group_id: str = DEFAULT_GROUP_ID
@@ -100,6 +109,9 @@ class SourceOptions:
                 plain.get(ENDING_OFFSETS.lower()), setting=ENDING_OFFSETS, default=LATEST
             ),
             policy=policy,
+            first_batch_end=OffsetSpec.parse(
+                plain.get(FIRST_BATCH_END_OFFSETS.lower()), setting=FIRST_BATCH_END_OFFSETS, default=LATEST
+            ).explicit,
             batch_records=_optional_int(plain, BATCH_RECORDS) or DEFAULT_BATCH_RECORDS,
             stall_timeout_s=stall_timeout_s,
             group_id=plain.get(GROUP_ID, DEFAULT_GROUP_ID),

@@ -1,0 +1,48 @@
+"""Kafka consumer-group offsets: where an at-least-once sink resumes without a checkpoint.
+
+With ``exactly.once.enable=false`` there is no index on the store, so the sink falls back to what
+Kafka Connect does: the group ``connect-<name>`` remembers the next offset to read, committed
+after each batch's objects are uploaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from confluent_kafka import TopicPartition
+
+from lakesink.adapters.kafka.client_config import consumer_config, create_consumer
+from lakesink.adapters.kafka.offsets import Positions, TopicPartitionKey
+from lakesink.domain.config.secret import Secret
+
+_TIMEOUT_S = 30.0
+
+
+def connect_group_id(connector: str) -> str:
+    """Kafka Connect's consumer group name for a sink connector."""
+    return f"connect-{connector}"
+
+
+class GroupOffsets:
+    """Reads and commits the offsets of one consumer group (driver side)."""
+
+    def __init__(self, settings: Mapping[str, str | Secret], group_id: str) -> None:
+        self._consumer = create_consumer(consumer_config(settings, group_id=group_id))
+
+    def committed(self, keys: Iterable[TopicPartitionKey]) -> Positions:
+        """The committed next offset of each partition that has one."""
+        wanted = [TopicPartition(topic, partition) for topic, partition in keys]
+        if not wanted:
+            return {}
+        found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
+        return {(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}
+
+    def commit(self, positions: Mapping[TopicPartitionKey, int]) -> None:
+        """Commit ``positions`` (next offsets to read) synchronously."""
+        if positions:
+            offsets = [TopicPartition(t, p, o) for (t, p), o in sorted(positions.items())]
+            self._consumer.commit(offsets=offsets, asynchronous=False)
+
+    def close(self) -> None:
+        """Leave the group's client (no rebalance: the consumer never subscribed)."""
+        self._consumer.close()

@@ -1,0 +1,153 @@
+"""Write the records of one topic-partition range into sealed staging files (runs on executors).
+
+One writer per partition-value combination, each streaming into its own staging file under
+``<staging root>/<KeyLayout.staging_relative_dir>/``. A file rolls when ``flush.count`` or
+``flush.size`` is reached or a record does not fit its schema; at the end of the range every
+open file is sealed, because the admitted micro-batch *is* the flush (``flush.interval`` is
+applied by the source's admission control on the driver). Nothing here reads a clock, so the
+file boundaries, keys and bytes depend only on the records: a retried task writes the same
+objects.
+
+Deliberate deviation from Lenses: when one writer of a partition rolls, the others keep their
+files open (Lenses flushes all writers of the partition together to compute a safe offset; the
+batch commit makes that unnecessary), so fewer, larger files are written.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lakesink.adapters.formats import open_writer
+from lakesink.domain.errors import SchemaChangedError
+from lakesink.domain.flush import FileStats
+from lakesink.domain.partitioning import PartitionValues
+from lakesink.domain.ports import FormatWriter
+from lakesink.domain.records import Record
+from lakesink.domain.statement_plan import StatementPlan
+from lakesink.domain.writer_state import NO_TIMESTAMP
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SealedFile:
+    """A finished staging file and the object key it is uploaded to."""
+
+    path: Path
+    bucket: str
+    key: str
+    records: int
+    first_offset: int
+    last_offset: int
+
+
+@dataclass
+class _OpenFile:
+    writer: FormatWriter
+    path: Path
+    first_offset: int
+    last_offset: int = -1
+    earliest_ts: int | None = None
+    latest_ts: int | None = None
+
+    def note(self, record: Record) -> None:
+        self.last_offset = record.offset
+        ts = NO_TIMESTAMP if record.timestamp is None else record.timestamp
+        self.earliest_ts = ts if self.earliest_ts is None else min(self.earliest_ts, ts)
+        self.latest_ts = ts if self.latest_ts is None else max(self.latest_ts, ts)
+
+
+@dataclass
+class RangeWriter:
+    """The writers of one statement for one topic-partition range.
+
+    Call :meth:`write` for each record in offset order, then :meth:`finish` (or :meth:`abort`
+    on failure, which deletes every staging file).
+    """
+
+    plan: StatementPlan
+    topic: str
+    partition: int
+    staging_root: Path
+    sealed: list[SealedFile] = field(default_factory=list)
+    _open: dict[PartitionValues, _OpenFile] = field(default_factory=dict)
+
+    def write(self, record: Record, values: PartitionValues) -> None:
+        """Append ``record`` to the file of ``values``, rolling before or after it as needed.
+
+        Raises:
+            RecordError: the record can never be written in this format (poison record).
+        """
+        current = self._open.get(values) or self._start(values, record.offset)
+        try:
+            current.writer.write(record)
+        except SchemaChangedError:
+            self._seal(values)
+            current = self._start(values, record.offset)
+            current.writer.write(record)
+        current.note(record)
+        stats = FileStats(current.writer.record_count, current.writer.bytes_written, created_ms=0)
+        # now_ms=0: the interval never fires here (the driver's admission applies it), so only the
+        # record count and file size, both functions of the records, cut files.
+        if self.plan.flush.reason(stats, now_ms=0) is not None:
+            self._seal(values)
+
+    def finish(self) -> list[SealedFile]:
+        """Seal every open file; returns all sealed files of the range in the order they were cut."""
+        for values in list(self._open):
+            self._seal(values)
+        return self.sealed
+
+    def abort(self) -> None:
+        """Discard open and sealed staging files (the task failed; a retry writes them again)."""
+        for current in self._open.values():
+            current.writer.abort()
+        self._open.clear()
+        for sealed in self.sealed:
+            sealed.path.unlink(missing_ok=True)
+        self.sealed.clear()
+
+    def _start(self, values: PartitionValues, first_offset: int) -> _OpenFile:
+        directory = self.staging_root / self.plan.layout.staging_relative_dir(values)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{self.topic}-{self.partition}-{first_offset}-{uuid.uuid4().hex}"
+        writer = open_writer(
+            self.plan.format,
+            path,
+            codec=self.plan.codec,
+            level=self.plan.compression_level,
+            envelope=self.plan.envelope,
+            csv_headers=self.plan.statement.csv_headers,
+        )
+        current = _OpenFile(writer, path, first_offset)
+        self._open[values] = current
+        return current
+
+    def _seal(self, values: PartitionValues) -> None:
+        current = self._open.pop(values)
+        if current.writer.record_count == 0:
+            current.writer.abort()
+            return
+        current.writer.close()
+        key = self.plan.layout.object_key(
+            values,
+            topic=self.topic,
+            partition=self.partition,
+            last_offset=current.last_offset,
+            earliest_ts=NO_TIMESTAMP if current.earliest_ts is None else current.earliest_ts,
+            latest_ts=NO_TIMESTAMP if current.latest_ts is None else current.latest_ts,
+        )
+        self.sealed.append(
+            SealedFile(
+                current.path,
+                self.plan.bucket,
+                key,
+                current.writer.record_count,
+                current.first_offset,
+                current.last_offset,
+            )
+        )
+        logger.debug("sealed %s with %d records", key, current.writer.record_count)

@@ -1,0 +1,130 @@
+"""Kafka Arrow rows → :class:`~lakesink.domain.records.Record`, decoding only what is needed.
+
+Values are decoded by the configured converter, except when a statement only copies them:
+JSON data read with ``JsonConverter`` (``schemas.enable=false``) into JSON files, or text read
+with ``StringConverter`` into TEXT files, with no envelope and no PARTITIONBY on value fields.
+Then the raw bytes go to the format writer, which writes them as they are (the architecture's
+"no parse and re-serialise" fast path). Keys are decoded only when something reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from lakesink.adapters.kafka.converters import JSON, STRING, Converter, create_converter
+from lakesink.domain.config.passthrough import ConverterSettings
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.formats import Format
+from lakesink.domain.partitioning import FieldKind
+from lakesink.domain.records import Record
+from lakesink.domain.statement_plan import StatementPlan
+
+_ALIASES = {"json": JSON, "string": STRING}
+
+
+def canonical_converter(settings: ConverterSettings) -> str | None:
+    """The Connect class name of a converter setting (aliases resolved), None when unset."""
+    if settings.class_name is None:
+        return None
+    return _ALIASES.get(settings.class_name.strip().lower(), settings.class_name.strip())
+
+
+def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSettings) -> bool:
+    """Whether the statement can write the value bytes without decoding them."""
+    if plan.envelope is not None:
+        return False
+    if any(f.kind is FieldKind.VALUE for f in plan.layout.selection.fields):
+        return False
+    name = canonical_converter(value_converter)
+    if name == JSON and plan.format is Format.JSON:
+        enabled = value_converter.settings.get("schemas.enable", "true")
+        text = enabled.reveal() if isinstance(enabled, Secret) else enabled
+        return text.strip().lower() == "false"
+    return name == STRING and plan.format is Format.TEXT
+
+
+def key_needed(plan: StatementPlan) -> bool:
+    """Whether keys must be decoded: an envelope stores them or PARTITIONBY reads them."""
+    return plan.envelope is not None or any(
+        f.kind in (FieldKind.KEY, FieldKind.WHOLE_KEY) for f in plan.layout.selection.fields
+    )
+
+
+@dataclass
+class Converters:
+    """The key and value converters, built once per task from the connector settings."""
+
+    key: Converter
+    value: Converter
+
+    @classmethod
+    def create(cls, key: ConverterSettings, value: ConverterSettings) -> Converters:
+        return cls(_converter(key, "key.converter"), _converter(value, "value.converter"))
+
+
+def _converter(settings: ConverterSettings, setting: str) -> Converter:
+    return create_converter(settings.class_name or "bytes", settings.settings, setting=setting)
+
+
+@dataclass(frozen=True, slots=True)
+class RawRow:
+    """One Kafka message as read, before any converter ran."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, Any], ...]
+
+    def describe(self) -> str:
+        return f"{self.topic}-{self.partition}@{self.offset}"
+
+    def to_record(self, converters: Converters, *, decode_key: bool, decode_value: bool) -> Record:
+        """The record the writers see.
+
+        Raises:
+            RecordError: a converter cannot decode the key or value (names the record).
+        """
+        where = self.describe()
+        key, key_schema = converters.key.decode(self.key, record=where) if decode_key else (self.key, None)
+        value, value_schema = (
+            converters.value.decode(self.value, record=where) if decode_value else (self.value, None)
+        )
+        return Record(
+            self.topic,
+            self.partition,
+            self.offset,
+            self.timestamp,
+            key,
+            value,
+            self.headers,
+            key_schema=key_schema,
+            value_schema=value_schema,
+        )
+
+
+def raw_rows(batch: pa.RecordBatch) -> Iterator[RawRow]:
+    """The rows of one batch of the ``lakesink-kafka`` source, timestamps as epoch millis."""
+    if batch.num_rows == 0:
+        return
+    timestamps = pc.cast(batch.column("timestamp"), pa.int64()).to_pylist()
+    columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "offset", "key", "value")]
+    headers = batch.column("headers").to_pylist()
+    for i, (topic, partition, offset, key, value) in enumerate(zip(*columns, strict=True)):
+        ts = timestamps[i]
+        yield RawRow(
+            topic,
+            partition,
+            offset,
+            None if ts is None else ts // 1000,
+            key,
+            value,
+            tuple((h["key"], h["value"]) for h in headers[i] or ()),
+        )

@@ -1,0 +1,324 @@
+"""``lakesink sink``: the streaming query that moves Kafka records into object storage.
+
+The driver is thin: settings → plan → store → index (:mod:`.sink_index`) → starting offsets →
+``lakesink-kafka`` stream → ``foreachBatch(write_batch)``. Each batch runs the writers on the
+executors (:func:`.sink_task.run_task` through ``mapInArrow``: one task per topic-partition
+range, no shuffle), collects one small row per range, and only then commits the index (exactly-
+once) or the consumer group (at-least-once). docs/sink.md describes the protocol and every failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import tempfile
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from lakesink.adapters.kafka.client_config import admin_config
+from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
+from lakesink.adapters.kafka.offsets import to_json
+from lakesink.adapters.kafka.source import SOURCE_NAME
+from lakesink.adapters.kafka.source_options import encode_options
+from lakesink.adapters.kafka.topic_metadata import TopicMetadata, TopicSelection
+from lakesink.adapters.storage import open_store
+from lakesink.application.config_file import read_config_file
+from lakesink.application.executor_errors import lakesink_error_of
+from lakesink.application.sink_index import SinkIndex, TopicPartition
+from lakesink.application.sink_task import RESULT_DDL, SinkTaskSpec, run_task
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.enums import ErrorPolicy
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.errors import CommitConflictError, ConfigError
+from lakesink.domain.ports import ObjectStore
+from lakesink.domain.statement_plan import SinkPlan, plan_sink
+
+logger = logging.getLogger(__name__)
+
+PROCESSING_TIME = "2 seconds"
+OBSERVATION = "lakesink"
+
+
+def load_settings(config_path: str | Path) -> ConnectorSettings:
+    """Read and validate a connector config file for a sink.
+
+    Raises:
+        ConfigError: unreadable file, invalid settings, or no ``bootstrap.servers``.
+    """
+    settings = ConnectorSettings.from_properties(read_config_file(config_path), role="sink")
+    if not settings.bootstrap_servers:
+        raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
+    return settings
+
+
+def default_checkpoint(settings: ConnectorSettings) -> str:
+    """``<local tmp>/lakesink-checkpoints/<name>``."""
+    root = settings.local_tmp_directory or tempfile.gettempdir()
+    return str(Path(root) / "lakesink-checkpoints" / settings.name)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """What one micro-batch made durable (also logged at INFO)."""
+
+    batch_id: int
+    records: int
+    skipped: int
+    poison: int
+    bytes: int
+    files: tuple[str, ...]
+    lag: int | None
+    commit_ms: float
+
+
+class SinkJob:
+    """One sink run on a SparkSession: :meth:`prepare` reads the index, :meth:`run` streams.
+
+    ``fail_once_marker`` is the documented test-only fault injection of :mod:`.sink_task`.
+    """
+
+    def __init__(
+        self,
+        settings: ConnectorSettings,
+        spark: SparkSession,
+        *,
+        checkpoint_dir: str | None = None,
+        once: bool = False,
+        store: ObjectStore | None = None,
+        fail_once_marker: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.spark = spark
+        self.checkpoint_dir = checkpoint_dir or default_checkpoint(settings)
+        self.once = once
+        self.run_id = str(uuid.uuid4())
+        self.plan: SinkPlan = plan_sink(settings)
+        self.store = store or open_store(settings.backend, settings.storage)
+        self.reports: list[BatchReport] = []
+        self.recent_progress: list[Any] = []
+        self._fail_once_marker = fail_once_marker
+        self._failure: BaseException | None = None
+        self._index: SinkIndex | None = None
+        self._group: GroupOffsets | None = None
+        self._starting: dict[TopicPartition, int] = {}
+        self._first_end: dict[TopicPartition, int] = {}
+        self._metadata = TopicMetadata(admin_config(self._client_settings()), read_committed=True)
+
+    # --- start-up ------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Check buckets and read where to resume: the index, or the consumer group (at-least-once)."""
+        for bucket in sorted({statement.bucket for statement in self.plan.statements}):
+            self.store.check_bucket(bucket)
+        partitions = self._metadata.partitions(TopicSelection(self._topics(), self.settings.topics_regex))
+        if self.settings.exactly_once:
+            self._index = SinkIndex(
+                self.store,
+                self.plan,
+                connector=self.settings.name,
+                indexes_name=self.settings.indexes_name,
+                owner=self.run_id,
+            )
+            self._index.open(partitions)
+            self._starting = self._index.starting_offsets()
+            self._first_end = self._index.first_batch_end()
+        else:
+            self._group = GroupOffsets(self._client_settings(), connect_group_id(self.settings.name))
+            self._starting = self._group.committed(partitions)
+        logger.info("Sink %s (run %s) starts at %s", self.settings.name, self.run_id, to_json(self._starting))
+
+    # --- the query ------------------------------------------------------------------------
+
+    def run(self, timeout_s: float | None = None) -> None:
+        """Run the query: until the data available at start is written (``once``) or stopped.
+
+        Raises:
+            LakesinkError: the batch failure that stopped the query (fencing, poison record...).
+        """
+        if self._index is None and self._group is None:
+            self.prepare()
+        query = self._start()
+        try:
+            query.awaitTermination(timeout_s)
+        except Exception as exc:
+            raise self._failure_of(exc) from exc
+        finally:
+            self.recent_progress = list(query.recentProgress)
+            if query.isActive:
+                query.stop()
+            self._close()
+        if self._failure is not None:
+            raise self._failure
+
+    def _start(self) -> Any:
+        options: dict[str, str | Secret] = {**self._client_settings(), **self._admission()}
+        topics = self._topics()
+        options["topics" if topics else "topics.regex"] = topics or self.settings.topics_regex or ""
+        if self._starting:
+            options["startingOffsets"] = _json(to_json(self._starting))
+        if self._first_end:
+            options["firstBatchEndOffsets"] = _json(to_json(self._first_end))
+        stream = self.spark.readStream.format(SOURCE_NAME).options(**encode_options(options)).load()
+        observed = stream.observe(
+            OBSERVATION, F.count(F.lit(1)).alias("records"), F.max("offset").alias("max_offset")
+        )
+        writer = observed.writeStream.foreachBatch(self.write_batch).option(
+            "checkpointLocation", self.checkpoint_dir
+        ).queryName(f"lakesink-sink-{self.settings.name}")
+        writer = writer.trigger(availableNow=True) if self.once else writer.trigger(processingTime=PROCESSING_TIME)
+        return writer.start()
+
+    def write_batch(self, df: DataFrame, batch_id: int) -> None:
+        """foreachBatch: write on the executors, then commit on the driver."""
+        try:
+            rows = self._write_with_policy(df)
+            self._commit(batch_id, rows)
+        except BaseException as exc:
+            self._failure = self._failure_of(exc)
+            raise
+
+    def _write_with_policy(self, df: DataFrame) -> list[Any]:
+        settings = self.settings
+        attempt = 0
+        while True:
+            task = functools.partial(run_task, self._task_spec())
+            try:
+                return df.mapInArrow(task, RESULT_DDL).collect()
+            except Exception as exc:
+                error = lakesink_error_of(exc)
+                retry = (
+                    settings.error_policy is ErrorPolicy.RETRY
+                    and attempt < settings.max_retries
+                    and not isinstance(error, CommitConflictError)
+                )
+                if not retry:
+                    raise
+                attempt += 1
+                logger.warning(
+                    "Batch failed (%s); retry %d of %d in %d ms (error.policy=RETRY)",
+                    error or type(exc).__name__, attempt, settings.max_retries, settings.retry_interval_ms,
+                )
+                time.sleep(settings.retry_interval_ms / 1000)
+
+    def _task_spec(self) -> SinkTaskSpec:
+        s = self.settings
+        return SinkTaskSpec(
+            plan=self.plan,
+            store=self.store,
+            connector=s.name,
+            indexes_name=s.indexes_name,
+            setting_prefix=s.prefix,
+            run_id=self.run_id,
+            exactly_once=s.exactly_once,
+            skip_null_values=s.skip_null_values,
+            skip_poison=s.error_policy is ErrorPolicy.NOOP,
+            staging_root=s.local_tmp_directory,
+            key_converter=s.key_converter,
+            value_converter=s.value_converter,
+            floors=self._index.floors() if self._index else {},
+            granular=self._index.granular_floors() if self._index else {},
+            fail_once_marker=self._fail_once_marker,
+        )
+
+    def _commit(self, batch_id: int, rows: list[Any]) -> None:
+        started = time.perf_counter()
+        ends = {(row["topic"], row["partition"]): row["last"] for row in rows if row["last"] >= 0}
+        if self._index is not None:
+            for (topic, partition), last in sorted(ends.items()):
+                self._index.commit(topic, partition, last)
+        elif self._group is not None:
+            self._group.commit({tp: last + 1 for tp, last in ends.items()})
+        commit_ms = (time.perf_counter() - started) * 1000
+        report = BatchReport(
+            batch_id=batch_id,
+            records=sum(row["records"] for row in rows),
+            skipped=sum(row["skipped"] for row in rows),
+            poison=sum(row["poison"] for row in rows),
+            bytes=sum(row["bytes"] for row in rows),
+            files=tuple(key for row in rows for key in row["files"]),
+            lag=self._lag(ends),
+            commit_ms=commit_ms,
+        )
+        self.reports.append(report)
+        if rows:
+            logger.info(
+                "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped, lag %s, commit %.1f ms",
+                batch_id, report.records, report.bytes, len(report.files), report.skipped, report.poison,
+                report.lag, commit_ms,
+            )
+
+    def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
+        if not ends:
+            return None
+        high = self._metadata.latest(list(ends))
+        return sum(max(0, high[tp] - (last + 1)) for tp, last in ends.items())
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _topics(self) -> str | None:
+        return ",".join(self.settings.topics) or None
+
+    def _client_settings(self) -> dict[str, str | Secret]:
+        settings: dict[str, str | Secret] = {
+            key: value if isinstance(value, Secret) else str(value)
+            for key, value in self.settings.kafka_client.items()
+        }
+        settings["bootstrap.servers"] = self.settings.bootstrap_servers or ""
+        return settings
+
+    def _admission(self) -> dict[str, str]:
+        """The source's admission options: the smallest flush.count and flush.interval of any statement."""
+        counts = [s.flush.count for s in self.plan.statements if s.flush.count is not None]
+        intervals = [s.flush.interval_ms for s in self.plan.statements]
+        options = {"flush.interval": str(min(intervals) / 1000)}
+        if counts:
+            options["flush.count"] = str(min(counts))
+        return options
+
+    def _failure_of(self, exc: BaseException) -> BaseException:
+        if self._failure is not None:
+            return self._failure
+        return lakesink_error_of(exc) or exc
+
+    def _close(self) -> None:
+        self._metadata.close()
+        if self._group is not None:
+            self._group.close()
+
+
+def _json(document: object) -> str:
+    return json.dumps(document, separators=(",", ":"))
+
+
+def run_sink(
+    config_path: str,
+    *,
+    once: bool,
+    master: str | None = None,
+    checkpoint: str | None = None,
+) -> int:
+    """The ``lakesink sink`` use case; returns the number of records written.
+
+    Raises:
+        ConfigError: invalid configuration.
+        LakesinkError: the query failed.
+    """
+    from lakesink.adapters.spark.session import create_session
+
+    settings = load_settings(config_path)
+    spark = create_session(master or "local[*]", app_name=f"lakesink-sink-{settings.name}", ui_enabled=False)
+    job = SinkJob(settings, spark, checkpoint_dir=checkpoint, once=once)
+    try:
+        job.run()
+    finally:
+        spark.stop()
+    return sum(report.records for report in job.reports)
+

@@ -1,0 +1,239 @@
+"""The executor side of one sink micro-batch: write, plan, upload (one Spark task per range).
+
+:func:`run_task` is the function ``mapInArrow`` runs. Per topic-partition range it
+
+1. decodes the Kafka rows (:mod:`.record_decoding`), drops what is already durable — offsets at
+   or below the master lock's committed offset (a Spark checkpoint behind the index) and, for a
+   writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
+   ``skip.null.values`` is set;
+2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`);
+3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.batch_plans`)
+   BEFORE uploading anything, then uploads every file create-only; an object already there from an
+   earlier attempt of the same plan is accepted when its size matches;
+4. returns one small row describing what it made durable; the driver commits it.
+
+Test-only fault injection: :attr:`SinkTaskSpec.fail_once_marker` (a file path) makes the first
+task that finds the file absent create it and fail after its uploads. It is set only by code
+(``SinkJob(fail_once_marker=...)``), never from a config file or the command line.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from lakesink.application.range_writer import RangeWriter, SealedFile
+from lakesink.application.record_decoding import Converters, RawRow, key_needed, raw_rows, raw_value_passthrough
+from lakesink.domain.batch_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan, plan_key
+from lakesink.domain.config.passthrough import ConverterSettings
+from lakesink.domain.errors import CommitConflictError, PreconditionFailedError, RecordError
+from lakesink.domain.lock_keys import granular_partition_key
+from lakesink.domain.ports import ObjectStore
+from lakesink.domain.statement_plan import SinkPlan, StatementPlan
+
+logger = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+
+RESULT_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("first", pa.int64()),
+        ("last", pa.int64()),
+        ("records", pa.int64()),
+        ("skipped", pa.int64()),
+        ("poison", pa.int64()),
+        ("bytes", pa.int64()),
+        ("files", pa.list_(pa.string())),
+    ]
+)
+"""One row per topic-partition range; ``first`` is -1 when nothing was written."""
+
+RESULT_DDL = (
+    "topic string, partition int, first long, last long, records long, skipped long, poison long, "
+    "bytes long, files array<string>"
+)
+
+UPLOAD_THREADS = 4
+
+
+@dataclass(frozen=True)
+class SinkTaskSpec:
+    """Everything a task needs, built on the driver and shipped (pickled) with the closure."""
+
+    plan: SinkPlan
+    store: ObjectStore
+    connector: str
+    indexes_name: str
+    setting_prefix: str
+    run_id: str
+    exactly_once: bool
+    skip_null_values: bool
+    skip_poison: bool
+    staging_root: str | None
+    key_converter: ConverterSettings
+    value_converter: ConverterSettings
+    floors: Mapping[TopicPartition, int] = field(default_factory=dict)
+    granular: Mapping[TopicPartition, Mapping[str, int]] = field(default_factory=dict)
+    fail_once_marker: str | None = None
+
+
+@dataclass
+class _Range:
+    """The state of one topic-partition range inside a task."""
+
+    topic: str
+    partition: int
+    writers: dict[int, RangeWriter] = field(default_factory=dict)
+    first: int = -1
+    last: int = -1
+    records: int = 0
+    skipped: int = 0
+    poison: int = 0
+
+
+def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body: write the task's ranges and yield their result rows."""
+    converters = Converters.create(spec.key_converter, spec.value_converter)
+    root = Path(spec.staging_root or tempfile.gettempdir()) / "lakesink-staging" / spec.connector
+    ranges: dict[TopicPartition, _Range] = {}
+    try:
+        for batch in batches:
+            for row in raw_rows(batch):
+                state = ranges.get((row.topic, row.partition))
+                if state is None:
+                    state = ranges[(row.topic, row.partition)] = _Range(row.topic, row.partition)
+                _write_row(spec, converters, root, state, row)
+        results = [_make_durable(spec, state) for state in ranges.values()]
+    except BaseException:
+        for state in ranges.values():
+            for writer in state.writers.values():
+                writer.abort()
+        raise
+    _inject_fault(spec)
+    if results:
+        yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
+
+
+def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _Range, row: RawRow) -> None:
+    state.last = row.offset
+    floor = spec.floors.get((row.topic, row.partition))
+    if (floor is not None and row.offset <= floor) or (spec.skip_null_values and row.value is None):
+        state.skipped += 1
+        return
+    try:
+        index = _statement_index(spec.plan, row.topic)
+        statement = spec.plan.statements[index]
+        record = row.to_record(
+            converters,
+            decode_key=key_needed(statement),
+            decode_value=not raw_value_passthrough(statement, spec.value_converter),
+        )
+        values = statement.layout.partition_values(record)
+        if _granular_skip(spec, row, values):
+            state.skipped += 1
+            return
+        writer = state.writers.get(index)
+        if writer is None:
+            writer = state.writers[index] = RangeWriter(statement, row.topic, row.partition, root)
+        writer.write(record, values)
+    except RecordError as error:
+        if not spec.skip_poison:
+            raise RecordError(
+                f"Record {row.describe()} cannot be written: {error}. Fix the data or the KCQL, or set "
+                f"{spec.setting_prefix}.error.policy=NOOP to skip such records."
+            ) from error
+        logger.warning("Skipping record %s (error.policy=NOOP): %s", row.describe(), error)
+        state.poison += 1
+        return
+    state.records += 1
+    if state.first < 0:
+        state.first = row.offset
+
+
+def _statement_index(plan: SinkPlan, topic: str) -> int:
+    chosen = plan.route(topic)
+    return plan.statements.index(chosen)
+
+
+def _granular_skip(spec: SinkTaskSpec, row: RawRow, values: object) -> bool:
+    """Whether a Lenses granular lock says this writer already stored the record."""
+    locks = spec.granular.get((row.topic, row.partition))
+    if not locks:
+        return False
+    name = granular_partition_key(dict(values))  # type: ignore[call-overload]
+    held = locks.get(name) if name is not None else None
+    return held is not None and row.offset <= held
+
+
+def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
+    sealed = [file for writer in state.writers.values() for file in writer.finish()]
+    if sealed and spec.exactly_once:
+        _write_plan(spec, state)
+    sizes = _upload_all(spec.store, sealed, create_only=spec.exactly_once)
+    return {
+        "topic": state.topic,
+        "partition": state.partition,
+        "first": state.first,
+        "last": state.last,
+        "records": state.records,
+        "skipped": state.skipped,
+        "poison": state.poison,
+        "bytes": sum(sizes),
+        "files": [file.key for file in sealed],
+    }
+
+
+def _write_plan(spec: SinkTaskSpec, state: _Range) -> None:
+    bucket = spec.plan.route(state.topic).bucket
+    key = plan_key(spec.indexes_name, spec.connector, state.topic, state.partition, state.first)
+    wanted = BatchPlan(spec.run_id, state.first, state.last)
+    try:
+        spec.store.put_if_absent(bucket, key, encode_plan(wanted))
+    except PreconditionFailedError:
+        existing = decode_plan(spec.store.get(bucket, key).data, key=key)
+        check_existing_plan(existing, wanted, where=f"{bucket}/{key}")
+        logger.info("Batch plan %s/%s exists with the same range: re-uploading the same objects", bucket, key)
+
+
+def _upload_all(store: ObjectStore, sealed: list[SealedFile], *, create_only: bool) -> list[int]:
+    if not sealed:
+        return []
+    with ThreadPoolExecutor(max_workers=min(UPLOAD_THREADS, len(sealed))) as pool:
+        return list(pool.map(lambda file: _upload(store, file, create_only), sealed))
+
+
+def _upload(store: ObjectStore, file: SealedFile, create_only: bool) -> int:
+    size = file.path.stat().st_size
+    try:
+        store.upload_file(file.bucket, file.key, file.path, if_absent=create_only)
+    except PreconditionFailedError:
+        stored = store.head(file.bucket, file.key).size
+        if stored != size:
+            raise CommitConflictError(
+                f"Object {file.bucket}/{file.key} already exists with {stored} bytes, but this batch "
+                f"wrote {size} bytes for it: another writer produced different data under the same key."
+            ) from None
+        logger.info("Object %s/%s already uploaded by an earlier attempt", file.bucket, file.key)
+    file.path.unlink(missing_ok=True)
+    return size
+
+
+def _inject_fault(spec: SinkTaskSpec) -> None:
+    marker = spec.fail_once_marker
+    if marker is None:
+        return
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.close(fd)
+    raise RuntimeError("lakesink test fault injection: failing this task once after its uploads")

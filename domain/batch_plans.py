@@ -1,0 +1,124 @@
+"""Batch plan objects: lakesink's cheap exactly-once step between "records read" and "objects written".
+
+Before a sink task uploads the files of one topic-partition range it records, create-only, what
+range it is about to make durable::
+
+    <indexes>/<connector>/.plans/Topic(<topic>)/<partition>/<start, 20 digits>.json
+    {"owner":"<run uuid>","start":S,"last":L}
+
+``start`` is the offset of the first record the task writes, ``last`` the offset of the last
+record of the range. File boundaries depend only on the records and this start, so two attempts
+with the same (start, last) upload byte-identical objects under identical keys, and a create-only
+upload that finds its key taken is the same object again. Two attempts that planned the same start
+with a different ``last`` would cut files differently: the second one must stop before it uploads
+anything (:func:`check_existing_plan`), which makes duplicates impossible.
+
+The driver deletes the plans of a range once the master lock covers it; a plan left above the
+committed offset tells a restart (with or without Spark's checkpoint) where the first batch of
+that partition must end to reproduce the same files (:func:`pending_plan`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lakesink.domain.errors import CommitConflictError, CommitError
+
+_PLANS = ".plans"
+_SUFFIX = ".json"
+_OFFSET_DIGITS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPlan:
+    """One planned range: the run that planned it, its first written offset and its last offset."""
+
+    owner: str
+    start: int
+    last: int
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.last < self.start:
+            raise CommitError(f"Invalid batch plan: start {self.start} and last {self.last}.")
+
+
+def plans_prefix(indexes_name: str, connector: str, topic: str, partition: int) -> str:
+    """The folder holding the plans of one topic-partition (listed on start-up and for GC)."""
+    return f"{indexes_name}/{connector}/{_PLANS}/Topic({topic})/{partition}/"
+
+
+def plan_key(indexes_name: str, connector: str, topic: str, partition: int, start: int) -> str:
+    """``<indexes>/<connector>/.plans/Topic(<topic>)/<partition>/<start %020d>.json``.
+
+    Zero-padded so that a listing returns the plans of a partition in offset order.
+    """
+    return plans_prefix(indexes_name, connector, topic, partition) + f"{start:0{_OFFSET_DIGITS}d}{_SUFFIX}"
+
+
+def plan_start_of_key(key: str) -> int | None:
+    """The start offset encoded in a plan key, or None for any other object under the folder."""
+    name = key.rsplit("/", 1)[-1]
+    digits = name[: -len(_SUFFIX)] if name.endswith(_SUFFIX) else ""
+    if len(digits) != _OFFSET_DIGITS or not digits.isascii() or not digits.isdigit():
+        return None
+    return int(digits)
+
+
+def encode_plan(plan: BatchPlan) -> bytes:
+    """The compact JSON body of a plan object (stable key order, so equal plans are equal bytes)."""
+    return json.dumps(
+        {"owner": plan.owner, "start": plan.start, "last": plan.last}, separators=(",", ":")
+    ).encode("utf-8")
+
+
+def decode_plan(data: bytes, *, key: str) -> BatchPlan:
+    """Parse a plan object.
+
+    Raises:
+        CommitError: not a plan document (the message names ``key``).
+    """
+    try:
+        doc = json.loads(data.decode("utf-8"))
+        owner, start, last = doc["owner"], doc["start"], doc["last"]
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+        raise CommitError(f"Malformed batch plan {key}: {exc}.") from None
+    if not isinstance(owner, str) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in (start, last)
+    ):
+        raise CommitError(f"Malformed batch plan {key}: owner must be a string, start/last integers.")
+    return BatchPlan(owner, start, last)
+
+
+def check_existing_plan(existing: BatchPlan, wanted: BatchPlan, *, where: str) -> None:
+    """Whether a task may continue when its plan object already exists.
+
+    Same ``last``: a retry or restart of the same plan — its uploads are the same objects.
+
+    Raises:
+        CommitConflictError: another run planned this start with a different range; uploading
+            would write differently cut files holding the same records.
+    """
+    if existing.start != wanted.start or existing.last != wanted.last:
+        raise CommitConflictError(
+            f"Batch plan {where} already exists for offsets {existing.start}..{existing.last} "
+            f"(run {existing.owner}); this run planned {wanted.start}..{wanted.last}. Another sink with "
+            "the same name is running, or the index was edited by hand: stopping before any upload."
+        )
+
+
+def pending_plan(plans: Iterable[BatchPlan], committed_offset: int | None) -> BatchPlan | None:
+    """The plan a restart must reproduce: the lowest one above the committed offset, if any.
+
+    Its records were (maybe partly) uploaded but never committed; the first batch of the
+    partition must end right after ``last`` so that it cuts the same files.
+    """
+    floor = -1 if committed_offset is None else committed_offset
+    above = [plan for plan in plans if plan.start > floor]
+    return min(above, key=lambda plan: plan.start, default=None)
+
+
+def obsolete_plan_starts(starts: Iterable[int], committed_offset: int) -> tuple[int, ...]:
+    """Plan starts at or below the committed offset: their ranges are durable, the plans garbage."""
+    return tuple(sorted(start for start in starts if start <= committed_offset))

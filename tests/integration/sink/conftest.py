@@ -1,0 +1,145 @@
+"""Fixtures and helpers of the sink tests: a moto S3 server, config builders, read-back helpers.
+
+Every test produces records whose value carries a unique ``id`` and checks, by reading the
+objects back with an independent reader, that every produced record (every produced offset) is
+stored exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.application.sink import SinkJob
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.ports import ObjectStore, iter_objects
+from tests.conftest import unique_name
+
+PARTITIONS = 4
+
+
+@dataclass
+class MotoS3:
+    """A moto S3 server on 127.0.0.1."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def moto_s3() -> Iterator[MotoS3]:
+    """moto_server on a free 127.0.0.1 port, stopped at the end of the session."""
+    binary = Path(sys.executable).parent / "moto_server"
+    if not binary.exists():
+        pytest.skip("moto_server is not installed in this environment")
+    port = _free_port()
+    process = subprocess.Popen(
+        [str(binary), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("moto_server did not start") from None
+            time.sleep(0.05)
+    yield MotoS3(f"http://127.0.0.1:{port}", process)
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def local_props(root: Path, kcql: str, topic: str, kafka: EmbeddedKafka, **extra: str) -> dict[str, str]:
+    """A local-directory sink config."""
+    return {
+        "name": unique_name("sink"),
+        "connect.local.root": str(root),
+        "connect.local.kcql": kcql,
+        "topics": topic,
+        "bootstrap.servers": kafka.bootstrap_servers,
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter.schemas.enable": "false",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        **extra,
+    }
+
+
+def s3_props(moto: MotoS3, kcql: str, topic: str, kafka: EmbeddedKafka, **extra: str) -> dict[str, str]:
+    """An S3 (moto) sink config."""
+    return {
+        "name": unique_name("sink"),
+        "connect.s3.aws.auth.mode": "Credentials",
+        "connect.s3.aws.access.key": "testing",
+        "connect.s3.aws.secret.key": "testing",
+        "connect.s3.aws.region": "us-east-1",
+        "connect.s3.custom.endpoint": moto.url,
+        "connect.s3.vhost.bucket": "false",
+        "connect.s3.kcql": kcql,
+        "topics": topic,
+        "bootstrap.servers": kafka.bootstrap_servers,
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter.schemas.enable": "false",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        **extra,
+    }
+
+
+def produce_ids(kafka: EmbeddedKafka, topic: str, ids: range, *, ts0: int = 1_700_000_000_000) -> None:
+    """Records ``{"id": i, "region": ..., "n": i}`` with key ``k<i % 3>``, header ``h``; partition ``i % 4``."""
+    kafka.produce(
+        topic,
+        [
+            ProducedRecord(
+                json.dumps({"id": i, "region": f"r{i % 2}", "n": i}).encode(),
+                key=f"k{i % 3}".encode(),
+                headers=(("h", f"v{i % 2}".encode()),),
+                timestamp_ms=ts0 + i * 1000,
+                partition=i % PARTITIONS,
+            )
+            for i in ids
+        ],
+    )
+
+
+def run_sink(
+    spark: SparkSession,
+    props: Mapping[str, str],
+    checkpoint: Path,
+    *,
+    fail_once_marker: str | None = None,
+) -> SinkJob:
+    """Run one ``--once`` sink job and return it (its reports tell what each batch did)."""
+    settings = ConnectorSettings.from_properties(dict(props), role="sink")
+    job = SinkJob(settings, spark, checkpoint_dir=str(checkpoint), once=True, fail_once_marker=fail_once_marker)
+    job.run(timeout_s=120)
+    return job
+
+
+def data_keys(store: ObjectStore, bucket: str, prefix: str = "") -> list[str]:
+    """Every data object key (index objects excluded), in key order."""
+    return [info.key for info in iter_objects(store, bucket, prefix) if not info.key.startswith(".indexes/")]
+
+
+def assert_exactly_once(ids: list[int], expected: range) -> None:
+    """Every produced id (one per produced offset) is stored exactly once."""
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    assert not duplicates, f"stored more than once: {duplicates[:10]}"
+    assert sorted(ids) == list(expected)

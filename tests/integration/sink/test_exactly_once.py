@@ -1,0 +1,249 @@
+"""Exactly-once across re-runs, task failures, lost checkpoints, a second sink and a Lenses index."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.adapters.storage import open_store
+from lakesink.application.sink import SinkJob
+from lakesink.domain.batch_plans import plans_prefix
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import CommitConflictError, RecordError
+from lakesink.domain.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
+from lakesink.domain.ports import ObjectStore, iter_objects
+from tests.integration.sink.conftest import assert_exactly_once, data_keys, local_props, produce_ids, run_sink
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def _setup(tmp_path: Path, kafka: EmbeddedKafka, topic: str, clause: str = "", **extra: str) -> tuple[dict[str, str], ObjectStore]:
+    (tmp_path / "store" / "bkt").mkdir(parents=True)
+    kcql = f"INSERT INTO bkt:out SELECT * FROM {topic} {clause} STOREAS `JSON` PROPERTIES('flush.count'=4)"
+    props = local_props(tmp_path / "store", kcql, topic, kafka, **extra)
+    settings = ConnectorSettings.from_properties(props)
+    return props, open_store(settings.backend, settings.storage)
+
+
+def _stored_ids(store: ObjectStore) -> list[int]:
+    return [json.loads(line)["id"] for key in data_keys(store, "bkt") for line in store.get("bkt", key).data.splitlines()]
+
+
+def _master(store: ObjectStore, props: dict[str, str], topic: str, partition: int) -> IndexLock:
+    key = f".indexes/{props['name']}/.locks/Topic({topic})/{partition}.lock"
+    return decode_lock(store.get("bkt", key).data)
+
+
+def test_running_once_twice_writes_nothing_new_the_second_time(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+
+    first_job = run_sink(spark, props, tmp_path / "ck")
+    first = data_keys(store, "bkt")
+    observed = [p.observedMetrics["lakesink"] for p in first_job.recent_progress if p.observedMetrics]
+    assert sum(row["records"] for row in observed) == 20
+    second_job = run_sink(spark, props, tmp_path / "ck")
+
+    assert data_keys(store, "bkt") == first
+    assert sum(r.records for r in second_job.reports) == 0
+    assert_exactly_once(_stored_ids(store), range(20))
+    assert _master(store, props, topic, 0).committed_offset == 4
+    assert list(iter_objects(store, "bkt", f".indexes/{props['name']}/.plans/")) == []
+
+
+def test_new_records_after_a_restart_without_checkpoint_continue_from_the_index(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+    run_sink(spark, props, tmp_path / "ck")
+    shutil.rmtree(tmp_path / "ck")
+    produce_ids(kafka, topic, range(20, 32))
+
+    run_sink(spark, props, tmp_path / "ck")
+
+    assert_exactly_once(_stored_ids(store), range(32))
+
+
+def test_a_task_failing_after_its_uploads_is_retried_without_duplicates(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(
+        tmp_path, kafka, topic, **{"connect.local.error.policy": "RETRY", "connect.local.retry.interval": "10"}
+    )
+    produce_ids(kafka, topic, range(20))
+    marker = tmp_path / "fail-once"
+
+    job = run_sink(spark, props, tmp_path / "ck", fail_once_marker=str(marker))
+
+    assert marker.exists()
+    assert_exactly_once(_stored_ids(store), range(20))
+    assert sum(r.records for r in job.reports) == 20
+
+
+def test_a_task_that_fails_after_its_uploads_is_retried_by_spark_and_lands_exactly_once(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+    marker = tmp_path / "fail-once"
+
+    job = run_sink(spark, props, tmp_path / "ck", fail_once_marker=str(marker))
+
+    assert marker.exists(), "the first attempt of a task must have failed"
+    assert_exactly_once(_stored_ids(store), range(20))
+    assert sum(r.records for r in job.reports) == 20
+
+
+class _CrashBeforeCommit(SinkJob):
+    """A run stopped between upload and commit: the executors ran, the index never advanced."""
+
+    def _commit(self, batch_id: int, rows: list[Any]) -> None:
+        raise RuntimeError("simulated crash before the commit")
+
+
+def test_a_pending_plan_forces_the_same_batch_after_the_checkpoint_is_lost(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(18))
+    crashed = _CrashBeforeCommit(ConnectorSettings.from_properties(props), spark,
+                                 checkpoint_dir=str(tmp_path / "ck"), once=True)
+    with pytest.raises(Exception, match="simulated crash"):
+        crashed.run(timeout_s=120)
+    uploaded = data_keys(store, "bkt")
+    assert uploaded and list(iter_objects(store, "bkt", plans_prefix(".indexes", props["name"], topic, 0)))
+    shutil.rmtree(tmp_path / "ck")
+    produce_ids(kafka, topic, range(18, 30))  # more data: a fresh plan would cut files differently
+
+    job = run_sink(spark, props, tmp_path / "ck")
+
+    assert set(uploaded) <= set(data_keys(store, "bkt"))
+    assert_exactly_once(_stored_ids(store), range(30))
+    assert len(job.reports) >= 2  # the replayed batch, then the rest
+
+
+def test_a_second_sink_with_the_same_name_fences_the_first(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(8))
+    run_sink(spark, props, tmp_path / "ck-a")
+    settings = ConnectorSettings.from_properties(props)
+    old = SinkJob(settings, spark, checkpoint_dir=str(tmp_path / "ck-a"), once=True)
+    old.prepare()
+    new = SinkJob(settings, spark, checkpoint_dir=str(tmp_path / "ck-b"), once=True)
+    new.prepare()  # claims every lock
+    produce_ids(kafka, topic, range(8, 16))
+
+    with pytest.raises(CommitConflictError, match="another writer"):
+        old.run(timeout_s=120)
+    new.run(timeout_s=120)
+
+    assert_exactly_once(_stored_ids(store), range(16))
+
+
+def test_resume_from_a_lenses_index_with_granular_locks_and_a_pending_copy(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic, "PARTITIONBY region")
+    produce_ids(kafka, topic, range(16))  # partition 0 holds ids 0,4,8,12 (region r0), offsets 0..3
+    root = f".indexes/{props['name']}/.locks/Topic({topic})"
+    lenses_file = f"out/region=r0/{topic}(0_000000000001).json"
+    temp = f".temp-upload/Topic({topic})/0/uuid{lenses_file}"
+    etag = store.put("bkt", temp, b'{"id":0,"region":"r0","n":0}\n{"id":4,"region":"r0","n":4}\n')
+    # Lenses crashed mid-commit on partition 0: the copy of offsets 0..1 to its final key is pending;
+    # its granular lock says the writer region=r0 stored up to offset 1, the master is still at null.
+    pending = PendingState(1, (CopyOp("bkt", temp, lenses_file, etag), DeleteOp("bkt", temp, etag)))
+    store.put("bkt", f"{root}/0.lock", encode_lock(IndexLock("lenses", None, pending)))
+    store.put("bkt", f"{root}/0/region=r0.lock", encode_lock(IndexLock("lenses", 1, None)))
+    # partition 1 was fully committed by Lenses up to offset 1 (ids 1 and 5) at its master lock.
+    store.put("bkt", f"out/region=r1/{topic}(1_000000000001).json", b'{"id":1}\n{"id":5}\n')
+    store.put("bkt", f"{root}/1.lock", encode_lock(IndexLock("lenses", 1, None)))
+
+    run_sink(spark, props, tmp_path / "ck")
+
+    assert store.head("bkt", lenses_file).size > 0
+    assert list(iter_objects(store, "bkt", ".temp-upload/")) == []
+    assert_exactly_once(_stored_ids(store), range(16))
+    assert _master(store, props, topic, 0).committed_offset == 3
+
+
+def test_lenses_9_0_0_master_lock_is_migrated(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(8))
+    store.put("bkt", f"out/{topic}/0/000000000000_1_1.json", b'{"id":0}\n')
+    store.put("bkt", f".indexes/.locks/Topic({topic})/0.lock", encode_lock(IndexLock("lenses", 0, None)))
+
+    run_sink(spark, props, tmp_path / "ck")
+
+    assert list(iter_objects(store, "bkt", ".indexes/.locks/")) == []
+    assert_exactly_once(_stored_ids(store), range(8))
+
+
+def test_at_least_once_mode_uses_no_index_and_resumes_from_the_consumer_group(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic, **{"connect.local.exactly.once.enable": "false"})
+    produce_ids(kafka, topic, range(12))
+    run_sink(spark, props, tmp_path / "ck")
+    shutil.rmtree(tmp_path / "ck")
+    produce_ids(kafka, topic, range(12, 20))
+
+    run_sink(spark, props, tmp_path / "ck")
+
+    assert list(iter_objects(store, "bkt", ".indexes/")) == []
+    assert_exactly_once(_stored_ids(store), range(20))
+
+
+def test_skip_null_values_drops_tombstones(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic, **{"connect.local.skip.null.values": "true"})
+    produce_ids(kafka, topic, range(8))
+    kafka.produce(topic, [ProducedRecord(None, key=b"gone", partition=p) for p in range(4)])
+
+    job = run_sink(spark, props, tmp_path / "ck")
+
+    assert_exactly_once(_stored_ids(store), range(8))
+    assert sum(r.skipped for r in job.reports) == 4
+
+
+def _produce_with_poison(kafka: EmbeddedKafka, topic: str) -> None:
+    """A record that is not JSON; PARTITIONBY region makes the sink decode every value."""
+    produce_ids(kafka, topic, range(8))
+    kafka.produce(topic, [ProducedRecord(b"{not json", partition=2)])  # offset 2 of partition 2
+    produce_ids(kafka, topic, range(8, 12))
+
+
+def test_a_poison_record_under_throw_fails_naming_the_record_and_the_setting(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic, "PARTITIONBY region")
+    _produce_with_poison(kafka, topic)
+
+    with pytest.raises(RecordError, match=rf"{topic}-2@2.*connect\.local\.error\.policy=NOOP"):
+        run_sink(spark, props, tmp_path / "ck")
+
+
+def test_a_poison_record_under_noop_is_skipped_and_the_rest_is_written_once(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic, "PARTITIONBY region", **{"connect.local.error.policy": "NOOP"})
+    _produce_with_poison(kafka, topic)
+
+    job = run_sink(spark, props, tmp_path / "ck")
+
+    assert_exactly_once(_stored_ids(store), range(12))
+    assert sum(r.poison for r in job.reports) == 1
+    assert _master(store, props, topic, 2).committed_offset == 3
