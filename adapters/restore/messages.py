@@ -1,0 +1,128 @@
+"""An object's records as Kafka messages: the exact bytes to produce.
+
+Conversion of a stored part (key, value, each header) to Kafka bytes:
+
+* ``bytes`` → the same bytes (a ByteArrayConverter sink with an envelope restores byte-exact;
+  the JSON envelope's base64 parts, flagged ``keyIsArray``/``valueIsArray``/``headersIsArray``,
+  are decoded back to bytes by the reader);
+* ``str`` → its UTF-8 encoding;
+* ``None`` → null (a null key, a tombstone, a null header);
+* anything else (numbers, booleans, structures decoded from JSON/Avro/Parquet) → compact JSON
+  (:func:`lakesink.adapters.formats.jsoncodec.dumps`: Decimal exact, datetimes as epoch millis).
+
+Without an envelope, JSON, CSV and TEXT objects give one message per line, the line's bytes
+as they are stored (Lenses reads them as strings; no parse and re-serialise, so the value is
+byte-exact); empty lines are skipped and a CSV header line is skipped with CSV_WITHHEADERS.
+BYTES gives the whole object as one message (or chunks of ``transformer.max.buffer.size`` for
+an Aiven config). Avro and Parquet give each row's value converted as above.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from lakesink.adapters.formats import open_reader
+from lakesink.adapters.formats.jsoncodec import dumps
+from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.restore.index import IndexEntry
+from lakesink.domain.restore.plan import RestoreRoot
+
+_LINE_FORMATS = (Format.JSON, Format.CSV, Format.TEXT)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message to produce; ``partition`` None = the layout names none."""
+
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    timestamp: int | None = None
+    partition: int | None = None
+
+
+def to_bytes(part: Any) -> bytes | None:
+    """A stored key, value or header as the bytes Kafka gets (rules in the module docstring)."""
+    if part is None:
+        return None
+    if isinstance(part, bytes | bytearray | memoryview):
+        return bytes(part)
+    if isinstance(part, str):
+        return part.encode("utf-8")
+    return dumps(part).encode("utf-8")
+
+
+def read_messages(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[Message]:
+    """The messages of one downloaded object, in file order.
+
+    Raises:
+        FormatError: the file is not valid for the root's format.
+    """
+    source = _decompressed(root, path)
+    object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
+    if root.envelope:
+        codec = CompressionCodec.GZIP if root.format is Format.JSON and entry.key.endswith(".gz") else CompressionCodec.UNCOMPRESSED
+        for record in open_reader(root.format, source, envelope=True, codec=codec):
+            yield Message(
+                key=to_bytes(record.key),
+                value=to_bytes(record.value),
+                headers=tuple((name, to_bytes(value)) for name, value in record.headers),
+                timestamp=record.timestamp,
+                partition=entry.partition if entry.partition is not None else record.partition,
+            )
+        return
+    for value in _values(root, entry, source):
+        yield Message(key=object_key, value=value, partition=entry.partition)
+
+
+def _values(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[bytes | None]:
+    if root.format in _LINE_FORMATS:
+        gzipped = root.format is Format.JSON and entry.key.endswith(".gz") and root.compression is None
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as lines:
+            yield from _lines(lines, skip_header=root.format is Format.CSV and root.csv_headers)
+    elif root.format is Format.BYTES:
+        yield from _chunks(path, root.bytes_chunk_size)
+    else:
+        for record in open_reader(root.format, path):
+            yield to_bytes(record.value)
+
+
+def _lines(lines: IO[bytes], *, skip_header: bool) -> Iterator[bytes]:
+    for number, line in enumerate(lines):
+        if skip_header and number == 0:
+            continue
+        content = line.rstrip(b"\n").rstrip(b"\r")
+        if content.strip():
+            yield content
+
+
+def _chunks(path: Path, size: int | None) -> Iterator[bytes]:
+    with open(path, "rb") as data:
+        if size is None:
+            whole = data.read()
+            if whole:
+                yield whole
+            return
+        while chunk := data.read(size):
+            yield chunk
+
+
+def _decompressed(root: RestoreRoot, path: Path) -> Path:
+    """Aiven ``file.compression.type``: the whole object decompressed next to the download."""
+    if root.compression is None:
+        return path
+    target = path.with_suffix(".decompressed")
+    if root.compression == "gzip":
+        with gzip.open(path, "rb") as source, open(target, "wb") as out:
+            while block := source.read(1 << 20):
+                out.write(block)
+    else:
+        import zstandard
+
+        with open(path, "rb") as source, open(target, "wb") as out:
+            zstandard.ZstdDecompressor().copy_stream(source, out)
+    return target

@@ -1,0 +1,187 @@
+"""An Aiven S3 source connector config (seed 002, reference §B.8) as a :class:`RestorePlan`.
+
+Users moving from Aiven's ``io.aiven.kafka.connect.s3.source.S3SourceConnector`` keep their
+config: its keys are translated into the same plan a Lenses config gives. Every key is either
+used, accepted as having no effect here (listed in :data:`NO_EFFECT` with the reason in
+docs/restore.md), or an error naming it; Aiven's legacy ``aws_s3_*`` spellings are accepted
+(the dotted name wins when both are set).
+
+Deliberate differences from Aiven: the template is matched anchored (see
+:mod:`lakesink.domain.restore.template`); ``aws.s3.fetch.page.size`` defaults to 1000, not 10
+(one listing call per 10 keys is needlessly slow); progress lives in Kafka transactions, so
+``ring.buffer.size`` has nothing to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.passthrough import parse_kafka_client
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.values import as_int
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.formats import Format
+from lakesink.domain.restore.lenses_plan import producer_settings
+from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot, page_size
+from lakesink.domain.restore.template import TEMPLATE_KEY, KeyTemplate
+
+AIVEN_CONNECTOR_CLASS = "io.aiven.kafka.connect.s3.source.S3SourceConnector"
+_FORMATS = {"bytes": Format.BYTES, "jsonl": Format.JSON, "avro": Format.AVRO, "parquet": Format.PARQUET}
+_COMPRESSIONS = {"none": None, "gzip": "gzip", "zstd": "zstd"}
+_LEGACY = {
+    "aws_s3_bucket": "aws.s3.bucket.name",
+    "aws_s3_endpoint": "aws.s3.endpoint",
+    "aws_s3_region": "aws.s3.region",
+    "aws_s3_prefix": "aws.s3.prefix",
+}
+_USED = frozenset(
+    {
+        "name", "connector.class", "bootstrap.servers", "topic", "topics",
+        "aws.access.key.id", "aws.secret.access.key", "aws.s3.bucket.name", "aws.s3.region",
+        "aws.s3.endpoint", "aws.s3.prefix", "aws.s3.fetch.page.size", "aws.s3.backoff.delay.ms",
+        "aws.s3.backoff.max.retries", "file.name.template", "file.compression.type", "input.format",
+        "transformer.max.buffer.size", "tasks.max", "errors.tolerance", "error.tolerance",
+        "poll.interval.ms", "max.poll.records", "native.start.key",
+    }
+)
+#: Keys accepted for compatibility that change nothing here (why: docs/restore.md).
+NO_EFFECT = frozenset(
+    {
+        "aws.credentials.provider", "aws.s3.fetch.buffer.size", "aws.s3.backoff.max.delay.ms",
+        "aws.s3.api.call.timeout", "ring.buffer.size", "distribution.type", "task.id",
+        "schema.registry.url", "value.converter.schema.registry.url", "key.converter",
+        "value.converter", "header.converter", "file.max.records", "file.prefix.template",
+        "file.name.timestamp.timezone", "file.name.timestamp.source", "kafka.retry.backoff.ms",
+    }
+)
+_CLIENT_PREFIXES = ("producer.", "sasl.", "ssl.", "key.converter.", "value.converter.")
+_CLIENT_KEYS = ("security.protocol",)
+
+
+def is_aiven_source_config(props: Mapping[str, str]) -> bool:
+    """Whether ``props`` is an Aiven S3 source config (its class, or its bucket key)."""
+    return props.get("connector.class", "").strip() == AIVEN_CONNECTOR_CLASS or any(
+        key in props for key in ("aws.s3.bucket.name", "aws_s3_bucket")
+    )
+
+
+def aiven_restore_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> RestorePlan:
+    """Translate an Aiven S3 source config.
+
+    Raises:
+        ConfigError: unknown or unsupported keys (all named), a missing bucket, template or
+            brokers, or an invalid value (naming its key).
+    """
+    config = _with_legacy_names(props)
+    _reject_unknown(config)
+    template = KeyTemplate.compile(_required(config, TEMPLATE_KEY))
+    topic = _topic(config)
+    if topic is None and "topic" not in template.variables:
+        raise ConfigError(f"Set topic, or put {{{{topic}}}} in {TEMPLATE_KEY}: the target topic is unknown.")
+    fmt = _choice(config, "input.format", _FORMATS, "bytes")
+    tolerance = _choice(config, _tolerance_key(config), {"none": False, "all": True}, "none")
+    root = RestoreRoot(
+        number=0,
+        bucket=_required(config, "aws.s3.bucket.name"),
+        list_prefix=config.get("aws.s3.prefix", "").strip(),
+        topic=topic,
+        format=fmt,
+        page_size=page_size(_int(config, "aws.s3.fetch.page.size", 1000, minimum=1)),
+        limit=_int(config, "max.poll.records", 500, minimum=1),
+        template=template,
+        key_from_object_key=True,
+        bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1) if fmt is Format.BYTES else None,
+        compression=None if fmt is Format.PARQUET else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
+    )
+    client = parse_kafka_client({k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT}, "source")
+    return RestorePlan(
+        name=_required(config, "name"),
+        backend="s3",
+        storage=_s3_settings(config),
+        roots=(root,),
+        producer=producer_settings(config.get("bootstrap.servers", "").strip() or None, client),
+        partition_rule=PartitionRule(PartitionMode.LAYOUT if template.has_partition else PartitionMode.NONE),
+        poll_interval_ms=_int(config, "poll.interval.ms", 5000, minimum=1),
+        tolerate_errors=bool(tolerance),
+        parallelism=parallelism or _int(config, "tasks.max", 0, minimum=1) or None,
+        start_after=config.get("native.start.key", "").strip() or None,
+    )
+
+
+def _with_legacy_names(props: Mapping[str, str]) -> dict[str, str]:
+    config = {key: value for key, value in props.items() if key not in _LEGACY}
+    for legacy, name in _LEGACY.items():
+        if legacy in props and not config.get(name, "").strip():
+            config[name] = props[legacy]
+    return config
+
+
+def _reject_unknown(config: Mapping[str, str]) -> None:
+    unknown = sorted(
+        key
+        for key in config
+        if key not in _USED
+        and key not in NO_EFFECT
+        and key not in _CLIENT_KEYS
+        and not key.startswith(_CLIENT_PREFIXES)
+    )
+    if any(key.startswith("aws.sts.") for key in unknown):
+        raise ConfigError("aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain.")
+    if unknown:
+        raise ConfigError(f"Unknown Aiven S3 source settings: {', '.join(unknown)}.")
+    if config.get("connector.class", AIVEN_CONNECTOR_CLASS).strip() != AIVEN_CONNECTOR_CLASS:
+        raise ConfigError(f"connector.class {config['connector.class']!r} is not {AIVEN_CONNECTOR_CLASS}.")
+
+
+def _required(config: Mapping[str, str], key: str) -> str:
+    value = config.get(key, "").strip()
+    if not value:
+        raise ConfigError(f"{key} is required.")
+    return config[key] if key == TEMPLATE_KEY else value
+
+
+def _topic(config: Mapping[str, str]) -> str | None:
+    topic = config.get("topic", "").strip()
+    topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
+    if topic and topics and topics != [topic]:
+        raise ConfigError("topic and topics disagree; set only topic (the one target topic).")
+    if len(topics) > 1:
+        raise ConfigError(f"topics names {len(topics)} topics; a restore writes to one: set topic.")
+    return topic or (topics[0] if topics else None)
+
+
+def _tolerance_key(config: Mapping[str, str]) -> str:
+    return "error.tolerance" if "error.tolerance" in config and "errors.tolerance" not in config else "errors.tolerance"
+
+
+def _choice(config: Mapping[str, str], key: str, choices: Mapping[str, Any], default: str) -> Any:
+    raw = config.get(key, "").strip().lower() or default
+    if raw not in choices:
+        raise ConfigError(f"Invalid value {config[key]!r} for {key}: expected one of {', '.join(choices)}.")
+    return choices[raw]
+
+
+def _int(config: Mapping[str, str], key: str, default: int, *, minimum: int) -> int:
+    raw = config.get(key, "").strip()
+    return as_int(key, raw, minimum=minimum) if raw else default
+
+
+def _s3_settings(config: Mapping[str, str]) -> S3Settings:
+    access, secret = config.get("aws.access.key.id", ""), config.get("aws.secret.access.key", "")
+    if bool(access) != bool(secret):
+        raise ConfigError("Set both aws.access.key.id and aws.secret.access.key, or neither (default credential chain).")
+    endpoint = config.get("aws.s3.endpoint", "").strip() or None
+    if endpoint is not None and "://" not in endpoint:
+        endpoint = "https://" + endpoint  # Aiven assumes https when no scheme is given
+    return S3Settings(
+        auth_mode="Credentials" if access else "Default",
+        access_key=Secret(access) if access else None,
+        secret_key=Secret(secret) if secret else None,
+        region=config.get("aws.s3.region", "").strip() or None,
+        custom_endpoint=endpoint,
+        path_style_access=endpoint is not None,
+        http_max_retries=_int(config, "aws.s3.backoff.max.retries", 3, minimum=1),
+        http_retry_interval_ms=_int(config, "aws.s3.backoff.delay.ms", 100, minimum=1),
+    )

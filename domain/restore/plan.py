@@ -1,0 +1,126 @@
+"""The restore plan: one value that says what to read, how to parse keys and where to produce.
+
+Both config forms end here: a Lenses source config (KCQL + ``connect.<p>.*``, see
+:mod:`lakesink.domain.restore.lenses_plan`) and an Aiven S3 source config
+(:mod:`lakesink.domain.config.aiven_source`). Everything downstream (listing, reading,
+delivery) sees only this model, so the two forms behave the same wherever they overlap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.passthrough import ClientValue
+from lakesink.domain.formats import Format
+from lakesink.domain.restore.template import KeyTemplate
+
+#: Directories a restore never reads: the sink's index/locks, upload staging and plans.
+INTERNAL_DIRECTORIES = (".indexes", ".temp-upload", ".plans")
+DEFAULT_PAGE_SIZE = 1000
+DEFAULT_LIMIT = 10_000
+MAX_PAGE_SIZE = 1000
+_ILLEGAL_TOPIC_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class PartitionMode:
+    """How a restored record's Kafka partition is chosen (``source.partition.extractor.type``)."""
+
+    LAYOUT = "layout"  # envelope metadata, else the partition the key layout names (default)
+    NONE = "none"  # no partition: the producer's partitioner (key hash) decides
+    HIERARCHICAL = "hierarchical"  # Lenses: the parent directory name
+    REGEX = "regex"  # Lenses: group 1 of a regex over the key
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionRule:
+    """The partition choice and what happens when the target topic has too few partitions.
+
+    ``remap_modulo`` (``source.partition.remap=modulo``): partition ``p`` goes to
+    ``p % partitions``; otherwise a missing partition is a ConfigError before anything is sent.
+    """
+
+    mode: str = PartitionMode.LAYOUT
+    regex: str | None = None
+    remap_modulo: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PostProcess:
+    """``post.process.action``: Delete, or Move to ``bucket``/``prefix`` (``retain_dirs`` keeps a ``dir/`` marker)."""
+
+    action: str
+    bucket: str | None = None
+    prefix: str | None = None
+    retain_dirs: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreRoot:
+    """One listing root: a KCQL statement or the Aiven bucket/prefix.
+
+    Attributes:
+        number: position in the config (names the root in progress records).
+        bucket / list_prefix: what is listed (``list_prefix`` as sent to the store).
+        topic: the target topic; None = the topic named by each key (Aiven without ``topic``).
+        template: Aiven's compiled ``file.name.template``; None = the Lenses layouts.
+        key_from_object_key: Aiven: the Kafka key is the object key (UTF-8).
+        bytes_chunk_size: Aiven ``input.format=bytes``: one record per chunk of this size.
+        compression: Aiven ``file.compression.type`` (gzip, zstd; Aiven's snappy framing is not read): the whole object is
+            decompressed before it is read (never for Parquet, as in Aiven); None = as stored.
+    """
+
+    number: int
+    bucket: str
+    list_prefix: str
+    topic: str | None
+    format: Format
+    csv_headers: bool = False
+    envelope: bool = False
+    page_size: int = DEFAULT_PAGE_SIZE
+    limit: int = DEFAULT_LIMIT
+    template: KeyTemplate | None = None
+    post_process: PostProcess | None = None
+    key_from_object_key: bool = False
+    bytes_chunk_size: int | None = None
+    compression: str | None = None
+
+    def relative(self, key: str) -> str:
+        """``key`` without the listing prefix (what an Aiven template is matched against)."""
+        return key[len(self.list_prefix) :] if key.startswith(self.list_prefix) else key
+
+
+@dataclass(frozen=True, slots=True)
+class RestorePlan:
+    """Everything a restore run needs; picklable (credentials stay :class:`Secret`)."""
+
+    name: str
+    backend: str
+    storage: BackendSettings = field(repr=False)
+    roots: tuple[RestoreRoot, ...]
+    producer: Mapping[str, ClientValue] = field(repr=False, default_factory=dict)
+    partition_rule: PartitionRule = PartitionRule()
+    continuous: bool = True
+    poll_interval_ms: int = 300_000
+    full_relist_every: int = 10
+    tolerate_errors: bool = False
+    parallelism: int | None = None
+    start_after: str | None = None
+    excluded_directories: tuple[str, ...] = INTERNAL_DIRECTORIES
+    extension_includes: tuple[str, ...] = ()
+    extension_excludes: tuple[str, ...] = ()
+    transaction_timeout_ms: int = 60_000
+
+    @property
+    def progress_topic(self) -> str:
+        """The compacted topic holding this restore's progress: ``__lakesink_restore_<name>``."""
+        return ("__lakesink_restore_" + _ILLEGAL_TOPIC_CHARS.sub("_", self.name))[:249]
+
+
+def page_size(batch: int | None) -> int:
+    """KCQL BATCH as a listing page size: Lenses' default below 1, the store's 1000 cap above."""
+    if batch is None or batch < 1:
+        return DEFAULT_PAGE_SIZE
+    return min(batch, MAX_PAGE_SIZE)

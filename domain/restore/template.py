@@ -1,0 +1,162 @@
+"""Aiven ``file.name.template`` compiled into an anchored regular expression (reference §A.1, §B.2).
+
+Aiven's source builds its regex by plain text replacement on the template, leaves the rest of
+the template unquoted (so ``.`` matches anything) and matches with ``find`` (unanchored), which
+gives surprising answers (``22-10-12/customer-topic-1-….txt`` → topic ``22``, partition 10). Here
+the template is parsed with Aiven's own variable syntax and compiled so that a key either
+matches the whole template or is not taken for one of its objects:
+
+* literal text is matched literally;
+* the match is anchored at both ends of the key *relative to the listing prefix*; after the
+  template only an optional extension (``.`` followed by anything without ``/``, e.g. ``.gz``,
+  ``.avro``, ``.json.gz``) may follow, because Aiven's sink appends one the template does not show;
+* ``{{topic}}`` is ``[A-Za-z0-9._-]+`` (legal Kafka topic characters; never ``/``);
+* ``{{partition}}`` / ``{{start_offset}}`` are ``[0-9]+``, or exactly 10 / 20 digits with
+  ``padding=true`` (Aiven's ``%010d`` / ``%020d``);
+* ``{{timestamp:unit=yyyy|MM|dd|HH}}`` is exactly 4 / 2 / 2 / 2 digits, ``{{timestamp}}`` any digits;
+* ``{{key}}`` is any non-empty text (``/`` included: Aiven does not escape keys);
+* a variable used again must repeat the text of its first occurrence.
+
+Ambiguity (two variables with overlapping alphabets side by side, or a ``-`` both in the topic
+name and as separator) is resolved the way Aiven's backtracking does: **each variable, left to
+right, takes the longest text that still lets the rest of the key match**. So
+``{{topic}}-{{partition}}-{{start_offset}}`` on ``logs2-1-1-0001`` gives topic ``logs2-1``,
+partition 1, offset 1 (only the last two ``-`` separate numbers), and
+``{{topic}}{{partition}}-{{start_offset}}`` on ``89521-00112`` gives topic ``8952``, partition
+1. Use ``padding=true`` (fixed widths) or a separator that cannot occur in the neighbouring
+variable to make a template unambiguous.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.restore.parsed_key import ParsedKey
+
+TEMPLATE_KEY = "file.name.template"
+
+# Aiven's TemplateParser variable syntax: name, optional ":" and one "param=value".
+_VARIABLE = re.compile(r"\{\{\s*(\w+)?(:?)([\w=]+)?\s*}}", re.ASCII)
+_PARAMETER = re.compile(r"(\w+)?=?(\w+)?", re.ASCII)
+_DEPRECATED_YEAR = re.compile(r"\{\{\s*timestamp\s*:\s*unit\s*=\s*YYYY\s*}}")
+_UNIT_DIGITS = {"yyyy": 4, "MM": 2, "dd": 2, "HH": 2}
+_PADDED_WIDTH = {"partition": 10, "start_offset": 20}
+_SUPPORTED = ("topic", "partition", "start_offset", "timestamp", "key")
+_EXTENSION = r"(?:\.[^/]*)?"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyTemplate:
+    """A compiled ``file.name.template``; picklable, so it travels to Spark executors."""
+
+    template: str
+    pattern: str
+    variables: tuple[str, ...]
+
+    @classmethod
+    def compile(cls, template: str) -> KeyTemplate:
+        """Parse ``template`` with Aiven's syntax and build the anchored pattern.
+
+        Raises:
+            ConfigError: blank template, Aiven's syntax errors (same wording), an unknown
+                variable or parameter, or a timestamp unit other than yyyy/MM/dd/HH.
+        """
+        if not template.strip():
+            raise ConfigError(f"Invalid value must not be empty or not set for configuration {TEMPLATE_KEY}")
+        text = _DEPRECATED_YEAR.sub("{{timestamp:unit=yyyy}}", template)
+        parts: list[str] = []
+        seen: list[str] = []
+        position = 0
+        for match in _VARIABLE.finditer(text):
+            parts.append(re.escape(text[position : match.start()]))
+            name = _name(match, template)
+            parameter = _parameter(match, name)
+            _check_supported(name)
+            parts.append(_variable_pattern(name, parameter, first=name not in seen))
+            seen.append(name)
+            position = match.end()
+        parts.append(re.escape(text[position:]))
+        if not seen:
+            raise ConfigError(
+                f"{TEMPLATE_KEY} {template!r} has no variable; use e.g. {{{{topic}}}}-{{{{partition}}}}-{{{{start_offset}}}}."
+            )
+        return cls(template, "".join(parts) + _EXTENSION, tuple(dict.fromkeys(seen)))
+
+    @property
+    def has_partition(self) -> bool:
+        """Whether keys name the Kafka partition."""
+        return "partition" in self.variables
+
+    def parse(self, relative_key: str) -> ParsedKey | None:
+        """The coordinates in ``relative_key`` (the key without the listing prefix), or None."""
+        match = _compiled(self.pattern).fullmatch(relative_key)
+        if match is None:
+            return None
+        groups = match.groupdict()
+        return ParsedKey(
+            topic=groups.get("topic"),
+            partition=int(groups["partition"]) if groups.get("partition") is not None else None,
+            offset=int(groups["start_offset"]) if groups.get("start_offset") is not None else None,
+        )
+
+
+_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    compiled = _CACHE.get(pattern)
+    if compiled is None:
+        compiled = _CACHE[pattern] = re.compile(pattern, re.ASCII | re.DOTALL)
+    return compiled
+
+
+def _name(match: re.Match[str], template: str) -> str:
+    name = match.group(1)
+    if not name:
+        raise ConfigError(f"Variable name hasn't been set for template: {template}")
+    return name
+
+
+def _check_supported(name: str) -> None:
+    if name not in _SUPPORTED:
+        supported = ", ".join(f"{{{{{n}}}}}" for n in _SUPPORTED)
+        raise ConfigError(f"unsupported template variable used ({{{{{name}}}}}) in {TEMPLATE_KEY}, supported values are: {supported}")
+
+
+def _parameter(match: re.Match[str], name: str) -> tuple[str, str] | None:
+    colon, raw = match.group(2), match.group(3)
+    if not colon:
+        return None
+    if not raw:
+        raise ConfigError("Wrong variable with parameter definition")
+    parsed = _PARAMETER.match(raw)
+    key, value = (parsed.group(1), parsed.group(2)) if parsed else (None, None)
+    if not key:
+        raise ConfigError(f"Parameter name for variable `{name}` has not been set")
+    if not value:
+        raise ConfigError(f"Parameter value for variable `{name}` and parameter `{key}` has not been set")
+    return key, value
+
+
+def _variable_pattern(name: str, parameter: tuple[str, str] | None, *, first: bool) -> str:
+    if not first and name != "timestamp":
+        return f"(?P={name})"
+    if name == "timestamp":
+        if parameter is None:
+            return "[0-9]+"
+        if parameter[0] != "unit" or parameter[1] not in _UNIT_DIGITS:
+            raise ConfigError(
+                f"{TEMPLATE_KEY}: {{{{timestamp}}}} takes unit=yyyy, MM, dd or HH, not {parameter[0]}={parameter[1]}."
+            )
+        return f"[0-9]{{{_UNIT_DIGITS[parameter[1]]}}}"
+    if name in _PADDED_WIDTH:
+        if parameter is not None and parameter[0] != "padding":
+            raise ConfigError(f"{TEMPLATE_KEY}: {{{{{name}}}}} takes only padding=true|false, not {parameter[0]}.")
+        padded = parameter is not None and parameter[1].lower() == "true"
+        digits = f"[0-9]{{{_PADDED_WIDTH[name]}}}" if padded else "[0-9]+"
+        return f"(?P<{name}>{digits})"
+    if parameter is not None:
+        raise ConfigError(f"{TEMPLATE_KEY}: {{{{{name}}}}} takes no parameter.")
+    return "(?P<topic>[A-Za-z0-9._-]+)" if name == "topic" else "(?P<key>.+)"
