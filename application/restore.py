@@ -12,12 +12,10 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakesink.application.config_file import read_config_file
 from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
-from lakesink.domain.config.properties_text import load_config_text
-from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.index import IndexEntry, group_work
 from lakesink.domain.restore.lenses_plan import lenses_restore_plan
@@ -57,15 +55,6 @@ def load_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> Re
     if is_aiven_source_config(props):
         return aiven_restore_plan(props, parallelism=parallelism)
     return lenses_restore_plan(props, parallelism=parallelism)
-
-
-def read_config_file(path: str) -> dict[str, str]:
-    """A ``.properties`` or Kafka Connect JSON config file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"Cannot read the config file {path}: {error.strerror}.") from None
-    return load_config_text(text, filename=Path(path).name)
 
 
 def restore(

@@ -168,10 +168,18 @@ CATALOG: tuple[KeySpec, ...] = (
             scope=_SOURCE),
     KeySpec("source.empty.results.backoff.multiplier", T.DOUBLE, "2.0", "Backoff growth factor (> 1).",
             scope=_SOURCE),
-    KeySpec("source.partition.extractor.type", T.STRING, None,
-            "hierarchical (…/<partition>/<file>) or regex; not set = producer partitioner.", scope=_SOURCE),
+    KeySpec("source.partition.extractor.type", T.STRING, "layout",
+            "layout (lakesink: envelope metadata, else the partition the key layout names), none "
+            "(lakesink: the producer's partitioner), hierarchical (…/<partition>/<file>) or regex.",
+            scope=_SOURCE),
     KeySpec("source.partition.extractor.regex", T.STRING, None, "Regex whose group 1 is the partition.",
             scope=_SOURCE),
+    KeySpec("source.partition.remap", T.STRING, "none",
+            "lakesink: none (a target topic with too few partitions is an error) or modulo "
+            "(partition p goes to p % partitions).", scope=_SOURCE),
+    KeySpec("source.transaction.timeout.ms", T.INT, "60000",
+            "lakesink: producer transaction timeout, ms (1000..900000); also the longest a restart "
+            "waits for a transaction a crashed run left open.", scope=_SOURCE),
     KeySpec("source.write.watermark.headers", T.BOOLEAN, "false",
             "Add the source position as record headers.",
             scope=_SOURCE),

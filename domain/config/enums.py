@@ -38,5 +38,7 @@ class OrderingType(Enum):
 class PartitionExtractorType(Enum):
     """``source.partition.extractor.type``: how a restore finds a record's Kafka partition."""
 
+    LAYOUT = "layout"  # lakesink default: envelope metadata, else the partition the key layout names
+    NONE = "none"  # lakesink: no partition, the producer's partitioner (key hash) decides
     HIERARCHICAL = "hierarchical"  # the parent directory name of the object
     REGEX = "regex"  # group 1 of source.partition.extractor.regex

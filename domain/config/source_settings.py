@@ -1,4 +1,10 @@
-"""Restore (source) settings: directory discovery, ordering, filtering, backoff, partitions (§6)."""
+"""Restore (source) settings: directory discovery, ordering, filtering, backoff, partitions (§6).
+
+Besides Lenses' keys, the restore's own (``source.partition.remap``,
+``source.transaction.timeout.ms``, extractor types ``layout`` and ``none``) are parsed here,
+so every restore setting goes through the catalog: validated once and listed in
+docs/configuration.md.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,16 @@ from dataclasses import dataclass
 
 from lakesink.domain.config.enums import OrderingType, PartitionExtractorType
 from lakesink.domain.config.reader import PropertyReader
-from lakesink.domain.config.values import as_enum
 from lakesink.domain.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
 class SourceSettings:
-    """``connect.<prefix>.source.*`` and ``ordering.type`` with the Lenses defaults."""
+    """``connect.<prefix>.source.*`` and ``ordering.type`` with the Lenses defaults.
+
+    ``partition_remap_modulo``: ``source.partition.remap=modulo`` (partition ``p`` goes to
+    ``p % partitions``). ``transaction_timeout_ms``: ``source.transaction.timeout.ms``.
+    """
 
     partition_search_continuous: bool = True
     partition_search_interval_ms: int = 300_000
@@ -25,8 +34,10 @@ class SourceSettings:
     empty_results_backoff_initial_ms: int = 1000
     empty_results_backoff_max_ms: int = 10_000
     empty_results_backoff_multiplier: float = 2.0
-    partition_extractor: PartitionExtractorType | None = None
+    partition_extractor: PartitionExtractorType = PartitionExtractorType.LAYOUT
     partition_extractor_regex: str | None = None
+    partition_remap_modulo: bool = False
+    transaction_timeout_ms: int = 60_000
     write_watermark_headers: bool = False
     late_arrival_interval_seconds: int = 300
 
@@ -60,13 +71,15 @@ def parse_source_settings(reader: PropertyReader) -> SourceSettings:
         empty_results_backoff_multiplier=multiplier,
         partition_extractor=extractor,
         partition_extractor_regex=extractor_regex,
+        partition_remap_modulo=_remap_modulo(reader),
+        transaction_timeout_ms=_int(reader, "source.transaction.timeout.ms", minimum=1000, maximum=900_000),
         write_watermark_headers=reader.flag("source.write.watermark.headers"),
         late_arrival_interval_seconds=_int(reader, "source.late.arrival.interval", minimum=1),
     )
 
 
-def _int(reader: PropertyReader, name: str, *, minimum: int) -> int:
-    value = reader.integer(name, minimum=minimum)
+def _int(reader: PropertyReader, name: str, *, minimum: int, maximum: int | None = None) -> int:
+    value = reader.integer(name, minimum=minimum, maximum=maximum)
     if value is None:
         raise KeyError(f"{name} has no default in the catalog")
     return value
@@ -77,19 +90,24 @@ def _extensions(reader: PropertyReader, name: str) -> tuple[str, ...]:
     return tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in reader.items(name))
 
 
-def _partition_extractor(reader: PropertyReader) -> tuple[PartitionExtractorType | None, str | None]:
+def _remap_modulo(reader: PropertyReader) -> bool:
+    """``source.partition.remap``: ``none`` (the catalog default) or ``modulo``, any case."""
+    raw = reader.text("source.partition.remap") or "none"
+    if raw.lower() not in ("none", "modulo"):
+        key = reader.key("source.partition.remap")
+        raise ConfigError(f"Invalid value {raw!r} for {key}: expected none or modulo.")
+    return raw.lower() == "modulo"
+
+
+def _partition_extractor(reader: PropertyReader) -> tuple[PartitionExtractorType, str | None]:
     type_key = reader.key("source.partition.extractor.type")
     regex_key = reader.key("source.partition.extractor.regex")
-    raw_type = reader.text("source.partition.extractor.type")
+    extractor = reader.enum("source.partition.extractor.type", PartitionExtractorType)
     regex = reader.text("source.partition.extractor.regex")
-    if raw_type is None:
+    if extractor is not PartitionExtractorType.REGEX:
         if regex is not None:
-            raise ConfigError(f"{regex_key} is set but {type_key} is not regex.")
-        return None, None
-    extractor = as_enum(type_key, raw_type, PartitionExtractorType)
-    if extractor is PartitionExtractorType.HIERARCHICAL:
-        if regex is not None:
-            raise ConfigError(f"{regex_key} is set but {type_key} is hierarchical.")
+            given = extractor.value if reader.is_set("source.partition.extractor.type") else "not regex"
+            raise ConfigError(f"{regex_key} is set but {type_key} is {given}.")
         return extractor, None
     if regex is None:
         raise ConfigError(f"{type_key} is regex but {regex_key} is missing.")

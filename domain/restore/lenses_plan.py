@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.config.enums import ErrorPolicy, PartitionExtractorType
+from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ClientValue
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import SourceStatement
 from lakesink.domain.key_segments import normalise_prefix
-from lakesink.domain.restore.options import RestoreOptions, split_restore_options
 from lakesink.domain.restore.plan import (
     DEFAULT_LIMIT,
     INTERNAL_DIRECTORIES,
-    PartitionMode,
     PartitionRule,
     PostProcess,
     RestorePlan,
@@ -29,8 +27,7 @@ def lenses_restore_plan(props: Mapping[str, str], *, parallelism: int | None = N
     Raises:
         ConfigError: any invalid setting or statement, or no ``bootstrap.servers``.
     """
-    options, remaining = split_restore_options(props)
-    settings = ConnectorSettings.from_properties(remaining, role="source")
+    settings = ConnectorSettings.from_properties(props, role="source")
     source = settings.source
     if source is None:  # from_properties always sets it for role="source"
         raise ConfigError("The restore needs a source config.")
@@ -43,7 +40,11 @@ def lenses_restore_plan(props: Mapping[str, str], *, parallelism: int | None = N
         storage=settings.storage,
         roots=tuple(_root(number, statement) for number, statement in enumerate(statements)),
         producer=producer_settings(settings.bootstrap_servers, settings.kafka_client),
-        partition_rule=_partition_rule(options, source.partition_extractor, source.partition_extractor_regex),
+        partition_rule=PartitionRule(
+            mode=source.partition_extractor.value,
+            regex=source.partition_extractor_regex,
+            remap_modulo=source.partition_remap_modulo,
+        ),
         continuous=source.partition_search_continuous,
         poll_interval_ms=source.partition_search_interval_ms,
         tolerate_errors=settings.error_policy is ErrorPolicy.NOOP,
@@ -53,7 +54,7 @@ def lenses_restore_plan(props: Mapping[str, str], *, parallelism: int | None = N
         ),
         extension_includes=source.extension_includes,
         extension_excludes=source.extension_excludes,
-        transaction_timeout_ms=options.transaction_timeout_ms,
+        transaction_timeout_ms=source.transaction_timeout_ms,
     )
 
 
@@ -90,16 +91,3 @@ def _root(number: int, statement: SourceStatement) -> RestoreRoot:
         post_process=post,
     )
 
-
-def _partition_rule(
-    options: RestoreOptions, extractor: PartitionExtractorType | None, regex: str | None
-) -> PartitionRule:
-    if options.partition_mode is not None:
-        mode = options.partition_mode
-    elif extractor is PartitionExtractorType.HIERARCHICAL:
-        mode = PartitionMode.HIERARCHICAL
-    elif extractor is PartitionExtractorType.REGEX:
-        mode = PartitionMode.REGEX
-    else:
-        mode = PartitionMode.LAYOUT
-    return PartitionRule(mode=mode, regex=regex, remap_modulo=options.remap_modulo)

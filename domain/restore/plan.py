@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.enums import PartitionExtractorType
 from lakesink.domain.config.passthrough import ClientValue
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.template import KeyTemplate
@@ -26,12 +27,17 @@ _ILLEGAL_TOPIC_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 class PartitionMode:
-    """How a restored record's Kafka partition is chosen (``source.partition.extractor.type``)."""
+    """How a restored record's Kafka partition is chosen.
 
-    LAYOUT = "layout"  # envelope metadata, else the partition the key layout names (default)
-    NONE = "none"  # no partition: the producer's partitioner (key hash) decides
-    HIERARCHICAL = "hierarchical"  # Lenses: the parent directory name
-    REGEX = "regex"  # Lenses: group 1 of a regex over the key
+    The values of ``source.partition.extractor.type`` (:class:`PartitionExtractorType` says
+    what each means), so a Lenses config's choice is the plan's mode as it stands; the Aiven
+    form picks ``LAYOUT`` or ``NONE`` from its template.
+    """
+
+    LAYOUT = PartitionExtractorType.LAYOUT.value
+    NONE = PartitionExtractorType.NONE.value
+    HIERARCHICAL = PartitionExtractorType.HIERARCHICAL.value
+    REGEX = PartitionExtractorType.REGEX.value
 
 
 @dataclass(frozen=True, slots=True)

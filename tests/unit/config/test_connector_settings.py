@@ -222,6 +222,23 @@ def test_source_config_parses_source_statements_and_settings() -> None:
     assert settings.source.partition_search_excludes == (".indexes",)
 
 
+def test_restore_partition_and_transaction_settings_come_from_the_catalog() -> None:
+    defaults = load({"name": "r", "connect.s3.kcql": SOURCE_KCQL}, role="source").source
+    assert defaults is not None and defaults.partition_extractor is PartitionExtractorType.LAYOUT
+    assert (defaults.partition_remap_modulo, defaults.transaction_timeout_ms) == (False, 60_000)
+    chosen = load({
+        "name": "r", "connect.s3.kcql": SOURCE_KCQL, "connect.s3.source.partition.extractor.type": "NONE",
+        "connect.s3.source.partition.remap": "Modulo", "connect.s3.source.transaction.timeout.ms": "120000",
+    }, role="source").source
+    assert chosen is not None and chosen.partition_extractor is PartitionExtractorType.NONE
+    assert (chosen.partition_remap_modulo, chosen.transaction_timeout_ms) == (True, 120_000)
+
+
+def test_restore_only_settings_are_rejected_in_a_sink_config() -> None:
+    with pytest.raises(ConfigError, match="connect.s3.source.partition.remap"):
+        load(sink(**{"connect.s3.source.partition.remap": "modulo"}))
+
+
 @pytest.mark.parametrize(
     ("props", "message"),
     [
@@ -231,6 +248,14 @@ def test_source_config_parses_source_statements_and_settings() -> None:
         ({"connect.s3.source.partition.extractor.regex": "(x)"}, "is not regex"),
         ({"connect.s3.source.empty.results.backoff.multiplier": "1"}, "must be greater than 1"),
         ({"connect.s3.source.empty.results.backoff.max.delay": "10"}, "must be at least"),
+        ({"connect.s3.source.partition.extractor.type": "layout",
+          "connect.s3.source.partition.extractor.regex": "(x)"}, "extractor.type is layout"),
+        ({"connect.s3.source.partition.extractor.type": "hash"}, "expected one of layout, none"),
+        ({"connect.s3.source.partition.remap": "hash"},
+         "Invalid value 'hash' for connect.s3.source.partition.remap: expected none or modulo"),
+        ({"connect.s3.source.transaction.timeout.ms": "999"},
+         "connect.s3.source.transaction.timeout.ms: must be at least 1000"),
+        ({"connect.s3.source.transaction.timeout.ms": "900001"}, "must be at most 900000"),
     ],
 )
 def test_source_settings_rules(props: dict[str, str], message: str) -> None:

@@ -116,6 +116,14 @@ def test_restore_only_options_select_producer_partitioning_and_modulo_remap() ->
     assert plan.partition_rule.mode == PartitionMode.NONE and plan.partition_rule.remap_modulo
 
 
+def test_the_transaction_timeout_reaches_the_plan_and_is_bounded() -> None:
+    assert lenses_restore_plan(LENSES).transaction_timeout_ms == 60_000
+    plan = lenses_restore_plan({**LENSES, "connect.s3.source.transaction.timeout.ms": "300000"})
+    assert plan.transaction_timeout_ms == 300_000
+    with pytest.raises(ConfigError, match="connect.s3.source.transaction.timeout.ms: must be at most 900000"):
+        lenses_restore_plan({**LENSES, "connect.s3.source.transaction.timeout.ms": "900001"})
+
+
 def test_lenses_extractors_still_apply() -> None:
     plan = lenses_restore_plan({**LENSES, "connect.s3.source.partition.extractor.type": "hierarchical"})
     assert plan.partition_rule.mode == PartitionMode.HIERARCHICAL
