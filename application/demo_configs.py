@@ -1,0 +1,80 @@
+"""The connector configs of the demo (and of the slow tests): the files a user would write.
+
+They are written as Kafka Connect JSON (``{"name": …, "config": {…}}``), the body of a
+``POST /connectors`` request, so no ``.properties`` escaping can change a KCQL statement, and
+``lakesink sink --config FILE`` reads them exactly as it reads a user's file.
+
+Both configs store envelopes (``store.envelope=true``): each row then carries its topic,
+partition and offset, which is what lets the demo prove exactly-once record by record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from lakesink.application.demo_services import S3Endpoint
+
+_CONVERTERS = {
+    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    "value.converter.schemas.enable": "false",
+}
+
+
+def _properties(values: Mapping[str, object]) -> str:
+    return ", ".join(f"'{name}'={value}" for name, value in values.items())
+
+
+def s3_parquet_config(
+    name: str, *, topic: str, bootstrap_servers: str, endpoint: S3Endpoint, bucket: str, prefix: str,
+    flush_count: int, flush_interval_s: int | None = None,
+) -> dict[str, str]:
+    """Orders → Snappy Parquet in S3, partitioned by the order's country and day (UTC)."""
+    properties: dict[str, object] = {"store.envelope": "true", "flush.count": flush_count}
+    if flush_interval_s is not None:
+        properties["flush.interval"] = flush_interval_s
+    kcql = (
+        f"INSERT INTO {bucket}:{prefix} SELECT * FROM {topic} PARTITIONBY _value.country, _date.uuuu-MM-dd "
+        f"STOREAS `PARQUET` PROPERTIES({_properties(properties)})"
+    )
+    return {
+        "name": name,
+        "topics": topic,
+        "bootstrap.servers": bootstrap_servers,
+        **_CONVERTERS,
+        "connect.s3.kcql": kcql,
+        "connect.s3.compression.codec": "SNAPPY",
+        **endpoint.connector_settings(),
+    }
+
+
+def local_json_config(
+    name: str, *, topic: str, bootstrap_servers: str, root: Path, bucket: str, prefix: str, flush_count: int,
+) -> dict[str, str]:
+    """Orders → JSON lines in a local directory, partitioned by the ``region`` header.
+
+    The local backend wants the bucket directory to exist; it is created here.
+    """
+    (Path(root) / bucket).mkdir(parents=True, exist_ok=True)
+    kcql = (
+        f"INSERT INTO {bucket}:{prefix} SELECT * FROM {topic} PARTITIONBY _header.region STOREAS `JSON` "
+        f"PROPERTIES({_properties({'store.envelope': 'true', 'flush.count': flush_count})})"
+    )
+    return {
+        "name": name,
+        "topics": topic,
+        "bootstrap.servers": bootstrap_servers,
+        **_CONVERTERS,
+        "connect.local.kcql": kcql,
+        "connect.local.root": str(root),
+    }
+
+
+def write_config(directory: Path, settings: Mapping[str, str]) -> Path:
+    """Write ``settings`` as ``<directory>/<name>.json`` in Kafka Connect's REST form; returns the path."""
+    name = settings["name"]
+    path = Path(directory) / f"{name}.json"
+    path.write_text(json.dumps({"name": name, "config": dict(settings)}, indent=2) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,160 @@
+"""Reads a sink's output back with code that shares nothing with the writer.
+
+The demo and the crash tests must not trust lakesink to check lakesink: objects are listed
+and downloaded with plain boto3 or ``os.walk``, Parquet is decoded with ``pyarrow.parquet`` and
+JSON lines with ``json``. Only envelope files can be checked record by record, because only
+they carry each record's partition and offset (``metadata``).
+
+What counts as output: objects under the prefix with a data-file extension, outside the
+``.indexes`` directory. Anything else under the prefix (a staging file left by a killed writer,
+say) is reported as *stray*, never read as data.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lakesink.application.demo_services import S3Endpoint
+
+DATA_EXTENSIONS = (".parquet", ".json", ".avro", ".gz")
+INDEX_DIRECTORY = ".indexes"
+
+
+@dataclass(frozen=True, slots=True)
+class ListedObject:
+    """One object of a bucket: its key and size in bytes."""
+
+    key: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRow:
+    """One record as found in an output file, with the object that holds it."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None
+    key: str | None
+    value: Any
+    headers: dict[str, str]
+    object_key: str
+
+
+def is_data_key(key: str) -> bool:
+    """True for a data file; index objects (under ``.indexes/``) and temp files are not data."""
+    if key.split("/", 1)[0] == INDEX_DIRECTORY:
+        return False
+    return key.endswith(DATA_EXTENSIONS) and not os.path.basename(key).startswith("%tmp.")
+
+
+class S3Bucket:
+    """An S3 bucket read through plain boto3."""
+
+    def __init__(self, endpoint: S3Endpoint, bucket: str) -> None:
+        self.name = bucket
+        self._client = endpoint.client()
+
+    def list(self, prefix: str = "") -> list[ListedObject]:
+        found: list[ListedObject] = []
+        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self.name, Prefix=prefix):
+            found.extend(ListedObject(item["Key"], int(item["Size"])) for item in page.get("Contents", []))
+        return found
+
+    def read(self, key: str) -> bytes:
+        return bytes(self._client.get_object(Bucket=self.name, Key=key)["Body"].read())
+
+
+class LocalBucket:
+    """A bucket of the local backend: a directory under the root; keys are relative paths.
+
+    The local backend stores a ``%`` in a key as ``%25`` and an empty segment as a lone ``%``;
+    both are undone here so keys read like the keys the sink computed.
+    """
+
+    def __init__(self, root: Path, bucket: str) -> None:
+        self.name = bucket
+        self._directory = Path(root) / bucket
+
+    def list(self, prefix: str = "") -> list[ListedObject]:
+        found: list[ListedObject] = []
+        for directory, _dirs, files in os.walk(self._directory):
+            for name in files:
+                path = Path(directory) / name
+                key = "/".join(_unescape(part) for part in path.relative_to(self._directory).parts)
+                if key.startswith(prefix):
+                    found.append(ListedObject(key, path.stat().st_size))
+        return sorted(found, key=lambda item: item.key)
+
+    def read(self, key: str) -> bytes:
+        parts = [("%" if part == "" else part.replace("%", "%25")) for part in key.split("/")]
+        return self._directory.joinpath(*parts).read_bytes()
+
+
+def _unescape(segment: str) -> str:
+    return "" if segment == "%" else segment.replace("%25", "%")
+
+
+def read_rows(bucket: S3Bucket | LocalBucket, prefix: str = "") -> Iterator[StoredRow]:
+    """Every record of every data file under ``prefix``, in key order."""
+    for listed in sorted(bucket.list(prefix), key=lambda item: item.key):
+        if is_data_key(listed.key):
+            yield from rows_of_object(listed.key, bucket.read(listed.key))
+
+
+def rows_of_object(key: str, data: bytes) -> Iterator[StoredRow]:
+    """The envelope rows of one Parquet or JSON-lines object.
+
+    Raises:
+        ValueError: the object is not an envelope file (no ``metadata``) or has another format.
+    """
+    if key.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        documents: list[dict[str, Any]] = pq.read_table(io.BytesIO(data)).to_pylist()
+    elif key.endswith(".json"):
+        documents = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    else:
+        raise ValueError(f"{key}: only Parquet and JSON envelope files can be read back")
+    for document in documents:
+        metadata = document.get("metadata")
+        if not isinstance(metadata, dict):
+            raise ValueError(f"{key}: a row without envelope metadata; write with store.envelope=true")
+        yield StoredRow(
+            topic=metadata["topic"],
+            partition=int(metadata["partition"]),
+            offset=int(metadata["offset"]),
+            timestamp=metadata.get("timestamp"),
+            key=_text(document.get("key")),
+            value=document.get("value"),
+            headers=_headers(document),
+            object_key=key,
+        )
+
+
+def _headers(document: dict[str, Any]) -> dict[str, str]:
+    raw = document.get("headers") or {}
+    base64_named = set(document.get("headersIsArray") or ())
+    decoded: dict[str, str] = {}
+    for name, value in raw.items():
+        if value is None:
+            continue
+        if name in base64_named:
+            decoded[name] = base64.b64decode(value).decode("utf-8")
+        else:
+            decoded[name] = _text(value) or ""
+    return decoded
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8")
+    return None if value is None else str(value)

@@ -1,0 +1,56 @@
+"""The sink on a Spark master with separate executor processes, still exactly-once.
+
+``local-cluster[2,1,1024]`` runs a real standalone master and worker inside the driver JVM and
+launches two executor JVMs as separate processes, each with its own Python workers; it works
+from the pip wheel (no ``sbin`` scripts needed). So the records are read, written and uploaded
+by processes that share nothing with the driver but the pickled task: the adapters must rebuild
+their clients, and the driver must commit from the executors' result rows alone.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.application.demo_audit import audit, kafka_contents
+from lakesink.application.demo_configs import s3_parquet_config, write_config
+from lakesink.application.demo_data import order_events
+from lakesink.application.demo_readback import S3Bucket, read_rows
+from lakesink.application.demo_services import MotoS3
+from tests.conftest import unique_name
+from tests.support.sink_process import SinkProcess, group_members
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.timeout(300)]
+
+RECORDS = 4_000
+EXECUTOR_MAIN = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
+
+
+def test_sink_on_a_local_cluster_with_two_executor_processes_stores_every_record_once(
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
+) -> None:
+    topic, bucket, name = unique_name("cluster"), unique_name("cluster"), unique_name("cluster-sink")
+    kafka.produce(topic, order_events(RECORDS, seed=11, start_ms=1_767_225_600_000))
+    moto.create_bucket(bucket)
+    config = write_config(tmp_path, s3_parquet_config(
+        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, endpoint=moto.endpoint,
+        bucket=bucket, prefix="orders", flush_count=500))
+
+    started = time.monotonic()
+    sink = SinkProcess(config, tmp_path / "sink.log", checkpoint=tmp_path / "checkpoint", once=True,
+                       master="local-cluster[2,1,1024]")
+    executors: set[int] = set()
+    while sink.running() and time.monotonic() - started < 240:
+        executors |= {pid for pid, command in group_members(sink.process.pid) if EXECUTOR_MAIN in command}
+        time.sleep(0.2)
+    assert sink.wait(timeout_s=5) == 0, sink.tail()
+    print(f"local-cluster run: {time.monotonic() - started:.1f} s, executor processes {sorted(executors)}")
+
+    assert len(executors) == 2
+    stored = read_rows(S3Bucket(moto.endpoint, bucket), "orders")
+    report = audit(kafka_contents(kafka.bootstrap_servers, topic), stored)
+    assert report.expected == RECORDS
+    assert report.ok, report.describe()

@@ -1,0 +1,187 @@
+"""kill -9 the running sink again and again; every record must still land exactly once.
+
+``lakesink sink`` runs continuously as a child process group while a producer keeps feeding
+the topic (10 records a second), with ``flush.count=200`` and ``flush.interval=1``, so a batch
+and a commit follow every couple of seconds. The whole group (driver, Spark JVM, Python workers)
+is SIGKILLed in one of three phases, a third of the kills each, in a seeded random order:
+
+* start-up: 2-8 s after launch (JVM, SparkSession, reading the index and the plans; the session
+  alone takes ~10 s on a 2-core machine);
+* uploads: 0-1.5 s after the first new data object of the run appears in the bucket (the other
+  files of the batch uploading, plans written, locks not yet or partly advanced: the window
+  between "durable" and "committed");
+* streaming: 0-5 s after the sink logged a committed batch (the next batches in flight).
+
+The phases are anchored on what the sink does rather than on fixed delays because a loaded
+machine stretches Spark's start from 10 to 30 s; if the anchor is not seen within 45 s the
+kill happens anyway (and is reported; each anchored phase must be hit at least once). Each
+kill is followed by a restart on the same checkpoint; one restart begins with the checkpoint
+deleted, so the store's index alone must say where to resume.
+A final ``--once`` run drains the topic; the output is read back with boto3 + pyarrow and
+compared with the topic offset by offset, and each master lock must point at the last offset.
+
+Backend: moto's S3 server (the S3 API with create-only and If-Match), not the local directory.
+Reproduce a run's choices with ``LAKESINK_CRASH_SEED=<seed printed by the test>``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.application.demo_audit import audit, kafka_contents
+from lakesink.application.demo_configs import s3_parquet_config, write_config
+from lakesink.application.demo_data import order_events
+from lakesink.application.demo_readback import S3Bucket, is_data_key, read_rows
+from lakesink.application.demo_services import MotoS3
+from tests.conftest import unique_name
+from tests.support.sink_process import SinkProcess
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.timeout(600)]
+
+KILLS = 12
+CHUNK = 10  # records per second: a backlog small enough that a restart's first batch stays short
+MAX_RECORDS = 20_000  # well inside the mock broker's per-partition retention
+ANCHOR_TIMEOUT_S = 45.0
+COMMIT_MARKER = "lakesink.application.sink: Batch "  # application/sink.py logs each committed batch
+PHASES = {"start-up": (2.0, 8.0), "uploads": (0.0, 1.5), "streaming": (0.0, 5.0)}
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """When to kill one run: ``delay_s`` after the anchor of its ``phase``."""
+
+    phase: str
+    delay_s: float
+
+
+def _kills(rng: random.Random) -> list[Kill]:
+    phases = [list(PHASES)[index % len(PHASES)] for index in range(KILLS)]
+    rng.shuffle(phases)
+    return [Kill(phase, round(rng.uniform(*PHASES[phase]), 2)) for phase in phases]
+
+
+def _data_objects(output: S3Bucket) -> int:
+    return sum(1 for item in output.list("orders/") if is_data_key(item.key))
+
+
+def _kill_when_due(sink: SinkProcess, kill: Kill, output: S3Bucket) -> str:
+    """Wait for the phase's anchor, then the delay; kill the group; say where the kill landed."""
+    launched = time.monotonic()
+    seen = True
+    if kill.phase == "uploads":
+        before = _data_objects(output)
+        seen = sink.wait_for(lambda: _data_objects(output) > before, ANCHOR_TIMEOUT_S)
+    elif kill.phase == "streaming":
+        seen = sink.wait_for(lambda: sink.logged(COMMIT_MARKER), ANCHOR_TIMEOUT_S)
+    time.sleep(kill.delay_s)
+    assert sink.running(), f"the sink exited by itself (code {sink.process.returncode}):\n{sink.tail()}"
+    sink.kill9()
+    return f"{kill.phase} +{kill.delay_s}s, {time.monotonic() - launched:.1f}s after launch" + (
+        "" if seen else " (anchor not seen)"
+    )
+
+
+class _TrickleProducer(threading.Thread):
+    """Produces ``CHUNK`` records per second until stopped, so every run has batches to commit."""
+
+    def __init__(self, kafka: EmbeddedKafka, topic: str, seed: int) -> None:
+        super().__init__(daemon=True)
+        self._kafka, self._topic, self._seed = kafka, topic, seed
+        self._halt = threading.Event()
+        self.produced = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            events = order_events(MAX_RECORDS, seed=self._seed, start_ms=1_767_225_600_000)
+            while not self._halt.is_set() and self.produced < MAX_RECORDS:
+                chunk = list(itertools.islice(events, CHUNK))
+                self.produced += self._kafka.produce(self._topic, chunk)
+                self._halt.wait(1.0)
+        except BaseException as error:  # reported by the test thread
+            self.error = error
+
+    def stop(self) -> int:
+        """Stop producing; returns how many records were produced."""
+        self._halt.set()
+        self.join(timeout=30)
+        return self.produced
+
+
+def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_once(
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
+) -> None:
+    seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
+    rng = random.Random(seed)
+    kills = _kills(rng)
+    forget_checkpoint_before = rng.randrange(2, KILLS)
+    print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {forget_checkpoint_before}")
+
+    topic, bucket, name = unique_name("crash"), unique_name("crash"), unique_name("crash-sink")
+    moto.create_bucket(bucket)
+    config = write_config(tmp_path, s3_parquet_config(
+        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, endpoint=moto.endpoint,
+        bucket=bucket, prefix="orders", flush_count=200, flush_interval_s=1))
+    checkpoint = tmp_path / "checkpoint"
+    output = S3Bucket(moto.endpoint, bucket)
+    producer = _TrickleProducer(kafka, topic, seed=seed)
+    producer.start()
+
+    started = time.monotonic()
+    landed = []
+    for run, kill in enumerate(kills):
+        if run == forget_checkpoint_before:
+            shutil.rmtree(checkpoint, ignore_errors=True)
+        sink = SinkProcess(config, tmp_path / f"run-{run}.log", checkpoint=checkpoint)
+        landed.append(_kill_when_due(sink, kill, output))
+        print(f"kill {run}: {landed[-1]}")
+    kill_phase_s = time.monotonic() - started
+
+    produced = producer.stop()
+    assert producer.error is None, f"producing failed: {producer.error!r}"
+    final = SinkProcess(config, tmp_path / "final.log", checkpoint=checkpoint, once=True)
+    assert final.wait(timeout_s=180) == 0, final.tail()
+    total_s = time.monotonic() - started
+    print(f"{KILLS} kills in {kill_phase_s:.0f} s; {produced} records; total {total_s:.0f} s")
+
+    expected = kafka_contents(kafka.bootstrap_servers, topic)
+    report = audit(expected, read_rows(output, "orders"))
+    assert report.expected == produced
+    assert report.ok, f"seed {seed}:\n{report.describe()}"
+    keys = [item.key for item in output.list()]
+    stray = [key for key in keys if not (is_data_key(key) or key.startswith(".indexes/"))]
+    assert stray == []
+    assert _committed_offsets(output, name, topic) == _last_offsets(expected)
+    for phase in ("uploads", "streaming"):
+        assert any(text.startswith(phase) and "anchor not seen" not in text for text in landed), (
+            f"no kill landed in the {phase} phase, so its window was not exercised: {landed}"
+        )
+
+
+def _last_offsets(positions: dict[tuple[str, int, int], object]) -> dict[int, int]:
+    """The highest offset of each partition in the topic."""
+    last: dict[int, int] = {}
+    for _topic, partition, offset in positions:
+        last[partition] = max(offset, last.get(partition, -1))
+    return last
+
+
+def _committed_offsets(output: S3Bucket, connector: str, topic: str) -> dict[int, int]:
+    """The master locks' ``committedOffset`` per partition (the Lenses lock file format)."""
+    prefix = f".indexes/{connector}/.locks/Topic({topic})/"
+    committed = {}
+    for item in output.list(prefix):
+        partition = int(item.key[len(prefix):].removesuffix(".lock"))
+        committed[partition] = json.loads(output.read(item.key))["committedOffset"]
+    return committed
