@@ -5,7 +5,7 @@ directory and prints one line per format/codec: records/s, input MB/s (JSON size
 events) and the output size. "raw" rows feed the events as bytes (the passthrough path); the
 other rows feed them as parsed dicts, as a JSON converter would (CSV without the nested field).
 
-    .venv/bin/python bench/formats.py [--records N]
+    .venv/bin/python -m bench.formats [--records N]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from lakesink.adapters.formats import open_writer
@@ -57,21 +58,42 @@ def events(count: int) -> list[bytes]:
     return out
 
 
-def run(name: str, format: Format, codec: CompressionCodec, records: list[Record], directory: Path,
-        envelope: bool) -> str:
-    path = directory / f"out-{name.replace(' ', '_')}-{codec.value}"
+@dataclass(frozen=True, slots=True)
+class EncodeResult:
+    """One writer run: how many records, how long, how many bytes came out."""
+
+    records: int
+    seconds: float
+    output_bytes: int
+
+
+def encode(format: Format, codec: CompressionCodec, records: list[Record], path: Path,
+           envelope: bool = False) -> EncodeResult:
+    """Write ``records`` through lakesink's writer into ``path`` in batches of 10,000 and time it.
+
+    This is the single-core encode ceiling the end-to-end benchmark (``python -m bench``) compares
+    the sink with, so both tools measure the same code path.
+    """
     started = time.perf_counter()
     writer = open_writer(format, path, codec=codec, envelope=EnvelopeFields() if envelope else None)
     written = 0
     for start in range(0, len(records), 10_000):
-        batch = records[start : start + 10_000]
-        written += writer.write_many(batch)
+        written += writer.write_many(records[start : start + 10_000])
     writer.close()
     elapsed = time.perf_counter() - started
     size = path.stat().st_size
     path.unlink()
-    assert written == len(records), (name, written)
-    return f"{name:18} {codec.value:12} {written / elapsed:>12,.0f} {size / elapsed / 1e6:>10.1f} {size / 1e6:>10.1f}"
+    if written != len(records):
+        raise RuntimeError(f"{format.value} writer accepted {written} of {len(records)} records")
+    return EncodeResult(written, elapsed, size)
+
+
+def run(name: str, format: Format, codec: CompressionCodec, records: list[Record], directory: Path,
+        envelope: bool) -> str:
+    path = directory / f"out-{name.replace(' ', '_')}-{codec.value}"
+    result = encode(format, codec, records, path, envelope)
+    rate, size = result.records / result.seconds, result.output_bytes
+    return f"{name:18} {codec.value:12} {rate:>12,.0f} {size / result.seconds / 1e6:>10.1f} {size / 1e6:>10.1f}"
 
 
 def main() -> None:

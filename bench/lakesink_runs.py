@@ -1,0 +1,158 @@
+"""lakesink's sink and restore as the user runs them: ``lakesink sink|restore --config F --once``.
+
+Each run is a subprocess (driver + JVM + Python workers, RSS summed over the tree), timed from
+start to exit; the sink's "starts at" log line (Spark up, index read) gives the time without
+Spark's start-up. Nothing is reported before the output is counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.kafka_io import DataSet, consume_count, create_topic
+from bench.processes import Children
+from bench.results import OK, Result, failed
+from bench.verify import count_output
+from lakesink.application.demo_services import S3Endpoint
+
+STARTED_MARK = " starts at "
+"""Logged by the sink once Spark is up and the index was read (application/sink.py)."""
+RESTORE_STARTED_MARK = "Opened storage backend"
+"""Logged by the restore once its Spark session is up (adapters/storage)."""
+FLUSH_COUNT = 50_000
+"""Records per file and partition: the same batch size as Quix's ``commit_every`` in the peer runs."""
+
+_BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
+_STRING = "org.apache.kafka.connect.storage.StringConverter"
+_JSON = "org.apache.kafka.connect.json.JsonConverter"
+
+
+@dataclass(frozen=True, slots=True)
+class SinkScenario:
+    """One sink configuration under test and what it is compared with."""
+
+    name: str
+    clause: str
+    codec: str
+    converters: dict[str, str]
+    encode_args: tuple[str, ...]
+    """Arguments of :mod:`bench.ceilings` that time the same writer on its own."""
+    quix_peer: str | None = None
+    properties: str = ""
+
+
+SINK_SCENARIOS = (
+    SinkScenario("sink-json", "STOREAS `JSON`", "UNCOMPRESSED",
+                 {"key.converter": _BYTES, "value.converter": _BYTES},
+                 ("--format", "JSON"), quix_peer="quix-json"),
+    SinkScenario("sink-parquet", "PARTITIONBY _value.country STOREAS `PARQUET`", "SNAPPY",
+                 {"key.converter": _STRING, "value.converter": _JSON, "value.converter.schemas.enable": "false"},
+                 ("--format", "PARQUET", "--codec", "SNAPPY", "--decoded"), quix_peer="quix-parquet"),
+    SinkScenario("sink-avro", "STOREAS `AVRO`", "SNAPPY",
+                 {"key.converter": _STRING, "value.converter": _JSON, "value.converter.schemas.enable": "false"},
+                 ("--format", "AVRO", "--codec", "SNAPPY", "--decoded", "--envelope"),
+                 properties=", 'store.envelope'=true"),
+)
+
+
+def bucket_of(scenario: str) -> str:
+    return f"bench-{scenario}"
+
+
+def _write(path: Path, name: str, config: dict[str, str]) -> Path:
+    path.write_text(json.dumps({"name": name, "config": config}, indent=2) + "\n")
+    return path
+
+
+def sink_config(scenario: SinkScenario, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
+                name: str, bucket: str) -> dict[str, str]:
+    kcql = (f"INSERT INTO {bucket}:out SELECT * FROM {data.topic} {scenario.clause} "
+            f"PROPERTIES('flush.count'={FLUSH_COUNT}, 'flush.interval'=3600{scenario.properties})")
+    return {"name": name, "topics": data.topic, "bootstrap.servers": bootstrap, **scenario.converters,
+            "connect.s3.kcql": kcql, "connect.s3.compression.codec": scenario.codec,
+            **endpoint.connector_settings()}
+
+
+def _env() -> dict[str, str]:
+    """Executors run this interpreter; Spark binds to loopback only (as every benchmark server does)."""
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": "127.0.0.1"}
+
+
+def _lakesink(*args: str) -> list[str]:
+    return [sys.executable, "-m", "lakesink.application.cli", "--log-level", "INFO", *args]
+
+
+def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
+             work: Path, master: str, timeout_s: float, label: str | None = None) -> Result:
+    """``lakesink sink --once`` into a fresh bucket, then every record counted in the objects."""
+    label = label or scenario.name
+    bucket = bucket_of(label)
+    endpoint.client().create_bucket(Bucket=bucket)
+    config = _write(work / f"{label}.json", f"bench-{label}",
+                    sink_config(scenario, data, bootstrap=bootstrap, endpoint=endpoint, name=f"bench-{label}",
+                                bucket=bucket))
+    argv = _lakesink("sink", "--config", str(config), "--once", "--master", master,
+                     "--checkpoint", str(work / "checkpoints" / label))
+    run = children.measure(label, argv, timeout_s=timeout_s, env=_env(), watch=[STARTED_MARK])
+    common = {"quix_peer": scenario.quix_peer, "ceiling": f"encode-{scenario.name[5:]}"}
+    if run.returncode != 0:
+        return failed(label, data.records, data.value_bytes,
+                      f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/{label}.log)",
+                      **common)
+    output = count_output(endpoint, bucket)
+    extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds, "master": master}
+    if output.records != data.records:
+        return failed(label, data.records, data.value_bytes,
+                      f"incomplete: {output.records:,} of {data.records:,} records in {output.objects} objects",
+                      extra=extra, **common)
+    note = f"{output.objects} objects, {output.bytes / 1e6:.1f} MB"
+    if STARTED_MARK in run.marks:
+        after_start = run.seconds - run.marks[STARTED_MARK]
+        extra["seconds_after_spark_start"] = after_start
+        extra["records_per_s_after_spark_start"] = data.records / after_start
+        note += f"; {data.records / after_start:,.0f} rec/s without the {run.marks[STARTED_MARK]:.1f} s start-up"
+    return Result(label, OK, data.records, data.value_bytes, run.seconds, run.peak_rss, note, extra=extra, **common)
+
+
+def restore_config(data: DataSet, *, source_bucket: str, target_topic: str, bootstrap: str,
+                   endpoint: S3Endpoint) -> dict[str, str]:
+    """Lenses source form: the envelope Avro written by the ``sink-avro`` scenario back into Kafka."""
+    kcql = (f"INSERT INTO {target_topic} SELECT * FROM {source_bucket}:out STOREAS `AVRO` "
+            f"PROPERTIES('store.envelope'=true)")
+    return {"name": "bench-restore", "bootstrap.servers": bootstrap, "connect.s3.kcql": kcql,
+            **endpoint.connector_settings()}
+
+
+def run_restore(children: Children, data: DataSet, *, source_bucket: str, bootstrap: str, endpoint: S3Endpoint,
+                work: Path, master: str, timeout_s: float, create_target: bool = True) -> Result:
+    """``lakesink restore --once`` of the sink's Avro objects into a fresh topic, then the topic counted.
+
+    ``create_target=False`` for a broker that auto-creates topics and refuses CreateTopics (the mock).
+    """
+    target = f"{data.topic}-restored"
+    if create_target:
+        create_topic(bootstrap, target, data.partitions)
+    config = _write(work / "restore.json", "bench-restore",
+                    restore_config(data, source_bucket=source_bucket, target_topic=target, bootstrap=bootstrap,
+                                   endpoint=endpoint))
+    argv = _lakesink("restore", "--config", str(config), "--once", "--master", master)
+    run = children.measure("restore", argv, timeout_s=timeout_s, env=_env(), watch=[RESTORE_STARTED_MARK])
+    if run.returncode != 0:
+        return failed("restore", data.records, data.value_bytes,
+                      f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/restore.log)")
+    restored = consume_count(bootstrap, target, data.partitions, expected=data.records, idle_s=3.0)
+    if restored != data.records:
+        return failed("restore", data.records, data.value_bytes,
+                      f"target topic {target} holds {restored:,} of {data.records:,} records")
+    note, extra = f"from {source_bucket} (Avro envelope) into {target}", {"wall_seconds": run.seconds}
+    if RESTORE_STARTED_MARK in run.marks:
+        after_start = run.seconds - run.marks[RESTORE_STARTED_MARK]
+        extra.update(seconds_after_spark_start=after_start, records_per_s_after_spark_start=data.records / after_start)
+        note += f"; {data.records / after_start:,.0f} rec/s without the {run.marks[RESTORE_STARTED_MARK]:.1f} s start-up"
+    return Result("restore", OK, data.records, data.value_bytes, run.seconds, run.peak_rss, note,
+                  ceiling="consume", extra=extra)

@@ -1,0 +1,190 @@
+"""Child processes of the harness: started in their own process group, always killed.
+
+Every server and every measured run is a child process so its memory can be measured on its
+own and so nothing outlives the harness: :class:`Children` kills each child's whole process
+tree (Spark starts a JVM which starts Python workers) on close, on failure, on Ctrl-C and when
+the global timeout fires. On Linux a child also dies with the harness if the harness is killed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+try:
+    import psutil
+except ImportError:  # the bench extra installs it; without it peak RSS is not measured
+    psutil = None
+
+SAMPLE_INTERVAL_S = 0.2
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: ask Linux to SIGKILL the child when the harness dies (best effort)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class BenchTimeout(Exception):
+    """The global ``--timeout`` expired; raised in the main thread by SIGALRM."""
+
+
+def install_global_timeout(seconds: int) -> None:
+    """Raise :class:`BenchTimeout` after ``seconds``; SIGTERM (and SIGINT, even when a shell
+    started the harness with it ignored) become KeyboardInterrupt, so both clean up like Ctrl-C."""
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise BenchTimeout(f"global timeout of {seconds} s expired")
+
+    def on_stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
+    signal.alarm(seconds)
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants right now (0 if it is gone)."""
+    if psutil is None:
+        return 0
+    try:
+        root = psutil.Process(pid)
+        members = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for member in members:
+        try:
+            total += member.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
+
+
+def kill_tree(process: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
+    """SIGTERM the child's process group and every descendant, SIGKILL what is left after ``grace_s``."""
+    descendants = []
+    if psutil is not None:
+        try:
+            descendants = psutil.Process(process.pid).children(recursive=True)
+        except psutil.Error:
+            descendants = []
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for child in descendants:
+            try:
+                child.send_signal(sig)
+            except psutil.Error:
+                pass
+        try:
+            process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            continue
+        if psutil is None or not any(child.is_running() for child in descendants):
+            return
+
+
+@dataclass
+class Measured:
+    """What one finished child run gave: exit code, wall time, peak RSS and its output."""
+
+    returncode: int
+    seconds: float
+    peak_rss: int
+    stdout: str
+    marks: dict[str, float] = field(default_factory=dict)
+    """Seconds after start at which a stderr line first contained each watched text."""
+
+
+class Children:
+    """The harness's children; a context manager that kills them all on exit."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self._running: list[subprocess.Popen[bytes]] = []
+
+    def spawn(self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
+              pipe_stdout: bool = False, pipe_stderr: bool = False) -> subprocess.Popen[bytes]:
+        """Start ``argv`` in a new session; what is not piped goes to ``<log_dir>/<name>.log``."""
+        with open(self.log_dir / f"{name}.log", "ab") as log:
+            process = subprocess.Popen(
+                list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE if pipe_stdout else log,
+                stderr=subprocess.PIPE if pipe_stderr else log, env=dict(env or os.environ),
+                start_new_session=True, preexec_fn=_die_with_parent,
+            )
+        self._running.append(process)
+        return process
+
+    def measure(self, name: str, argv: Sequence[str], *, timeout_s: float, env: Mapping[str, str] | None = None,
+                watch: Sequence[str] = ()) -> Measured:
+        """Run ``argv`` to its end, sampling its tree's RSS every 0.2 s; kills it after ``timeout_s``.
+
+        ``watch`` texts are looked for in stderr lines (copied to the log) and their first
+        arrival times returned, e.g. when the sink logs that Spark is up and reading starts.
+        """
+        started = time.perf_counter()
+        process = self.spawn(name, argv, env=env, pipe_stdout=True, pipe_stderr=True)
+        peak = [0]
+        marks: dict[str, float] = {}
+        stdout_chunks: list[bytes] = []
+
+        def sample() -> None:
+            while process.poll() is None:
+                peak[0] = max(peak[0], tree_rss(process.pid))
+                time.sleep(SAMPLE_INTERVAL_S)
+
+        def pump_stderr() -> None:
+            with open(self.log_dir / f"{name}.log", "ab") as log:
+                for line in process.stderr:  # type: ignore[union-attr]
+                    log.write(line)
+                    text = line.decode(errors="replace")
+                    for needle in watch:
+                        if needle not in marks and needle in text:
+                            marks[needle] = time.perf_counter() - started
+
+        def pump_stdout() -> None:
+            stdout_chunks.append(process.stdout.read())  # type: ignore[union-attr]
+
+        threads = [threading.Thread(target=t, daemon=True) for t in (sample, pump_stderr, pump_stdout)]
+        for thread in threads:
+            thread.start()
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            kill_tree(process)
+        finally:
+            if process.poll() is None:
+                kill_tree(process)
+        elapsed = time.perf_counter() - started
+        for thread in threads:
+            thread.join(timeout=5)
+        self._running.remove(process)
+        return Measured(process.returncode, elapsed, peak[0], b"".join(stdout_chunks).decode(errors="replace"), marks)
+
+    def close(self) -> None:
+        """Kill every child still running, newest first."""
+        while self._running:
+            kill_tree(self._running.pop())
+
+    def __enter__(self) -> Children:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()

@@ -1,0 +1,162 @@
+"""The benchmark run: services up, data produced, each chosen scenario measured and checked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from bench import quix_runs
+from bench.kafka_io import DataSet, create_topic, produce_data_set
+from bench.lakesink_runs import SINK_SCENARIOS, SinkScenario, bucket_of, run_restore, run_sink
+from bench.processes import Children, tree_rss
+from bench.results import OK, Result, failed
+from bench.services import Broker, S3Server, start_broker, start_moto
+
+CONSUME = "consume"
+ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
+ALL = (CONSUME, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
+TOPIC = "orders"
+
+
+class Run:
+    """One invocation of the harness: the children, the services, the data set and the results."""
+
+    def __init__(self, args: argparse.Namespace, children: Children, work: Path, deadline: float) -> None:
+        self.args = args
+        self.children = children
+        self.work = work
+        self.deadline = deadline
+        self.broker: Broker | None = None
+        self.s3: S3Server | None = None
+        self.results: list[Result] = []
+        """Finished scenarios so far (a timeout still reports these)."""
+        self.reported = False
+
+    def _remaining(self) -> float:
+        return max(1.0, self.deadline - time.monotonic())
+
+    def _services(self, partitions: int, topic: str) -> DataSet:
+        self.broker = start_broker(self.children, records=self.args.records)
+        self.s3 = start_moto(self.children)
+        partitions = self.broker.fixed_partitions or partitions
+        print(f"bench: {self.broker.kind} at {self.broker.bootstrap}, moto at {self.s3.endpoint.url}", flush=True)
+        if self.broker.fixed_partitions is None:  # the mock cannot CreateTopics; it auto-creates them
+            create_topic(self.broker.bootstrap, topic, partitions)
+        data = produce_data_set(self.broker.bootstrap, topic, records=self.args.records, partitions=partitions)
+        print(f"bench: produced {data.records:,} records ({data.value_bytes / 1e6:.1f} MB of JSON values, "
+              f"{data.records - self.args.records} closing records) over {partitions} partitions in "
+              f"{data.produce_seconds:.1f} s", flush=True)
+        return data
+
+    def all(self) -> list[Result]:
+        """Every chosen scenario, in an order where each one's inputs exist (restore after sink-avro)."""
+        data = self._services(self.args.partitions, TOPIC)
+        assert self.broker is not None and self.s3 is not None
+        results = self.results
+        for name in ALL:
+            if name not in self.args.chosen:
+                continue
+            print(f"bench: running {name} ...", flush=True)
+            result = self._one(name, data, results)
+            result.extra["services_rss_after"] = self._services_rss()
+            results.append(result)
+            print(f"bench: {name}: {result.status} "
+                  f"{'' if result.rate is None else f'{result.rate:,.0f} records/s '}{result.note}", flush=True)
+        _pick_ceilings(results)
+        return results
+
+    def _one(self, name: str, data: DataSet, done: list[Result]) -> Result:
+        assert self.broker is not None and self.s3 is not None
+        bootstrap, endpoint = self.broker.bootstrap, self.s3.endpoint
+        if name == CONSUME:
+            return self._consume(data)
+        sink = next((s for s in SINK_SCENARIOS if s.name == name), None)
+        if sink is not None:
+            return run_sink(self.children, sink, data, bootstrap=bootstrap, endpoint=endpoint, work=self.work,
+                            master=self.args.master, timeout_s=self._remaining())
+        encoded = next((s for s in SINK_SCENARIOS if ENCODE[s.name] == name), None)
+        if encoded is not None:
+            return self._encode(name, encoded, data)
+        if name in quix_runs.SCENARIOS:
+            return quix_runs.run_quix(self.children, name, data, bootstrap=bootstrap, endpoint=endpoint,
+                                      timeout_s=self._remaining())
+        avro = next((r for r in done if r.scenario == "sink-avro"), None)
+        if avro is None or avro.status != OK:
+            return failed("restore", data.records, data.value_bytes, "needs a successful sink-avro run to restore")
+        return run_restore(self.children, data, source_bucket=bucket_of("sink-avro"), bootstrap=bootstrap,
+                           endpoint=endpoint, work=self.work, master=self.args.master, timeout_s=self._remaining(),
+                           create_target=self.broker.fixed_partitions is None)
+
+    def _consume(self, data: DataSet) -> Result:
+        assert self.broker is not None
+        argv = [sys.executable, "-m", "bench.kafka_io", "--bootstrap", self.broker.bootstrap, "--topic", data.topic,
+                "--partitions", str(data.partitions), "--expected", str(data.records)]
+        run = self.children.measure(CONSUME, argv, timeout_s=self._remaining())
+        if run.returncode != 0:
+            return failed(CONSUME, data.records, data.value_bytes, f"consumed {run.stdout.strip() or 'nothing'}")
+        seconds = json.loads(run.stdout)["seconds"]
+        return Result(CONSUME, OK, data.records, data.value_bytes, seconds, run.peak_rss,
+                      "confluent-kafka, assign all partitions, count only; timed from assign")
+
+    def _encode(self, name: str, sink: SinkScenario, data: DataSet) -> Result:
+        argv = [sys.executable, "-m", "bench.ceilings", *sink.encode_args, "--records", str(data.records)]
+        run = self.children.measure(name, argv, timeout_s=self._remaining())
+        if run.returncode != 0:
+            return failed(name, data.records, 0, f"exit code {run.returncode} (log: {self.work}/{name}.log)")
+        measured = json.loads(run.stdout)
+        records = measured["records"]
+        value_bytes = round(data.value_bytes * records / data.records)
+        return Result(name, OK, records, value_bytes, measured["seconds"], run.peak_rss,
+                      f"lakesink writer only ({' '.join(sink.encode_args)}), one core, input already converted, "
+                      f"{measured['output_bytes'] / 1e6:.1f} MB out")
+
+    def _services_rss(self) -> dict[str, int]:
+        return {name: tree_rss(server.process.pid)
+                for name, server in (("broker", self.broker), ("s3", self.s3)) if server is not None}
+
+    def scaling(self) -> list[Result]:
+        """One huge partition backfilled with local[1] then local[2] (JSON passthrough).
+
+        The source plans one range per topic-partition, so one partition is one Spark task
+        whatever the cores; if local[2] is not faster, that is the wall this mode reports.
+        """
+        data = self._services(1, f"{TOPIC}-one-partition")
+        assert self.broker is not None and self.s3 is not None
+        sink = SINK_SCENARIOS[0]
+        results = self.results
+        for master in ("local[1]", "local[2]"):
+            label = f"scaling-{master.replace('[', '').replace(']', '')}"
+            print(f"bench: running {label} ...", flush=True)
+            results.append(run_sink(self.children, sink, data, bootstrap=self.broker.bootstrap,
+                                    endpoint=self.s3.endpoint, work=self.work, master=master,
+                                    timeout_s=self._remaining(), label=label))
+        one, two = results
+        key = "records_per_s_after_spark_start"
+        if one.rate and two.rate:
+            # Compare without Spark's start-up when the sink logged it: start-up is not the backfill.
+            speedup = two.extra.get(key, two.rate) / one.extra.get(key, one.rate)
+            verdict = ("more cores helped" if speedup > 1.15 else
+                       "more cores did NOT help: the source plans one range, so one task, per partition")
+            two.note += f"; local[2]/local[1] = {speedup:.2f} (after start-up): {verdict}"
+        return results
+
+    def keep_alive(self) -> None:
+        """``--keep``: print where the services are and wait for Ctrl-C (the global timeout still applies)."""
+        assert self.broker is not None and self.s3 is not None
+        print(f"bench: --keep: broker {self.broker.bootstrap} (pid {self.broker.process.pid}), "
+              f"S3 {self.s3.endpoint.url} (pid {self.s3.process.pid}); Ctrl-C to stop", flush=True)
+        while True:
+            time.sleep(3600)
+
+
+def _pick_ceilings(results: list[Result]) -> None:
+    """A sink is compared with the slower of its two ceilings (consume, or its format's encode)."""
+    by_name = {r.scenario: r for r in results}
+    for result in results:
+        if result.ceiling is None or not result.scenario.startswith("sink-"):
+            continue
+        candidates = [by_name[n] for n in (CONSUME, result.ceiling) if n in by_name and by_name[n].rate]
+        result.ceiling = min(candidates, key=lambda r: r.rate or 0).scenario if candidates else None

@@ -1,0 +1,62 @@
+"""Counting what landed in S3, with readers that share nothing with the writers under test.
+
+A benchmark number is only printed after the objects hold every record: Parquet row counts
+come from the footer (pyarrow), Avro records from fastavro, JSON lines from newline counts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import fastavro
+import pyarrow.parquet as pq
+
+from lakesink.application.demo_services import S3Endpoint
+
+INDEX_MARKER = ".indexes/"
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """Data objects under a prefix and the records they hold."""
+
+    objects: int
+    records: int
+    bytes: int
+
+
+def _keys(client: Any, bucket: str, prefix: str) -> Iterator[tuple[str, int]]:
+    paginator = client.get_paginator("list_objects_v2")
+    for page in paginator.paginate(Bucket=bucket, Prefix=prefix):
+        for item in page.get("Contents", []):
+            if INDEX_MARKER not in item["Key"]:
+                yield item["Key"], item["Size"]
+
+
+def count_records(data: bytes, key: str) -> int:
+    """Records in one object, by its extension; ValueError for a format this check does not know."""
+    if key.endswith(".gz"):
+        data, key = gzip.decompress(data), key[:-3]
+    if key.endswith(".parquet"):
+        return pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
+    if key.endswith(".avro"):
+        return sum(1 for _ in fastavro.reader(io.BytesIO(data)))
+    if key.endswith((".json", ".jsonl")):
+        return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    raise ValueError(f"cannot count records in {key}: unknown extension")
+
+
+def count_output(endpoint: S3Endpoint, bucket: str, prefix: str = "") -> Output:
+    """Every data object under ``bucket/prefix`` (index and lock objects excluded), counted."""
+    client = endpoint.client()
+    objects = records = size = 0
+    for key, length in _keys(client, bucket, prefix):
+        body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
+        records += count_records(body, key)
+        objects += 1
+        size += length
+    return Output(objects, records, size)

@@ -1,0 +1,117 @@
+"""The benchmark harness's own logic: counting output, the report, options and child clean-up."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from bench.__main__ import parse_args
+from bench.events import order_events
+from bench.processes import Children
+from bench.results import FAILED, OK, Result, table
+from bench.scenarios import _pick_ceilings
+from bench.verify import count_records
+
+psutil = pytest.importorskip("psutil")
+
+
+def _parquet(rows: int) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": list(range(rows))}), sink)
+    return sink.getvalue()
+
+
+def _avro(rows: int) -> bytes:
+    sink = io.BytesIO()
+    schema = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"}]}
+    fastavro.writer(sink, schema, [{"a": i} for i in range(rows)])
+    return sink.getvalue()
+
+
+def test_count_records_reads_each_format_by_its_extension() -> None:
+    assert count_records(_parquet(7), "t/0/1.parquet") == 7
+    assert count_records(_avro(5), "t/0/1.avro") == 5
+    assert count_records(b'{"a":1}\n{"a":2}\n', "t/0/1.json") == 2
+    assert count_records(b'{"a":1}\n{"a":2}', "data/t/0/0000.jsonl") == 2
+    assert count_records(gzip.compress(b"1\n2\n3\n"), "t/0/1.json.gz") == 3
+
+
+def test_count_records_refuses_an_unknown_extension() -> None:
+    with pytest.raises(ValueError, match="unknown extension"):
+        count_records(b"x", "t/0/1.csv")
+
+
+def test_failed_run_prints_no_numbers_but_its_reason() -> None:
+    broken = Result("sink-json", FAILED, 1000, 200_000, seconds=2.0, note="incomplete: 990 of 1,000 records")
+    report = table([broken])
+    row = report.splitlines()[2]
+    assert "FAILED" in row and "500" not in row
+    assert "incomplete: 990 of 1,000 records" in report
+
+
+def test_ratios_compare_with_the_quix_peer_and_the_ceiling() -> None:
+    results = [
+        Result("consume", OK, 1000, 0, seconds=0.1),
+        Result("encode-json", OK, 1000, 0, seconds=0.01),
+        Result("quix-json", OK, 1000, 0, seconds=4.0),
+        Result("sink-json", OK, 1000, 0, seconds=2.0, quix_peer="quix-json", ceiling="encode-json"),
+    ]
+    _pick_ceilings(results)
+    assert results[3].ceiling == "consume"  # the slower ceiling bounds the sink
+    row = table(results).splitlines()[5].split()
+    assert row[-2:] == ["2.00", "0.05"]
+
+
+def test_skip_quix_removes_the_quix_scenarios() -> None:
+    args = parse_args(["--records", "10", "--skip-quix"])
+    assert not [name for name in args.chosen if name.startswith("quix-")]
+    assert "sink-json" in args.chosen
+
+
+def test_unknown_scenario_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--scenarios", "sink-json,sink-orc"])
+    assert "sink-orc" in capsys.readouterr().err
+
+
+def test_order_events_are_deterministic_json_of_about_200_bytes() -> None:
+    first = list(order_events(200))
+    assert first == list(order_events(200))
+    assert 180 <= sum(len(e.value) for e in first) / len(first) <= 260
+    assert all(json.loads(e.value)["country"] and len(e.headers) == 2 for e in first)
+    assert list(order_events(1, start=199))[0].key == first[199].key
+
+
+def test_children_are_killed_with_their_grandchildren_on_close(tmp_path: Path) -> None:
+    with Children(tmp_path) as children:
+        parent = children.spawn("tree", ["sh", "-c", "sleep 60 & sleep 60"])
+        time.sleep(0.3)
+        grandchildren = psutil.Process(parent.pid).children(recursive=True)
+        assert grandchildren
+    assert parent.poll() is not None
+    assert not [p for p in grandchildren if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_measure_gives_exit_code_output_peak_rss_and_log_marks(tmp_path: Path) -> None:
+    script = "import sys,time; b=bytearray(30_000_000); print('ready', file=sys.stderr, flush=True); " \
+             "time.sleep(0.6); print('done')"
+    with Children(tmp_path) as children:
+        run = children.measure("probe", [sys.executable, "-c", script], timeout_s=30, watch=["ready"])
+    assert (run.returncode, run.stdout.strip()) == (0, "done")
+    assert run.peak_rss > 30_000_000
+    assert 0 < run.marks["ready"] < run.seconds
+
+
+def test_measure_kills_a_run_that_exceeds_its_timeout(tmp_path: Path) -> None:
+    with Children(tmp_path) as children:
+        run = children.measure("slow", [sys.executable, "-c", "import time; time.sleep(60)"], timeout_s=0.5)
+    assert run.returncode != 0 and run.seconds < 10
