@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lakesink.adapters.formats import open_writer
+from lakesink.adapters.formats.staging import LineFile
+from lakesink.application.encoded_lines import EncodedLines
 from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush import FileStats
 from lakesink.domain.partitioning import PartitionValues
@@ -54,10 +56,14 @@ class _OpenFile:
     latest_ts: int | None = None
 
     def note(self, record: Record) -> None:
-        self.last_offset = record.offset
         ts = NO_TIMESTAMP if record.timestamp is None else record.timestamp
-        self.earliest_ts = ts if self.earliest_ts is None else min(self.earliest_ts, ts)
-        self.latest_ts = ts if self.latest_ts is None else max(self.latest_ts, ts)
+        self.note_span(record.offset, ts, ts)
+
+    def note_span(self, last_offset: int, earliest_ts: int, latest_ts: int) -> None:
+        """Records up to ``last_offset`` with timestamps in ``[earliest_ts, latest_ts]`` were added."""
+        self.last_offset = last_offset
+        self.earliest_ts = earliest_ts if self.earliest_ts is None else min(self.earliest_ts, earliest_ts)
+        self.latest_ts = latest_ts if self.latest_ts is None else max(self.latest_ts, latest_ts)
 
 
 @dataclass
@@ -94,6 +100,30 @@ class RangeWriter:
         # record count and file size, both functions of the records, cut files.
         if self.plan.flush.reason(stats, now_ms=0) is not None:
             self._seal(values)
+
+    def write_lines(self, values: PartitionValues, lines: EncodedLines) -> None:
+        """Append pre-encoded lines (the columnar path) to the file of ``values``.
+
+        Files roll at exactly the records :meth:`write` would roll them at: the flush policy is
+        asked, for the whole slice at once, which record first reaches flush.count or flush.size
+        (:meth:`~lakesink.domain.flush.FlushPolicy.records_before_flush`).
+        """
+        start, total = 0, len(lines)
+        while start < total:
+            current = self._open.get(values) or self._start(values, lines.offset(start))
+            writer = current.writer
+            if not isinstance(writer, LineFile):
+                raise TypeError(f"{self.plan.format.value} files cannot take pre-encoded lines")
+            base = lines.start_byte(start)
+            # Sizes are relative to the slice start: shift the file size by the same amount.
+            stats = FileStats(writer.record_count, writer.bytes_written - base, created_ms=0)
+            taken = self.plan.flush.records_before_flush(stats, lines.ends[start:])
+            end = total if taken is None else start + taken
+            writer.write_lines(lines.data(start, end), end - start)
+            current.note_span(lines.offset(end - 1), *lines.timestamp_span(start, end))
+            if taken is not None:
+                self._seal(values)
+            start = end
 
     def finish(self) -> list[SealedFile]:
         """Seal every open file; returns all sealed files of the range in the order they were cut."""

@@ -2,9 +2,10 @@
 
 :func:`run_task` is the function ``mapInArrow`` runs. Per topic-partition range it
 
-1. decodes the Kafka rows (:mod:`.record_decoding`), drops what is already durable — offsets at
-   or below the master lock's committed offset (a Spark checkpoint behind the index) and, for a
-   writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
+1. decodes the Kafka rows (:mod:`.record_decoding`; a batch whose raw values are written as
+   lines takes the columnar path instead, :mod:`.encoded_lines`), drops what is already
+   durable — offsets at or below the master lock's committed offset (a Spark checkpoint behind
+   the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
    ``skip.null.values`` is set;
 2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.batch_plans`)
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
 from lakesink.application.range_writer import RangeWriter, SealedFile
 from lakesink.application.record_decoding import Converters, RawRow, key_needed, raw_rows, raw_value_passthrough
 from lakesink.domain.batch_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan, plan_key
@@ -36,6 +38,7 @@ from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import CommitConflictError, PreconditionFailedError, RecordError
 from lakesink.domain.lock_keys import granular_partition_key
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
 
 logger = logging.getLogger(__name__)
@@ -99,6 +102,20 @@ class _Range:
     skipped: int = 0
     poison: int = 0
 
+    def writer(self, index: int, statement: StatementPlan, root: Path) -> RangeWriter:
+        """The writer of statement ``index`` for this range, created on first use."""
+        writer = self.writers.get(index)
+        if writer is None:
+            writer = self.writers[index] = RangeWriter(statement, self.topic, self.partition, root)
+        return writer
+
+
+def _range_of(ranges: dict[TopicPartition, _Range], topic: str, partition: int) -> _Range:
+    state = ranges.get((topic, partition))
+    if state is None:
+        state = ranges[(topic, partition)] = _Range(topic, partition)
+    return state
+
 
 def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` body: write the task's ranges and yield their result rows."""
@@ -107,11 +124,10 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
     ranges: dict[TopicPartition, _Range] = {}
     try:
         for batch in batches:
+            if _write_lines(spec, converters, root, ranges, batch):
+                continue
             for row in raw_rows(batch):
-                state = ranges.get((row.topic, row.partition))
-                if state is None:
-                    state = ranges[(row.topic, row.partition)] = _Range(row.topic, row.partition)
-                _write_row(spec, converters, root, state, row)
+                _write_row(spec, converters, root, _range_of(ranges, row.topic, row.partition), row)
         results = [_make_durable(spec, state) for state in ranges.values()]
     except BaseException:
         for state in ranges.values():
@@ -121,6 +137,45 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
     _inject_fault(spec)
     if results:
         yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
+
+
+def _write_lines(
+    spec: SinkTaskSpec,
+    converters: Converters,
+    root: Path,
+    ranges: dict[TopicPartition, _Range],
+    batch: pa.RecordBatch,
+) -> bool:
+    """Write the batch on the columnar path (:mod:`.encoded_lines`) when it gives the same files.
+
+    Returns False, having changed nothing, when the batch must go record by record.
+    """
+    where = single_partition(batch)
+    if where is None or spec.granular.get(where):
+        return False
+    topic, partition = where
+    try:
+        index = _statement_index(spec.plan, topic)
+        statement = spec.plan.statements[index]
+        if not takes_lines(statement, spec.value_converter, converters.value):
+            return False
+        # takes_lines admits only topic/partition fields: one record's values are every record's.
+        first_offset = batch.column("offset")[0].as_py()
+        values = statement.layout.partition_values(Record(topic, partition, first_offset))
+    except RecordError:
+        return False  # every record is poison: the per-record path reports or skips each one
+    lines = encode_lines(batch, statement.format, floor=spec.floors.get(where))
+    if lines is None:
+        return False
+    state = _range_of(ranges, topic, partition)
+    state.last = lines.last_offset
+    state.skipped += lines.skipped
+    if len(lines):
+        state.writer(index, statement, root).write_lines(values, lines)
+        state.records += len(lines)
+        if state.first < 0:
+            state.first = lines.offset(0)
+    return True
 
 
 def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _Range, row: RawRow) -> None:
@@ -141,10 +196,7 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
         if _granular_skip(spec, row, values):
             state.skipped += 1
             return
-        writer = state.writers.get(index)
-        if writer is None:
-            writer = state.writers[index] = RangeWriter(statement, row.topic, row.partition, root)
-        writer.write(record, values)
+        state.writer(index, statement, root).write(record, values)
     except RecordError as error:
         if not spec.skip_poison:
             raise RecordError(

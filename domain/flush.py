@@ -14,6 +14,8 @@ deliberate improvement that keeps the promise "data is flushed at least every in
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -121,6 +123,21 @@ class FlushPolicy:
         if now_ms >= stats.interval_start_ms + self.interval_ms:
             return FlushReason.INTERVAL
         return None
+
+    def records_before_flush(self, stats: FileStats, cumulative_bytes: Sequence[int]) -> int | None:
+        """How many of the next records the open file takes before count or size flushes it.
+
+        ``cumulative_bytes[i]`` is how many bytes records ``0..i`` add to the file. This is
+        :meth:`reason` (interval left out, as the executors apply it) asked after each record,
+        answered for a whole slice at once: the file flushes right after record ``n - 1`` where
+        ``n`` is returned, or None when none of the records fills it. ``cumulative_bytes`` must
+        be non-decreasing (sizes are never negative).
+        """
+        candidates = [bisect_left(cumulative_bytes, self.size_bytes - stats.bytes_written)]
+        if self.count is not None:
+            candidates.append(max(self.count - stats.record_count - 1, 0))
+        first = min(candidates)
+        return first + 1 if first < len(cumulative_bytes) else None
 
     def due_at_ms(self, stats: FileStats) -> int | None:
         """When the interval condition will fire for this file, so a timer can flush it.

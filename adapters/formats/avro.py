@@ -80,7 +80,7 @@ class AvroWriter(StructuredFile):
     def bytes_written(self) -> int:
         """File bytes plus the uncompressed bytes of the block not yet written."""
         pending = self._writer.io.tell() if self._writer is not None else 0
-        return self._raw.tell() + pending
+        return self._raw.count + pending
 
     def _open(self, schema: Schema) -> None:
         named = name_records(schema)

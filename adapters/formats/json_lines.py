@@ -17,10 +17,10 @@ import gzip
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from lakesink.adapters.formats.jsoncodec import dumps
-from lakesink.adapters.formats.staging import StagingFile, poison
+from lakesink.adapters.formats.staging import LineFile, poison
 from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec
@@ -31,7 +31,7 @@ DEFAULT_GZIP_LEVEL = 6
 _BYTES = (bytes, bytearray, memoryview)
 
 
-class JsonWriter(StagingFile):
+class JsonWriter(LineFile):
     """Writes JSON lines, optionally as one gzip stream and optionally as envelopes."""
 
     def __init__(
@@ -46,7 +46,6 @@ class JsonWriter(StagingFile):
             raise FormatError(f"Invalid or missing `compressionCodec` specified. JSON accepts UNCOMPRESSED or GZIP, not {codec.value}")
         super().__init__(path)
         self._envelope = envelope
-        self._out: BinaryIO = self._raw
         if codec is CompressionCodec.GZIP:
             gzip_level = DEFAULT_GZIP_LEVEL if level is None else level
             if not 0 <= gzip_level <= 9:

@@ -81,7 +81,7 @@ class ParquetWriter(StructuredFile):
     @property
     def bytes_written(self) -> int:
         """File position plus buffered batches plus an estimate for rows not yet in a batch."""
-        return self._raw.tell() + self._buffered + int(len(self._rows) * self._row_bytes)
+        return self._raw.count + self._buffered + int(len(self._rows) * self._row_bytes)
 
     def _open(self, schema: Schema) -> None:
         self._wrap = not _is_record(schema)

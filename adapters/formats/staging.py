@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any
 
 from lakesink.domain.errors import FormatError, RecordError, SchemaChangedError
 from lakesink.domain.records import Record
@@ -16,12 +17,30 @@ BUFFER_BYTES = 1 << 20
 """Write buffer of a staging file: large enough that small records cost no syscall each."""
 
 
+class CountingFile(io.BufferedWriter):
+    """A buffered staging file that counts the bytes written into it.
+
+    The flush policy asks for the file size after every record; ``tell()`` costs a system call
+    each time (a sixth of the sink's per-record time when profiled), the counter costs nothing.
+    Staging files are only ever appended to, so the count equals the file position.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(io.FileIO(path, "wb"), buffer_size=BUFFER_BYTES)
+        self.count = 0
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        self.count += written
+        return written
+
+
 class StagingFile:
     """A local file a writer streams into; subclasses encode records and finish the file."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._raw: BinaryIO = open(self.path, "wb", buffering=BUFFER_BYTES)  # noqa: SIM115 - closed by close/abort
+        self._raw = CountingFile(self.path)
         self._count = 0
         self._closed = False
 
@@ -33,7 +52,7 @@ class StagingFile:
     @property
     def bytes_written(self) -> int:
         """Bytes in the file so far (buffered bytes included)."""
-        return self._raw.tell()
+        return self._raw.count
 
     def write(self, record: Record) -> None:
         """Append one record (see :class:`lakesink.domain.ports.FormatWriter`)."""
@@ -83,6 +102,24 @@ class StagingFile:
 
     def _discard(self) -> None:
         """Release format resources without finishing the file (nothing by default)."""
+
+
+class LineFile(StagingFile):
+    """A staging file holding one line per record (JSON lines, TEXT), written through ``_out``."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(path)
+        self._out: Any = self._raw
+
+    def write_lines(self, data: bytes | memoryview, records: int) -> None:
+        """Append ``records`` lines already encoded exactly as :meth:`write` would encode them.
+
+        The columnar sink path encodes a whole Arrow slice of raw values at once; the caller
+        guarantees the bytes are those the per-record path would have written.
+        """
+        self._check_open()
+        self._out.write(data)
+        self._count += records
 
 
 def poison(record: Record, reason: str) -> RecordError:

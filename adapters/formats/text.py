@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from lakesink.adapters.formats.staging import StagingFile, poison
+from lakesink.adapters.formats.staging import LineFile, poison
 from lakesink.domain.records import Record
 
 NOT_TEXT = "Unable to retrieve text field value.  Text format is only for output of kafka string values."
@@ -31,11 +31,11 @@ def text_of(record: Record, value: Any) -> bytes:
     raise poison(record, NOT_TEXT)
 
 
-class TextWriter(StagingFile):
+class TextWriter(LineFile):
     """Writes one line per record."""
 
     def _write(self, record: Record) -> None:
-        self._raw.write(text_of(record, record.value) + b"\n")
+        self._out.write(text_of(record, record.value) + b"\n")
 
 
 def read_text(path: Path) -> Iterator[Record]:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -92,7 +93,7 @@ def _consume(
 ) -> Iterator[pa.RecordBatch]:
     tp = TopicPartition(rng.topic, rng.partition, rng.start)
     consumer.assign([tp])
-    columns = _Columns()
+    pending: list[Message] = []
     delivered = 0
     last_progress = time.monotonic()
     while True:
@@ -108,13 +109,13 @@ def _consume(
             if message.offset() >= rng.end:
                 reached_end = True
                 break
-            columns.append(message)
+            pending.append(message)
             delivered += 1
         if messages:
             last_progress = time.monotonic()
-        if len(columns) >= batch_records:
-            yield columns.to_batch(schema)
-            columns = _Columns()
+        if len(pending) >= batch_records:
+            yield _to_batch(pending, rng, schema)
+            pending = []
         if reached_end or _position(consumer, tp) >= rng.end:
             break
         if time.monotonic() - last_progress > stall_timeout_s:
@@ -122,8 +123,8 @@ def _consume(
                 f"{rng.describe()}: no data from Kafka for {stall_timeout_s:.0f} s "
                 f"(position {_position(consumer, tp)})"
             )
-    if len(columns):
-        yield columns.to_batch(schema)
+    if pending:
+        yield _to_batch(pending, rng, schema)
     logger.debug("%s: read %d records", rng.describe(), delivered)
 
 
@@ -132,39 +133,46 @@ def _position(consumer: Consumer, tp: TopicPartition) -> int:
     return offset
 
 
-class _Columns:
-    """Column buffers for one Arrow batch."""
+def _to_batch(messages: list[Message], rng: OffsetRange, schema: pa.Schema) -> pa.RecordBatch:
+    """One Arrow batch from the messages of ``rng``'s partition, column by column.
 
-    def __init__(self) -> None:
-        self.keys: list[bytes | None] = []
-        self.values: list[bytes | None] = []
-        self.topics: list[str] = []
-        self.partitions: list[int] = []
-        self.offsets: list[int] = []
-        self.timestamps: list[int | None] = []
-        self.timestamp_types: list[int] = []
-        self.headers: list[list[dict[str, Any]] | None] = []
+    Per message only the accessors run (no per-message dicts or appends); topic and partition
+    are the range's, timestamps are converted with numpy, and headers are flattened into one
+    list array, built only when a message carries some.
+    """
+    count = len(messages)
+    stamps = np.array([m.timestamp() for m in messages], dtype=np.int64).reshape(count, 2)
+    kinds = stamps[:, 0]
+    # librdkafka: 0 none, 1 create, 2 log-append; Spark/Java: -1 none, 0 create, 1 log-append.
+    micros = pa.array(stamps[:, 1] * 1000, type=pa.int64(), mask=kinds == 0)
+    timestamps = micros.cast(schema.field("timestamp").type)
+    arrays = [
+        pa.array([m.key() for m in messages], type=pa.binary()),
+        pa.array([m.value() for m in messages], type=pa.binary()),
+        pa.repeat(pa.scalar(rng.topic, pa.string()), count),
+        pa.repeat(pa.scalar(rng.partition, pa.int32()), count),
+        pa.array([m.offset() for m in messages], type=pa.int64()),
+        timestamps,
+        pa.array(kinds - 1, type=pa.int32()),
+        _headers([m.headers() for m in messages], schema.field("headers").type),
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
-    def __len__(self) -> int:
-        return len(self.offsets)
 
-    def append(self, message: Message) -> None:
-        self.keys.append(message.key())
-        self.values.append(message.value())
-        self.topics.append(message.topic())
-        self.partitions.append(message.partition())
-        self.offsets.append(message.offset())
-        kind, timestamp = message.timestamp()
-        # librdkafka: 0 none, 1 create, 2 log-append; Spark/Java: -1 none, 0 create, 1 log-append.
-        self.timestamp_types.append(kind - 1)
-        self.timestamps.append(timestamp * 1000 if kind else None)
-        headers = message.headers()
-        self.headers.append([{"key": k, "value": v} for k, v in headers] if headers else [])
-
-    def to_batch(self, schema: pa.Schema) -> pa.RecordBatch:
-        data = [
-            self.keys, self.values, self.topics, self.partitions,
-            self.offsets, self.timestamps, self.timestamp_types, self.headers,
-        ]
-        arrays = [pa.array(column, type=field.type) for column, field in zip(data, schema, strict=True)]
-        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+def _headers(per_message: list[list[tuple[str, bytes | None]] | None], list_type: pa.ListType) -> pa.Array:
+    """The headers column: an empty list for a message without headers, as Spark's Kafka source."""
+    ends = [0]
+    names: list[str] = []
+    values: list[bytes | None] = []
+    for headers in per_message:
+        if headers:
+            for name, value in headers:
+                names.append(name)
+                values.append(value)
+        ends.append(len(names))
+    entry = list_type.value_type
+    pairs = pa.StructArray.from_arrays(
+        [pa.array(names, type=entry.field("key").type), pa.array(values, type=entry.field("value").type)],
+        fields=list(entry),
+    )
+    return pa.ListArray.from_arrays(pa.array(ends, type=pa.int32()), pairs, type=list_type)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.storage.azure_errors import translate_azure_error
+from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.domain.config.backends import AzureSettings
@@ -139,7 +140,7 @@ class AzureBlobObjectStore:
         """The BlobServiceClient, built on first use."""
         with self._client_lock:
             if self._client is None:
-                self._client = _build_client(self.settings)
+                self._client = shared_client("azure", self.settings, _build_client)
             return self._client
 
     def __getstate__(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.gcs_errors import translate_gcs_error
 from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
@@ -148,7 +149,7 @@ class GcsObjectStore:
         """The google-cloud-storage client, built on first use."""
         with self._client_lock:
             if self._client is None:
-                self._client = _build_client(self.settings)
+                self._client = shared_client("gcs", self.settings, _build_client)
             return self._client
 
     def __getstate__(self) -> dict[str, Any]:

@@ -7,8 +7,9 @@ S3-compatible servers ignore ``x-amz-copy-source-if-match``) and then ``CopyObje
 ``CopySourceIfMatch`` (which AWS enforces atomically). Etags are returned exactly as S3 sends them
 (quoted).
 
-boto3 is imported when the first client is built, the client lives on the instance and is dropped
-when the adapter is pickled, so Spark executors rebuild their own. botocore's retries are switched
+boto3 is imported when the first client is built; the client is shared by every adapter with the
+same settings in the process (:mod:`.client_cache`) and dropped when the adapter is pickled, so
+each Spark executor process builds one and its tasks reuse it. botocore's retries are switched
 off; :mod:`lakesink.adapters.storage.retry` applies ``http_max_retries``/``http_retry_interval_ms``.
 """
 
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, paginate, roll_up
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.adapters.storage.s3_errors import translate_s3_error
@@ -156,7 +158,7 @@ class S3ObjectStore:
         """The boto3 S3 client, built on first use (boto3 clients are thread-safe, sessions are not)."""
         with self._client_lock:
             if self._client is None:
-                self._client = _build_client(self.settings)
+                self._client = shared_client("s3", self.settings, _build_client)
             return self._client
 
     def __getstate__(self) -> dict[str, Any]:

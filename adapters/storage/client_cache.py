@@ -1,0 +1,33 @@
+"""One SDK client per storage settings per process, shared by every adapter instance.
+
+Spark ships a fresh (unpickled) store to every task, and building a boto3 client costs ~0.4 s of
+CPU (botocore loads and parses its service model), more than a small task's whole write. The
+adapters therefore take their client from here: the first task of an executor process builds
+it, later tasks reuse it. SDK clients are thread-safe and hold no per-task state, so sharing is
+safe. The process id is part of the key, because a client (and its connection pool) inherited
+through ``fork`` must not be used by the child.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+_CLIENTS: dict[tuple[int, str, Hashable], Any] = {}
+_LOCK = threading.Lock()
+
+
+def shared_client(kind: str, settings: Hashable, build: Callable[[Hashable], Any]) -> Any:
+    """The ``kind`` client for ``settings`` in this process, built with ``build(settings)`` once.
+
+    ``settings`` is a frozen settings dataclass: equal settings (secrets compared by value)
+    share a client, any difference (endpoint, credentials, timeouts) gets its own.
+    """
+    key = (os.getpid(), kind, settings)
+    with _LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = build(settings)
+        return client

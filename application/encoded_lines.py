@@ -1,0 +1,142 @@
+"""The columnar write path: raw Kafka values become JSON-lines or TEXT files a slice at a time.
+
+When a statement writes each value's bytes unchanged followed by ``\\n`` — JSON lines without
+compression or envelope over raw JSON values (``JsonConverter`` with ``schemas.enable=false``,
+or ``ByteArrayConverter``), TEXT over ``StringConverter``/``ByteArrayConverter`` values — and its
+partition values come only from the record's topic and partition (default layout, NOPARTITION,
+``PARTITIONBY _topic``/``_partition``), the per-record path does nothing a column operation
+cannot: it appends ``value + b"\\n"`` and checks count and size after each record.
+:func:`encode_lines` does that for a whole Arrow batch (one ``binary_join_element_wise``), and
+:meth:`~lakesink.application.range_writer.RangeWriter.write_lines` cuts the files where the
+per-record path would.
+
+The batch is taken only when the result is provably the same bytes, else :func:`encode_lines`
+returns None and the caller writes it record by record: every value must be present (a null is
+a tombstone to skip or a poison record), and for JSON non-empty and free of ``\\n``/``\\r``
+(such values are parsed and re-serialised by the JSON writer). Records at or below the
+partition's committed offset are dropped first, as the per-record path skips them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from lakesink.adapters.kafka.converters import ByteArrayConverter, Converter
+from lakesink.application.record_decoding import key_needed, raw_value_passthrough
+from lakesink.domain.config.passthrough import ConverterSettings
+from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.partitioning import FieldKind
+from lakesink.domain.statement_plan import StatementPlan
+from lakesink.domain.writer_state import NO_TIMESTAMP
+
+_METADATA_FIELDS = (FieldKind.TOPIC, FieldKind.PARTITION)
+_EMPTY = pa.scalar(b"", pa.binary())
+_NEWLINE = pa.scalar(b"\n", pa.binary())
+
+
+def takes_lines(plan: StatementPlan, value_settings: ConverterSettings, value_converter: Converter) -> bool:
+    """Whether the statement writes every record as its raw value bytes plus ``\\n``."""
+    if plan.envelope is not None or key_needed(plan):
+        return False
+    if any(f.kind not in _METADATA_FIELDS for f in plan.layout.selection.fields):
+        return False
+    if plan.format is Format.JSON:
+        if plan.codec is not CompressionCodec.UNCOMPRESSED:
+            return False  # gzip: the file size depends on the compressor, not on the values
+    elif plan.format is not Format.TEXT:
+        return False
+    return raw_value_passthrough(plan, value_settings) or isinstance(value_converter, ByteArrayConverter)
+
+
+def single_partition(batch: pa.RecordBatch) -> tuple[str, int] | None:
+    """The (topic, partition) of every row of a non-empty batch, or None when they differ."""
+    if batch.num_rows == 0:
+        return None
+    topics, partitions = batch.column("topic"), batch.column("partition")
+    if topics.null_count or partitions.null_count:
+        return None
+    topic, partition = topics[0], partitions[0]
+    if not (pc.all(pc.equal(topics, topic)).as_py() and pc.all(pc.equal(partitions, partition)).as_py()):
+        return None
+    return topic.as_py(), partition.as_py()
+
+
+@dataclass(frozen=True)
+class EncodedLines:
+    """The kept records of one batch as one buffer of lines, with their offsets and timestamps.
+
+    Attributes:
+        ends: ``ends[i]`` is the number of bytes of lines ``0..i`` (so line ``i`` ends there).
+        offsets: Kafka offsets, ascending.
+        timestamps: epoch millis, ``NO_TIMESTAMP`` for records without one.
+        skipped: records of the batch dropped because they were at or below the floor.
+        last_offset: the batch's last offset (kept or skipped).
+    """
+
+    buffer: memoryview
+    ends: np.ndarray
+    offsets: np.ndarray
+    timestamps: np.ndarray
+    skipped: int
+    last_offset: int
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def offset(self, index: int) -> int:
+        return int(self.offsets[index])
+
+    def start_byte(self, index: int) -> int:
+        """Where line ``index`` starts in :attr:`buffer`."""
+        return int(self.ends[index - 1]) if index else 0
+
+    def data(self, start: int, end: int) -> memoryview:
+        """The bytes of lines ``start..end-1``."""
+        return self.buffer[self.start_byte(start) : int(self.ends[end - 1])]
+
+    def timestamp_span(self, start: int, end: int) -> tuple[int, int]:
+        """The smallest and largest timestamp of lines ``start..end-1``."""
+        span = self.timestamps[start:end]
+        return int(span.min()), int(span.max())
+
+
+def encode_lines(batch: pa.RecordBatch, format: Format, *, floor: int | None) -> EncodedLines | None:
+    """The batch's records above ``floor`` as lines, or None when a record needs the per-record path."""
+    offsets = batch.column("offset")
+    last_offset = offsets[-1].as_py()
+    if floor is not None:
+        batch = batch.filter(pc.greater(offsets, floor))
+    values = batch.column("value")
+    if values.null_count or (format is Format.JSON and _needs_json_rewrite(values)):
+        return None
+    if batch.num_rows == 0:
+        none = np.empty(0, dtype=np.int64)
+        return EncodedLines(memoryview(b""), none, none, none, len(offsets), last_offset)
+    joined = pc.binary_join_element_wise(values, _EMPTY, _NEWLINE)
+    positions = np.frombuffer(
+        joined.buffers()[1], dtype=np.int32, count=len(joined) + 1, offset=joined.offset * 4
+    )
+    first = int(positions[0])
+    buffer = memoryview(joined.buffers()[2])[first : int(positions[-1])]
+    micros = pc.cast(batch.column("timestamp"), pa.int64()).fill_null(NO_TIMESTAMP * 1000)
+    return EncodedLines(
+        buffer=buffer,
+        ends=positions[1:].astype(np.int64) - first,
+        offsets=batch.column("offset").to_numpy(),
+        timestamps=micros.to_numpy() // 1000,
+        skipped=len(offsets) - batch.num_rows,
+        last_offset=last_offset,
+    )
+
+
+def _needs_json_rewrite(values: pa.Array) -> bool:
+    """Whether the JSON writer would parse and re-serialise some value (empty, or with a line break)."""
+    return bool(
+        pc.any(pc.equal(pc.binary_length(values), 0)).as_py()
+        or pc.any(pc.match_substring(values, "\n")).as_py()
+        or pc.any(pc.match_substring(values, "\r")).as_py()
+    )
