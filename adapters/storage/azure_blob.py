@@ -11,7 +11,6 @@ the connector's retry settings.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -35,8 +34,6 @@ class AzureBlobObjectStore:
     def __init__(self, settings: AzureSettings) -> None:
         self.settings = settings
         self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000)
-        self._client: Any = None
-        self._client_lock = threading.Lock()
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -137,17 +134,9 @@ class AzureBlobObjectStore:
 
     @property
     def client(self) -> Any:
-        """The BlobServiceClient, built on first use."""
-        with self._client_lock:
-            if self._client is None:
-                self._client = shared_client("azure", self.settings, _build_client)
-            return self._client
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"settings": self.settings}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["settings"])  # type: ignore[misc]
+        """The BlobServiceClient: one per settings per process (:mod:`.client_cache`), built on first use;
+        nothing but settings is pickled, so every Spark executor process builds its own."""
+        return shared_client("azure", self.settings, _build_client)
 
     # --- internals ----------------------------------------------------------------------------
 

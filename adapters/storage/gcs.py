@@ -13,7 +13,6 @@ to repeat because they carry the full object.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,8 +36,6 @@ class GcsObjectStore:
         self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000,
                                   multiplier=settings.http_retry_timeout_multiplier)
         self._timeout = settings.http_socket_timeout_ms / 1000
-        self._client: Any = None
-        self._client_lock = threading.Lock()
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -146,17 +143,9 @@ class GcsObjectStore:
 
     @property
     def client(self) -> Any:
-        """The google-cloud-storage client, built on first use."""
-        with self._client_lock:
-            if self._client is None:
-                self._client = shared_client("gcs", self.settings, _build_client)
-            return self._client
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"settings": self.settings}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["settings"])  # type: ignore[misc]
+        """The google-cloud-storage client: one per settings per process (:mod:`.client_cache`), built on first use;
+        nothing but settings is pickled, so every Spark executor process builds its own."""
+        return shared_client("gcs", self.settings, _build_client)
 
     # --- internals ----------------------------------------------------------------------------
 

@@ -16,7 +16,6 @@ off; :mod:`lakesink.adapters.storage.retry` applies ``http_max_retries``/``http_
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,8 +41,6 @@ class S3ObjectStore:
     def __init__(self, settings: S3Settings) -> None:
         self.settings = settings
         self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000)
-        self._client: Any = None
-        self._client_lock = threading.Lock()
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -155,17 +152,9 @@ class S3ObjectStore:
 
     @property
     def client(self) -> Any:
-        """The boto3 S3 client, built on first use (boto3 clients are thread-safe, sessions are not)."""
-        with self._client_lock:
-            if self._client is None:
-                self._client = shared_client("s3", self.settings, _build_client)
-            return self._client
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"settings": self.settings}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["settings"])  # type: ignore[misc]
+        """The boto3 S3 client: one per settings per process (:mod:`.client_cache`), built on first use;
+        nothing but settings is pickled, so every Spark executor process builds its own."""
+        return shared_client("s3", self.settings, _build_client)
 
     # --- internals ----------------------------------------------------------------------------
 
