@@ -68,7 +68,7 @@ def table(results: list[Result]) -> str:
             _ratio(r, r.quix_peer, by_name), _ratio(r, r.ceiling, by_name),
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
              for row in rows]
     lines.insert(1, "-" * len(lines[0]))
     notes = [f"  {r.scenario}: {r.note}" for r in results if r.note]

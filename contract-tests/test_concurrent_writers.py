@@ -51,8 +51,8 @@ def test_exactly_one_of_two_concurrent_put_if_match_calls_wins_each_round(target
     etag = target.store.put(target.bucket, key, b"start")
     for round_number in range(ROUNDS):
         seen = etag
-        winners = _race(lambda racer, seen=seen: target.store.put_if_match(
-            target.bucket, key, f"{round_number}-{racer}".encode(), seen))
+        winners = _race(lambda racer, seen=seen, number=round_number: target.store.put_if_match(
+            target.bucket, key, f"{number}-{racer}".encode(), seen))
         assert len(winners) == 1, f"round {round_number}: winners {winners}"
         stored = target.store.get(target.bucket, key)
         assert stored.data == f"{round_number}-{winners[0]}".encode()

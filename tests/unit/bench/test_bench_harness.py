@@ -12,6 +12,7 @@ from pathlib import Path
 import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
+import psutil
 import pytest
 
 from bench.__main__ import parse_args
@@ -20,8 +21,6 @@ from bench.processes import Children
 from bench.results import FAILED, OK, Result, table
 from bench.scenarios import _pick_ceilings
 from bench.verify import count_records
-
-psutil = pytest.importorskip("psutil")
 
 
 def _parquet(rows: int) -> bytes:
@@ -94,8 +93,11 @@ def test_order_events_are_deterministic_json_of_about_200_bytes() -> None:
 def test_children_are_killed_with_their_grandchildren_on_close(tmp_path: Path) -> None:
     with Children(tmp_path) as children:
         parent = children.spawn("tree", ["sh", "-c", "sleep 60 & sleep 60"])
-        time.sleep(0.3)
-        grandchildren = psutil.Process(parent.pid).children(recursive=True)
+        deadline = time.monotonic() + 10
+        grandchildren: list[psutil.Process] = []
+        while not grandchildren and time.monotonic() < deadline:  # the shell forks when it gets a core
+            time.sleep(0.05)
+            grandchildren = psutil.Process(parent.pid).children(recursive=True)
         assert grandchildren
     assert parent.poll() is not None
     assert not [p for p in grandchildren if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

@@ -11,8 +11,8 @@ from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePl
 from lakesink.domain.restore.template import KeyTemplate
 
 
-def _plan(*roots: RestoreRoot, rule: PartitionRule = PartitionRule(), **extra: object) -> RestorePlan:
-    return RestorePlan(name="r", backend="local", storage=LocalSettings(), roots=roots, partition_rule=rule, **extra)  # type: ignore[arg-type]
+def _plan(*roots: RestoreRoot, rule: PartitionRule | None = None, **extra: object) -> RestorePlan:
+    return RestorePlan(name="r", backend="local", storage=LocalSettings(), roots=roots, partition_rule=rule or PartitionRule(), **extra)  # type: ignore[arg-type]
 
 
 ROOT = RestoreRoot(number=0, bucket="b", list_prefix="backup/", topic="target", format=Format.JSON)
