@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 
@@ -108,6 +109,9 @@ def _run_demo(args: argparse.Namespace) -> int:
     try:
         return run_demo(DemoOptions(records=args.records, seed=args.seed, master=args.master))
     except KeyboardInterrupt:
+        # Ctrl-C reaches the whole process group (Spark's JVM too): ignore further ones so the
+        # shutdown of the session and the py4j gateway cannot turn exit 130 into "killed by SIGINT".
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("lakesink demo: interrupted; services stopped", file=sys.stderr)
         return 130
 
