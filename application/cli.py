@@ -109,11 +109,13 @@ def _run_demo(args: argparse.Namespace) -> int:
     try:
         return run_demo(DemoOptions(records=args.records, seed=args.seed, master=args.master))
     except KeyboardInterrupt:
-        # Ctrl-C reaches the whole process group (Spark's JVM too): ignore further ones so the
-        # shutdown of the session and the py4j gateway cannot turn exit 130 into "killed by SIGINT".
+        # The demo's services are stopped by now. Ctrl-C also reached Spark's JVM and PySpark's
+        # own SIGINT handler, whose late KeyboardInterrupts can escape interpreter shutdown and
+        # turn exit 130 into "killed by SIGINT"; leave at once with the documented code instead.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        print("lakesink demo: interrupted; services stopped", file=sys.stderr)
-        return 130
+        print("lakesink demo: interrupted; services stopped", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(130)
 
 
 def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
