@@ -2,9 +2,12 @@
 
 The driver is thin: settings → plan → store → index (:mod:`.sink_index`) → starting offsets →
 ``lakesink-kafka`` stream → ``foreachBatch(write_batch)``. Each batch runs the writers on the
-executors (:func:`.sink_task.run_task` through ``mapInArrow``: one task per topic-partition
-range, no shuffle), collects one small row per range, and only then commits the index (exactly-
-once) or the consumer group (at-least-once). docs/sink.md describes the protocol and every failure.
+executors (:func:`.sink_task.run_range_task` through ``mapInArrow``: one task per topic-partition
+range, no shuffle; the source runs with ``rangesOnly`` so each task reads its range from Kafka
+itself and no record crosses the JVM), collects one small row per range, and only then commits the
+index (exactly-once) or the consumer group (at-least-once). docs/sink.md describes the protocol and
+every failure. The observed metrics of the stream count ranges and offsets; the records written
+are in the batch log (:class:`BatchReport`).
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
 from lakesink.adapters.kafka.offsets import to_json
 from lakesink.adapters.kafka.source import SOURCE_NAME
-from lakesink.adapters.kafka.source_options import encode_options
+from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.kafka.source_options import RANGES_ONLY, SourceOptions, encode_options
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata, TopicSelection
 from lakesink.adapters.storage import open_store
 from lakesink.application.config_file import read_config_file
 from lakesink.application.executor_errors import lakesink_error_of
 from lakesink.application.sink_index import SinkIndex, TopicPartition
-from lakesink.application.sink_task import RESULT_DDL, SinkTaskSpec, run_task
+from lakesink.application.sink_task import RESULT_DDL, SinkTaskSpec, run_range_task
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.secret import Secret
@@ -110,6 +114,7 @@ class SinkJob:
         self._group: GroupOffsets | None = None
         self._starting: dict[TopicPartition, int] = {}
         self._first_end: dict[TopicPartition, int] = {}
+        self._reader: RangeReader | None = None
         self._metadata = TopicMetadata(admin_config(self._client_settings()), read_committed=True)
 
     # --- start-up ------------------------------------------------------------------------
@@ -159,16 +164,23 @@ class SinkJob:
             raise self._failure
 
     def _start(self) -> Any:
-        options: dict[str, str | Secret] = {**self._client_settings(), **self._admission()}
+        options: dict[str, str | Secret] = {
+            **self._client_settings(), **self._admission(), RANGES_ONLY: "true"
+        }
         topics = self._topics()
         options["topics" if topics else "topics.regex"] = topics or self.settings.topics_regex or ""
         if self._starting:
             options["startingOffsets"] = _json(to_json(self._starting))
         if self._first_end:
             options["firstBatchEndOffsets"] = _json(to_json(self._first_end))
-        stream = self.spark.readStream.format(SOURCE_NAME).options(**encode_options(options)).load()
+        encoded = encode_options(options)
+        self._reader = RangeReader.of(SourceOptions.parse(encoded))
+        stream = self.spark.readStream.format(SOURCE_NAME).options(**encoded).load()
         observed = stream.observe(
-            OBSERVATION, F.count(F.lit(1)).alias("records"), F.max("offset").alias("max_offset")
+            OBSERVATION,
+            F.count(F.lit(1)).alias("ranges"),
+            F.sum(F.col("end") - F.col("start")).alias("offsets"),
+            F.max("end").alias("max_end"),
         )
         writer = observed.writeStream.foreachBatch(self.write_batch).option(
             "checkpointLocation", self.checkpoint_dir
@@ -189,7 +201,7 @@ class SinkJob:
         settings = self.settings
         attempt = 0
         while True:
-            task = functools.partial(run_task, self._task_spec())
+            task = functools.partial(run_range_task, self._task_spec(), self._reader)
             try:
                 return df.mapInArrow(task, RESULT_DDL).collect()
             except Exception as exc:

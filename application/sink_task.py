@@ -1,6 +1,8 @@
 """The executor side of one sink micro-batch: write, plan, upload (one Spark task per range).
 
-:func:`run_task` is the function ``mapInArrow`` runs. Per topic-partition range it
+:func:`run_task` writes Arrow batches of Kafka records; the sink's ``mapInArrow`` runs
+:func:`run_range_task`, which reads each range the source planned and feeds it to :func:`run_task`.
+Per topic-partition range it
 
 1. decodes the Kafka rows (:mod:`.record_decoding`; a batch whose raw values are written as
    lines takes the columnar path instead, :mod:`.encoded_lines`), drops what is already
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
 from lakesink.application.range_writer import RangeWriter, SealedFile
 from lakesink.application.record_decoding import Converters, RawRow, key_needed, raw_rows, raw_value_passthrough
@@ -137,6 +140,17 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
     _inject_fault(spec)
     if results:
         yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
+
+
+def run_range_task(
+    spec: SinkTaskSpec, reader: RangeReader, ranges: Iterator[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body over the source's ``rangesOnly`` rows: read each range here, then write.
+
+    Reading on the executor spares every record the Python → JVM → Python hop of a source feeding
+    ``mapInArrow``; the batches are the ones the source would have produced.
+    """
+    return run_task(spec, reader.read_ranges(ranges))
 
 
 def _write_lines(

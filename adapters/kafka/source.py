@@ -26,6 +26,10 @@ the first micro-batch this reader plans take exactly the named partitions, each 
 offset, so that a batch re-planned after losing Spark's checkpoint reads the same range as before.
 A partition whose start already reached its forced end (the checkpoint replayed that batch) is
 not forced; once one batch was planned the option has no further effect.
+
+``rangesOnly=true`` (:mod:`~lakesink.adapters.kafka.range_rows`) changes only what ``read()``
+yields: one row per range (:data:`~lakesink.adapters.kafka.range_rows.RANGES_SCHEMA`) instead of
+its records, for a consumer that reads the ranges on the executors itself.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from lakesink.adapters.kafka.admission import AdmissionControl, AdmitMode
-from lakesink.adapters.kafka.client_config import admin_config, consumer_config
+from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.offsets import (
     OffsetRange,
     Positions,
@@ -54,7 +58,8 @@ from lakesink.adapters.kafka.offsets import (
     ranges_between,
     to_json,
 )
-from lakesink.adapters.kafka.partition_reader import KAFKA_SCHEMA, read_range
+from lakesink.adapters.kafka.partition_reader import KAFKA_SCHEMA
+from lakesink.adapters.kafka.range_rows import RANGES_SCHEMA, RangeReader, range_batch
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.domain.ports import Clock
@@ -72,7 +77,7 @@ class KafkaDataSource(DataSource):
         return SOURCE_NAME
 
     def schema(self) -> StructType:
-        return KAFKA_SCHEMA
+        return RANGES_SCHEMA if SourceOptions.parse(self.options).ranges_only else KAFKA_SCHEMA
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         return KafkaStreamReader(SourceOptions.parse(self.options))
@@ -86,22 +91,19 @@ class _RangeReading:
 
     def __init__(self, options: SourceOptions) -> None:
         self._options = options
+        self._reader = RangeReader.of(options)
         self._selection = options.selection()
         self._metadata = TopicMetadata(
             admin_config(options.client_settings), read_committed=options.read_committed
         )
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        """The records of one :class:`OffsetRange` as Arrow batches."""
+        """The records of one :class:`OffsetRange` as Arrow batches, or its one row (``rangesOnly``)."""
         if not isinstance(partition, OffsetRange):
             raise TypeError(f"{SOURCE_NAME} cannot read input partition {partition!r}")
-        config = consumer_config(self._options.client_settings, group_id=self._options.group_id)
-        return read_range(
-            partition,
-            config,
-            batch_records=self._options.batch_records,
-            stall_timeout_s=self._options.stall_timeout_s,
-        )
+        if self._options.ranges_only:
+            return iter([range_batch(partition)])
+        return self._reader.read(partition)
 
     def _watermarks(self, keys: Sequence[TopicPartitionKey]) -> tuple[Positions, Positions]:
         return self._metadata.earliest(keys), self._metadata.latest(keys)

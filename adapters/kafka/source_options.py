@@ -28,7 +28,7 @@ from lakesink.adapters.kafka.offsets import (
 from lakesink.adapters.kafka.partition_reader import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
 from lakesink.adapters.kafka.topic_metadata import TopicSelection
 from lakesink.domain.config.secret import Secret
-from lakesink.domain.config.values import as_float, as_int
+from lakesink.domain.config.values import as_bool, as_float, as_int
 
 SECRET_PREFIX = "secret."
 
@@ -41,6 +41,7 @@ BATCH_RECORDS = "arrowBatchRecords"
 STALL_TIMEOUT = "readStallTimeoutSeconds"
 GROUP_ID = "group.id"
 FIRST_BATCH_END_OFFSETS = "firstBatchEndOffsets"
+RANGES_ONLY = "rangesOnly"
 DEFAULT_GROUP_ID = "lakesink-source"
 
 
@@ -80,6 +81,7 @@ class SourceOptions:
     stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S
     group_id: str = DEFAULT_GROUP_ID
     read_committed: bool = True
+    ranges_only: bool = False
     client_settings: Mapping[str, str | Secret] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -116,6 +118,7 @@ class SourceOptions:
             stall_timeout_s=stall_timeout_s,
             group_id=plain.get(GROUP_ID, DEFAULT_GROUP_ID),
             read_committed=isolation.strip().lower() != "read_uncommitted",
+            ranges_only=as_bool(RANGES_ONLY, plain.get(RANGES_ONLY.lower(), "false")),
             client_settings=settings,
         )
 

@@ -1,0 +1,93 @@
+"""The ``rangesOnly`` mode of the ``lakesink-kafka`` source: offset ranges as rows, read later.
+
+A Python data source hands its Arrow batches to the JVM, and a ``mapInArrow`` after it gets them
+back from the JVM: every record is serialised twice between two Python processes of the same
+executor. A consumer that reads Kafka itself (the sink) sets ``rangesOnly=true``: the source then
+yields one row per planned :class:`~lakesink.adapters.kafka.offsets.OffsetRange`
+(:data:`RANGES_SCHEMA`) and the consumer's ``mapInArrow`` reads each range with
+:class:`RangeReader`, which builds the consumer exactly as the record-carrying source does.
+Planning (admission control, offsets, one input partition per range) is the same in both modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+
+from lakesink.adapters.kafka.client_config import consumer_config
+from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.partition_reader import read_range
+from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.domain.config.secret import Secret
+
+RANGES_SCHEMA = StructType(
+    [
+        StructField("topic", StringType()),
+        StructField("partition", IntegerType()),
+        StructField("start", LongType()),
+        StructField("end", LongType()),
+    ]
+)
+"""The columns of the source in ``rangesOnly`` mode: one row per range, ``[start, end)``."""
+
+_ARROW_SCHEMA = pa.schema(
+    [("topic", pa.string()), ("partition", pa.int32()), ("start", pa.int64()), ("end", pa.int64())]
+)
+
+
+def range_batch(offset_range: OffsetRange) -> pa.RecordBatch:
+    """The one-row batch the source yields for ``offset_range`` in ``rangesOnly`` mode."""
+    return pa.RecordBatch.from_pydict(
+        {
+            "topic": [offset_range.topic],
+            "partition": [offset_range.partition],
+            "start": [offset_range.start],
+            "end": [offset_range.end],
+        },
+        schema=_ARROW_SCHEMA,
+    )
+
+
+def ranges_in(batch: pa.RecordBatch) -> list[OffsetRange]:
+    """The ranges carried by a batch of :data:`RANGES_SCHEMA` rows, in row order."""
+    columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "start", "end")]
+    return [OffsetRange(*row) for row in zip(*columns, strict=True)]
+
+
+@dataclass(frozen=True)
+class RangeReader:
+    """Reads ranges the way the source's ``read()`` does; pickled with a ``mapInArrow`` closure.
+
+    The client settings keep their :class:`Secret` values (masked in ``repr``); credentials are
+    revealed only when the consumer is built on the executor.
+    """
+
+    client_settings: Mapping[str, str | Secret] = field(repr=False)
+    group_id: str
+    batch_records: int
+    stall_timeout_s: float
+
+    @classmethod
+    def of(cls, options: SourceOptions) -> RangeReader:
+        """The reader the source itself uses for these options."""
+        return cls(
+            dict(options.client_settings), options.group_id, options.batch_records, options.stall_timeout_s
+        )
+
+    def read(self, offset_range: OffsetRange) -> Iterator[pa.RecordBatch]:
+        """The records of ``offset_range`` as Arrow batches of Spark's Kafka schema."""
+        return read_range(
+            offset_range,
+            consumer_config(self.client_settings, group_id=self.group_id),
+            batch_records=self.batch_records,
+            stall_timeout_s=self.stall_timeout_s,
+        )
+
+    def read_ranges(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """The records of every range in ``batches`` (:data:`RANGES_SCHEMA` rows), range by range."""
+        for batch in batches:
+            for offset_range in ranges_in(batch):
+                yield from self.read(offset_range)
