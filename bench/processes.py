@@ -96,7 +96,10 @@ def kill_tree(process: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
             process.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:
             continue
-        if psutil is None or not any(child.is_running() for child in descendants):
+        if psutil is None:
+            return
+        _, alive = psutil.wait_procs(descendants, timeout=grace_s)  # dying is not dead yet
+        if not alive:
             return
 
 
