@@ -37,7 +37,7 @@ from lakesink.adapters.storage import open_store
 from lakesink.application.config_file import read_config_file
 from lakesink.application.executor_errors import lakesink_error_of
 from lakesink.application.sink_index import SinkIndex, TopicPartition
-from lakesink.application.sink_task import RESULT_DDL, SinkTaskSpec, run_range_task
+from lakesink.application.sink_task import RESULT_DDL, FaultInjection, SinkTaskSpec, run_range_task
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.secret import Secret
@@ -86,7 +86,7 @@ class BatchReport:
 class SinkJob:
     """One sink run on a SparkSession: :meth:`prepare` reads the index, :meth:`run` streams.
 
-    ``fail_once_marker`` is the documented test-only fault injection of :mod:`.sink_task`.
+    ``fault`` is the documented test-only fault injection of :mod:`.sink_task`.
     """
 
     def __init__(
@@ -97,7 +97,7 @@ class SinkJob:
         checkpoint_dir: str | None = None,
         once: bool = False,
         store: ObjectStore | None = None,
-        fail_once_marker: str | None = None,
+        fault: FaultInjection | None = None,
     ) -> None:
         self.settings = settings
         self.spark = spark
@@ -108,7 +108,7 @@ class SinkJob:
         self.store = store or open_store(settings.backend, settings.storage)
         self.reports: list[BatchReport] = []
         self.recent_progress: list[Any] = []
-        self._fail_once_marker = fail_once_marker
+        self._fault = fault
         self._failure: BaseException | None = None
         self._index: SinkIndex | None = None
         self._group: GroupOffsets | None = None
@@ -237,7 +237,7 @@ class SinkJob:
             value_converter=s.value_converter,
             floors=self._index.floors() if self._index else {},
             granular=self._index.granular_floors() if self._index else {},
-            fail_once_marker=self._fail_once_marker,
+            fault=self._fault,
         )
 
     def _commit(self, batch_id: int, rows: list[Any]) -> None:

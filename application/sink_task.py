@@ -15,9 +15,10 @@ Per topic-partition range it
    earlier attempt of the same plan is accepted when its size matches;
 4. returns one small row describing what it made durable; the driver commits it.
 
-Test-only fault injection: :attr:`SinkTaskSpec.fail_once_marker` (a file path) makes the first
-task that finds the file absent create it and fail after its uploads. It is set only by code
-(``SinkJob(fail_once_marker=...)``), never from a config file or the command line.
+Test-only fault injection: :class:`FaultInjection` (a marker directory and a count ``times``)
+makes the first ``times`` attempts of the task of every topic-partition range fail after their
+uploads, each attempt claiming one marker file ``<topic>-<partition>.<n>`` create-only. It is set
+only by code (``SinkJob(fault=...)``), never from a config file or the command line.
 """
 
 from __future__ import annotations
@@ -72,6 +73,15 @@ UPLOAD_THREADS = 4
 
 
 @dataclass(frozen=True)
+class FaultInjection:
+    """Test-only: the first ``times`` attempts (Spark retries and batch re-runs alike) of each range's
+    task fail after uploading; markers are created in the existing directory ``directory``."""
+
+    directory: str
+    times: int = 1
+
+
+@dataclass(frozen=True)
 class SinkTaskSpec:
     """Everything a task needs, built on the driver and shipped (pickled) with the closure."""
 
@@ -89,7 +99,7 @@ class SinkTaskSpec:
     value_converter: ConverterSettings
     floors: Mapping[TopicPartition, int] = field(default_factory=dict)
     granular: Mapping[TopicPartition, Mapping[str, int]] = field(default_factory=dict)
-    fail_once_marker: str | None = None
+    fault: FaultInjection | None = None
 
 
 @dataclass
@@ -137,7 +147,7 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
             for writer in state.writers.values():
                 writer.abort()
         raise
-    _inject_fault(spec)
+    _inject_fault(spec, ranges)
     if results:
         yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
 
@@ -293,13 +303,18 @@ def _upload(store: ObjectStore, file: SealedFile, create_only: bool) -> int:
     return size
 
 
-def _inject_fault(spec: SinkTaskSpec) -> None:
-    marker = spec.fail_once_marker
-    if marker is None:
+def _inject_fault(spec: SinkTaskSpec, ranges: Mapping[TopicPartition, _Range]) -> None:
+    fault = spec.fault
+    if fault is None or not ranges:
         return
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        return
-    os.close(fd)
-    raise RuntimeError("lakesink test fault injection: failing this task once after its uploads")
+    topic, partition = min(ranges)
+    for number in range(fault.times):
+        marker = Path(fault.directory) / f"{topic}-{partition}.{number}"
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        raise RuntimeError(
+            f"lakesink test fault injection: failing attempt {number + 1} of {topic}-{partition} after its uploads"
+        )

@@ -21,6 +21,7 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.application.sink import SinkJob
+from lakesink.application.sink_task import FaultInjection
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.conftest import unique_name
@@ -124,11 +125,11 @@ def run_sink(
     props: Mapping[str, str],
     checkpoint: Path,
     *,
-    fail_once_marker: str | None = None,
+    fault: FaultInjection | None = None,
 ) -> SinkJob:
     """Run one ``--once`` sink job and return it (its reports tell what each batch did)."""
     settings = ConnectorSettings.from_properties(dict(props), role="sink")
-    job = SinkJob(settings, spark, checkpoint_dir=str(checkpoint), once=True, fail_once_marker=fail_once_marker)
+    job = SinkJob(settings, spark, checkpoint_dir=str(checkpoint), once=True, fault=fault)
     job.run(timeout_s=120)
     return job
 

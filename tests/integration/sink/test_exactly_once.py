@@ -13,6 +13,7 @@ from pyspark.sql import SparkSession
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.storage import open_store
 from lakesink.application.sink import SinkJob
+from lakesink.application.sink_task import FaultInjection
 from lakesink.domain.batch_plans import plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError, RecordError
@@ -74,20 +75,19 @@ def test_new_records_after_a_restart_without_checkpoint_continue_from_the_index(
     assert_exactly_once(_stored_ids(store), range(32))
 
 
-def test_a_task_failing_after_its_uploads_is_retried_without_duplicates(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
-) -> None:
-    props, store = _setup(
-        tmp_path, kafka, topic, **{"connect.local.error.policy": "RETRY", "connect.local.retry.interval": "10"}
-    )
-    produce_ids(kafka, topic, range(20))
-    marker = tmp_path / "fail-once"
+def _faults(tmp_path: Path, times: int) -> FaultInjection:
+    directory = tmp_path / "faults"
+    directory.mkdir()
+    return FaultInjection(str(directory), times=times)
 
-    job = run_sink(spark, props, tmp_path / "ck", fail_once_marker=str(marker))
 
-    assert marker.exists()
-    assert_exactly_once(_stored_ids(store), range(20))
-    assert sum(r.records for r in job.reports) == 20
+def _failed_attempts(fault: FaultInjection) -> dict[str, int]:
+    """Failed attempts per topic-partition range, from the marker files the fault injection claimed."""
+    counts: dict[str, int] = {}
+    for marker in Path(fault.directory).iterdir():
+        range_name = marker.name.rsplit(".", 1)[0]
+        counts[range_name] = counts.get(range_name, 0) + 1
+    return counts
 
 
 def test_a_task_that_fails_after_its_uploads_is_retried_by_spark_and_lands_exactly_once(
@@ -95,13 +95,44 @@ def test_a_task_that_fails_after_its_uploads_is_retried_by_spark_and_lands_exact
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic)
     produce_ids(kafka, topic, range(20))
-    marker = tmp_path / "fail-once"
+    fault = _faults(tmp_path, times=1)
 
-    job = run_sink(spark, props, tmp_path / "ck", fail_once_marker=str(marker))
+    job = run_sink(spark, props, tmp_path / "ck", fault=fault)
 
-    assert marker.exists(), "the first attempt of a task must have failed"
+    assert _failed_attempts(fault) and set(_failed_attempts(fault).values()) == {1}
     assert_exactly_once(_stored_ids(store), range(20))
     assert sum(r.records for r in job.reports) == 20
+
+
+def test_failures_that_outlast_sparks_task_retries_are_retried_by_the_retry_policy(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(
+        tmp_path, kafka, topic, **{"connect.local.error.policy": "RETRY", "connect.local.retry.interval": "10"}
+    )
+    produce_ids(kafka, topic, range(20))
+    # Spark tries a task twice (local[2,2]): a range whose first three attempts fail fails the batch
+    # once, and only the RETRY policy's re-run of the batch can finish it.
+    fault = _faults(tmp_path, times=3)
+
+    job = run_sink(spark, props, tmp_path / "ck", fault=fault)
+
+    assert 3 in _failed_attempts(fault).values(), "the policy's re-run must have been needed"
+    assert_exactly_once(_stored_ids(store), range(20))
+    assert sum(r.records for r in job.reports) == 20
+
+
+def test_a_batch_failing_under_throw_stops_the_sink_and_a_restart_finishes_it_exactly_once(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+
+    with pytest.raises(Exception, match="fault injection"):
+        run_sink(spark, props, tmp_path / "ck", fault=_faults(tmp_path, times=2))
+    run_sink(spark, props, tmp_path / "ck")
+
+    assert_exactly_once(_stored_ids(store), range(20))
 
 
 class _CrashBeforeCommit(SinkJob):
