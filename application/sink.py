@@ -221,22 +221,13 @@ class SinkJob:
                 time.sleep(settings.retry_interval_ms / 1000)
 
     def _task_spec(self) -> SinkTaskSpec:
-        s = self.settings
-        return SinkTaskSpec(
+        return SinkTaskSpec.for_settings(
+            self.settings,
             plan=self.plan,
             store=self.store,
-            connector=s.name,
-            indexes_name=s.indexes_name,
-            setting_prefix=s.prefix,
             run_id=self.run_id,
-            exactly_once=s.exactly_once,
-            skip_null_values=s.skip_null_values,
-            skip_poison=s.error_policy is ErrorPolicy.NOOP,
-            staging_root=s.local_tmp_directory,
-            key_converter=s.key_converter,
-            value_converter=s.value_converter,
-            floors=self._index.floors() if self._index else {},
-            granular=self._index.granular_floors() if self._index else {},
+            floors=self._index.floors() if self._index else None,
+            granular=self._index.granular_floors() if self._index else None,
             fault=self._fault,
         )
 

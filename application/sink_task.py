@@ -38,6 +38,8 @@ from lakesink.application.encoded_lines import encode_lines, single_partition, t
 from lakesink.application.range_writer import RangeWriter, SealedFile
 from lakesink.application.record_decoding import Converters, RawRow, key_needed, raw_rows, raw_value_passthrough
 from lakesink.domain.batch_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan, plan_key
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import CommitConflictError, PreconditionFailedError, RecordError
 from lakesink.domain.lock_keys import granular_partition_key
@@ -101,6 +103,38 @@ class SinkTaskSpec:
     granular: Mapping[TopicPartition, Mapping[str, int]] = field(default_factory=dict)
     fault: FaultInjection | None = None
 
+
+    @classmethod
+    def for_settings(
+        cls,
+        settings: ConnectorSettings,
+        *,
+        plan: SinkPlan,
+        store: ObjectStore,
+        run_id: str,
+        staging_root: str | None = None,
+        floors: Mapping[TopicPartition, int] | None = None,
+        granular: Mapping[TopicPartition, Mapping[str, int]] | None = None,
+        fault: FaultInjection | None = None,
+    ) -> SinkTaskSpec:
+        """The spec of one batch: what the connector settings decide, plus this run's state."""
+        return cls(
+            plan=plan,
+            store=store,
+            connector=settings.name,
+            indexes_name=settings.indexes_name,
+            setting_prefix=settings.prefix,
+            run_id=run_id,
+            exactly_once=settings.exactly_once,
+            skip_null_values=settings.skip_null_values,
+            skip_poison=settings.error_policy is ErrorPolicy.NOOP,
+            staging_root=staging_root or settings.local_tmp_directory,
+            key_converter=settings.key_converter,
+            value_converter=settings.value_converter,
+            floors=floors or {},
+            granular=granular or {},
+            fault=fault,
+        )
 
 @dataclass
 class _Range:

@@ -52,20 +52,7 @@ def test_ranges_mode_yields_one_row_and_one_task_per_admitted_range(
 
 
 def _spec(settings: ConnectorSettings, store: ObjectStore) -> SinkTaskSpec:
-    return SinkTaskSpec(
-        plan=plan_sink(settings),
-        store=store,
-        connector=settings.name,
-        indexes_name=settings.indexes_name,
-        setting_prefix=settings.prefix,
-        run_id="same-run",
-        exactly_once=True,
-        skip_null_values=False,
-        skip_poison=False,
-        staging_root=None,
-        key_converter=settings.key_converter,
-        value_converter=settings.value_converter,
-    )
+    return SinkTaskSpec.for_settings(settings, plan=plan_sink(settings), store=store, run_id="same-run")
 
 
 def _load(spark: SparkSession, options: dict[str, str]) -> pa.Table:

@@ -73,19 +73,8 @@ def _spec(kcql: str, tmp_path: Path, converter: str = JSON_CONVERTER, **extra: s
     )
     store = InMemoryObjectStore()
     store.create_bucket(BUCKET)
-    return SinkTaskSpec(
-        plan=plan_sink(settings),
-        store=store,
-        connector=settings.name,
-        indexes_name=settings.indexes_name,
-        setting_prefix=settings.prefix,
-        run_id="run-1",
-        exactly_once=settings.exactly_once,
-        skip_null_values=settings.skip_null_values,
-        skip_poison=False,
-        staging_root=str(tmp_path),
-        key_converter=settings.key_converter,
-        value_converter=settings.value_converter,
+    return SinkTaskSpec.for_settings(
+        settings, plan=plan_sink(settings), store=store, run_id="run-1", staging_root=str(tmp_path),
         floors={(TOPIC, 0): 4},
     )
 
