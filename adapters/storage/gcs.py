@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.gcs_errors import translate_gcs_error
-from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
+from lakesink.adapters.storage.paging import check_page_size, delete_each, regroup, rolled_up_client_side
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.domain.config.backends import GcsSettings
 from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError
@@ -127,9 +127,8 @@ class GcsObjectStore:
     ) -> Iterator[ListPage]:
         check_page_size(page_size)
         if delimiter and start_after is not None:
-            # Emulators and GCS disagree on prefixes around startOffset; roll up client-side instead.
-            flat = (o for page in self._server_pages(bucket, prefix, None, start_after, 1000) for o in page.objects)
-            return paginate(roll_up(flat, _key_of, prefix, delimiter, start_after), page_size)
+            flat_pages = self._server_pages(bucket, prefix, None, start_after, 1000)
+            return rolled_up_client_side(flat_pages, prefix, delimiter, start_after, page_size)
         if delimiter:
             return regroup(self._server_pages(bucket, prefix, delimiter, start_after, page_size), page_size)
         return self._server_pages(bucket, prefix, delimiter, start_after, page_size)
@@ -238,7 +237,3 @@ def _info(blob: Any) -> ObjectInfo:
 
 def _millis(moment: Any) -> int:
     return int(moment.timestamp() * 1000) if moment is not None else 0
-
-
-def _key_of(info: ObjectInfo) -> str:
-    return info.key

@@ -97,6 +97,18 @@ def regroup(pages: Iterable[ListPage], page_size: int) -> Iterator[ListPage]:
     return paginate(entries(), page_size)
 
 
+def rolled_up_client_side(
+    server_pages: Iterable[ListPage], prefix: str, delimiter: str, start_after: str, page_size: int
+) -> Iterator[ListPage]:
+    """Pages of a delimiter listing with ``start_after``, rolled up here from a flat server listing.
+
+    Servers and emulators disagree on which common prefixes sort before ``start_after``; listing
+    flat (already starting after it) and rolling up client-side gives the port's semantics everywhere.
+    """
+    flat = (info for page in server_pages for info in page.objects)
+    return paginate(roll_up(flat, lambda info: info.key, prefix, delimiter, start_after), page_size)
+
+
 def delete_each(delete: Callable[[str], None], keys: Iterable[str], *, threads: int = 8) -> None:
     """Delete keys one by one on a small thread pool, for backends without a batch delete call.
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.storage.client_cache import shared_client
-from lakesink.adapters.storage.paging import check_page_size, paginate, roll_up
+from lakesink.adapters.storage.paging import check_page_size, rolled_up_client_side
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.adapters.storage.s3_errors import translate_s3_error
 from lakesink.domain.config.backends import S3Settings
@@ -140,9 +140,8 @@ class S3ObjectStore:
     ) -> Iterator[ListPage]:
         check_page_size(page_size)
         if delimiter and start_after is not None:
-            # Servers disagree on prefixes that sort before StartAfter; roll up client-side instead.
-            flat = (o for page in self._server_pages(bucket, prefix, None, start_after, 1000) for o in page.objects)
-            return paginate(roll_up(flat, _key_of, prefix, delimiter, start_after), page_size)
+            flat_pages = self._server_pages(bucket, prefix, None, start_after, 1000)
+            return rolled_up_client_side(flat_pages, prefix, delimiter, start_after, page_size)
         return self._server_pages(bucket, prefix, delimiter, start_after, page_size)
 
     def check_bucket(self, bucket: str) -> None:
@@ -254,7 +253,3 @@ def _build_client(settings: S3Settings) -> Any:
 
 def _millis(moment: Any) -> int:
     return int(moment.timestamp() * 1000)
-
-
-def _key_of(info: ObjectInfo) -> str:
-    return info.key
