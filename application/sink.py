@@ -2,12 +2,14 @@
 
 The driver is thin: settings → plan → store → index (:mod:`.sink_index`) → starting offsets →
 ``lakesink-kafka`` stream → ``foreachBatch(write_batch)``. Each batch runs the writers on the
-executors (:func:`.sink_task.run_range_task` through ``mapInArrow``: one task per topic-partition
-range, no shuffle; the source runs with ``rangesOnly`` so each task reads its range from Kafka
-itself and no record crosses the JVM), collects one small row per range, and only then commits the
-index (exactly-once) or the consumer group (at-least-once). docs/sink.md describes the protocol and
-every failure. The observed metrics of the stream count ranges and offsets; the records written
-are in the batch log (:class:`BatchReport`).
+executors (:func:`.sink_task.run_range_task` through ``mapInArrow``: one task per range, no
+shuffle; the source runs with ``rangesOnly`` so each task reads its range from Kafka itself and no
+record crosses the JVM; ``connect.<p>.range.split.offsets`` cuts a partition's range into chunks,
+one task each), collects one small row per range, and only then commits, per topic-partition, the
+highest offset its chunks reached: the index (exactly-once) or the consumer group
+(at-least-once). docs/sink.md describes the protocol and every failure. The observed metrics of
+the stream count ranges and offsets; the records written are in the batch log
+(:class:`BatchReport`).
 """
 
 from __future__ import annotations
@@ -28,10 +30,15 @@ from pyspark.sql import functions as F
 
 from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
-from lakesink.adapters.kafka.offsets import to_json
+from lakesink.adapters.kafka.offsets import FIRST_BATCH_CHUNKS, chunks_to_json, to_json
 from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.range_rows import RangeReader
-from lakesink.adapters.kafka.source_options import RANGES_ONLY, SourceOptions, encode_options
+from lakesink.adapters.kafka.source_options import (
+    MAX_RANGE_OFFSETS,
+    RANGES_ONLY,
+    SourceOptions,
+    encode_options,
+)
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata, TopicSelection
 from lakesink.adapters.storage import open_store
 from lakesink.application.config_file import read_config_file
@@ -114,6 +121,7 @@ class SinkJob:
         self._group: GroupOffsets | None = None
         self._starting: dict[TopicPartition, int] = {}
         self._first_end: dict[TopicPartition, int] = {}
+        self._first_chunks: dict[TopicPartition, tuple[tuple[int, int], ...]] = {}
         self._reader: RangeReader | None = None
         self._metadata = TopicMetadata(admin_config(self._client_settings()), read_committed=True)
 
@@ -135,6 +143,7 @@ class SinkJob:
             self._index.open(partitions)
             self._starting = self._index.starting_offsets()
             self._first_end = self._index.first_batch_end()
+            self._first_chunks = self._index.first_batch_chunks()
         else:
             self._group = GroupOffsets(self._client_settings(), connect_group_id(self.settings.name))
             self._starting = self._group.committed(partitions)
@@ -173,6 +182,9 @@ class SinkJob:
             options["startingOffsets"] = _json(to_json(self._starting))
         if self._first_end:
             options["firstBatchEndOffsets"] = _json(to_json(self._first_end))
+            options[FIRST_BATCH_CHUNKS] = _json(chunks_to_json(self._first_chunks))
+        if self.settings.range_split_offsets:
+            options[MAX_RANGE_OFFSETS] = str(self.settings.range_split_offsets)
         encoded = encode_options(options)
         self._reader = RangeReader.of(SourceOptions.parse(encoded))
         stream = self.spark.readStream.format(SOURCE_NAME).options(**encoded).load()
@@ -233,7 +245,11 @@ class SinkJob:
 
     def _commit(self, batch_id: int, rows: list[Any]) -> None:
         started = time.perf_counter()
-        ends = {(row["topic"], row["partition"]): row["last"] for row in rows if row["last"] >= 0}
+        ends: dict[TopicPartition, int] = {}
+        for row in rows:  # one row per chunk: a partition's commit is the highest offset any chunk read
+            if row["last"] >= 0:
+                tp = (row["topic"], row["partition"])
+                ends[tp] = max(ends.get(tp, -1), row["last"])
         if self._index is not None:
             for (topic, partition), last in sorted(ends.items()):
                 self._index.commit(topic, partition, last)

@@ -4,8 +4,8 @@ The store is the source of truth for where the sink resumes (Spark's checkpoint 
 start-up :meth:`SinkIndex.open` reads, per topic-partition, everything Lenses or an earlier
 lakesink run left: it migrates a Lenses 9.0.0 master lock, replays a pending copy/delete chain,
 claims the master lock for this run (an If-Match rewrite with our owner id, which fences an older
-instance still running), reads Lenses granular locks that are ahead of the master, and finds a
-batch plan that was uploaded but never committed. After each batch :meth:`SinkIndex.commit`
+instance still running), reads Lenses granular locks that are ahead of the master, and finds the
+batch plans (one per chunk of the partition's range) that were uploaded but never committed. After each batch :meth:`SinkIndex.commit`
 advances the master lock with the etag held since start-up — a rejected write means another sink
 with the same name took over — and deletes the plans the lock now covers.
 """
@@ -20,10 +20,12 @@ from lakesink.domain.batch_plans import (
     BatchPlan,
     decode_plan,
     obsolete_plan_starts,
-    pending_plan,
+    pending_plans,
     plan_key,
     plan_start_of_key,
     plans_prefix,
+    replay_chunks,
+    replay_end,
 )
 from lakesink.domain.commit import (
     Copy,
@@ -65,7 +67,8 @@ class PartitionIndex:
     held: HeldLock | None = None
     committed: int | None = None
     granular: dict[str, int] = field(default_factory=dict)
-    pending: BatchPlan | None = None
+    pending: tuple[BatchPlan, ...] = ()
+    """The uncommitted plans of the last batch, by start (one per chunk that uploaded)."""
 
 
 class SinkIndex:
@@ -105,10 +108,11 @@ class SinkIndex:
             state.held = self._write(held, claimed)
             state.committed = claimed.committed_offset
         state.granular = self._granular_ahead(bucket, topic, partition, state.committed)
-        state.pending = self._pending_plan(bucket, topic, partition, state.committed)
+        state.pending = self._pending_plans(bucket, topic, partition, state.committed)
         logger.info(
-            "Index of %s-%d: committed offset %s, %d granular locks ahead, pending plan %s",
-            topic, partition, state.committed, len(state.granular), state.pending,
+            "Index of %s-%d: committed offset %s, %d granular locks ahead, pending plans %s",
+            topic, partition, state.committed, len(state.granular),
+            [(plan.start, plan.last) for plan in state.pending],
         )
         return state
 
@@ -148,14 +152,16 @@ class SinkIndex:
                 ahead[name[: -len(_LOCK_SUFFIX)]] = offset
         return ahead
 
-    def _pending_plan(self, bucket: str, topic: str, partition: int, committed: int | None) -> BatchPlan | None:
+    def _pending_plans(
+        self, bucket: str, topic: str, partition: int, committed: int | None
+    ) -> tuple[BatchPlan, ...]:
         plans = []
         for info in iter_objects(self._store, bucket, plans_prefix(self._indexes, self._connector, topic, partition)):
             if plan_start_of_key(info.key) is not None:
                 plans.append(decode_plan(self._store.get(bucket, info.key).data, key=info.key))
         if committed is not None:
             self._delete_plans(bucket, topic, partition, [p.start for p in plans], committed)
-        return pending_plan(plans, committed)
+        return pending_plans(plans, committed)
 
     # --- replaying a Lenses commit chain ----------------------------------------------------
 
@@ -209,8 +215,14 @@ class SinkIndex:
         return {tp: s.committed + 1 for tp, s in self._partitions.items() if s.committed is not None}
 
     def first_batch_end(self) -> dict[TopicPartition, int]:
-        """Where the first batch of a partition with an uncommitted plan must end."""
-        return {tp: s.pending.last + 1 for tp, s in self._partitions.items() if s.pending is not None}
+        """Where the first batch of a partition with uncommitted plans must end (after the highest)."""
+        return {
+            tp: end for tp, s in self._partitions.items() if (end := replay_end(s.pending)) is not None
+        }
+
+    def first_batch_chunks(self) -> dict[TopicPartition, tuple[tuple[int, int], ...]]:
+        """The chunks the first batch must contain per partition to reproduce every uncommitted plan."""
+        return {tp: replay_chunks(s.pending) for tp, s in self._partitions.items() if s.pending}
 
     def floors(self) -> dict[TopicPartition, int]:
         """The committed offset per partition: executors skip records at or below it."""
@@ -250,7 +262,7 @@ class SinkIndex:
         else:
             state.held = self._write(state.held, lock)
         state.committed = last
-        state.pending = None
+        state.pending = ()
         state.granular = {k: v for k, v in state.granular.items() if v > last}
         starts = [
             start

@@ -13,9 +13,12 @@ upload that finds its key taken is the same object again. Two attempts that plan
 with a different ``last`` would cut files differently: the second one must stop before it uploads
 anything (:func:`check_existing_plan`), which makes duplicates impossible.
 
-The driver deletes the plans of a range once the master lock covers it; a plan left above the
-committed offset tells a restart (with or without Spark's checkpoint) where the first batch of
-that partition must end to reproduce the same files (:func:`pending_plan`).
+A batch may split one partition's range into chunks (:mod:`lakesink.domain.offset_chunks`), one
+task and one plan each. The driver deletes the plans of a partition once the master lock covers
+them; plans left above the committed offset all belong to the one batch that uploaded without
+committing (a batch starts only after the previous one committed), and tell a restart (with or
+without Spark's checkpoint) how that partition's first batch must be cut and where it must end to
+reproduce the same files (:func:`pending_plans`, :func:`replay_chunks`, :func:`replay_end`).
 """
 
 from __future__ import annotations
@@ -108,15 +111,29 @@ def check_existing_plan(existing: BatchPlan, wanted: BatchPlan, *, where: str) -
         )
 
 
-def pending_plan(plans: Iterable[BatchPlan], committed_offset: int | None) -> BatchPlan | None:
-    """The plan a restart must reproduce: the lowest one above the committed offset, if any.
+def pending_plans(plans: Iterable[BatchPlan], committed_offset: int | None) -> tuple[BatchPlan, ...]:
+    """The plans a restart must reproduce: those above the committed offset, by start.
 
-    Its records were (maybe partly) uploaded but never committed; the first batch of the
-    partition must end right after ``last`` so that it cuts the same files.
+    Their records were (maybe partly) uploaded but never committed.
     """
     floor = -1 if committed_offset is None else committed_offset
-    above = [plan for plan in plans if plan.start > floor]
-    return min(above, key=lambda plan: plan.start, default=None)
+    return tuple(sorted((plan for plan in plans if plan.start > floor), key=lambda plan: plan.start))
+
+
+def replay_chunks(plans: Iterable[BatchPlan]) -> tuple[tuple[int, int], ...]:
+    """The chunks the replayed batch must contain: ``[start, last + 1)`` of each plan.
+
+    A chunk reproduces a plan only if it writes the same records (so it begins at ``start``: any
+    record below it in the original chunk was skipped, and is skipped in the chunk before) and
+    sees the same last offset (so it ends right after ``last``: a longer chunk would put more
+    records in its last file and record another ``last``, a conflict; a shorter one, fewer).
+    """
+    return tuple(sorted((plan.start, plan.last + 1) for plan in plans))
+
+
+def replay_end(plans: Iterable[BatchPlan]) -> int | None:
+    """Where a replayed batch planned afresh ends: right after the highest ``last``; None without plans."""
+    return max((plan.last + 1 for plan in plans), default=None)
 
 
 def obsolete_plan_starts(starts: Iterable[int], committed_offset: int) -> tuple[int, ...]:

@@ -9,18 +9,23 @@ position map is ``{(topic, partition): next}``.
 the public form where ``-2`` means earliest and ``-1`` latest for one partition. Partitions the
 map does not name start at ``earliest`` (the sink passes the positions of its index, and a
 partition the index has never seen must be read from its beginning).
+
+A batch's range of one partition may be split into several :class:`OffsetRange` chunks (source
+option ``maxRangeOffsets``), around chunks that must come out whole (:data:`FIRST_BATCH_CHUNKS`,
+``{topic: {"partition": [[start, end], ...]}}``): see :func:`ranges_between`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql.datasource import InputPartition
 
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_chunks import Chunk, chunk_bounds
 
 TopicPartitionKey = tuple[str, int]
 Positions = dict[TopicPartitionKey, int]
@@ -30,6 +35,7 @@ EARLIEST = -2
 LATEST = -1
 STARTING_OFFSETS = "startingOffsets"
 ENDING_OFFSETS = "endingOffsets"
+FIRST_BATCH_CHUNKS = "firstBatchChunks"
 
 
 @dataclass(frozen=True)
@@ -65,20 +71,26 @@ def to_json(positions: Mapping[TopicPartitionKey, int]) -> OffsetJson:
 def from_json(document: Mapping[str, Any], *, setting: str = "offsets") -> Positions:
     """Parse the public form; raises ConfigError naming ``setting`` when it is malformed."""
     positions: Positions = {}
+    for (topic, partition), offset in _entries(document, setting, "offset"):
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < EARLIEST:
+            raise ConfigError(f"Invalid {setting}: offset {offset!r} for {topic}-{partition}.")
+        positions[(topic, partition)] = offset
+    return positions
+
+
+def _entries(document: Any, setting: str, what: str) -> Iterator[tuple[TopicPartitionKey, Any]]:
+    """The ``((topic, partition), value)`` pairs of a ``{topic: {partition: value}}`` document."""
     if not isinstance(document, Mapping):
-        raise ConfigError(f"Invalid {setting}: expected a JSON object {{topic: {{partition: offset}}}}.")
+        raise ConfigError(f"Invalid {setting}: expected a JSON object {{topic: {{partition: {what}}}}}.")
     for topic, partitions in document.items():
         if not isinstance(partitions, Mapping):
-            raise ConfigError(f"Invalid {setting}: topic {topic!r} must map partitions to offsets.")
-        for partition, offset in partitions.items():
+            raise ConfigError(f"Invalid {setting}: topic {topic!r} must map partitions to a {what} each.")
+        for partition, value in partitions.items():
             try:
                 key = (str(topic), int(partition))
             except (TypeError, ValueError):
                 raise ConfigError(f"Invalid {setting}: partition {partition!r} of {topic!r}.") from None
-            if isinstance(offset, bool) or not isinstance(offset, int) or offset < EARLIEST:
-                raise ConfigError(f"Invalid {setting}: offset {offset!r} for {topic}-{partition}.")
-            positions[key] = offset
-    return positions
+            yield key, value
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +129,59 @@ class OffsetSpec:
 
 
 def ranges_between(
-    start: Mapping[TopicPartitionKey, int], end: Mapping[TopicPartitionKey, int]
+    start: Mapping[TopicPartitionKey, int],
+    end: Mapping[TopicPartitionKey, int],
+    *,
+    max_offsets: int | None = None,
+    pinned: Mapping[TopicPartitionKey, Sequence[Chunk]] | None = None,
 ) -> list[OffsetRange]:
-    """One range per partition that advanced from ``start`` to ``end``, in a stable order.
+    """The ranges of every partition that advanced from ``start`` to ``end``, in a stable order.
 
     A partition present in ``end`` but not in ``start`` was registered by the batch that ends
-    at ``end`` and is read from the next batch on, so it yields no range here.
+    at ``end`` and is read from the next batch on, so it yields no range here. Each partition's
+    ``[start, end)`` is split into chunks of at most ``max_offsets`` offsets around its ``pinned``
+    chunks (:func:`~lakesink.domain.offset_chunks.chunk_bounds`); every chunk is one range, one task.
     """
     ranges = []
     for (topic, partition), stop in sorted(end.items()):
         begin = start.get((topic, partition))
-        if begin is not None and stop > begin:
-            ranges.append(OffsetRange(topic, partition, begin, stop))
+        if begin is None:
+            continue
+        kept = (pinned or {}).get((topic, partition), ())
+        ranges.extend(
+            OffsetRange(topic, partition, lo, hi) for lo, hi in chunk_bounds(begin, stop, max_offsets, kept)
+        )
     return ranges
+
+
+def chunks_to_json(
+    chunks: Mapping[TopicPartitionKey, Sequence[Chunk]],
+) -> dict[str, dict[str, list[list[int]]]]:
+    """``{topic: {"partition": [[start, end], ...]}}``: the form of :data:`FIRST_BATCH_CHUNKS`."""
+    result: dict[str, dict[str, list[list[int]]]] = {}
+    for (topic, partition), pairs in sorted(chunks.items()):
+        result.setdefault(topic, {})[str(partition)] = [[int(lo), int(hi)] for lo, hi in sorted(pairs)]
+    return result
+
+
+def chunks_from_json(
+    document: Mapping[str, Any], *, setting: str
+) -> dict[TopicPartitionKey, tuple[Chunk, ...]]:
+    """Parse :func:`chunks_to_json`'s form; raises ConfigError naming ``setting`` when it is malformed."""
+    chunks: dict[TopicPartitionKey, tuple[Chunk, ...]] = {}
+    for (topic, partition), pairs in _entries(document, setting, "list of [start, end] pairs"):
+        if not isinstance(pairs, list) or not all(_is_chunk(pair) for pair in pairs):
+            raise ConfigError(
+                f"Invalid {setting}: {topic}-{partition} must map to a list of [start, end] offset pairs, "
+                "0 <= start < end."
+            )
+        chunks[(topic, partition)] = tuple(sorted((lo, hi) for lo, hi in pairs))
+    return chunks
+
+
+def _is_chunk(pair: object) -> bool:
+    if not isinstance(pair, list) or len(pair) != 2:
+        return False
+    if not all(isinstance(offset, int) and not isinstance(offset, bool) for offset in pair):
+        return False
+    return 0 <= pair[0] < pair[1]

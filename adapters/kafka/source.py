@@ -9,6 +9,8 @@ confluent-kafka, behind Spark's Python Data Source API:
 * executors read: one input partition per topic-partition offset range
   (:class:`~lakesink.adapters.kafka.offsets.OffsetRange`), read by
   :func:`~lakesink.adapters.kafka.partition_reader.read_range` into Arrow record batches.
+  ``maxRangeOffsets`` splits a partition's range into chunks of at most that many offsets,
+  counted from the range start, so that one partition's backlog is read by several tasks.
 
 A partition that appears after the query started (new partition, new topic matching
 ``topics.regex``) is first *registered*: the batch that discovers it records its starting
@@ -26,6 +28,11 @@ the first micro-batch this reader plans take exactly the named partitions, each 
 offset, so that a batch re-planned after losing Spark's checkpoint reads the same range as before.
 A partition whose start already reached its forced end (the checkpoint replayed that batch) is
 not forced; once one batch was planned the option has no further effect.
+``firstBatchChunks`` (``{topic: {"partition": [[start, end], ...]}}``, also from the pending plans)
+names chunks that must come out whole: those that wrote plans, so that the replayed batch
+reproduces them whatever ``maxRangeOffsets`` is now (the rest of the range is split as usual).
+It applies to any range that contains them — the replayed batch, planned afresh or taken from
+Spark's offset log; later ranges start above them.
 
 ``rangesOnly=true`` (:mod:`~lakesink.adapters.kafka.range_rows`) changes only what ``read()``
 yields: one row per range (:data:`~lakesink.adapters.kafka.range_rows.RANGES_SCHEMA`) instead of
@@ -105,6 +112,13 @@ class _RangeReading:
             return iter([range_batch(partition)])
         return self._reader.read(partition)
 
+    def _ranges(self, start: Positions, end: Positions) -> list[OffsetRange]:
+        """The input partitions from ``start`` to ``end``: chunks of each partition's range."""
+        options = self._options
+        return ranges_between(
+            start, end, max_offsets=options.max_range_offsets, pinned=dict(options.first_batch_chunks)
+        )
+
     def _watermarks(self, keys: Sequence[TopicPartitionKey]) -> tuple[Positions, Positions]:
         return self._metadata.earliest(keys), self._metadata.latest(keys)
 
@@ -152,7 +166,7 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
         return to_json({**end, **registered})
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        return ranges_between(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
+        return self._ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
 
     def commit(self, end: dict[str, Any]) -> None:
         logger.debug("Kafka source batch committed up to %s", end)
@@ -187,4 +201,4 @@ class KafkaBatchReader(_RangeReading, DataSourceReader):
         low, high = self._watermarks(keys)
         start = {key: self._options.starting.resolve(key, low[key], high[key]) for key in keys}
         end = {key: self._options.ending.resolve(key, low[key], high[key]) for key in keys}
-        return ranges_between(start, end)
+        return self._ranges(start, end)

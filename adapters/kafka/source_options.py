@@ -12,6 +12,7 @@ system; :func:`decode_options` restores the keys and wraps the values in
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -20,15 +21,19 @@ from lakesink.adapters.kafka.client_config import is_sensitive
 from lakesink.adapters.kafka.offsets import (
     EARLIEST,
     ENDING_OFFSETS,
+    FIRST_BATCH_CHUNKS,
     LATEST,
     STARTING_OFFSETS,
     OffsetSpec,
     TopicPartitionKey,
+    chunks_from_json,
 )
 from lakesink.adapters.kafka.partition_reader import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
 from lakesink.adapters.kafka.topic_metadata import TopicSelection
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool, as_float, as_int
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_chunks import Chunk
 
 SECRET_PREFIX = "secret."
 
@@ -42,6 +47,7 @@ STALL_TIMEOUT = "readStallTimeoutSeconds"
 GROUP_ID = "group.id"
 FIRST_BATCH_END_OFFSETS = "firstBatchEndOffsets"
 RANGES_ONLY = "rangesOnly"
+MAX_RANGE_OFFSETS = "maxRangeOffsets"
 DEFAULT_GROUP_ID = "lakesink-source"
 
 
@@ -77,6 +83,8 @@ class SourceOptions:
     ending: OffsetSpec
     policy: AdmissionPolicy
     first_batch_end: tuple[tuple[TopicPartitionKey, int], ...] = ()
+    first_batch_chunks: tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]], ...] = ()
+    max_range_offsets: int | None = None
     batch_records: int = DEFAULT_BATCH_RECORDS
     stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S
     group_id: str = DEFAULT_GROUP_ID
@@ -114,6 +122,8 @@ class SourceOptions:
             first_batch_end=OffsetSpec.parse(
                 plain.get(FIRST_BATCH_END_OFFSETS.lower()), setting=FIRST_BATCH_END_OFFSETS, default=LATEST
             ).explicit,
+            first_batch_chunks=_chunks(plain.get(FIRST_BATCH_CHUNKS.lower())),
+            max_range_offsets=_optional_int(plain, MAX_RANGE_OFFSETS),
             batch_records=_optional_int(plain, BATCH_RECORDS) or DEFAULT_BATCH_RECORDS,
             stall_timeout_s=stall_timeout_s,
             group_id=plain.get(GROUP_ID, DEFAULT_GROUP_ID),
@@ -125,6 +135,16 @@ class SourceOptions:
     def selection(self) -> TopicSelection:
         """The topics to read (validated: exactly one of topics / topics.regex)."""
         return TopicSelection(self.topics, self.topics_regex)
+
+
+def _chunks(raw: str | None) -> tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]], ...]:
+    if raw is None or not raw.strip():
+        return ()
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        raise ConfigError(f"Invalid {FIRST_BATCH_CHUNKS}: expected a JSON object.") from None
+    return tuple(sorted(chunks_from_json(document, setting=FIRST_BATCH_CHUNKS).items()))
 
 
 def _optional_int(options: Mapping[str, str], key: str) -> int | None:

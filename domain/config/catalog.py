@@ -129,6 +129,12 @@ CATALOG: tuple[KeySpec, ...] = (
             "cannot be combined with KCQL padding.*.", scope=_SINK),
     KeySpec("padding.length", T.INT, "-1", "Legacy offset padding length, -1 = 12.", scope=_SINK),
     KeySpec("exactly.once.enable", T.BOOLEAN, "true", "false = at-least-once, no index.", scope=_SINK),
+    KeySpec("range.split.offsets", T.LONG, "250000",
+            "lakesink: split one topic-partition's range of a micro-batch into sub-ranges of at most this "
+            "many offsets, each written by its own Spark task, so a one-partition backfill uses every core; "
+            "0 = one task per topic-partition. Files are sealed at sub-range ends: a multiple of flush.count "
+            "adds no file with the default layout, while each PARTITIONBY writer gets a file per sub-range.",
+            scope=_SINK),
     KeySpec("indexes.name", T.STRING, ".indexes", "Index directory at the bucket root; relative, no '..'.",
             scope=_SINK),
     KeySpec("indexes.gc.interval.seconds", T.INT, "300", "Seconds between index garbage collections.",

@@ -57,6 +57,7 @@ class ConnectorSettings:
         ignored_keys: keys accepted for compatibility that have no effect.
         padding_strategy / padding_length: legacy offset padding (None = KCQL or default padding).
         compression_level: None = the codec's default.
+        range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
         source: the restore's settings; None for a sink.
     """
 
@@ -84,6 +85,7 @@ class ConnectorSettings:
     padding_strategy: str | None = None
     padding_length: int = _DEFAULT_PADDING_LENGTH
     exactly_once: bool = True
+    range_split_offsets: int = 250_000
     indexes_name: str = ".indexes"
     indexes_gc: IndexGcSettings = IndexGcSettings()
     schema_change_detector: SchemaChangeDetector = SchemaChangeDetector.DEFAULT
@@ -143,6 +145,7 @@ class ConnectorSettings:
             padding_strategy=padding_strategy,
             padding_length=padding_length,
             exactly_once=reader.flag("exactly.once.enable"),
+            range_split_offsets=_int(reader, "range.split.offsets"),
             indexes_name=parse_indexes_name(reader),
             indexes_gc=parse_index_gc(reader),
             schema_change_detector=reader.enum("schema.change.detector", SchemaChangeDetector),

@@ -1,0 +1,61 @@
+"""What a restart derives from the uncommitted plans of a batch split into chunks."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lakesink.domain.batch_plans import (
+    BatchPlan,
+    obsolete_plan_starts,
+    pending_plans,
+    replay_chunks,
+    replay_end,
+)
+from lakesink.domain.offset_chunks import chunk_bounds
+
+
+def test_pending_plans_are_every_plan_above_the_committed_offset_in_start_order() -> None:
+    plans = [BatchPlan("r", 30, 39), BatchPlan("r", 0, 9), BatchPlan("r", 12, 19)]
+
+    assert pending_plans(plans, 9) == (BatchPlan("r", 12, 19), BatchPlan("r", 30, 39))
+    assert pending_plans(plans, None) == tuple(sorted(plans, key=lambda plan: plan.start))
+    assert pending_plans(plans, 39) == ()
+
+
+def test_the_replay_holds_a_chunk_from_each_plan_start_to_its_last_and_ends_after_the_highest() -> None:
+    plans = (BatchPlan("r", 30, 39), BatchPlan("r", 12, 19), BatchPlan("r", 20, 27))
+
+    assert replay_chunks(plans) == ((12, 20), (20, 28), (30, 40))
+    assert replay_end(plans) == 40
+    assert replay_end(()) is None
+
+
+def test_plan_gc_takes_every_chunk_plan_the_commit_covers() -> None:
+    assert obsolete_plan_starts([0, 10, 20, 30], committed_offset=29) == (0, 10, 20)
+
+
+@st.composite
+def _crashed_batch(draw: st.DrawFn) -> tuple[list[tuple[int, int]], list[BatchPlan]]:
+    """Chunks of a batch split by some size, and plans of a subset, each inside its chunk."""
+    size = draw(st.integers(min_value=1, max_value=50))
+    chunks = chunk_bounds(0, draw(st.integers(min_value=1, max_value=400)), size)
+    plans = []
+    for lo, hi in chunks:
+        if draw(st.booleans()):
+            start = draw(st.integers(min_value=lo, max_value=hi - 1))
+            plans.append(BatchPlan("r", start, draw(st.integers(min_value=start, max_value=hi - 1))))
+    return chunks, plans
+
+
+@given(batch=_crashed_batch(), new_size=st.integers(min_value=0, max_value=60))
+def test_a_replay_with_any_split_size_has_a_chunk_from_each_plan_start_to_its_last(
+    batch: tuple[list[tuple[int, int]], list[BatchPlan]], new_size: int
+) -> None:
+    chunks, plans = batch
+    end = replay_end(plans) or chunks[-1][1]
+
+    replayed = chunk_bounds(0, end, new_size, replay_chunks(plans))
+
+    for plan in plans:
+        assert (plan.start, plan.last + 1) in replayed
