@@ -17,11 +17,17 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
+
+import numpy as np
 
 from lakesink.adapters.formats import open_writer
+from lakesink.adapters.formats.parquet import ParquetWriter
 from lakesink.adapters.formats.staging import LineFile
+from lakesink.application.columnar_parquet import ArrowRows
 from lakesink.application.encoded_lines import EncodedLines
 from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush import FileStats
@@ -44,6 +50,31 @@ class SealedFile:
     records: int
     first_offset: int
     last_offset: int
+
+
+Append = Callable[[FormatWriter, int, int], None]
+"""Appends records ``start..end-1`` of a slice to a writer."""
+
+
+class _Slices(Protocol):
+    """Records of one partition value in offset order: cumulative sizes, offsets, timestamps."""
+
+    ends: np.ndarray
+    offsets: np.ndarray
+    timestamps: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Records ``start..end-1`` of a slice go into one file, sealed after them when ``sealed``.
+
+    ``continues`` is True when that file is the one already open (only the first run can be).
+    """
+
+    start: int
+    end: int
+    sealed: bool
+    continues: bool
 
 
 @dataclass
@@ -104,26 +135,81 @@ class RangeWriter:
     def write_lines(self, values: PartitionValues, lines: EncodedLines) -> None:
         """Append pre-encoded lines (the columnar path) to the file of ``values``.
 
-        Files roll at exactly the records :meth:`write` would roll them at: the flush policy is
-        asked, for the whole slice at once, which record first reaches flush.count or flush.size
-        (:meth:`~lakesink.domain.flush.FlushPolicy.records_before_flush`).
+        Files roll at exactly the records :meth:`write` would roll them at (see :meth:`runs`).
         """
-        start, total = 0, len(lines)
-        while start < total:
-            current = self._open.get(values) or self._start(values, lines.offset(start))
-            writer = current.writer
+
+        def append(writer: FormatWriter, start: int, end: int) -> None:
             if not isinstance(writer, LineFile):
                 raise TypeError(f"{self.plan.format.value} files cannot take pre-encoded lines")
-            base = lines.start_byte(start)
-            # Sizes are relative to the slice start: shift the file size by the same amount.
-            stats = FileStats(writer.record_count, writer.bytes_written - base, created_ms=0)
-            taken = self.plan.flush.records_before_flush(stats, lines.ends[start:])
-            end = total if taken is None else start + taken
             writer.write_lines(lines.data(start, end), end - start)
-            current.note_span(lines.offset(end - 1), *lines.timestamp_span(start, end))
-            if taken is not None:
+
+        self._write_groups([(values, lines, append)])
+
+    def write_rows(self, groups: Sequence[tuple[PartitionValues, ArrowRows]]) -> None:
+        """Append rows parsed into Arrow (the columnar PARQUET path), one slice per partition value.
+
+        Files roll at exactly the records :meth:`write` would roll them at (see :meth:`runs`),
+        and are started and sealed in the same order as record by record. The caller guarantees
+        every row fits its ``rows.schema`` and that every file the rows continue or start has
+        that schema (the per-record path would give it that schema).
+        """
+
+        def appender(rows: ArrowRows) -> Append:
+            def append(writer: FormatWriter, start: int, end: int) -> None:
+                if not isinstance(writer, ParquetWriter):
+                    raise TypeError(f"{self.plan.format.value} files cannot take Arrow rows")
+                writer.write_batch(rows.schema, rows.batch.slice(start, end - start), rows.sizes[start:end])
+
+            return append
+
+        self._write_groups([(values, rows, appender(rows)) for values, rows in groups])
+
+    def open_file(self, values: PartitionValues) -> FormatWriter | None:
+        """The writer of the file open for ``values``, None when none is open."""
+        current = self._open.get(values)
+        return None if current is None else current.writer
+
+    def runs(self, values: PartitionValues, ends: Sequence[int]) -> list[Run]:
+        """Where the next records of ``values`` go: the file open now, then new files.
+
+        ``ends[i]`` is the cumulative size (in the writer's ``bytes_written`` measure) of
+        records ``0..i``. The flush policy is asked, for a whole slice at once, which record
+        first reaches flush.count or flush.size
+        (:meth:`~lakesink.domain.flush.FlushPolicy.records_before_flush`), which is where
+        :meth:`write` would roll; a file started here holds nothing yet.
+        """
+        current = self._open.get(values)
+        records, size = (current.writer.record_count, current.writer.bytes_written) if current else (0, 0)
+        runs: list[Run] = []
+        start, total = 0, len(ends)
+        while start < total:
+            base = int(ends[start - 1]) if start else 0
+            # Sizes are relative to the slice start: shift the file size by the same amount.
+            stats = FileStats(records, size - base, created_ms=0)
+            taken = self.plan.flush.records_before_flush(stats, ends[start:])
+            end = total if taken is None else start + taken
+            runs.append(Run(start, end, sealed=taken is not None, continues=current is not None and start == 0))
+            records, size, start = 0, 0, end
+        return runs
+
+    def _write_groups(self, groups: Sequence[tuple[PartitionValues, _Slices, Append]]) -> None:
+        """Write each group's runs, starting and sealing files in the order of the offsets at which
+        the per-record path would (so :attr:`sealed` and the open files keep its order)."""
+        events: list[tuple[int, bool, int, Run]] = []
+        for number, (values, slices, _append) in enumerate(groups):
+            for run in self.runs(values, slices.ends):
+                events.append((int(slices.offsets[run.start]), False, number, run))
+                if run.sealed:
+                    events.append((int(slices.offsets[run.end - 1]), True, number, run))
+        for _offset, seal, number, run in sorted(events, key=lambda event: event[:2]):
+            values, slices, append = groups[number]
+            if seal:
                 self._seal(values)
-            start = end
+                continue
+            current = self._open.get(values) or self._start(values, int(slices.offsets[run.start]))
+            append(current.writer, run.start, run.end)
+            span = slices.timestamps[run.start : run.end]
+            current.note_span(int(slices.offsets[run.end - 1]), int(span.min()), int(span.max()))
 
     def finish(self) -> list[SealedFile]:
         """Seal every open file; returns all sealed files of the range in the order they were cut."""

@@ -34,6 +34,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.application.columnar_parquet import takes_rows, write_rows
 from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
 from lakesink.application.range_writer import RangeWriter, SealedFile
 from lakesink.application.record_decoding import Converters, RawRow, key_needed, raw_rows, raw_value_passthrough
@@ -43,6 +44,7 @@ from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import CommitConflictError, PreconditionFailedError, RecordError
 from lakesink.domain.lock_keys import granular_partition_key
+from lakesink.domain.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
@@ -204,7 +206,8 @@ def _write_lines(
     ranges: dict[TopicPartition, _Range],
     batch: pa.RecordBatch,
 ) -> bool:
-    """Write the batch on the columnar path (:mod:`.encoded_lines`) when it gives the same files.
+    """Write the batch on a columnar path (:mod:`.encoded_lines`, :mod:`.columnar_parquet`) when
+    it gives the same files.
 
     Returns False, having changed nothing, when the batch must go record by record.
     """
@@ -212,24 +215,32 @@ def _write_lines(
     if where is None or spec.granular.get(where):
         return False
     topic, partition = where
+    floor = spec.floors.get(where)
+    values: PartitionValues | None = None  # stays None for PARQUET, whose rows carry their own
     try:
         index = _statement_index(spec.plan, topic)
         statement = spec.plan.statements[index]
-        if not takes_lines(statement, spec.value_converter, converters.value):
-            return False
-        # takes_lines admits only topic/partition fields: one record's values are every record's.
-        first_offset = batch.column("offset")[0].as_py()
-        values = statement.layout.partition_values(Record(topic, partition, first_offset))
+        if not takes_rows(statement, spec.value_converter):
+            if not takes_lines(statement, spec.value_converter, converters.value):
+                return False
+            # takes_lines admits only topic/partition fields: one record's values are every record's.
+            first_offset = batch.column("offset")[0].as_py()
+            values = statement.layout.partition_values(Record(topic, partition, first_offset))
     except RecordError:
         return False  # every record is poison: the per-record path reports or skips each one
-    lines = encode_lines(batch, statement.format, floor=spec.floors.get(where))
+    writer = _range_of(ranges, topic, partition).writer(index, statement, root)
+    if values is None:
+        lines = write_rows(batch, writer, floor=floor)
+    else:
+        lines = encode_lines(batch, statement.format, floor=floor)
+        if lines is not None and len(lines):
+            writer.write_lines(values, lines)
     if lines is None:
         return False
-    state = _range_of(ranges, topic, partition)
+    state = ranges[where]
     state.last = lines.last_offset
     state.skipped += lines.skipped
     if len(lines):
-        state.writer(index, statement, root).write_lines(values, lines)
         state.records += len(lines)
         if state.first < 0:
             state.first = lines.offset(0)

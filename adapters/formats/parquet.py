@@ -1,10 +1,14 @@
 """PARQUET through pyarrow, with the file's Avro schema kept as parquet-avro does.
 
-Rows are buffered as Arrow record batches of :data:`BATCH_ROWS` rows (column-wise) and a row
-group is written whenever the buffered batches reach ``row_group_bytes`` (64 MiB by default;
-Lenses uses parquet-mr's 128 MiB), so memory stays bounded whatever the file size.
-``bytes_written`` is the file position plus the buffered estimate, like parquet-mr's
-``getDataSize``.
+Rows are buffered as Arrow record batches (column-wise). ``bytes_written`` is the data size of
+the rows written (:mod:`.data_size`: a pure function of the values, about their PLAIN-encoded
+uncompressed size, close to parquet-mr's ``getDataSize``), not a file position: the sink rolls
+files on it, and the per-record path (:meth:`write`) and the columnar one (:meth:`write_batch`)
+must roll at the same record. For the same reason a row group is cut only at a multiple of
+:data:`BATCH_ROWS` rows from the start of the file, as soon as the rows buffered since the last
+row group reach ``row_group_bytes`` of data (64 MiB by default; Lenses uses parquet-mr's
+128 MiB), and is written as one contiguous table: how the rows were buffered never shows in the
+file. Memory stays bounded whatever the file size.
 
 The Avro schema goes into the footer under ``parquet.avro.schema`` (parquet-avro's key), so
 readers recover logical types, record names and whether the value was a record. A value
@@ -22,13 +26,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lakesink.adapters.formats.arrow_schema import arrow_schema
+from lakesink.adapters.formats.data_size import value_size
 from lakesink.adapters.formats.structured import StructuredFile
 from lakesink.domain.envelope import EnvelopeFields
-from lakesink.domain.errors import FormatError
+from lakesink.domain.errors import FormatError, SchemaChangedError
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, name_records
@@ -76,12 +82,46 @@ class ParquetWriter(StructuredFile):
         self._rows: list[Any] = []
         self._batches: list[pa.RecordBatch] = []
         self._buffered = 0
-        self._row_bytes = 0.0
+        self._data_size = 0
 
     @property
     def bytes_written(self) -> int:
-        """File position plus buffered batches plus an estimate for rows not yet in a batch."""
-        return self._raw.count + self._buffered + int(len(self._rows) * self._row_bytes)
+        """The data size of the rows written so far (see the module docstring)."""
+        return self._data_size
+
+    def write_batch(self, schema: Schema, batch: pa.RecordBatch, sizes: np.ndarray) -> None:
+        """Append rows already in Arrow form; the file's schema becomes ``schema`` if not yet fixed.
+
+        The columnar sink path parses a whole slice of JSON values at once; the caller
+        guarantees every row fits ``schema`` and ``sizes[i]`` is row ``i``'s data size
+        (:func:`~lakesink.adapters.formats.data_size.row_sizes`), so the file is the one
+        :meth:`write` would give for the same records.
+
+        Raises:
+            SchemaChangedError: the file's schema is another one.
+            FormatError: ``schema`` is not a record, or ``batch`` does not have its columns.
+        """
+        self._check_open()
+        if self.schema is None:
+            self._start(schema)
+        elif self.schema != schema:
+            raise SchemaChangedError(f"a batch with another schema cannot be appended to {self.path}")
+        assert self._arrow is not None  # set by _start
+        if self._wrap or not batch.schema.equals(self._arrow, check_metadata=False):
+            raise FormatError(f"the Arrow columns {batch.schema} do not match the schema of {self.path}")
+        self._seal()  # rows written one by one go first
+        batch = pa.RecordBatch.from_arrays(batch.columns, schema=self._arrow)
+        start = 0
+        while start < batch.num_rows:
+            end = min(batch.num_rows, start + BATCH_ROWS - self._count % BATCH_ROWS)
+            self._batches.append(batch.slice(start, end - start))
+            added = int(sizes[start:end].sum())
+            self._buffered += added
+            self._data_size += added
+            self._count += end - start
+            if self._count % BATCH_ROWS == 0:
+                self._cut_row_group()
+            start = end
 
     def _open(self, schema: Schema) -> None:
         self._wrap = not _is_record(schema)
@@ -93,28 +133,34 @@ class ParquetWriter(StructuredFile):
         )
 
     def _append(self, row: Any) -> None:
+        size = value_size(row)
         self._rows.append({VALUE_COLUMN: row} if self._wrap else row)
-        if len(self._rows) >= BATCH_ROWS:
+        self._buffered += size
+        self._data_size += size
+        if (self._count + 1) % BATCH_ROWS == 0:  # the caller counts this row once it is appended
             self._seal()
+            self._cut_row_group()
 
     def _seal(self) -> None:
+        """Turn the rows written one by one into an Arrow batch."""
         if not self._rows:
             return
         try:
             batch = pa.RecordBatch.from_pylist(self._rows, schema=self._arrow)
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as error:
             raise FormatError(f"cannot convert rows for {self.path}: {error}") from error
-        self._row_bytes = batch.nbytes / batch.num_rows
         self._batches.append(batch)
-        self._buffered += batch.nbytes
         self._rows = []
+
+    def _cut_row_group(self) -> None:
+        """At a row-group checkpoint: write the buffered rows if they reached ``row_group_bytes``."""
         if self._buffered >= self._row_group_bytes:
             self._flush_row_group()
 
     def _flush_row_group(self) -> None:
         if not self._batches or self._writer is None:
             return
-        table = pa.Table.from_batches(self._batches, schema=self._arrow)
+        table = pa.Table.from_batches(self._batches, schema=self._arrow).combine_chunks()
         self._writer.write_table(table, row_group_size=table.num_rows)
         self._batches = []
         self._buffered = 0

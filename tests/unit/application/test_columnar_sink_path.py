@@ -1,128 +1,30 @@
-"""The columnar write path gives the same objects, keys and bytes as the per-record path.
-
-Each test runs the same Kafka batches through :func:`run_task` twice — once as it is, once with
-the columnar path switched off — into two in-memory stores, and compares every object. A spy
-checks the columnar path really took (or really declined) the batches, so a path that silently
-never runs fails the test.
-"""
+"""The columnar JSON-lines/TEXT write path gives the same objects, keys and bytes as the
+per-record path (both paths run by :mod:`tests.support.sink_batches`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-import pyarrow as pa
 import pytest
 
-from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application import sink_task
-from lakesink.application.sink_task import SinkTaskSpec, run_task
-from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.statement_plan import plan_sink
-
-BUCKET = "lake"
-TOPIC = "orders"
-TS0 = 1_700_000_000_000
-TIMESTAMP = pa.timestamp("us", tz="UTC")
-Objects = dict[str, bytes]
-Rows = list[dict[str, Any]]
-
-
-def _batch(values: Sequence[bytes | None], *, partition: int = 0, first_offset: int = 0) -> pa.RecordBatch:
-    rows = len(values)
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array([f"k{i % 3}".encode() for i in range(rows)], pa.binary()),
-            pa.array(values, pa.binary()),
-            pa.array([TOPIC] * rows, pa.string()),
-            pa.array([partition] * rows, pa.int32()),
-            pa.array(range(first_offset, first_offset + rows), pa.int64()),
-            # Out of order on purpose: file names carry the smallest and largest timestamp.
-            pa.array([(TS0 + (i * 7919) % 1000 * 1000) * 1000 for i in range(rows)], TIMESTAMP),
-            pa.array([0] * rows, pa.int32()),
-            pa.array([[{"key": "h", "value": b"v"}]] * rows, arrow_schema().field("headers").type),
-        ],
-        schema=arrow_schema(),
-    )
+from lakesink.application.sink_task import SinkTaskSpec
+from tests.support.sink_batches import (
+    JSON_CONVERTER,
+    SELECT,
+    STRING_CONVERTER,
+    Spy,
+    columnar_calls,  # noqa: F401 - a fixture
+)
+from tests.support.sink_batches import assert_same_objects as _assert_same
+from tests.support.sink_batches import both_paths as _both_paths
+from tests.support.sink_batches import kafka_batch as _batch
+from tests.support.sink_batches import task_spec as _spec
 
 
 def _json_values(rows: int, start: int = 0) -> list[bytes | None]:
     documents = ({"id": i, "country": f"c{i % 4}", "pad": "x" * (i % 13)} for i in range(start, start + rows))
     return [json.dumps(document).encode() for document in documents]
-
-
-JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
-STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
-SELECT = f"INSERT INTO {BUCKET}:out SELECT * FROM {TOPIC}"
-
-
-def _spec(kcql: str, tmp_path: Path, converter: str = JSON_CONVERTER, **extra: str) -> SinkTaskSpec:
-    settings = ConnectorSettings.from_properties(
-        {
-            "name": "columnar-test",
-            "connect.memory.kcql": kcql,
-            "topics": TOPIC,
-            "value.converter": converter,
-            "value.converter.schemas.enable": "false",
-            **extra,
-        },
-        role="sink",
-    )
-    store = InMemoryObjectStore()
-    store.create_bucket(BUCKET)
-    return SinkTaskSpec.for_settings(
-        settings, plan=plan_sink(settings), store=store, run_id="run-1", staging_root=str(tmp_path),
-        floors={(TOPIC, 0): 4},
-    )
-
-
-def _objects(store: InMemoryObjectStore) -> Objects:
-    keys = [info.key for page in store.list_pages(BUCKET) for info in page.objects]
-    return {key: store.get(BUCKET, key).data for key in keys if not key.startswith(".indexes/")}
-
-
-def _run(spec: SinkTaskSpec, batches: Sequence[pa.RecordBatch]) -> tuple[Objects, Rows]:
-    rows = [row for out in run_task(spec, iter(batches)) for row in out.to_pylist()]
-    return _objects(spec.store), rows  # type: ignore[arg-type]
-
-
-Spy = list[bool]
-
-
-@pytest.fixture
-def columnar_calls(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    """Records what the columnar path answered for each batch."""
-    calls: Spy = []
-    real = sink_task._write_lines
-
-    def spy(*args: Any) -> bool:
-        taken = real(*args)
-        calls.append(taken)
-        return taken
-
-    monkeypatch.setattr(sink_task, "_write_lines", spy)
-    return calls
-
-
-def _both_paths(
-    make_spec: Callable[[Path], SinkTaskSpec], batches: Sequence[pa.RecordBatch], tmp_path: Path, calls: Spy
-) -> tuple[Objects, Rows, Objects, Rows]:
-    fast, fast_rows = _run(make_spec(tmp_path / "fast"), batches)
-    taken = list(calls)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sink_task, "_write_lines", lambda *args: False)
-        slow, slow_rows = _run(make_spec(tmp_path / "slow"), batches)
-    calls[:] = taken
-    return fast, fast_rows, slow, slow_rows
-
-
-def _assert_same(fast: Objects, slow: Objects) -> None:
-    assert list(fast) == list(slow)
-    for key in slow:
-        assert fast[key] == slow[key], key
 
 
 def test_json_files_roll_at_the_same_records_by_count(tmp_path: Path, columnar_calls: Spy) -> None:
