@@ -48,7 +48,8 @@ ROW_GROUP_BYTES = 64 << 20
 _LEVELLED = (CompressionCodec.GZIP, CompressionCodec.BROTLI, CompressionCodec.ZSTD)
 
 
-def _is_record(schema: Schema) -> bool:
+def is_record_schema(schema: Schema) -> bool:
+    """Whether values of ``schema`` are records (else the file stores them in one ``value`` column)."""
     core = non_null(schema)
     return len(core) == 1 and len(core) == (len(schema) if isinstance(schema, list) else 1) and kind(core[0]) in (
         "record",
@@ -124,7 +125,7 @@ class ParquetWriter(StructuredFile):
             start = end
 
     def _open(self, schema: Schema) -> None:
-        self._wrap = not _is_record(schema)
+        self._wrap = not is_record_schema(schema)
         table_schema = {"type": "record", "fields": [{"name": VALUE_COLUMN, "type": schema}]} if self._wrap else schema
         named = name_records(schema)
         self._arrow = arrow_schema(table_schema).with_metadata({AVRO_SCHEMA_KEY: json.dumps(named, separators=(",", ":"))})
@@ -191,7 +192,7 @@ def read_parquet(path: Path, *, envelope: bool) -> Iterator[Record]:
         raise FormatError(f"{path} is not a Parquet file: {error}") from error
     metadata = parquet.schema_arrow.metadata or {}
     avro = json.loads(metadata[AVRO_SCHEMA_KEY]) if AVRO_SCHEMA_KEY in metadata else None
-    wrapped = avro is not None and not _is_record(avro)
+    wrapped = avro is not None and not is_record_schema(avro)
     fix = _struct_fixer(parquet.schema_arrow)
     part_schemas = _part_schemas(avro) if envelope and avro is not None else {}
     index = 0
@@ -216,18 +217,18 @@ Fixer = Callable[[Any], Any]
 
 
 def _struct_fixer(schema: pa.Schema) -> Fixer | None:
-    return _fixer(pa.struct(list(schema)))
+    return python_fixer(pa.struct(list(schema)))
 
 
-def _fixer(arrow_type: pa.DataType) -> Fixer | None:
+def python_fixer(arrow_type: pa.DataType) -> Fixer | None:
     """A function turning pyarrow's Python form back into ours (maps come back as pairs)."""
     if pa.types.is_map(arrow_type):
-        item = _fixer(arrow_type.item_type)
+        item = python_fixer(arrow_type.item_type)
         if item is None:
             return lambda value: None if value is None else dict(value)
         return lambda value: None if value is None else {key: item(entry) for key, entry in value}
     if pa.types.is_struct(arrow_type):
-        children = {field.name: _fixer(field.type) for field in arrow_type}
+        children = {field.name: python_fixer(field.type) for field in arrow_type}
         children = {name: child for name, child in children.items() if child is not None}
         if not children:
             return None
@@ -241,7 +242,7 @@ def _fixer(arrow_type: pa.DataType) -> Fixer | None:
 
         return fix_struct
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        element = _fixer(arrow_type.value_type)
+        element = python_fixer(arrow_type.value_type)
         if element is None:
             return None
         return lambda value: None if value is None else [element(entry) for entry in value]

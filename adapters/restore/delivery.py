@@ -25,7 +25,7 @@ from typing import Any
 from confluent_kafka import KafkaException
 
 from lakesink.adapters.kafka.client_config import create_producer
-from lakesink.adapters.restore.messages import Message, read_messages
+from lakesink.adapters.restore.batches import HeaderList, MessageBatch, read_batches
 from lakesink.adapters.restore.progress_topic import (
     partition_count,
     progress_partition,
@@ -41,6 +41,9 @@ from lakesink.domain.restore.post_process import post_process_step
 from lakesink.domain.restore.progress import Progress, records_to_skip
 
 logger = logging.getLogger(__name__)
+
+_UNASSIGNED = -1
+"""librdkafka's "no partition": the producer's partitioner chooses."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,39 +153,58 @@ class OriginDelivery:
                 return None
 
     def _produce_object(self, entry: IndexEntry, path: Path, skip: int) -> int:
-        line = 0
-        for message in read_messages(self._root, entry, path):
-            line += 1
-            if line <= skip:
-                continue
-            self._produce(message)
-            self._open += 1
-            self._last_progress = Progress.of(entry, line=line, complete=False)
-            if self._open >= self._root.limit:
-                self._commit(self._last_progress)
-                self._begin()
-        self._finish_object(entry, line=line)
-        return max(line - skip, 0)
+        """Produce the object's records after the first ``skip``, committing every LIMIT records."""
+        limit = self._root.limit
+        read = 0
+        for batch in read_batches(self._root, entry, path):
+            size = len(batch)
+            position = min(max(skip - read, 0), size)
+            while position < size:
+                stop = min(size, position + limit - self._open)
+                self._produce_range(batch, position, stop)
+                self._open += stop - position
+                position = stop
+                self._last_progress = Progress.of(entry, line=read + stop, complete=False)
+                if self._open >= limit:
+                    self._commit(self._last_progress)
+                    self._begin()
+            read += size
+        self._finish_object(entry, line=read)
+        return max(read - skip, 0)
 
     def _finish_object(self, entry: IndexEntry, *, line: int) -> None:
         self._last_progress = Progress.of(entry, line=line, complete=True)
         self._pending.append(entry)
 
-    def _produce(self, message: Message) -> None:
-        kwargs: dict[str, Any] = {"key": message.key, "value": message.value}
-        partition = target_partition(self._plan.partition_rule, message.partition, self._partitions, self._item.topic)
-        if partition is not None:
-            kwargs["partition"] = partition
-        if message.headers:
-            kwargs["headers"] = list(message.headers)
-        if message.timestamp is not None and message.timestamp >= 0:
-            kwargs["timestamp"] = message.timestamp
-        while True:
+    def _produce_range(self, batch: MessageBatch, start: int, stop: int) -> None:
+        """One ``produce`` call per message and nothing else: no callback (a failed message fails
+        the transaction's commit), the partition mapped once per distinct origin partition."""
+        produce, topic = self._producer.produce, self._item.topic
+        origins = batch.partitions[start:stop]
+        targets = {origin: self._target(origin) for origin in set(origins)}
+        for key, value, headers, timestamp, origin in zip(
+            batch.keys[start:stop], batch.values[start:stop], batch.headers[start:stop],
+            batch.timestamps[start:stop], origins, strict=True,
+        ):
             try:
-                self._producer.produce(self._item.topic, **kwargs)
+                produce(topic, value, key, targets[origin], timestamp=timestamp, headers=headers)
+            except BufferError:
+                self._produce_when_queue_drains(topic, value, key, targets[origin], timestamp, headers)
+
+    def _target(self, origin: int | None) -> int:
+        partition = target_partition(self._plan.partition_rule, origin, self._partitions, self._item.topic)
+        return _UNASSIGNED if partition is None else partition
+
+    def _produce_when_queue_drains(
+        self, topic: str, value: bytes | None, key: bytes | None, partition: int, timestamp: int, headers: HeaderList | None
+    ) -> None:
+        while True:
+            self._producer.poll(0.05)
+            try:
+                self._producer.produce(topic, value, key, partition, timestamp=timestamp, headers=headers)
                 return
             except BufferError:
-                self._producer.poll(0.05)
+                continue
 
     def _commit(self, progress: Progress | None) -> None:
         """Commit the open transaction with ``progress``, then post-process the objects it finished."""

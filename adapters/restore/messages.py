@@ -62,7 +62,7 @@ def read_messages(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
     Raises:
         FormatError: the file is not valid for the root's format.
     """
-    source = _decompressed(root, path)
+    source = decompressed(root, path)
     object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
     if root.envelope:
         codec = CompressionCodec.GZIP if root.format is Format.JSON and entry.key.endswith(".gz") else CompressionCodec.UNCOMPRESSED
@@ -75,11 +75,12 @@ def read_messages(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
                 partition=entry.partition if entry.partition is not None else record.partition,
             )
         return
-    for value in _values(root, entry, source):
+    for value in stored_values(root, entry, source):
         yield Message(key=object_key, value=value, partition=entry.partition)
 
 
-def _values(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[bytes | None]:
+def stored_values(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[bytes | None]:
+    """The values of an object read without an envelope (``path`` already decompressed)."""
     if root.format in _LINE_FORMATS:
         gzipped = root.format is Format.JSON and entry.key.endswith(".gz") and root.compression is None
         with gzip.open(path, "rb") if gzipped else open(path, "rb") as lines:
@@ -111,7 +112,7 @@ def _chunks(path: Path, size: int | None) -> Iterator[bytes]:
             yield chunk
 
 
-def _decompressed(root: RestoreRoot, path: Path) -> Path:
+def decompressed(root: RestoreRoot, path: Path) -> Path:
     """Aiven ``file.compression.type``: the whole object decompressed next to the download."""
     if root.compression is None:
         return path

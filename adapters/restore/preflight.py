@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ from lakesink.domain.restore.partitions import check_partition_counts, needed_pa
 from lakesink.domain.restore.plan import RestorePlan
 
 logger = logging.getLogger(__name__)
+
+_PARALLEL_FENCES = 16
 
 
 def prepare(plan: RestorePlan, config: Mapping[str, Any], items: Sequence[WorkItem]) -> None:
@@ -29,6 +32,9 @@ def prepare(plan: RestorePlan, config: Mapping[str, Any], items: Sequence[WorkIt
     finally:
         producer.flush(5)
     check_partition_counts(plan.partition_rule, needed, actual)
-    for item in items:
-        fence(config, transactional_id(plan.name, item.origin), plan.transaction_timeout_ms)
+    ids = [transactional_id(plan.name, item.origin) for item in items]
+    # Each fence is a broker round trip or more (InitProducerId, aborting a left-over transaction);
+    # run them side by side, not one after another (each took 0.1-0.3 s on Tansu here).
+    with ThreadPoolExecutor(max_workers=min(_PARALLEL_FENCES, len(ids)) or 1) as pool:
+        list(pool.map(lambda tid: fence(config, tid, plan.transaction_timeout_ms), ids))
     logger.info("Fenced %d origin producers of restore %s", len(items), plan.name)
