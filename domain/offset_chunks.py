@@ -20,6 +20,7 @@ Pure: offsets in, offset pairs out.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import pairwise
 
 Chunk = tuple[int, int]
 """``(start, end)``: the offsets ``[start, end)``."""
@@ -40,7 +41,7 @@ def chunk_bounds(start: int, end: int, size: int | None, pinned: Iterable[Chunk]
     inner = sorted({bound for chunk in kept for bound in chunk if start < bound < end})
     bounds = [start, *inner, end]
     chunks: list[Chunk] = []
-    for begin, stop in zip(bounds, bounds[1:]):
+    for begin, stop in pairwise(bounds):
         whole = not size or any(lo <= begin and stop <= hi for lo, hi in kept)
         step = stop - begin if whole else size
         chunks.extend((offset, min(offset + step, stop)) for offset in range(begin, stop, step))

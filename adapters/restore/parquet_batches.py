@@ -83,7 +83,7 @@ def parquet_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_b
     for batch in parquet.iter_batches(batch_size=rows_per_batch):
         names = batch.schema.names
 
-        def column(name: str, batch: pa.RecordBatch = batch) -> pa.Array | None:
+        def column(name: str, batch: pa.RecordBatch = batch, names: list[str] = names) -> pa.Array | None:
             return batch.column(name) if name in names else None
 
         rows = batch.num_rows

@@ -85,19 +85,6 @@ def run_batches(spec: SinkTaskSpec, batches: Sequence[pa.RecordBatch]) -> tuple[
     return stored_objects(spec.store), rows  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def columnar_calls(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    """Records what the columnar dispatch answered for each batch."""
-    calls: Spy = []
-    real = sink_task._write_lines
-
-    def spy(*args: Any) -> bool:
-        taken = real(*args)
-        calls.append(taken)
-        return taken
-
-    monkeypatch.setattr(sink_task, "_write_lines", spy)
-    return calls
 
 
 Outcome = tuple[Objects, Rows] | type[LakesinkError]

@@ -23,7 +23,6 @@ from tests.support.sink_batches import (
     assert_same_outcomes,
     both_outcomes,
     both_paths,
-    columnar_calls,  # noqa: F401 - a fixture
     kafka_batch,
     task_spec,
 )

@@ -14,7 +14,6 @@ from tests.support.sink_batches import (
     SELECT,
     STRING_CONVERTER,
     Spy,
-    columnar_calls,  # noqa: F401 - a fixture
 )
 from tests.support.sink_batches import assert_same_objects as _assert_same
 from tests.support.sink_batches import both_paths as _both_paths

@@ -25,7 +25,7 @@ sizes = st.one_of(st.none(), st.integers(min_value=0, max_value=700))
 def _pinned(draw: st.DrawFn) -> list[tuple[int, int]]:
     """Disjoint chunks anywhere in [0, 10000), as plans of one crashed batch are."""
     bounds = sorted(set(draw(st.lists(st.integers(min_value=0, max_value=10_000), max_size=10))))
-    pairs = list(zip(bounds[::2], bounds[1::2]))
+    pairs = list(zip(bounds[::2], bounds[1::2], strict=False))
     return [pair for pair in pairs if draw(st.booleans())]
 
 
