@@ -211,11 +211,12 @@ class SinkJob:
 
     def _write_with_policy(self, df: DataFrame) -> list[Any]:
         settings = self.settings
+        ranges = self._ranges(df)
         attempt = 0
         while True:
             task = functools.partial(run_range_task, self._task_spec(), self._reader)
             try:
-                return df.mapInArrow(task, RESULT_DDL).collect()
+                return ranges.mapInArrow(task, RESULT_DDL).collect()
             except Exception as exc:
                 error = lakesink_error_of(exc)
                 retry = (
@@ -231,6 +232,18 @@ class SinkJob:
                     error or type(exc).__name__, attempt, settings.max_retries, settings.retry_interval_ms,
                 )
                 time.sleep(settings.retry_interval_ms / 1000)
+
+    def _ranges(self, df: DataFrame) -> DataFrame:
+        """The batch's ranges (a few rows) collected, then handed out one per task.
+
+        Planning first means no write task runs the source's Python worker beside its own, so the
+        pooled workers serve both (2 instead of 4 at ``local[2]``, ~450 MB; BENCHMARKS.md "Memory").
+        The rows live on the driver, so losing an executor costs nothing but the task's retry, and a
+        RETRY re-run writes the very same ranges.
+        """
+        rows = df.collect()
+        spread = self.spark.sparkContext.parallelize(rows, max(1, len(rows)))
+        return self.spark.createDataFrame(spread, df.schema)
 
     def _task_spec(self) -> SinkTaskSpec:
         return SinkTaskSpec.for_settings(

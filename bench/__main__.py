@@ -29,8 +29,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--records", type=int, default=1_000_000, metavar="N", help="events to produce (1000000)")
     parser.add_argument("--partitions", type=int, default=8, metavar="P", help="partitions of the topic (8)")
-    parser.add_argument("--scenarios", default=",".join(scenarios.ALL), metavar="A,B,...",
-                        help=f"which to run, of: {', '.join(scenarios.ALL)} (all)")
+    parser.add_argument("--scenarios", default=",".join(scenarios.DEFAULT), metavar="A,B,...",
+                        help=f"which to run, of: {', '.join(scenarios.ALL)} (all but "
+                             f"{', '.join(sorted(set(scenarios.ALL) - set(scenarios.DEFAULT)))})")
     parser.add_argument("--skip-quix", action="store_true", help="leave out the Quix Streams runs")
     parser.add_argument("--timeout", type=int, default=3600, metavar="S", help="global time limit in seconds (3600)")
     parser.add_argument("--master", default="local[2]", help="Spark master of the lakesink runs (local[2])")

@@ -31,9 +31,15 @@ class Event:
     timestamp_ms: int
 
 
-def order_events(count: int, *, start: int = 0, seed: int = 7) -> Iterator[Event]:
-    """``count`` events numbered from ``start``; the same arguments always give the same bytes."""
+def order_events(count: int, *, start: int = 0, seed: int = 7, zones: int = 0) -> Iterator[Event]:
+    """``count`` events numbered from ``start``; the same arguments always give the same bytes.
+
+    ``zones > 0`` adds a ``zone`` field with that many values (``z00``, ``z01``…), drawn from a
+    generator of its own so every other field stays byte for byte what ``zones=0`` gives: the
+    memory scenario partitions by it without changing the other scenarios' data.
+    """
     rng = random.Random(seed * 1_000_003 + start)
+    zone_rng = random.Random(seed * 2_000_003 + start)
     for index in range(start, start + count):
         country = COUNTRIES[rng.randrange(len(COUNTRIES))]
         created = BASE_TS + index * 13
@@ -49,6 +55,8 @@ def order_events(count: int, *, start: int = 0, seed: int = 7) -> Iterator[Event
             "created_at": created,
             "updated_at": created + rng.randrange(60_000),
         }
+        if zones:
+            order["zone"] = f"z{zone_rng.randrange(zones):02d}"
         value = json.dumps(order, separators=(",", ":")).encode()
         headers = (("origin", b"bench"), ("trace_id", f"{rng.getrandbits(64):016x}".encode()))
         yield Event(order["order_id"].encode(), value, headers, created)

@@ -44,18 +44,21 @@ def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
             raise RuntimeError(f"cannot create topic {topic!r} with {partitions} partitions: {error}") from error
 
 
-def produce_data_set(bootstrap: str, topic: str, *, records: int, partitions: int) -> DataSet:
-    """``records`` order events round-robin over ``partitions``, then one closing record per partition."""
+def produce_data_set(bootstrap: str, topic: str, *, records: int, partitions: int, zones: int = 0) -> DataSet:
+    """``records`` order events round-robin over ``partitions``, then one closing record per partition.
+
+    ``zones``: see :func:`~bench.events.order_events` (0: the standard events).
+    """
     started = time.perf_counter()
     bulk = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.size": 1_000_000,
                      "queue.buffering.max.messages": 500_000, "acks": "all"})
     value_bytes = 0
-    for event in order_events(records):
+    for event in order_events(records, zones=zones):
         value_bytes += len(event.value)
         _produce(bulk, topic, event, int(event.key[2:]) % partitions)
     _flush(bulk, topic)
     closing = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "acks": "all"})
-    for partition, event in enumerate(order_events(partitions, start=records)):
+    for partition, event in enumerate(order_events(partitions, start=records, zones=zones)):
         value_bytes += len(event.value)
         _produce(closing, topic, event, partition)
         _flush(closing, topic)

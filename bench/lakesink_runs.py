@@ -43,6 +43,10 @@ class SinkScenario:
     """Arguments of :mod:`bench.ceilings` that time the same writer on its own."""
     quix_peer: str | None = None
     properties: str = ""
+    flush: str = f"'flush.count'={FLUSH_COUNT}"
+    """The flush PROPERTIES (``flush.interval`` is always 3600 s, so it never fires in a --once run)."""
+    settings: tuple[tuple[str, str], ...] = ()
+    """Connector settings added to the config (e.g. ``connect.s3.range.split.offsets``)."""
 
 
 SINK_SCENARIOS = (
@@ -58,6 +62,22 @@ SINK_SCENARIOS = (
                  properties=", 'store.envelope'=true"),
 )
 
+MEMORY_PARTITIONS = 64
+MEMORY_ZONES = 50
+MEMORY_FLUSH_SIZE = 10 * 1024 * 1024
+MEMORY_SCENARIO = SinkScenario(
+    "sink-memory", "PARTITIONBY _value.zone STOREAS `PARQUET`", "SNAPPY",
+    {"key.converter": _STRING, "value.converter": _JSON, "value.converter.schemas.enable": "false"},
+    (), flush=f"'flush.count'=100000000, 'flush.size'={MEMORY_FLUSH_SIZE}",
+)
+"""Issue 7's case: 64 topic-partitions x 50 partition values open at flush.size 10 MB.
+
+Runs on a topic of its own (:data:`MEMORY_PARTITIONS` partitions, events with a ``zone`` field
+of :data:`MEMORY_ZONES` values); flush.count is far above any range, so only flush.size or the
+end of the range cuts a file and every one of a task's 50 writers stays open to the end. Peak
+RSS is the number that matters; it has no ceiling (``encode_args`` is empty).
+"""
+
 
 def bucket_of(scenario: str) -> str:
     return f"bench-{scenario}"
@@ -71,10 +91,10 @@ def _write(path: Path, name: str, config: dict[str, str]) -> Path:
 def sink_config(scenario: SinkScenario, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
                 name: str, bucket: str) -> dict[str, str]:
     kcql = (f"INSERT INTO {bucket}:out SELECT * FROM {data.topic} {scenario.clause} "
-            f"PROPERTIES('flush.count'={FLUSH_COUNT}, 'flush.interval'=3600{scenario.properties})")
+            f"PROPERTIES({scenario.flush}, 'flush.interval'=3600{scenario.properties})")
     return {"name": name, "topics": data.topic, "bootstrap.servers": bootstrap, **scenario.converters,
             "connect.s3.kcql": kcql, "connect.s3.compression.codec": scenario.codec,
-            **endpoint.connector_settings()}
+            **endpoint.connector_settings(), **dict(scenario.settings)}
 
 
 def _env() -> dict[str, str]:
@@ -99,24 +119,36 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
     argv = _lakesink("sink", "--config", str(config), "--once", "--master", master,
                      "--checkpoint", str(work / "checkpoints" / label))
     run = children.measure(label, argv, timeout_s=timeout_s, env=_env(), watch=[STARTED_MARK])
-    common = {"quix_peer": scenario.quix_peer, "ceiling": f"encode-{scenario.name[5:]}"}
+    common = {"quix_peer": scenario.quix_peer,
+              "ceiling": f"encode-{scenario.name[5:]}" if scenario.encode_args else None}
     if run.returncode != 0:
         return failed(label, data.records, data.value_bytes,
                       f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/{label}.log)",
                       **common)
     output = count_output(endpoint, bucket)
-    extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds, "master": master}
+    extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds, "master": master,
+             "peak_rss_by_process": run.peak_breakdown, "peak_pss": run.peak_pss, "rss_timeline": run.timeline}
     if output.records != data.records:
         return failed(label, data.records, data.value_bytes,
                       f"incomplete: {output.records:,} of {data.records:,} records in {output.objects} objects",
                       extra=extra, **common)
-    note = f"{output.objects} objects, {output.bytes / 1e6:.1f} MB"
+    note = (f"{output.objects} objects, {output.bytes / 1e6:.1f} MB; peak RSS {describe_peak(run.peak_breakdown)}, "
+            f"peak PSS {run.peak_pss / 1e6:,.0f} MB")
     if STARTED_MARK in run.marks:
         after_start = run.seconds - run.marks[STARTED_MARK]
         extra["seconds_after_spark_start"] = after_start
         extra["records_per_s_after_spark_start"] = data.records / after_start
         note += f"; {data.records / after_start:,.0f} rec/s without the {run.marks[STARTED_MARK]:.1f} s start-up"
     return Result(label, OK, data.records, data.value_bytes, run.seconds, run.peak_rss, note, extra=extra, **common)
+
+
+def describe_peak(parts: dict[str, int]) -> str:
+    """``JVM 812 + driver 160 + 3 workers 420 (largest 170) MB``: where the peak's memory was."""
+    if not parts:
+        return "not measured"
+    mb = {name: value / 1e6 for name, value in parts.items()}
+    return (f"JVM {mb['jvm']:,.0f} + driver {mb['driver']:,.0f} + {parts['python_worker_count']} workers "
+            f"{mb['python_workers']:,.0f} (largest {mb['largest_python_worker']:,.0f}) MB")
 
 
 def restore_config(data: DataSet, *, source_bucket: str, target_topic: str, bootstrap: str,

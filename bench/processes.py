@@ -25,6 +25,8 @@ except ImportError:  # the bench extra installs it; without it peak RSS is not m
     psutil = None
 
 SAMPLE_INTERVAL_S = 0.2
+TIMELINE_EVERY = 5
+"""Every 5th sample (about once a second) goes into :attr:`Measured.timeline`."""
 _PR_SET_PDEATHSIG = 1
 
 
@@ -56,22 +58,61 @@ def install_global_timeout(seconds: int) -> None:
     signal.alarm(seconds)
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants right now (0 if it is gone)."""
+def _members(pid: int) -> list[psutil.Process]:
+    """``pid`` and all its descendants (empty when it is gone or psutil is missing)."""
     if psutil is None:
-        return 0
+        return []
     try:
         root = psutil.Process(pid)
-        members = [root, *root.children(recursive=True)]
+        return [root, *root.children(recursive=True)]
     except psutil.Error:
-        return 0
+        return []
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants right now (0 if it is gone)."""
     total = 0
-    for member in members:
+    for member in _members(pid):
         try:
             total += member.memory_info().rss
         except psutil.Error:
             continue
     return total
+
+
+DRIVER, JVM, WORKERS, OTHER, PSS = "driver", "jvm", "python_workers", "other", "pss"
+
+
+def tree_breakdown(pid: int, *, pss: bool = False) -> dict[str, int]:
+    """Resident bytes of ``pid``'s tree split by role, to see where a Spark run's memory goes.
+
+    The root is the driver (Python); a ``java`` process is Spark's JVM (in local mode it is the
+    driver JVM and the executor); every other Python below is a PySpark worker or the daemon
+    that forks them. ``python_worker_count`` and ``largest_python_worker`` show whether many
+    small workers or one large one make the sum.
+
+    RSS counts a shared page in every process that maps it: pyarrow's and librdkafka's
+    libraries, and what forked workers share with their daemon, are counted a dozen times in a
+    Spark tree. ``pss=True`` adds ``pss``, the tree's proportional set size (each shared page
+    split between its sharers, so the sum is the memory the tree really occupies); it reads
+    ``/proc/<pid>/smaps_rollup``, which costs more than RSS, so callers ask for it now and then.
+    """
+    parts = {DRIVER: 0, JVM: 0, WORKERS: 0, OTHER: 0, "python_worker_count": 0, "largest_python_worker": 0}
+    if pss:
+        parts[PSS] = 0
+    for member in _members(pid):
+        try:
+            rss, name = member.memory_info().rss, member.name()
+            if pss:
+                parts[PSS] += member.memory_full_info().pss
+        except psutil.Error:
+            continue
+        role = DRIVER if member.pid == pid else JVM if name == "java" else WORKERS if "python" in name else OTHER
+        parts[role] += rss
+        if role == WORKERS:
+            parts["python_worker_count"] += 1
+            parts["largest_python_worker"] = max(parts["largest_python_worker"], rss)
+    return parts
 
 
 def kill_tree(process: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
@@ -113,6 +154,12 @@ class Measured:
     stdout: str
     marks: dict[str, float] = field(default_factory=dict)
     """Seconds after start at which a stderr line first contained each watched text."""
+    peak_breakdown: dict[str, int] = field(default_factory=dict)
+    """:func:`tree_breakdown` of the sample with the highest RSS total."""
+    peak_pss: int = 0
+    """Highest proportional set size of the tree, sampled about once a second."""
+    timeline: list[tuple[float, dict[str, int]]] = field(default_factory=list)
+    """(seconds after start, :func:`tree_breakdown`) about once a second."""
 
 
 class Children:
@@ -143,13 +190,26 @@ class Children:
         """
         started = time.perf_counter()
         process = self.spawn(name, argv, env=env, pipe_stdout=True, pipe_stderr=True)
-        peak = [0]
+        peak = [0, 0]  # RSS, PSS
+        peak_breakdown: dict[str, int] = {}
+        timeline: list[tuple[float, dict[str, int]]] = []
         marks: dict[str, float] = {}
         stdout_chunks: list[bytes] = []
 
         def sample() -> None:
+            samples = 0
             while process.poll() is None:
-                peak[0] = max(peak[0], tree_rss(process.pid))
+                slow = samples % TIMELINE_EVERY == 0
+                parts = tree_breakdown(process.pid, pss=slow)
+                total = parts[DRIVER] + parts[JVM] + parts[WORKERS] + parts[OTHER]
+                if total > peak[0]:
+                    peak[0] = total
+                    peak_breakdown.clear()
+                    peak_breakdown.update(parts)
+                if slow:
+                    peak[1] = max(peak[1], parts[PSS])
+                    timeline.append((round(time.perf_counter() - started, 1), parts))
+                samples += 1
                 time.sleep(SAMPLE_INTERVAL_S)
 
         def pump_stderr() -> None:
@@ -178,7 +238,8 @@ class Children:
         for thread in threads:
             thread.join(timeout=5)
         self._running.remove(process)
-        return Measured(process.returncode, elapsed, peak[0], b"".join(stdout_chunks).decode(errors="replace"), marks)
+        return Measured(process.returncode, elapsed, peak[0], b"".join(stdout_chunks).decode(errors="replace"), marks,
+                        dict(peak_breakdown), peak[1], timeline)
 
     def close(self) -> None:
         """Kill every child still running, newest first."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -10,15 +11,31 @@ from pathlib import Path
 
 from bench import quix_runs
 from bench.kafka_io import DataSet, create_topic, produce_data_set
-from bench.lakesink_runs import SINK_SCENARIOS, SinkScenario, bucket_of, run_restore, run_sink
+from bench.lakesink_runs import (
+    FLUSH_COUNT,
+    MEMORY_PARTITIONS,
+    MEMORY_SCENARIO,
+    MEMORY_ZONES,
+    SINK_SCENARIOS,
+    SinkScenario,
+    bucket_of,
+    run_restore,
+    run_sink,
+)
 from bench.processes import Children, tree_rss
 from bench.results import OK, Result, failed
 from bench.services import Broker, S3Server, start_broker, start_moto
 
 CONSUME = "consume"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
-ALL = (CONSUME, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
+DEFAULT = (CONSUME, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
+ALL = (*DEFAULT, MEMORY_SCENARIO.name)
+"""``sink-memory`` is chosen by name only: it produces a second, 64-partition data set."""
 TOPIC = "orders"
+SCALING_SPLIT = FLUSH_COUNT
+"""``range.split.offsets`` of the scaling runs: a multiple of flush.count adds no file, and
+``--records 300000`` gives six chunks, three rounds of two tasks on local[2]."""
+MEMORY_TOPIC = "orders-zones"
 
 
 class Run:
@@ -41,13 +58,17 @@ class Run:
     def _services(self, partitions: int, topic: str) -> DataSet:
         self.broker = start_broker(self.children, records=self.args.records)
         self.s3 = start_moto(self.children)
-        partitions = self.broker.fixed_partitions or partitions
         print(f"bench: {self.broker.kind} at {self.broker.bootstrap}, moto at {self.s3.endpoint.url}", flush=True)
+        return self._produce(topic, self.broker.fixed_partitions or partitions)
+
+    def _produce(self, topic: str, partitions: int, zones: int = 0) -> DataSet:
+        assert self.broker is not None
         if self.broker.fixed_partitions is None:  # the mock cannot CreateTopics; it auto-creates them
             create_topic(self.broker.bootstrap, topic, partitions)
-        data = produce_data_set(self.broker.bootstrap, topic, records=self.args.records, partitions=partitions)
+        data = produce_data_set(self.broker.bootstrap, topic, records=self.args.records, partitions=partitions,
+                                zones=zones)
         print(f"bench: produced {data.records:,} records ({data.value_bytes / 1e6:.1f} MB of JSON values, "
-              f"{data.records - self.args.records} closing records) over {partitions} partitions in "
+              f"{data.records - self.args.records} closing records) over {partitions} partitions of {topic} in "
               f"{data.produce_seconds:.1f} s", flush=True)
         return data
 
@@ -73,6 +94,8 @@ class Run:
         bootstrap, endpoint = self.broker.bootstrap, self.s3.endpoint
         if name == CONSUME:
             return self._consume(data)
+        if name == MEMORY_SCENARIO.name:
+            return self._memory()
         sink = next((s for s in SINK_SCENARIOS if s.name == name), None)
         if sink is not None:
             return run_sink(self.children, sink, data, bootstrap=bootstrap, endpoint=endpoint, work=self.work,
@@ -89,6 +112,24 @@ class Run:
         return run_restore(self.children, data, source_bucket=bucket_of("sink-avro"), bootstrap=bootstrap,
                            endpoint=endpoint, work=self.work, master=self.args.master, timeout_s=self._remaining(),
                            create_target=self.broker.fixed_partitions is None)
+
+    def _memory(self) -> Result:
+        """``sink-memory`` on its own topic: 64 partitions, events with 50 ``zone`` values."""
+        assert self.broker is not None and self.s3 is not None
+        if self.broker.fixed_partitions is not None:
+            return failed(MEMORY_SCENARIO.name, self.args.records, 0,
+                          f"needs a {MEMORY_PARTITIONS}-partition topic; the {self.broker.kind} broker has "
+                          f"{self.broker.fixed_partitions} partitions per topic")
+        data = self._produce(MEMORY_TOPIC, MEMORY_PARTITIONS, zones=MEMORY_ZONES)
+        result = run_sink(self.children, MEMORY_SCENARIO, data, bootstrap=self.broker.bootstrap,
+                          endpoint=self.s3.endpoint, work=self.work, master=self.args.master,
+                          timeout_s=self._remaining())
+        writers = MEMORY_PARTITIONS * MEMORY_ZONES
+        if result.status == OK and result.extra["objects"] < writers:  # a writer that never opened held nothing
+            return failed(MEMORY_SCENARIO.name, data.records, data.value_bytes,
+                          f"only {result.extra['objects']} objects for {writers} writers: raise --records so every "
+                          f"partition sees all {MEMORY_ZONES} zones", extra=result.extra)
+        return result
 
     def _consume(self, data: DataSet) -> Result:
         assert self.broker is not None
@@ -120,12 +161,14 @@ class Run:
     def scaling(self) -> list[Result]:
         """One huge partition backfilled with local[1] then local[2] (JSON passthrough).
 
-        The source plans one range per topic-partition, so one partition is one Spark task
-        whatever the cores; if local[2] is not faster, that is the wall this mode reports.
+        The partition's range is split into chunks of :data:`SCALING_SPLIT` offsets, one Spark
+        task each, so local[2] can write two chunks at once; both runs write the same objects.
         """
         data = self._services(1, f"{TOPIC}-one-partition")
         assert self.broker is not None and self.s3 is not None
-        sink = SINK_SCENARIOS[0]
+        sink = dataclasses.replace(
+            SINK_SCENARIOS[0], settings=(("connect.s3.range.split.offsets", str(SCALING_SPLIT)),)
+        )
         results = self.results
         for master in ("local[1]", "local[2]"):
             label = f"scaling-{master.replace('[', '').replace(']', '')}"
@@ -139,7 +182,7 @@ class Run:
             # Compare without Spark's start-up when the sink logged it: start-up is not the backfill.
             speedup = two.extra.get(key, two.rate) / one.extra.get(key, one.rate)
             verdict = ("more cores helped" if speedup > 1.15 else
-                       "more cores did NOT help: the source plans one range, so one task, per partition")
+                       f"more cores did NOT help although the range was split every {SCALING_SPLIT:,} offsets")
             two.note += f"; local[2]/local[1] = {speedup:.2f} (after start-up): {verdict}"
         return results
 

@@ -20,6 +20,7 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.source import KafkaDataSource
 from lakesink.adapters.kafka.source_options import SECRET_PREFIX
+from lakesink.adapters.spark.memory_defaults import local_jvm_defaults
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -50,7 +51,8 @@ def create_session(
     Args:
         master: Spark master URL; ``local[N]`` binds the driver to 127.0.0.1.
         app_name: shown in the UI and logs.
-        conf: extra Spark settings, applied last; never credentials.
+        conf: extra Spark settings, applied last (over lakesink's defaults, including the
+            local JVM's memory settings of :mod:`.memory_defaults`); never credentials.
         ui_enabled: False in tests, so no web server is started.
 
     Raises:
@@ -60,6 +62,7 @@ def create_session(
     local = master.startswith("local")
     if local:
         settings.update(_LOCAL_ONLY)
+        settings.update(local_jvm_defaults())
     settings["spark.ui.enabled"] = "true" if ui_enabled else "false"
     for key, value in (conf or {}).items():
         if isinstance(value, Secret):
