@@ -134,9 +134,16 @@ def encode_lines(batch: pa.RecordBatch, format: Format, *, floor: int | None) ->
 
 
 def _needs_json_rewrite(values: pa.Array) -> bool:
-    """Whether the JSON writer would parse and re-serialise some value (empty, or with a line break)."""
-    return bool(
-        pc.any(pc.equal(pc.binary_length(values), 0)).as_py()
-        or pc.any(pc.match_substring(values, "\n")).as_py()
-        or pc.any(pc.match_substring(values, "\r")).as_py()
-    )
+    """Whether the JSON writer would parse and re-serialise some value (empty, or with a line break).
+
+    The line breaks are searched in the values' contiguous data bytes at once (``bytes.find``,
+    memchr speed): ``match_substring`` per value cost two thirds of :func:`encode_lines`.
+    """
+    if len(values) == 0:
+        return False
+    if pc.any(pc.equal(pc.binary_length(values), 0)).as_py():
+        return True
+    ends = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=values.offset * 4)
+    first, last = int(ends[0]), int(ends[-1])
+    data = values.buffers()[2].slice(first, last - first).to_pybytes()
+    return data.find(b"\n") >= 0 or data.find(b"\r") >= 0

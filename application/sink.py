@@ -43,6 +43,7 @@ from lakesink.adapters.kafka.topic_metadata import TopicMetadata, TopicSelection
 from lakesink.adapters.storage import open_store
 from lakesink.application.config_file import read_config_file
 from lakesink.application.executor_errors import lakesink_error_of
+from lakesink.application.record_decoding import headers_needed
 from lakesink.application.sink_index import SinkIndex, TopicPartition
 from lakesink.application.sink_task import RESULT_DDL, FaultInjection, SinkTaskSpec, run_range_task
 from lakesink.domain.config.connector import ConnectorSettings
@@ -186,7 +187,9 @@ class SinkJob:
         if self.settings.range_split_offsets:
             options[MAX_RANGE_OFFSETS] = str(self.settings.range_split_offsets)
         encoded = encode_options(options)
-        self._reader = RangeReader.of(SourceOptions.parse(encoded))
+        reader = RangeReader.of(SourceOptions.parse(encoded))
+        needs_headers = any(headers_needed(statement) for statement in self.plan.statements)
+        self._reader = reader if needs_headers else reader.without_headers()
         stream = self.spark.readStream.format(SOURCE_NAME).options(**encoded).load()
         observed = stream.observe(
             OBSERVATION,

@@ -6,9 +6,10 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from backends import Target
+from backends import Harness, Target
+from fault_proxy import FaultProxy
 
-from lakesink.domain.errors import PreconditionFailedError
+from lakesink.domain.errors import ObjectNotFoundError, PreconditionFailedError, TransientStorageError
 
 SIZE = 17 * 1024 * 1024 + 123  # over the 16 MiB S3 multipart threshold, not a multiple of the part size
 _BLOCK = 1024 * 1024
@@ -59,3 +60,22 @@ def test_a_large_create_only_upload_loses_to_an_existing_key(
     with pytest.raises(PreconditionFailedError):
         target.store.upload_file(target.bucket, target.key("taken"), big_file[0], if_absent=True)
     assert target.store.get(target.bucket, target.key("taken")).data == b"small"
+
+
+def test_a_failed_part_aborts_a_multipart_upload_and_leaves_nothing_behind(
+    harness: Harness, target: Target, fault_proxy: FaultProxy, big_file: tuple[Path, str]
+) -> None:
+    if harness.backend != "s3":
+        pytest.skip("multipart parts are an S3 notion")
+    proxied = harness.store(**harness.endpoint_override(fault_proxy.url))
+    attempts = harness.settings.http_max_retries + 1
+    fault_proxy.fail_next(attempts, path_contains="partNumber=2")
+
+    with pytest.raises(TransientStorageError):
+        proxied.upload_file(target.bucket, target.key("big.bin"), big_file[0], if_absent=True)
+
+    assert fault_proxy.faults_served == attempts
+    with pytest.raises(ObjectNotFoundError):
+        target.store.head(target.bucket, target.key("big.bin"))
+    uploads = target.store.client.list_multipart_uploads(Bucket=target.bucket)  # type: ignore[attr-defined]
+    assert uploads.get("Uploads", []) == []

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,7 @@ KAFKA_SCHEMA = StructType(
 DEFAULT_BATCH_RECORDS = 10_000
 DEFAULT_STALL_TIMEOUT_S = 60.0
 _POLL_TIMEOUT_S = 0.5
+_ERROR = methodcaller("error")
 
 
 def arrow_schema() -> pa.Schema:
@@ -75,21 +77,32 @@ def read_range(
     *,
     batch_records: int = DEFAULT_BATCH_RECORDS,
     stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S,
+    headers: bool = True,
 ) -> Iterator[pa.RecordBatch]:
-    """Every record of ``offset_range`` in offset order, ``batch_records`` per Arrow batch."""
+    """Every record of ``offset_range`` in offset order, ``batch_records`` per Arrow batch.
+
+    ``headers=False`` leaves every ``headers`` list empty, for a consumer that never reads them:
+    confluent-kafka builds a message's header tuples on first access, which cost about a third of
+    a passthrough sink task's CPU (docs/kafka.md).
+    """
     if offset_range.end <= offset_range.start:
         return
     schema = arrow_schema()
     config = {**consumer_config, "enable.partition.eof": True}
     consumer = create_consumer(config)
     try:
-        yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s)
+        yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s, headers)
     finally:
         consumer.close()
 
 
 def _consume(
-    consumer: Consumer, rng: OffsetRange, schema: pa.Schema, batch_records: int, stall_timeout_s: float
+    consumer: Consumer,
+    rng: OffsetRange,
+    schema: pa.Schema,
+    batch_records: int,
+    stall_timeout_s: float,
+    headers: bool,
 ) -> Iterator[pa.RecordBatch]:
     tp = TopicPartition(rng.topic, rng.partition, rng.start)
     consumer.assign([tp])
@@ -98,23 +111,13 @@ def _consume(
     last_progress = time.monotonic()
     while True:
         messages = consumer.consume(num_messages=batch_records, timeout=_POLL_TIMEOUT_S)
-        reached_end = False
-        for message in messages:
-            error = message.error()
-            if error is not None:
-                if error.code() == KafkaError._PARTITION_EOF:
-                    reached_end = reached_end or message.offset() >= rng.end
-                    continue
-                raise KafkaException(error)
-            if message.offset() >= rng.end:
-                reached_end = True
-                break
-            pending.append(message)
-            delivered += 1
+        before = len(pending)
+        reached_end = _keep(messages, rng.end, pending)
+        delivered += len(pending) - before
         if messages:
             last_progress = time.monotonic()
         if len(pending) >= batch_records:
-            yield _to_batch(pending, rng, schema)
+            yield _to_batch(pending, rng, schema, headers=headers)
             pending = []
         if reached_end or _position(consumer, tp) >= rng.end:
             break
@@ -124,8 +127,32 @@ def _consume(
                 f"(position {_position(consumer, tp)})"
             )
     if pending:
-        yield _to_batch(pending, rng, schema)
+        yield _to_batch(pending, rng, schema, headers=headers)
     logger.debug("%s: read %d records", rng.describe(), delivered)
+
+
+def _keep(messages: Sequence[Message], end: int, pending: list[Message]) -> bool:
+    """Append the records of ``messages`` below ``end`` to ``pending``; True once the range is done.
+
+    Most responses hold only records inside the range: they are taken whole, with the checks
+    done by C loops (``any`` over ``map``) instead of Python code per message.
+    """
+    # any(): a KafkaError is always true, and comparing one with None (list.count) raises.
+    if messages and messages[-1].offset() < end and not any(map(_ERROR, messages)):
+        pending.extend(messages)
+        return False
+    for message in messages:
+        error = message.error()
+        if error is not None:
+            if error.code() == KafkaError._PARTITION_EOF:
+                if message.offset() >= end:
+                    return True
+                continue
+            raise KafkaException(error)
+        if message.offset() >= end:
+            return True
+        pending.append(message)
+    return False
 
 
 def _position(consumer: Consumer, tp: TopicPartition) -> int:
@@ -133,14 +160,17 @@ def _position(consumer: Consumer, tp: TopicPartition) -> int:
     return offset
 
 
-def _to_batch(messages: list[Message], rng: OffsetRange, schema: pa.Schema) -> pa.RecordBatch:
+def _to_batch(
+    messages: list[Message], rng: OffsetRange, schema: pa.Schema, *, headers: bool = True
+) -> pa.RecordBatch:
     """One Arrow batch from the messages of ``rng``'s partition, column by column.
 
     Per message only the accessors run (no per-message dicts or appends); topic and partition
     are the range's, timestamps are converted with numpy, and headers are flattened into one
-    list array, built only when a message carries some.
+    list array (or, with ``headers=False``, left empty without asking the messages).
     """
     count = len(messages)
+    per_message = [m.headers() for m in messages] if headers else [None] * count
     stamps = np.array([m.timestamp() for m in messages], dtype=np.int64).reshape(count, 2)
     kinds = stamps[:, 0]
     # librdkafka: 0 none, 1 create, 2 log-append; Spark/Java: -1 none, 0 create, 1 log-append.
@@ -154,7 +184,7 @@ def _to_batch(messages: list[Message], rng: OffsetRange, schema: pa.Schema) -> p
         pa.array([m.offset() for m in messages], type=pa.int64()),
         timestamps,
         pa.array(kinds - 1, type=pa.int32()),
-        _headers([m.headers() for m in messages], schema.field("headers").type),
+        _headers(per_message, schema.field("headers").type),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 

@@ -12,7 +12,7 @@ Planning (admission control, offsets, one input partition per range) is the same
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
@@ -62,13 +62,15 @@ class RangeReader:
     """Reads ranges the way the source's ``read()`` does; pickled with a ``mapInArrow`` closure.
 
     The client settings keep their :class:`Secret` values (masked in ``repr``); credentials are
-    revealed only when the consumer is built on the executor.
+    revealed only when the consumer is built on the executor. ``headers=False`` (see
+    :meth:`without_headers`) leaves the ``headers`` lists empty, for a consumer that never reads them.
     """
 
     client_settings: Mapping[str, str | Secret] = field(repr=False)
     group_id: str
     batch_records: int
     stall_timeout_s: float
+    headers: bool = True
 
     @classmethod
     def of(cls, options: SourceOptions) -> RangeReader:
@@ -77,6 +79,10 @@ class RangeReader:
             dict(options.client_settings), options.group_id, options.batch_records, options.stall_timeout_s
         )
 
+    def without_headers(self) -> RangeReader:
+        """This reader, leaving every ``headers`` list empty (a third of a passthrough sink task's CPU)."""
+        return replace(self, headers=False)
+
     def read(self, offset_range: OffsetRange) -> Iterator[pa.RecordBatch]:
         """The records of ``offset_range`` as Arrow batches of Spark's Kafka schema."""
         return read_range(
@@ -84,6 +90,7 @@ class RangeReader:
             consumer_config(self.client_settings, group_id=self.group_id),
             batch_records=self.batch_records,
             stall_timeout_s=self.stall_timeout_s,
+            headers=self.headers,
         )
 
     def read_ranges(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -2,10 +2,11 @@
 
 Conditional writes map to S3's own preconditions: create-only is ``If-None-Match: *`` and
 compare-and-swap is ``If-Match: <etag>`` on PutObject (and on CompleteMultipartUpload for large
-create-only uploads). ``copy(if_match=...)`` first sends ``HeadObject`` with ``If-Match`` (some
-S3-compatible servers ignore ``x-amz-copy-source-if-match``) and then ``CopyObject`` with
-``CopySourceIfMatch`` (which AWS enforces atomically). Etags are returned exactly as S3 sends them
-(quoted).
+create-only uploads; the parts of one upload go up :data:`PART_THREADS` at a time, and the
+object appears only at the completion, after every part). ``copy(if_match=...)`` first sends
+``HeadObject`` with ``If-Match`` (some S3-compatible servers ignore ``x-amz-copy-source-if-match``)
+and then ``CopyObject`` with ``CopySourceIfMatch`` (which AWS enforces atomically). Etags are
+returned exactly as S3 sends them (quoted).
 
 boto3 is imported when the first client is built; the client is shared by every adapter with the
 same settings in the process (:mod:`.client_cache`) and dropped when the adapter is pickled, so
@@ -16,7 +17,9 @@ off; :mod:`lakesink.adapters.storage.retry` applies ``http_max_retries``/``http_
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +36,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _DELETE_BATCH = 1000
 _CHUNK = 1024 * 1024
+PART_THREADS = 4
+"""Parts of one multipart upload in flight at once (each thread holds one part in memory)."""
 
 
 class S3ObjectStore:
@@ -167,22 +172,35 @@ class S3ObjectStore:
             self.client.put_object(Bucket=bucket, Key=key, Body=data, **conditions)["ETag"]))
 
     def _upload_multipart(self, bucket: str, key: str, path: Path, *, if_absent: bool) -> str:
-        """Upload ``path`` part by part (one part in memory at a time); abort the upload on failure.
+        """Upload ``path`` in parts, :data:`PART_THREADS` at a time; abort the upload on failure.
 
-        With ``if_absent`` the completion carries ``If-None-Match: *``, so the object appears only
-        if nobody created the key meanwhile, and a losing upload leaves nothing behind.
+        Each thread reads its own part from the file, so at most that many parts are in memory
+        (a part at a time was latency-bound: one round trip after another). Nothing is visible
+        until the completion, which lists the parts in order. With ``if_absent`` the completion
+        carries ``If-None-Match: *``, so the object appears only if nobody created the key
+        meanwhile, and a losing upload leaves nothing behind.
         """
         upload_id = self._call(bucket, key, "CreateMultipartUpload", lambda: self.client.create_multipart_upload(
             Bucket=bucket, Key=key)["UploadId"])
-        try:
-            parts = []
+        part_size = self.settings.multipart_part_size_bytes
+        count = max(1, -(-Path(path).stat().st_size // part_size))
+
+        def upload_part(number: int) -> dict[str, Any]:
             with open(path, "rb") as source:
-                number = 1
-                while chunk := source.read(self.settings.multipart_part_size_bytes):
-                    etag = self._call(bucket, key, "UploadPart", lambda c=chunk, n=number: self.client.upload_part(
-                        Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=n, Body=c)["ETag"])
-                    parts.append({"ETag": etag, "PartNumber": number})
-                    number += 1
+                chunk = os.pread(source.fileno(), part_size, (number - 1) * part_size)
+            etag = self._call(bucket, key, "UploadPart", lambda: self.client.upload_part(
+                Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=chunk)["ETag"])
+            return {"ETag": etag, "PartNumber": number}
+
+        try:
+            threads = max(1, min(PART_THREADS, count, self.settings.pool_max_connections))
+            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="s3-part") as pool:
+                futures = [pool.submit(upload_part, number) for number in range(1, count + 1)]
+                try:
+                    parts = [future.result() for future in futures]
+                except BaseException:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
             extra = {"IfNoneMatch": "*"} if if_absent else {}
             response = self._call(bucket, key, "CompleteMultipartUpload", lambda: self.client.complete_multipart_upload(
                 Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}, **extra))

@@ -7,6 +7,8 @@ from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema, read_range
+from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.kafka.source_options import SourceOptions
 
 pytestmark = pytest.mark.integration
 
@@ -92,3 +94,20 @@ def test_transaction_markers_and_aborted_records_leave_gaps_the_reader_steps_ove
 
 def test_empty_range_reads_nothing_without_connecting(kafka: EmbeddedKafka, topic: str) -> None:
     assert list(read_range(OffsetRange(topic, 0, 5, 5), _config(kafka))) == []
+
+
+def test_a_reader_without_headers_reads_the_same_records_with_empty_header_lists(
+    kafka: EmbeddedKafka, topic: str
+) -> None:
+    records = [ProducedRecord(b"v%d" % i, key=b"k", headers=(("h", b"x"),), partition=1) for i in range(5)]
+    kafka.produce(topic, records)
+    options = SourceOptions.parse({"bootstrap.servers": kafka.bootstrap_servers, "topics": topic})
+    reader = RangeReader.of(options)
+    rng = OffsetRange(topic, 1, 0, 5)
+
+    full = pa.Table.from_batches(list(reader.read(rng)), schema=arrow_schema())
+    bare = pa.Table.from_batches(list(reader.without_headers().read(rng)), schema=arrow_schema())
+
+    assert full.column("headers").to_pylist() == [[{"key": "h", "value": b"x"}]] * 5
+    assert bare.column("headers").to_pylist() == [[]] * 5
+    assert bare.drop_columns(["headers"]).equals(full.drop_columns(["headers"]))

@@ -64,3 +64,19 @@ def test_a_batch_without_any_header_has_empty_header_lists() -> None:
 
     assert batch.column("headers").to_pylist() == [[], [], []]
     assert batch.column("offset").to_pylist() == [0, 1, 2]
+
+
+def test_headers_false_leaves_every_header_list_empty_without_asking_the_messages() -> None:
+    class HeaderlessMessage(FakeMessage):
+        def headers(self) -> list[tuple[str, bytes | None]] | None:
+            raise AssertionError("headers() must not be called")
+
+    messages = [HeaderlessMessage(b"k", b"v", 5 + i, (1, 1000 + i), [("a", b"1")]) for i in range(3)]
+    rng = OffsetRange("orders", 0, 5, 8)
+
+    batch = _to_batch(messages, rng, arrow_schema(), headers=False)  # type: ignore[arg-type]
+
+    assert batch.schema == arrow_schema()
+    assert batch.column("headers").to_pylist() == [[], [], []]
+    assert batch.column("value").to_pylist() == [b"v", b"v", b"v"]
+    assert batch.column("offset").to_pylist() == [5, 6, 7]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import pyarrow as pa
@@ -59,6 +60,15 @@ def test_range_reader_keeps_the_source_consumer_settings_and_secrets_through_pic
     assert reader.client_settings["sasl.password"] == Secret("pw")
     assert (reader.group_id, reader.batch_records, reader.stall_timeout_s) == ("g", 123, 5.0)
     assert "pw" not in repr(reader)
+
+
+def test_a_reader_without_headers_differs_only_in_headers_and_stays_so_through_pickling() -> None:
+    reader = RangeReader.of(SourceOptions.parse({"bootstrap.servers": "b:1", "topics": "t"}))
+
+    bare = pickle.loads(pickle.dumps(reader.without_headers()))
+
+    assert (reader.headers, bare.headers) == (True, False)
+    assert bare == dataclasses.replace(reader, headers=False)
 
 
 def test_reading_an_empty_range_needs_no_broker() -> None:
