@@ -69,7 +69,7 @@ def restore(
     """Run the restore: one pass with ``once``, else poll until interrupted (or ``max_polls``)."""
     from lakesink.adapters.kafka.client_config import producer_config
     from lakesink.adapters.restore.listing import ListingCursors, discover
-    from lakesink.adapters.restore.preflight import prepare
+    from lakesink.adapters.restore.preflight import OriginFencing, check_target_partitions
     from lakesink.adapters.restore.progress_topic import ensure_progress_topic
     from lakesink.adapters.restore.spark_job import run_work_items
     from lakesink.adapters.storage import open_store
@@ -78,7 +78,7 @@ def restore(
     for bucket in {root.bucket for root in plan.roots}:
         store.check_bucket(bucket)
     config = producer_config(plan.producer)
-    ensure_progress_topic(config, plan.progress_topic)
+    fencing = OriginFencing(progress_topic_created=ensure_progress_topic(config, plan.progress_topic))
     cursors = ListingCursors()
     summary = RestoreSummary()
     started = time.monotonic()
@@ -88,7 +88,8 @@ def restore(
         summary.list_calls += stats.list_calls
         items = group_work(e for e in entries if not _already_done(summary, e))
         if items:
-            prepare(plan, config, items)
+            check_target_partitions(plan, config, items)
+            fencing.fence_new(plan, config, items)
             for result in run_work_items(spark, plan, items):
                 summary.objects += result.objects
                 summary.records += result.records

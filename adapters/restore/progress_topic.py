@@ -33,19 +33,24 @@ _METADATA_TIMEOUT_S = 30.0
 _CREATE_TIMEOUT_S = 3.0
 
 
-def ensure_progress_topic(config: Mapping[str, Any], topic: str) -> None:
-    """Create the compacted progress topic if the cluster allows it; otherwise auto-create it."""
+def ensure_progress_topic(config: Mapping[str, Any], topic: str) -> bool:
+    """Create the compacted progress topic if the cluster allows it; otherwise auto-create it.
+
+    Returns whether this call created it (False when it existed, or was left to auto-creation).
+    """
     admin = AdminClient(admin_config(config))
     if topic in admin.list_topics(timeout=_METADATA_TIMEOUT_S).topics:
-        return
+        return False
     futures = admin.create_topics(
         [NewTopic(topic, num_partitions=4, config={"cleanup.policy": "compact"})], request_timeout=_CREATE_TIMEOUT_S
     )
     try:
         futures[topic].result(timeout=_CREATE_TIMEOUT_S + 1)
-        logger.info("Created progress topic %s", topic)
     except (KafkaException, TimeoutError) as error:
         logger.info("Progress topic %s not created (%r); relying on auto-creation", topic, error)
+        return False
+    logger.info("Created progress topic %s", topic)
+    return True
 
 
 def partition_count(producer: Any, topic: str) -> int:

@@ -14,6 +14,7 @@ from lakesink.adapters.formats import open_writer
 from lakesink.adapters.restore import avro_frames, batches
 from lakesink.adapters.restore.batches import read_batches
 from lakesink.adapters.restore.messages import Message, read_messages
+from lakesink.adapters.restore.part_columns import zipped_headers
 from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.records import Record
@@ -181,3 +182,13 @@ def test_line_and_bytes_batches_equal_the_record_readers_messages(tmp_path: Path
     expected = _reference(root, entry, path)
     assert expected
     assert _batched(root, entry, path) == expected
+
+
+def test_header_columns_become_per_row_pairs_and_rows_without_headers_get_none() -> None:
+    rows = zipped_headers(("origin", "trace"), [[b"a", None, b"c"], [b"1", b"2", None]], [True, False, True])
+    assert rows == [[("origin", b"a"), ("trace", b"1")], None, [("origin", b"c"), ("trace", None)]]
+
+
+def test_header_columns_of_another_length_than_the_rows_are_refused() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        zipped_headers(("origin",), [[b"a"]], [True, True])

@@ -1,0 +1,117 @@
+"""A task opens its next origins on helper threads while it delivers one at a time; the driver fences each origin once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from lakesink.adapters.restore import preflight
+from lakesink.adapters.restore.delivery import OriginResult
+from lakesink.adapters.restore.preflight import OriginFencing
+from lakesink.adapters.restore.spark_job import deliver_in_order
+from lakesink.domain.config.backends import MemorySettings
+from lakesink.domain.formats import Format
+from lakesink.domain.restore.index import WorkItem
+from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+
+
+class FakeDelivery:
+    """Logs its open and run into a shared journal; ``open_gate`` holds the open until set."""
+
+    def __init__(self, name: str, journal: list[str], *, open_gate: threading.Barrier | None = None,
+                 fail_open: bool = False) -> None:
+        self.name, self.journal, self.open_gate, self.fail_open = name, journal, open_gate, fail_open
+        self.opened = False
+
+    def open(self) -> None:
+        if self.open_gate is not None:
+            self.open_gate.wait()
+        if self.fail_open:
+            raise RuntimeError(f"{self.name}: broker gone")
+        self.opened = True
+        self.journal.append(f"open {self.name}")
+
+    def run(self) -> OriginResult:
+        assert self.opened, f"{self.name} delivered before it was opened"
+        self.journal.append(f"run {self.name}")
+        time.sleep(0.01)
+        return OriginResult(self.name, 1, 1, 1, 0, 0, "key", 0.0)
+
+
+def test_origins_are_delivered_one_after_another_in_order_each_after_its_open() -> None:
+    journal: list[str] = []
+    deliveries = [FakeDelivery(f"o{n}", journal) for n in range(6)]
+    results = list(deliver_in_order(deliveries, ahead=2))
+    assert [r.origin for r in results] == [f"o{n}" for n in range(6)]
+    assert [entry for entry in journal if entry.startswith("run")] == [f"run o{n}" for n in range(6)]
+
+
+def test_the_next_origins_open_side_by_side() -> None:
+    journal: list[str] = []
+    three_opening = threading.Barrier(3, timeout=10)  # broken unless three opens wait at once
+    deliveries = [FakeDelivery(f"o{n}", journal, open_gate=three_opening if n < 3 else None) for n in range(4)]
+    results = list(deliver_in_order(deliveries, ahead=3))  # BrokenBarrierError if the opens ran one by one
+    assert len(results) == 4
+
+
+def test_no_more_than_ahead_origins_are_opened_before_they_are_delivered() -> None:
+    journal: list[str] = []
+    deliveries = [FakeDelivery(f"o{n}", journal) for n in range(8)]
+    for result in deliver_in_order(deliveries, ahead=2):
+        opened_not_run = sum(d.opened for d in deliveries) - int(result.origin[1:]) - 1
+        assert opened_not_run <= 2
+
+
+def test_a_failed_open_is_raised_in_its_turn_and_no_later_origin_is_delivered() -> None:
+    journal: list[str] = []
+    deliveries = [FakeDelivery(f"o{n}", journal, fail_open=n == 2) for n in range(5)]
+    delivered: list[str] = []
+    with pytest.raises(RuntimeError, match="o2: broker gone"):
+        for result in deliver_in_order(deliveries, ahead=2):
+            delivered.append(result.origin)
+    assert delivered == ["o0", "o1"]
+    assert not any(entry.startswith("run") and entry > "run o2" for entry in journal)
+
+
+def test_without_opening_ahead_each_origin_opens_itself_when_delivered() -> None:
+    journal: list[str] = []
+
+    class SelfOpening(FakeDelivery):
+        def run(self) -> OriginResult:
+            self.open()
+            return super().run()
+
+    list(deliver_in_order([SelfOpening(f"o{n}", journal) for n in range(3)], ahead=0))
+    assert journal == ["open o0", "run o0", "open o1", "run o1", "open o2", "run o2"]
+
+
+def _item(number: int) -> WorkItem:
+    return WorkItem(f"origin-{number}", 0, "target", number, ())
+
+
+def _plan() -> RestorePlan:
+    return RestorePlan("r", "memory", MemorySettings(), (RestoreRoot(0, "bkt", "", "target", Format.TEXT),))
+
+
+@pytest.fixture
+def fenced(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The transactional ids the driver fences (instead of initialising producers on a broker)."""
+    ids: list[str] = []
+    monkeypatch.setattr(preflight, "fence", lambda config, transactional, timeout_ms: ids.append(transactional))
+    return ids
+
+
+def test_each_origin_is_fenced_once_per_run(fenced: list[str]) -> None:
+    fencing = OriginFencing(progress_topic_created=False)
+    config: dict[str, Any] = {}
+    assert fencing.fence_new(_plan(), config, [_item(0), _item(1)]) == 2
+    assert fencing.fence_new(_plan(), config, [_item(1), _item(2)]) == 1
+    assert len(fenced) == 3 and len(set(fenced)) == 3
+
+
+def test_nothing_is_fenced_when_this_run_created_the_progress_topic(fenced: list[str]) -> None:
+    assert OriginFencing(progress_topic_created=True).fence_new(_plan(), {}, [_item(0), _item(1)]) == 0
+    assert fenced == []

@@ -1,0 +1,132 @@
+"""One origin's delivery against a fake transactional producer: the calls it makes, in order.
+
+The fake keeps what a transaction carried, so the tests check the protocol (records and their
+progress record in one transaction, a commit every LIMIT records) and the shape of each
+``produce`` call, without a broker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lakesink.adapters.formats import open_writer
+from lakesink.adapters.restore import delivery
+from lakesink.adapters.restore.delivery import OriginDelivery
+from lakesink.adapters.storage.memory import InMemoryObjectStore
+from lakesink.domain.config.backends import MemorySettings
+from lakesink.domain.envelope import EnvelopeFields
+from lakesink.domain.formats import Format
+from lakesink.domain.records import Record
+from lakesink.domain.restore.index import IndexEntry, WorkItem
+from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+
+PROGRESS = "__lakesink_restore_r"
+
+
+class FakeTransactionalProducer:
+    """Records each transaction's ``produce`` calls; ``full_queue`` BufferErrors come first."""
+
+    def __init__(self, *, full_queue: int = 0) -> None:
+        self.committed: list[list[tuple[tuple[Any, ...], dict[str, Any]]]] = []
+        self.open: list[tuple[tuple[Any, ...], dict[str, Any]]] | None = None
+        self.full_queue = full_queue
+        self.polls = 0
+
+    def init_transactions(self, timeout: float) -> None:
+        self.open = None
+
+    def begin_transaction(self) -> None:
+        assert self.open is None, "a transaction is already open"
+        self.open = []
+
+    def produce(self, *args: Any, **kwargs: Any) -> None:
+        assert self.open is not None, "produce outside a transaction"
+        if self.full_queue:
+            self.full_queue -= 1
+            raise BufferError("Local: Queue full")
+        self.open.append((args, kwargs))
+
+    def poll(self, timeout: float) -> int:
+        self.polls += 1
+        return 0
+
+    def commit_transaction(self, timeout: float) -> None:
+        assert self.open is not None
+        self.committed.append(self.open)
+        self.open = None
+
+    def abort_transaction(self, timeout: float) -> None:
+        self.open = None
+
+    def flush(self, timeout: float) -> int:
+        return 0
+
+
+def _deliver(
+    monkeypatch: pytest.MonkeyPatch, root: RestoreRoot, objects: dict[str, bytes], producer: FakeTransactionalProducer
+) -> delivery.OriginResult:
+    store = InMemoryObjectStore()
+    store.create_bucket("bkt")
+    entries = []
+    for key, data in objects.items():
+        store.put("bkt", key, data)
+        entries.append(IndexEntry(0, key, len(data), "src", 2, int(key.rsplit("/", 1)[1].split("_")[0])))
+    monkeypatch.setattr(delivery, "create_producer", lambda config: producer)
+    monkeypatch.setattr(delivery, "partition_count", lambda producer, topic: 4)
+    monkeypatch.setattr(delivery, "read_progress", lambda *args: None)
+    plan = RestorePlan("r", "memory", MemorySettings(), (root,))
+    item = WorkItem(entries[0].origin, 0, "target", 2, tuple(entries))
+    return OriginDelivery(plan, item, store, {"bootstrap.servers": "unused:1"}).run()
+
+
+def _text_root(limit: int) -> RestoreRoot:
+    return RestoreRoot(0, "bkt", "", "target", Format.TEXT, limit=limit)
+
+
+def test_records_without_headers_or_timestamps_use_the_short_produce_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    producer = FakeTransactionalProducer()
+    _deliver(monkeypatch, _text_root(100), {"src/2/000000000002_1_1.text": b"a\nb\nc\n"}, producer)
+    (transaction,) = producer.committed
+    assert transaction[:3] == [(("target", b"a", None, 2), {}), (("target", b"b", None, 2), {}), (("target", b"c", None, 2), {})]
+
+
+def test_each_transaction_holds_at_most_limit_records_and_ends_with_its_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    producer = FakeTransactionalProducer()
+    result = _deliver(monkeypatch, _text_root(2), {"src/2/000000000004_1_1.text": b"a\nb\nc\nd\ne\n"}, producer)
+    assert result.records == 5
+    values = [[args[1] for args, _ in transaction[:-1]] for transaction in producer.committed]
+    assert values == [[b"a", b"b"], [b"c", b"d"], [b"e"]]
+    progress = [transaction[-1] for transaction in producer.committed]
+    assert all(args == (PROGRESS,) for args, _ in progress)
+    lines = [json.loads(kwargs["value"]) for _, kwargs in progress]
+    assert [(p["line"], p["complete"]) for p in lines] == [(2, False), (4, False), (5, True)]
+
+
+def test_envelope_records_carry_their_headers_and_timestamps(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = tmp_path / "object.avro"
+    writer = open_writer(Format.AVRO, path, envelope=EnvelopeFields())
+    writer.write_many([
+        Record("src", 2, 0, 1_700_000_000_000, key="k0", value="v0", headers=(("origin", b"x"),)),
+        Record("src", 2, 1, 1_700_000_000_001, key="k1", value="v1", headers=(("origin", b"y"),)),
+    ])
+    writer.close()
+    root = RestoreRoot(0, "bkt", "", "target", Format.AVRO, envelope=True)
+    producer = FakeTransactionalProducer()
+    _deliver(monkeypatch, root, {"src/2/000000000001_1_1.avro": path.read_bytes()}, producer)
+    (transaction,) = producer.committed
+    assert transaction[:2] == [
+        (("target", b"v0", b"k0", 2), {"timestamp": 1_700_000_000_000, "headers": [("origin", b"x")]}),
+        (("target", b"v1", b"k1", 2), {"timestamp": 1_700_000_000_001, "headers": [("origin", b"y")]}),
+    ]
+
+
+def test_a_full_producer_queue_is_drained_and_the_message_sent_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    producer = FakeTransactionalProducer(full_queue=3)
+    _deliver(monkeypatch, _text_root(100), {"src/2/000000000001_1_1.text": b"a\nb\n"}, producer)
+    (transaction,) = producer.committed
+    assert [args[1] for args, _ in transaction[:-1]] == [b"a", b"b"]
+    assert producer.polls == 3
