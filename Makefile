@@ -25,8 +25,14 @@ $(NODE_STAMP):
 	cd .tools && npm install --silent --no-audit --no-fund --prefix . azurite@3
 	touch $(NODE_STAMP)
 
-test: install
+LINTED := domain adapters application bench tests contract-tests
+
+test: install lint
 	$(PY) -m pytest
+
+# ruff with the rules in pyproject.toml (pyflakes, bugbear, import order, pyupgrade...); seconds.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINTED)
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit

@@ -31,8 +31,8 @@ from pyspark.sql import functions as F
 from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
 from lakesink.adapters.kafka.offsets import FIRST_BATCH_CHUNKS, chunks_to_json, to_json
-from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.source_options import (
     MAX_RANGE_OFFSETS,
     RANGES_ONLY,

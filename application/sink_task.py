@@ -37,7 +37,13 @@ from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.application.columnar_parquet import takes_rows, write_rows
 from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
 from lakesink.application.range_writer import RangeWriter, SealedFile
-from lakesink.application.record_decoding import Converters, RawRow, key_needed, raw_rows, raw_value_passthrough
+from lakesink.application.record_decoding import (
+    Converters,
+    RawRow,
+    key_needed,
+    raw_rows,
+    raw_value_passthrough,
+)
 from lakesink.domain.batch_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan, plan_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy

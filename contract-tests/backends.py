@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servers import AZURITE_ACCOUNT, AZURITE_KEY
+
 from lakesink.adapters.storage import open_store
 from lakesink.domain.config.backends import (
     AzureSettings,
@@ -25,8 +27,6 @@ from lakesink.domain.config.backends import (
 )
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.ports import ObjectStore
-
-from servers import AZURITE_ACCOUNT, AZURITE_KEY
 
 
 def unique(stem: str) -> str:

@@ -71,10 +71,10 @@ def zipped_headers(
     if any(len(column) != len(present) for column in columns):
         raise ValueError("header columns and the presence column differ in length")
     pairs = [zip(repeat(name), column) for name, column in zip(names, columns, strict=True)]
-    rows: list[HeaderList | None] = list(map(list, zip(*pairs)))
+    rows: list[HeaderList | None] = list(map(list, zip(*pairs, strict=True)))
     if all(present):
         return rows
-    return [row if has else None for has, row in zip(present, rows)]
+    return [row if has else None for has, row in zip(present, rows, strict=True)]
 
 
 def envelope_batch(

@@ -21,7 +21,12 @@ from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.domain.config.backends import AzureSettings
-from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError, StorageError
+from lakesink.domain.errors import (
+    AccessDeniedError,
+    ObjectNotFoundError,
+    PreconditionFailedError,
+    StorageError,
+)
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
 T = TypeVar("T")

@@ -28,7 +28,12 @@ from lakesink.adapters.storage.paging import check_page_size, rolled_up_client_s
 from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.adapters.storage.s3_errors import translate_s3_error
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError, StorageError
+from lakesink.domain.errors import (
+    AccessDeniedError,
+    ObjectNotFoundError,
+    PreconditionFailedError,
+    StorageError,
+)
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
 logger = logging.getLogger(__name__)

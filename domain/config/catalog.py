@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from lakesink.domain.config.keyspec import Kind, KeySpec, Scope
+from lakesink.domain.config.keyspec import KeySpec, Kind, Scope
 from lakesink.domain.config.keyspec import ValueType as T
 
 _S3 = frozenset({"s3"})

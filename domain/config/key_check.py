@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Mapping
 
 from lakesink.domain.config.catalog import find_spec, known_keys
-from lakesink.domain.config.keyspec import Kind, KeySpec
+from lakesink.domain.config.keyspec import KeySpec, Kind
 from lakesink.domain.errors import ConfigError
 
 _OTHER_ROLE = {"sink": "the restore (source)", "source": "the sink"}

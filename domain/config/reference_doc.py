@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import CATALOG
-from lakesink.domain.config.keyspec import Kind, KeySpec, Scope
+from lakesink.domain.config.keyspec import KeySpec, Kind, Scope
 
 _REGENERATE = ".venv/bin/python -m lakesink.domain.config.catalog > docs/configuration.md"
 

@@ -22,9 +22,9 @@ timestamps, ``date``, ``time``, ``Decimal``, ``bytes``, mappings and sequences.
 
 from __future__ import annotations
 
+from lakesink.domain.schema.check import checker, fits
 from lakesink.domain.schema.compat import can_read
 from lakesink.domain.schema.connect import connect_to_avro, decode_connect_payload, from_connect_envelope
-from lakesink.domain.schema.check import checker, fits
 from lakesink.domain.schema.infer import infer, merge
 from lakesink.domain.schema.model import (
     CONNECT_DEFAULT_NAME,

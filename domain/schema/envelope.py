@@ -135,7 +135,7 @@ def json_envelope(item: Record, fields: EnvelopeFields) -> dict[str, Any]:
             for name, value in headers.items()
         }
         if binary:
-            document["headersIsArray"] = {name: True for name in binary}
+            document["headersIsArray"] = dict.fromkeys(binary, True)
     if fields.metadata:
         metadata = _metadata(item)
         if metadata["timestamp"] is None:

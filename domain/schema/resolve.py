@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lakesink.domain.errors import FormatError
-from lakesink.domain.schema.connect import connect_to_avro, is_connect_schema
 from lakesink.domain.schema.check import fits
+from lakesink.domain.schema.connect import connect_to_avro, is_connect_schema
 from lakesink.domain.schema.infer import infer
 from lakesink.domain.schema.model import Names, Schema, from_avro, is_nullable, kind, non_null
 

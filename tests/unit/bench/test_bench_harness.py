@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import fastavro
+import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
-import psutil
 import pytest
 
 from bench.__main__ import parse_args

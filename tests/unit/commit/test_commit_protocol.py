@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 import pytest
+
 from lakesink.domain.commit import (
     PLACEHOLDER_ETAG,
     Copy,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from lakesink.domain.errors import CommitError
 from lakesink.domain.locks import (
     LegacyIndexKey,

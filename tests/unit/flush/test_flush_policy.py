@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush import FileStats, FlushPolicy, FlushReason, schema_change_reason
 from lakesink.domain.formats import Format

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+
 from lakesink.domain.datetime_pattern import DateTimePattern
 from lakesink.domain.errors import ConfigError
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 from uuid import UUID
 
 import pytest
+
 from lakesink.domain.field_paths import FieldPathError, java_double, java_string, read_path
 
 

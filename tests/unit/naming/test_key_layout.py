@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.naming import KeyLayout, file_extension

@@ -6,6 +6,7 @@ import posixpath
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.key_segments import normalise_prefix
@@ -25,7 +26,7 @@ nasty_text = st.one_of(
     ).map("".join),
 )
 prefixes = st.one_of(
-    st.none(), st.from_regex(r"/?[a-zA-Z0-9_\-]{1,8}(/{1,2}[a-zA-Z0-9_\-=.]{1,8}){0,3}/?", fullmatch=True)
+    st.none(), st.from_regex(r"/?[a-zA-Z0-9_\-]{1,8}(/{1,2}[a-zA-Z0-9_\-=][a-zA-Z0-9_\-=.]{0,7}){0,3}/?", fullmatch=True)
 )
 topics = st.from_regex(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,20}", fullmatch=True)
 include_keys = st.sampled_from([None, True, False])

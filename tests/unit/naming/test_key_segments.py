@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.key_segments import normalise_prefix, safe_value
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.padding import (
     BOTH_PADDING_CONFIGS_MESSAGE,

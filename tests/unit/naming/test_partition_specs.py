@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.partitioning import (
     NAME_RULE_MESSAGE,

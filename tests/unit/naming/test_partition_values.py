@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from lakesink.domain.errors import RecordError
 from lakesink.domain.padding import PaddingSettings, resolve_padding
 from lakesink.domain.partitioning import PartitionSelection, PartitionValues
