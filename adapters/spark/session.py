@@ -21,6 +21,7 @@ from pyspark.sql import SparkSession
 from lakesink.adapters.kafka.source import KafkaDataSource
 from lakesink.adapters.kafka.source_options import SECRET_PREFIX
 from lakesink.adapters.spark.memory_defaults import local_jvm_defaults
+from lakesink.adapters.spark.site_first_daemon import daemon_settings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -63,6 +64,7 @@ def create_session(
     if local:
         settings.update(_LOCAL_ONLY)
         settings.update(local_jvm_defaults())
+        settings.update(daemon_settings())
     settings["spark.ui.enabled"] = "true" if ui_enabled else "false"
     for key, value in (conf or {}).items():
         if isinstance(value, Secret):
