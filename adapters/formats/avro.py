@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import fastavro
 from fastavro.write import Writer
@@ -106,6 +106,18 @@ class AvroWriter(StructuredFile):
             self._writer.flush()
 
 
+def open_avro_reader(data: BinaryIO, path: Path) -> fastavro.reader:
+    """A fastavro reader over ``data`` (the open file ``path``).
+
+    Raises:
+        FormatError: the file is not an Avro object container file.
+    """
+    try:
+        return fastavro.reader(data)
+    except ValueError as error:
+        raise FormatError(f"{path} is not an Avro file: {error}") from error
+
+
 def read_avro(path: Path, *, envelope: bool) -> Iterator[Record]:
     """Yield the records of an Avro file; the writer schema comes along as the value schema.
 
@@ -113,10 +125,7 @@ def read_avro(path: Path, *, envelope: bool) -> Iterator[Record]:
         FormatError: the file is not an Avro object container file.
     """
     with open(path, "rb") as data:
-        try:
-            reader = fastavro.reader(data)
-        except ValueError as error:
-            raise FormatError(f"{path} is not an Avro file: {error}") from error
+        reader = open_avro_reader(data, path)
         schema = reader.writer_schema
         parts: dict[str, Any] = {}
         if envelope and isinstance(schema, dict):

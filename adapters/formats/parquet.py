@@ -180,8 +180,9 @@ class ParquetWriter(StructuredFile):
             self._writer.close()
 
 
-def read_parquet(path: Path, *, envelope: bool) -> Iterator[Record]:
-    """Yield the rows of a Parquet file as records (envelope rows rebuilt into messages).
+def open_parquet(path: Path) -> tuple[pq.ParquetFile, Schema | None, bool]:
+    """The file, the Avro schema kept in its footer (None without one), and whether its values are
+    wrapped in a single ``value`` column (a schema that is not a record).
 
     Raises:
         FormatError: the file is not Parquet.
@@ -192,7 +193,16 @@ def read_parquet(path: Path, *, envelope: bool) -> Iterator[Record]:
         raise FormatError(f"{path} is not a Parquet file: {error}") from error
     metadata = parquet.schema_arrow.metadata or {}
     avro = json.loads(metadata[AVRO_SCHEMA_KEY]) if AVRO_SCHEMA_KEY in metadata else None
-    wrapped = avro is not None and not is_record_schema(avro)
+    return parquet, avro, avro is not None and not is_record_schema(avro)
+
+
+def read_parquet(path: Path, *, envelope: bool) -> Iterator[Record]:
+    """Yield the rows of a Parquet file as records (envelope rows rebuilt into messages).
+
+    Raises:
+        FormatError: the file is not Parquet.
+    """
+    parquet, avro, wrapped = open_parquet(path)
     fix = _struct_fixer(parquet.schema_arrow)
     part_schemas = _part_schemas(avro) if envelope and avro is not None else {}
     index = 0

@@ -13,12 +13,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import fastavro
-
+from lakesink.adapters.formats.avro import open_avro_reader
 from lakesink.adapters.restore.avro_frames import frame_batches, frame_plan, read_frame
 from lakesink.adapters.restore.batches import MessageBatch
 from lakesink.adapters.restore.part_columns import PartKind, column_bytes, envelope_batch
-from lakesink.domain.errors import FormatError
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 
@@ -59,10 +57,7 @@ def avro_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batc
         FormatError: the file is not an Avro object container file.
     """
     with open(path, "rb") as data:
-        try:
-            reader = fastavro.reader(data)
-        except ValueError as error:
-            raise FormatError(f"{path} is not an Avro file: {error}") from error
+        reader = open_avro_reader(data, path)
         schema = reader.writer_schema
         plan = frame_plan(schema) if root.envelope else None
         frame = read_frame(path) if plan is not None else None

@@ -9,18 +9,15 @@ columns come out as bytes, and only structured or numeric columns are turned int
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from lakesink.adapters.formats.parquet import AVRO_SCHEMA_KEY, VALUE_COLUMN, is_record_schema, python_fixer
+from lakesink.adapters.formats.parquet import VALUE_COLUMN, open_parquet, python_fixer
 from lakesink.adapters.restore.batches import MessageBatch
 from lakesink.adapters.restore.part_columns import PartKind, column_bytes, envelope_batch
-from lakesink.domain.errors import FormatError
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 
@@ -72,13 +69,7 @@ def parquet_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_b
     Raises:
         FormatError: the file is not Parquet.
     """
-    try:
-        parquet = pq.ParquetFile(path)
-    except (pa.ArrowException, OSError) as error:
-        raise FormatError(f"{path} is not a Parquet file: {error}") from error
-    metadata = parquet.schema_arrow.metadata or {}
-    avro = json.loads(metadata[AVRO_SCHEMA_KEY]) if AVRO_SCHEMA_KEY in metadata else None
-    wrapped = avro is not None and not is_record_schema(avro)
+    parquet, avro, wrapped = open_parquet(path)
     object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
     for batch in parquet.iter_batches(batch_size=rows_per_batch):
         names = batch.schema.names
