@@ -127,13 +127,14 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
                       **common)
     output = count_output(endpoint, bucket)
     extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds, "master": master,
-             "peak_rss_by_process": run.peak_breakdown, "peak_pss": run.peak_pss, "rss_timeline": run.timeline}
+             "peak_rss_by_process": run.peak_breakdown, "peak_pss": run.peak_pss, "rss_timeline": run.timeline,
+             "cpu_seconds": run.cpu_seconds}
     if output.records != data.records:
         return failed(label, data.records, data.value_bytes,
                       f"incomplete: {output.records:,} of {data.records:,} records in {output.objects} objects",
                       extra=extra, **common)
     note = (f"{output.objects} objects, {output.bytes / 1e6:.1f} MB; peak RSS {describe_peak(run.peak_breakdown)}, "
-            f"peak PSS {run.peak_pss / 1e6:,.0f} MB")
+            f"peak PSS {run.peak_pss / 1e6:,.0f} MB; {describe_cpu(run.cpu_seconds)}")
     if STARTED_MARK in run.marks:
         after_start = run.seconds - run.marks[STARTED_MARK]
         extra["seconds_after_spark_start"] = after_start
@@ -149,6 +150,14 @@ def describe_peak(parts: dict[str, int]) -> str:
     mb = {name: value / 1e6 for name, value in parts.items()}
     return (f"JVM {mb['jvm']:,.0f} + driver {mb['driver']:,.0f} + {parts['python_worker_count']} workers "
             f"{mb['python_workers']:,.0f} (largest {mb['largest_python_worker']:,.0f}) MB")
+
+
+def describe_cpu(seconds: dict[str, float]) -> str:
+    """``CPU s: JVM 9.1 + driver 1.2 + workers 20.3``: where the tree's CPU time went."""
+    if not seconds:
+        return "CPU not measured"
+    return (f"CPU s: JVM {seconds['jvm']:.1f} + driver {seconds['driver']:.1f} + workers "
+            f"{seconds['python_workers']:.1f}")
 
 
 def restore_config(data: DataSet, *, source_bucket: str, target_topic: str, bootstrap: str,
@@ -181,7 +190,8 @@ def run_restore(children: Children, data: DataSet, *, source_bucket: str, bootst
     if restored != data.records:
         return failed("restore", data.records, data.value_bytes,
                       f"target topic {target} holds {restored:,} of {data.records:,} records")
-    note, extra = f"from {source_bucket} (Avro envelope) into {target}", {"wall_seconds": run.seconds}
+    note = f"from {source_bucket} (Avro envelope) into {target}; {describe_cpu(run.cpu_seconds)}"
+    extra = {"wall_seconds": run.seconds, "cpu_seconds": run.cpu_seconds}
     if RESTORE_STARTED_MARK in run.marks:
         after_start = run.seconds - run.marks[RESTORE_STARTED_MARK]
         extra.update(seconds_after_spark_start=after_start, records_per_s_after_spark_start=data.records / after_start)

@@ -102,17 +102,62 @@ def tree_breakdown(pid: int, *, pss: bool = False) -> dict[str, int]:
         parts[PSS] = 0
     for member in _members(pid):
         try:
-            rss, name = member.memory_info().rss, member.name()
+            rss, role = member.memory_info().rss, _role(member, pid)
             if pss:
                 parts[PSS] += member.memory_full_info().pss
         except psutil.Error:
             continue
-        role = DRIVER if member.pid == pid else JVM if name == "java" else WORKERS if "python" in name else OTHER
         parts[role] += rss
         if role == WORKERS:
             parts["python_worker_count"] += 1
             parts["largest_python_worker"] = max(parts["largest_python_worker"], rss)
     return parts
+
+
+def _role(member: psutil.Process, root: int) -> str:
+    """The root is the driver; ``java`` is Spark's JVM; any other Python is a PySpark worker or daemon."""
+    name = member.name()
+    return DRIVER if member.pid == root else JVM if name == "java" else WORKERS if "python" in name else OTHER
+
+
+class CpuByRole:
+    """CPU seconds (user + system) a process tree used, split by :func:`_role`.
+
+    Each sample records every member's CPU time so far; a member that exits keeps its last
+    sample, so a short-lived process loses at most one sampling interval. Seconds of CPU next to
+    the wall time show where a run's two cores went (the JVM, the Python workers, or, measured
+    with :func:`cpu_seconds` around the run, the broker and the S3 server).
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self._seen: dict[int, tuple[str, float]] = {}
+
+    def sample(self) -> None:
+        for member in _members(self.root):
+            try:
+                times = member.cpu_times()
+                self._seen[member.pid] = (_role(member, self.root), times.user + times.system)
+            except psutil.Error:
+                continue
+
+    def totals(self) -> dict[str, float]:
+        totals = {DRIVER: 0.0, JVM: 0.0, WORKERS: 0.0, OTHER: 0.0}
+        for role, seconds in self._seen.values():
+            totals[role] += seconds
+        return {role: round(seconds, 2) for role, seconds in totals.items()}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds used so far by ``pid`` and its descendants still alive (0 if gone)."""
+    total = 0.0
+    for member in _members(pid):
+        try:
+            times = member.cpu_times()
+            total += times.user + times.system
+        except psutil.Error:
+            continue
+    return total
 
 
 def kill_tree(process: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
@@ -160,6 +205,8 @@ class Measured:
     """Highest proportional set size of the tree, sampled about once a second."""
     timeline: list[tuple[float, dict[str, int]]] = field(default_factory=list)
     """(seconds after start, :func:`tree_breakdown`) about once a second."""
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
+    """:class:`CpuByRole` totals of the tree over the run."""
 
 
 class Children:
@@ -195,10 +242,12 @@ class Children:
         timeline: list[tuple[float, dict[str, int]]] = []
         marks: dict[str, float] = {}
         stdout_chunks: list[bytes] = []
+        cpu = CpuByRole(process.pid)
 
         def sample() -> None:
             samples = 0
             while process.poll() is None:
+                cpu.sample()
                 slow = samples % TIMELINE_EVERY == 0
                 parts = tree_breakdown(process.pid, pss=slow)
                 total = parts[DRIVER] + parts[JVM] + parts[WORKERS] + parts[OTHER]
@@ -239,7 +288,7 @@ class Children:
             thread.join(timeout=5)
         self._running.remove(process)
         return Measured(process.returncode, elapsed, peak[0], b"".join(stdout_chunks).decode(errors="replace"), marks,
-                        dict(peak_breakdown), peak[1], timeline)
+                        dict(peak_breakdown), peak[1], timeline, cpu.totals())
 
     def close(self) -> None:
         """Kill every child still running, newest first."""

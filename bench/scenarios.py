@@ -22,7 +22,7 @@ from bench.lakesink_runs import (
     run_restore,
     run_sink,
 )
-from bench.processes import Children, tree_rss
+from bench.processes import Children, cpu_seconds, tree_rss
 from bench.results import OK, Result, failed
 from bench.services import Broker, S3Server, start_broker, start_moto
 
@@ -81,8 +81,10 @@ class Run:
             if name not in self.args.chosen:
                 continue
             print(f"bench: running {name} ...", flush=True)
+            cpu_before = self._services_cpu()
             result = self._one(name, data, results)
             result.extra["services_rss_after"] = self._services_rss()
+            _note_services_cpu(result, cpu_before, self._services_cpu())
             results.append(result)
             print(f"bench: {name}: {result.status} "
                   f"{'' if result.rate is None else f'{result.rate:,.0f} records/s '}{result.note}", flush=True)
@@ -140,7 +142,9 @@ class Run:
             return failed(CONSUME, data.records, data.value_bytes, f"consumed {run.stdout.strip() or 'nothing'}")
         seconds = json.loads(run.stdout)["seconds"]
         return Result(CONSUME, OK, data.records, data.value_bytes, seconds, run.peak_rss,
-                      "confluent-kafka, assign all partitions, count only; timed from assign")
+                      f"confluent-kafka, assign all partitions, count only; timed from assign; "
+                      f"consumer {sum(run.cpu_seconds.values()):.1f} CPU s",
+                      extra={"cpu_seconds": run.cpu_seconds})
 
     def _encode(self, name: str, sink: SinkScenario, data: DataSet) -> Result:
         argv = [sys.executable, "-m", "bench.ceilings", *sink.encode_args, "--records", str(data.records)]
@@ -153,6 +157,10 @@ class Run:
         return Result(name, OK, records, value_bytes, measured["seconds"], run.peak_rss,
                       f"lakesink writer only ({' '.join(sink.encode_args)}), one core, input already converted, "
                       f"{measured['output_bytes'] / 1e6:.1f} MB out")
+
+    def _services_cpu(self) -> dict[str, float]:
+        return {name: cpu_seconds(server.process.pid)
+                for name, server in (("broker", self.broker), ("s3", self.s3)) if server is not None}
 
     def _services_rss(self) -> dict[str, int]:
         return {name: tree_rss(server.process.pid)
@@ -193,6 +201,14 @@ class Run:
               f"S3 {self.s3.endpoint.url} (pid {self.s3.process.pid}); Ctrl-C to stop", flush=True)
         while True:
             time.sleep(3600)
+
+
+def _note_services_cpu(result: Result, before: dict[str, float], after: dict[str, float]) -> None:
+    """The broker's and S3 server's CPU seconds during a run: the share of the cores they took."""
+    used = {name: round(after[name] - before.get(name, 0.0), 2) for name in after}
+    result.extra["services_cpu_seconds"] = used
+    if result.status == OK and "cpu_seconds" in result.extra:
+        result.note += f"; broker {used.get('broker', 0):.1f} + S3 {used.get('s3', 0):.1f} CPU s"
 
 
 def _pick_ceilings(results: list[Result]) -> None:

@@ -117,3 +117,14 @@ def test_measure_kills_a_run_that_exceeds_its_timeout(tmp_path: Path) -> None:
     with Children(tmp_path) as children:
         run = children.measure("slow", [sys.executable, "-c", "import time; time.sleep(60)"], timeout_s=0.5)
     assert run.returncode != 0 and run.seconds < 10
+
+
+def test_measure_splits_cpu_seconds_between_the_root_and_its_python_children(tmp_path: Path) -> None:
+    burn = "import time; end = time.process_time() + 0.6\nwhile time.process_time() < end: pass"
+    script = (f"import subprocess, sys; child = subprocess.Popen([sys.executable, '-c', {burn!r}]); "
+              f"exec({burn!r}); child.wait(); import time; time.sleep(0.3)")
+    with Children(tmp_path) as children:
+        run = children.measure("burner", [sys.executable, "-c", script], timeout_s=30)
+    assert run.returncode == 0
+    assert run.cpu_seconds["driver"] >= 0.5
+    assert run.cpu_seconds["python_workers"] >= 0.4  # the child's last sample may miss up to 0.2 s
