@@ -20,7 +20,8 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.source import KafkaDataSource
 from lakesink.adapters.kafka.source_options import SECRET_PREFIX
-from lakesink.adapters.spark.memory_defaults import local_jvm_defaults
+from lakesink.adapters.spark.class_archive import archive_options
+from lakesink.adapters.spark.memory_defaults import DRIVER_JAVA_OPTIONS, local_jvm_defaults
 from lakesink.adapters.spark.site_first_daemon import daemon_settings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
@@ -63,7 +64,7 @@ def create_session(
     local = master.startswith("local")
     if local:
         settings.update(_LOCAL_ONLY)
-        settings.update(local_jvm_defaults())
+        settings.update(_local_jvm_settings())
         settings.update(daemon_settings())
     settings["spark.ui.enabled"] = "true" if ui_enabled else "false"
     for key, value in (conf or {}).items():
@@ -80,6 +81,15 @@ def create_session(
     register_data_sources(session)
     logger.info("Spark session %s on %s (Spark %s)", app_name, master, session.version)
     return session
+
+
+def _local_jvm_settings() -> dict[str, str]:
+    """lakesink's JVM defaults, with the class archive (:mod:`.class_archive`) when one was built."""
+    settings = local_jvm_defaults()
+    archive = archive_options() if DRIVER_JAVA_OPTIONS in settings else ""
+    if archive:
+        settings[DRIVER_JAVA_OPTIONS] = f"{settings[DRIVER_JAVA_OPTIONS]} {archive}"
+    return settings
 
 
 def register_data_sources(session: SparkSession) -> None:
