@@ -124,7 +124,9 @@ def _plain_objects(values: pa.Array) -> bool:
         text = values.cast(pa.string())  # validates UTF-8 (encoded surrogates included)
     except (pa.ArrowInvalid, ValueError):
         return False
-    return pc.all(pc.match_substring_regex(text, _OBJECT_LINE)).as_py() is not False  # None: all null
+    if pc.all(pc.starts_with(text, "{")).as_py() is not False:  # None: all null
+        return True  # the usual case, a tenth of the cost of the regex below
+    return pc.all(pc.match_substring_regex(text, _OBJECT_LINE)).as_py() is not False
 
 
 def _plan(writer: RangeWriter, lines: EncodedLines) -> list[tuple[PartitionValues, ArrowRows]] | None:
@@ -144,11 +146,11 @@ def _plan(writer: RangeWriter, lines: EncodedLines) -> list[tuple[PartitionValue
         return None
     sizes = row_sizes(parsed)
     planned = []
-    for values, indices in groups:
+    for (values, indices), group_batch in zip(groups, _group_batches(parsed, groups), strict=True):
         group_sizes = sizes[indices]
         rows = ArrowRows(
             schema,
-            parsed if len(indices) == len(lines) else parsed.take(pa.array(indices)),
+            group_batch,
             group_sizes,
             np.cumsum(group_sizes),
             lines.offsets[indices],
@@ -158,6 +160,17 @@ def _plan(writer: RangeWriter, lines: EncodedLines) -> list[tuple[PartitionValue
             return None
         planned.append((values, rows))
     return planned
+
+
+def _group_batches(parsed: pa.RecordBatch, groups: list[tuple[PartitionValues, np.ndarray]]) -> list[pa.RecordBatch]:
+    """Each group's rows: one ``take`` in group order, then zero-copy slices (a take per group
+    cost twice as much for the benchmark's ten countries)."""
+    if len(groups) == 1:
+        indices = groups[0][1]
+        return [parsed if len(indices) == parsed.num_rows else parsed.take(pa.array(indices))]
+    grouped = parsed.take(pa.array(np.concatenate([indices for _values, indices in groups])))
+    starts = np.cumsum([0] + [len(indices) for _values, indices in groups])
+    return [grouped.slice(int(start), int(end - start)) for start, end in zip(starts[:-1], starts[1:], strict=True)]
 
 
 def _decode(lines: EncodedLines, index: int) -> Any:

@@ -6,10 +6,12 @@ from lakesink.adapters.kafka.client_config import (
     admin_config,
     consumer_config,
     create_consumer,
+    create_producer,
     is_sensitive,
     producer_config,
     redacted,
 )
+from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -98,3 +100,25 @@ def test_librdkafka_rejection_becomes_a_config_error_that_hides_the_value() -> N
 )
 def test_credential_keys_are_recognised_with_or_without_a_prefix(key: str, sensitive: bool) -> None:
     assert is_sensitive(key) is sensitive
+
+
+def test_consumers_recheck_a_full_fetch_queue_after_10_ms_unless_told_otherwise() -> None:
+    assert consumer_config(BASE, group_id="g")["fetch.queue.backoff.ms"] == 10
+    configured = consumer_config({**BASE, "kafka.fetch.queue.backoff.ms": "250"}, group_id="g")
+    assert configured["fetch.queue.backoff.ms"] == "250"
+    create_consumer(configured).close()  # librdkafka knows the setting
+
+
+def test_producer_batching_and_queue_settings_reach_the_restore_producer() -> None:
+    batching = {
+        "batch.num.messages": "20000",
+        "queue.buffering.max.messages": "500000",
+        "queue.buffering.max.kbytes": "262144",
+        "queue.buffering.max.ms": "50",
+    }
+    settings = parse_kafka_client({f"producer.{key}": value for key, value in batching.items()}, "source")
+
+    config = producer_config({**BASE, **settings})
+
+    assert {key: config[key] for key in batching} == batching
+    create_producer(config).flush(0)  # librdkafka accepts every one of them

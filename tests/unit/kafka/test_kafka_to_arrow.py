@@ -2,37 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import _to_batch, arrow_schema
-
-
-@dataclass
-class FakeMessage:
-    """The accessors of confluent_kafka.Message that the reader calls."""
-
-    _key: bytes | None
-    _value: bytes | None
-    _offset: int
-    _timestamp: tuple[int, int]
-    _headers: list[tuple[str, bytes | None]] | None
-
-    def key(self) -> bytes | None:
-        return self._key
-
-    def value(self) -> bytes | None:
-        return self._value
-
-    def offset(self) -> int:
-        return self._offset
-
-    def timestamp(self) -> tuple[int, int]:
-        return self._timestamp
-
-    def headers(self) -> list[tuple[str, bytes | None]] | None:
-        return self._headers
+from tests.support.kafka_messages import FakeMessage
 
 
 def test_messages_become_spark_kafka_rows_with_timestamps_types_and_headers() -> None:
@@ -80,3 +54,14 @@ def test_headers_false_leaves_every_header_list_empty_without_asking_the_message
     assert batch.column("headers").to_pylist() == [[], [], []]
     assert batch.column("value").to_pylist() == [b"v", b"v", b"v"]
     assert batch.column("offset").to_pylist() == [5, 6, 7]
+
+
+def test_offsets_are_the_delivered_ones_with_or_without_gaps() -> None:
+    def offsets(delivered: list[int]) -> list[int]:
+        messages = [FakeMessage(None, b"x", offset, (1, 0), None) for offset in delivered]
+        return _to_batch(messages, OffsetRange("t", 0, 0, 100), arrow_schema()).column("offset").to_pylist()  # type: ignore[arg-type]
+
+    assert offsets([7, 8, 9, 10]) == [7, 8, 9, 10]
+    assert offsets([7, 9, 10, 11]) == [7, 9, 10, 11]  # a compacted gap at the start
+    assert offsets([7, 8, 9, 12]) == [7, 8, 9, 12]  # a transaction marker before the last
+    assert offsets([42]) == [42]
