@@ -1,14 +1,18 @@
 """``lakesink sink``: the streaming query that moves Kafka records into object storage.
 
 The driver is thin: settings → plan → store → index (:mod:`.sink_index`) → starting offsets →
-``lakesink-kafka`` stream → ``foreachBatch(write_batch)``. Each batch runs the writers on the
+batches. A continuous run streams: ``lakesink-kafka`` stream → ``foreachBatch(write_batch)``. A
+``--once`` run needs no streaming machinery (the index or the consumer group says where to start):
+it drives the source's :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner` on the driver
+exactly as ``Trigger.AvailableNow`` would (same batches, same ranges, batch ids 0, 1, 2…) and
+removes a streaming checkpoint left behind (:mod:`.sink_checkpoint`). Each batch runs the writers on the
 executors (:func:`.sink_task.run_range_task` through ``mapInArrow``: one task per range, no
 shuffle; the source runs with ``rangesOnly`` so each task reads its range from Kafka itself and no
 record crosses the JVM; ``connect.<p>.range.split.offsets`` cuts a partition's range into chunks,
 one task each), collects one small row per range, and only then commits, per topic-partition, the
 highest offset its chunks reached: the index (exactly-once) or the consumer group
 (at-least-once). docs/sink.md describes the protocol and every failure. The observed metrics of
-the stream count ranges and offsets; the records written are in the batch log
+a stream count ranges and offsets; the records written are in the batch log
 (:class:`BatchReport`).
 """
 
@@ -17,10 +21,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import tempfile
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +31,10 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
-from lakesink.adapters.kafka.offsets import FIRST_BATCH_CHUNKS, chunks_to_json, to_json
+from lakesink.adapters.kafka.offsets import FIRST_BATCH_CHUNKS, OffsetRange, chunks_to_json, to_json
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.source_options import (
@@ -39,11 +43,14 @@ from lakesink.adapters.kafka.source_options import (
     SourceOptions,
     encode_options,
 )
-from lakesink.adapters.kafka.topic_metadata import TopicMetadata, TopicSelection
+from lakesink.adapters.kafka.source_schemas import RANGES_SCHEMA
+from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage import open_store
 from lakesink.application.config_file import read_config_file
 from lakesink.application.executor_errors import lakesink_error_of
 from lakesink.application.record_decoding import headers_needed
+from lakesink.application.sink_checkpoint import default_checkpoint, forget_streaming_checkpoint
 from lakesink.application.sink_index import SinkIndex, TopicPartition
 from lakesink.application.sink_task import RESULT_DDL, FaultInjection, SinkTaskSpec, run_range_task
 from lakesink.domain.config.connector import ConnectorSettings
@@ -71,12 +78,6 @@ def load_settings(config_path: str | Path) -> ConnectorSettings:
     return settings
 
 
-def default_checkpoint(settings: ConnectorSettings) -> str:
-    """``<local tmp>/lakesink-checkpoints/<name>``."""
-    root = settings.local_tmp_directory or tempfile.gettempdir()
-    return str(Path(root) / "lakesink-checkpoints" / settings.name)
-
-
 @dataclass(frozen=True, slots=True)
 class BatchReport:
     """What one micro-batch made durable (also logged at INFO)."""
@@ -89,10 +90,12 @@ class BatchReport:
     files: tuple[str, ...]
     lag: int | None
     commit_ms: float
+    ranges: int = 0
+    """Ranges (tasks) the batch wrote: one per chunk of each partition that advanced."""
 
 
 class SinkJob:
-    """One sink run on a SparkSession: :meth:`prepare` reads the index, :meth:`run` streams.
+    """One sink run on a SparkSession: :meth:`prepare` reads the index, :meth:`run` writes.
 
     ``fault`` is the documented test-only fault injection of :mod:`.sink_task`.
     """
@@ -153,14 +156,56 @@ class SinkJob:
     # --- the query ------------------------------------------------------------------------
 
     def run(self, timeout_s: float | None = None) -> None:
-        """Run the query: until the data available at start is written (``once``) or stopped.
+        """Write until the data available at start is written (``once``) or the query is stopped.
+
+        ``timeout_s`` stops a streaming query after that long; a ``once`` run checks it between
+        batches (a started batch is finished and committed).
 
         Raises:
-            LakesinkError: the batch failure that stopped the query (fencing, poison record...).
+            LakesinkError: the batch failure that stopped the run (fencing, poison record...).
         """
         if self._index is None and self._group is None:
             self.prepare()
-        query = self._start()
+        options = self._source_options()
+        parsed = SourceOptions.parse(options)
+        reader = RangeReader.of(parsed)
+        needs_headers = any(headers_needed(statement) for statement in self.plan.statements)
+        self._reader = reader if needs_headers else reader.without_headers()
+        if self.once:
+            self._run_once(parsed, timeout_s)
+        else:
+            self._run_stream(options, timeout_s)
+
+    def _run_once(self, options: SourceOptions, timeout_s: float | None) -> None:
+        """The batches of ``Trigger.AvailableNow``, planned here on the driver, each written and committed."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        planner = BatchPlanner.connect(options)
+        try:
+            for batch_id, (start, end) in enumerate(planner.available_now()):
+                ranges = planner.ranges(start, end)
+                logger.info(
+                    "Planned batch %d: %d ranges, %d offsets, up to %s",
+                    batch_id, len(ranges), sum(r.size for r in ranges), to_json(end),
+                )
+                rows = self._write_with_policy(self._spread([_range_row(r) for r in ranges])) if ranges else []
+                self._commit(batch_id, rows)
+                if batch_id == 0:  # from the first commit on, a streaming checkpoint is behind
+                    forget_streaming_checkpoint(self.spark, self.checkpoint_dir)
+                if deadline is not None and time.monotonic() >= deadline:
+                    logger.warning("Sink %s stops after batch %d: %s s timeout", self.settings.name, batch_id, timeout_s)
+                    return
+            forget_streaming_checkpoint(self.spark, self.checkpoint_dir)  # also when nothing was new
+        except Exception as exc:
+            failure = self._failure_of(exc)
+            if failure is exc:
+                raise
+            raise failure from exc
+        finally:
+            planner.close()
+            self._close()
+
+    def _run_stream(self, options: dict[str, str], timeout_s: float | None) -> None:
+        query = self._start(options)
         try:
             query.awaitTermination(timeout_s)
         except Exception as exc:
@@ -173,7 +218,8 @@ class SinkJob:
         if self._failure is not None:
             raise self._failure
 
-    def _start(self) -> Any:
+    def _source_options(self) -> dict[str, str]:
+        """The ``lakesink-kafka`` options of this run: where to start, the replay, admission, splitting."""
         options: dict[str, str | Secret] = {
             **self._client_settings(), **self._admission(), RANGES_ONLY: "true"
         }
@@ -186,35 +232,35 @@ class SinkJob:
             options[FIRST_BATCH_CHUNKS] = _json(chunks_to_json(self._first_chunks))
         if self.settings.range_split_offsets:
             options[MAX_RANGE_OFFSETS] = str(self.settings.range_split_offsets)
-        encoded = encode_options(options)
-        reader = RangeReader.of(SourceOptions.parse(encoded))
-        needs_headers = any(headers_needed(statement) for statement in self.plan.statements)
-        self._reader = reader if needs_headers else reader.without_headers()
-        stream = self.spark.readStream.format(SOURCE_NAME).options(**encoded).load()
+        return encode_options(options)
+
+    def _start(self, options: dict[str, str]) -> Any:
+        stream = self.spark.readStream.format(SOURCE_NAME).options(**options).load()
         observed = stream.observe(
             OBSERVATION,
             F.count(F.lit(1)).alias("ranges"),
             F.sum(F.col("end") - F.col("start")).alias("offsets"),
             F.max("end").alias("max_end"),
         )
-        writer = observed.writeStream.foreachBatch(self.write_batch).option(
-            "checkpointLocation", self.checkpoint_dir
-        ).queryName(f"lakesink-sink-{self.settings.name}")
-        writer = writer.trigger(availableNow=True) if self.once else writer.trigger(processingTime=PROCESSING_TIME)
-        return writer.start()
+        return (
+            observed.writeStream.foreachBatch(self.write_batch)
+            .option("checkpointLocation", self.checkpoint_dir)
+            .queryName(f"lakesink-sink-{self.settings.name}")
+            .trigger(processingTime=PROCESSING_TIME)
+            .start()
+        )
 
     def write_batch(self, df: DataFrame, batch_id: int) -> None:
         """foreachBatch: write on the executors, then commit on the driver."""
         try:
-            rows = self._write_with_policy(df)
+            rows = self._write_with_policy(self._ranges(df))
             self._commit(batch_id, rows)
         except BaseException as exc:
             self._failure = self._failure_of(exc)
             raise
 
-    def _write_with_policy(self, df: DataFrame) -> list[Any]:
+    def _write_with_policy(self, ranges: DataFrame) -> list[Any]:
         settings = self.settings
-        ranges = self._ranges(df)
         attempt = 0
         while True:
             task = functools.partial(run_range_task, self._task_spec(), self._reader)
@@ -244,9 +290,12 @@ class SinkJob:
         The rows live on the driver, so losing an executor costs nothing but the task's retry, and a
         RETRY re-run writes the very same ranges.
         """
-        rows = df.collect()
+        return self._spread(df.collect())
+
+    def _spread(self, rows: Sequence[Any]) -> DataFrame:
+        """:data:`RANGES_SCHEMA` rows as a DataFrame of one Spark partition (one task) per range."""
         spread = self.spark.sparkContext.parallelize(rows, max(1, len(rows)))
-        return self.spark.createDataFrame(spread, df.schema)
+        return self.spark.createDataFrame(spread, RANGES_SCHEMA)
 
     def _task_spec(self) -> SinkTaskSpec:
         return SinkTaskSpec.for_settings(
@@ -281,6 +330,7 @@ class SinkJob:
             files=tuple(key for row in rows for key in row["files"]),
             lag=self._lag(ends),
             commit_ms=commit_ms,
+            ranges=len(rows),
         )
         self.reports.append(report)
         if rows:
@@ -331,6 +381,10 @@ class SinkJob:
 
 def _json(document: object) -> str:
     return json.dumps(document, separators=(",", ":"))
+
+
+def _range_row(offset_range: OffsetRange) -> tuple[str, int, int, int]:
+    return offset_range.topic, offset_range.partition, offset_range.start, offset_range.end
 
 
 def run_sink(

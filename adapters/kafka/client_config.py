@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
-
-from confluent_kafka import Consumer, KafkaException, Producer
+from typing import TYPE_CHECKING, Any
 
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+
+if TYPE_CHECKING:  # the client library loads only where a client is built (not in Spark's planning workers)
+    from confluent_kafka import Consumer, KafkaException, Producer
 
 SettingValue = str | Secret
 
@@ -129,6 +130,8 @@ def admin_config(settings: Mapping[str, SettingValue]) -> dict[str, Any]:
 
 def create_consumer(config: Mapping[str, Any]) -> Consumer:
     """A Consumer; librdkafka's rejection of a setting becomes a ConfigError without values."""
+    from confluent_kafka import Consumer, KafkaException
+
     try:
         return Consumer(dict(config))
     except KafkaException as exc:
@@ -137,6 +140,8 @@ def create_consumer(config: Mapping[str, Any]) -> Consumer:
 
 def create_producer(config: Mapping[str, Any]) -> Producer:
     """A Producer; librdkafka's rejection of a setting becomes a ConfigError without values."""
+    from confluent_kafka import KafkaException, Producer
+
     try:
         return Producer(dict(config))
     except KafkaException as exc:

@@ -24,41 +24,14 @@ import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import (
-    ArrayType,
-    BinaryType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
 
 from lakesink.adapters.kafka.client_config import create_consumer
 from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.source_options import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
+from lakesink.adapters.kafka.source_schemas import KAFKA_SCHEMA
 
 logger = logging.getLogger(__name__)
 
-KAFKA_SCHEMA = StructType(
-    [
-        StructField("key", BinaryType()),
-        StructField("value", BinaryType()),
-        StructField("topic", StringType()),
-        StructField("partition", IntegerType()),
-        StructField("offset", LongType()),
-        StructField("timestamp", TimestampType()),
-        StructField("timestampType", IntegerType()),
-        StructField(
-            "headers",
-            ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())])),
-        ),
-    ]
-)
-"""Spark's Kafka source columns, so downstream code written for Spark's Kafka source fits."""
-
-DEFAULT_BATCH_RECORDS = 10_000
-DEFAULT_STALL_TIMEOUT_S = 60.0
 _POLL_TIMEOUT_S = 0.5
 CHUNK_RECORDS = 2_000
 """Messages taken from the consumer and turned into Arrow columns at a time.

@@ -4,7 +4,7 @@ A Python data source hands its Arrow batches to the JVM, and a ``mapInArrow`` af
 back from the JVM: every record is serialised twice between two Python processes of the same
 executor. A consumer that reads Kafka itself (the sink) sets ``rangesOnly=true``: the source then
 yields one row per planned :class:`~lakesink.adapters.kafka.offsets.OffsetRange`
-(:data:`RANGES_SCHEMA`) and the consumer's ``mapInArrow`` reads each range with
+(:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA`) and the consumer's ``mapInArrow`` reads each range with
 :class:`RangeReader`, which builds the consumer exactly as the record-carrying source does.
 Planning (admission control, offsets, one input partition per range) is the same in both modes.
 """
@@ -15,23 +15,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
-from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import read_range
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.config.secret import Secret
-
-RANGES_SCHEMA = StructType(
-    [
-        StructField("topic", StringType()),
-        StructField("partition", IntegerType()),
-        StructField("start", LongType()),
-        StructField("end", LongType()),
-    ]
-)
-"""The columns of the source in ``rangesOnly`` mode: one row per range, ``[start, end)``."""
 
 _ARROW_SCHEMA = pa.schema(
     [("topic", pa.string()), ("partition", pa.int32()), ("start", pa.int64()), ("end", pa.int64())]
@@ -52,7 +41,7 @@ def range_batch(offset_range: OffsetRange) -> pa.RecordBatch:
 
 
 def ranges_in(batch: pa.RecordBatch) -> list[OffsetRange]:
-    """The ranges carried by a batch of :data:`RANGES_SCHEMA` rows, in row order."""
+    """The ranges carried by a batch of :data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA` rows, in row order."""
     columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "start", "end")]
     return [OffsetRange(*row) for row in zip(*columns, strict=True)]
 
@@ -94,7 +83,7 @@ class RangeReader:
         )
 
     def read_ranges(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """The records of every range in ``batches`` (:data:`RANGES_SCHEMA` rows), range by range."""
+        """The records of every range in ``batches`` (:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA` rows), range by range."""
         for batch in batches:
             for offset_range in ranges_in(batch):
                 yield from self.read(offset_range)

@@ -3,9 +3,11 @@
 PySpark wheels carry no Kafka connector jars, so lakesink reads Kafka itself, through
 confluent-kafka, behind Spark's Python Data Source API:
 
-* the driver plans: :class:`KafkaStreamReader` discovers topic-partitions, resolves starting
-  offsets, and decides with :class:`~lakesink.adapters.kafka.admission.AdmissionControl` how far
-  each partition goes in the next micro-batch;
+* the driver plans: :class:`KafkaStreamReader` is a thin adapter over
+  :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner`, which discovers topic-partitions,
+  resolves starting offsets, and decides with
+  :class:`~lakesink.adapters.kafka.admission.AdmissionControl` how far each partition goes in the
+  next micro-batch (the sink's ``--once`` run drives the same planner without Spark streaming);
 * executors read: one input partition per topic-partition offset range
   (:class:`~lakesink.adapters.kafka.offsets.OffsetRange`), read by
   :func:`~lakesink.adapters.kafka.partition_reader.read_range` into Arrow record batches.
@@ -35,17 +37,20 @@ It applies to any range that contains them — the replayed batch, planned afres
 Spark's offset log; later ranges start above them.
 
 ``rangesOnly=true`` (:mod:`~lakesink.adapters.kafka.range_rows`) changes only what ``read()``
-yields: one row per range (:data:`~lakesink.adapters.kafka.range_rows.RANGES_SCHEMA`) instead of
+yields: one row per range (:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA`) instead of
 its records, for a consumer that reads the ranges on the executors itself.
+
+Spark's data-source workers only unpickle :class:`KafkaDataSource` and call ``schema()`` /
+``streamReader()``: this module loads neither pyarrow nor confluent-kafka; the planner connects
+to the broker on its first planning call (driver) and ``read()`` imports the reader (executors).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
@@ -55,21 +60,15 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from lakesink.adapters.kafka.admission import AdmissionControl, AdmitMode
-from lakesink.adapters.kafka.client_config import admin_config
-from lakesink.adapters.kafka.offsets import (
-    OffsetRange,
-    Positions,
-    TopicPartitionKey,
-    from_json,
-    ranges_between,
-    to_json,
-)
-from lakesink.adapters.kafka.partition_reader import KAFKA_SCHEMA
-from lakesink.adapters.kafka.range_rows import RANGES_SCHEMA, RangeReader, range_batch
+from lakesink.adapters.kafka.admission import AdmitMode
+from lakesink.adapters.kafka.batch_planner import BatchPlanner, BrokerMetadata
+from lakesink.adapters.kafka.offsets import OffsetRange, from_json, to_json
 from lakesink.adapters.kafka.source_options import SourceOptions
-from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+from lakesink.adapters.kafka.source_schemas import KAFKA_SCHEMA, RANGES_SCHEMA
 from lakesink.domain.ports import Clock
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 logger = logging.getLogger(__name__)
 
@@ -94,111 +93,81 @@ class KafkaDataSource(DataSource):
 
 
 class _RangeReading:
-    """What both readers share: broker metadata on the driver, range reading on executors."""
+    """What both readers share: a planner on the driver, range reading on executors.
 
-    def __init__(self, options: SourceOptions) -> None:
+    The planner (and its broker connection) is created on the first planning call, so a reader
+    that Spark only pickles for its executors never loads the Kafka client. ``metadata`` replaces
+    the broker's AdminClient (a fake in tests).
+    """
+
+    def __init__(
+        self, options: SourceOptions, clock: Clock | None = None, metadata: BrokerMetadata | None = None
+    ) -> None:
         self._options = options
-        self._reader = RangeReader.of(options)
-        self._selection = options.selection()
-        self._metadata = TopicMetadata(
-            admin_config(options.client_settings), read_committed=options.read_committed
-        )
+        self._clock = clock
+        self._metadata = metadata
+        self._planner: BatchPlanner | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_planner": None}  # a copy plans afresh (executors only read)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """The records of one :class:`OffsetRange` as Arrow batches, or its one row (``rangesOnly``)."""
+        from lakesink.adapters.kafka.range_rows import RangeReader, range_batch
+
         if not isinstance(partition, OffsetRange):
             raise TypeError(f"{SOURCE_NAME} cannot read input partition {partition!r}")
         if self._options.ranges_only:
             return iter([range_batch(partition)])
-        return self._reader.read(partition)
+        return RangeReader.of(self._options).read(partition)
 
-    def _ranges(self, start: Positions, end: Positions) -> list[OffsetRange]:
-        """The input partitions from ``start`` to ``end``: chunks of each partition's range."""
-        options = self._options
-        return ranges_between(
-            start, end, max_offsets=options.max_range_offsets, pinned=dict(options.first_batch_chunks)
-        )
-
-    def _watermarks(self, keys: Sequence[TopicPartitionKey]) -> tuple[Positions, Positions]:
-        return self._metadata.earliest(keys), self._metadata.latest(keys)
-
-    def _starting_positions(self, keys: Sequence[TopicPartitionKey]) -> Positions:
-        low, high = self._watermarks(keys)
-        return {key: self._options.starting.resolve(key, low[key], high[key]) for key in keys}
+    @property
+    def planner(self) -> BatchPlanner:
+        """The driver-side planner, connected on first use."""
+        if self._planner is None:
+            self._planner = (
+                BatchPlanner.connect(self._options, self._clock)
+                if self._metadata is None
+                else BatchPlanner(self._options, self._metadata, self._clock)
+            )
+        return self._planner
 
 
 class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """Micro-batch planning with admission control; state lives in the driver's reader."""
-
-    def __init__(self, options: SourceOptions, clock: Clock | None = None) -> None:
-        super().__init__(options)
-        self._admission = AdmissionControl(options.policy, clock)
-        self._target: Positions | None = None
-        self._forced_first_end: Positions = dict(options.first_batch_end)
+    """Spark's micro-batch calls mapped onto the :class:`BatchPlanner`, which keeps the state."""
 
     def initialOffset(self) -> dict[str, Any]:
-        positions = self._starting_positions(self._metadata.partitions(self._selection))
-        logger.info("Kafka source starts at %s", to_json(positions))
-        return to_json(positions)
+        return to_json(self.planner.start())
 
     def getDefaultReadLimit(self) -> ReadLimit:
         policy = self._options.policy
         return ReadMinRows(policy.flush_count or 1) if policy.is_limited else ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self) -> None:
-        keys = self._metadata.partitions(self._selection)
-        self._target = self._metadata.latest(keys)
-        logger.info("Kafka source drains up to %s", to_json(self._target))
+        self.planner.drain()
 
     def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
-        begin = from_json(start, setting="start offset")
-        known = list(self._target) if self._target is not None else self._metadata.partitions(self._selection)
-        present = [key for key in known if key in begin]
-        available = self._metadata.latest(present)
-        if self._target is not None:
-            available = {key: min(offset, self._target[key]) for key, offset in available.items()}
-        end = self._forced_end(begin, available)
-        if end is None:
-            end = self._admission.plan(begin, available, self._mode(limit))
-        registered = self._starting_positions([key for key in known if key not in begin])
-        if registered:
-            logger.info("Kafka source registers new partitions at %s", to_json(registered))
-        return to_json({**end, **registered})
+        planner = self.planner
+        if isinstance(limit, ReadAllAvailable):
+            mode = AdmitMode.ALL
+        else:
+            mode = AdmitMode.DRAIN if planner.draining else AdmitMode.POLICY
+        return to_json(planner.next_end(from_json(start, setting="start offset"), mode))
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        return self._ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
+        return self.planner.ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
 
     def commit(self, end: dict[str, Any]) -> None:
         logger.debug("Kafka source batch committed up to %s", end)
 
     def stop(self) -> None:
-        self._metadata.close()
-
-    def _forced_end(self, begin: Positions, available: Positions) -> Positions | None:
-        """The first batch's end when ``firstBatchEndOffsets`` still applies, else None."""
-        forced = {
-            key: min(stop, available.get(key, stop))
-            for key, stop in self._forced_first_end.items()
-            if key in begin and begin[key] < stop
-        }
-        self._forced_first_end = {}
-        if not forced:
-            return None
-        logger.info("Kafka source replays a planned batch up to %s", to_json(forced))
-        return {key: forced.get(key, offset) for key, offset in begin.items()}
-
-    def _mode(self, limit: ReadLimit) -> AdmitMode:
-        if isinstance(limit, ReadAllAvailable):
-            return AdmitMode.ALL
-        return AdmitMode.DRAIN if self._target is not None else AdmitMode.POLICY
+        if self._planner is not None:
+            self._planner.close()
 
 
 class KafkaBatchReader(_RangeReading, DataSourceReader):
     """``spark.read.format("lakesink-kafka")``: startingOffsets up to endingOffsets (default latest)."""
 
     def partitions(self) -> Sequence[InputPartition]:
-        keys = self._metadata.partitions(self._selection)
-        low, high = self._watermarks(keys)
-        start = {key: self._options.starting.resolve(key, low[key], high[key]) for key in keys}
-        end = {key: self._options.ending.resolve(key, low[key], high[key]) for key in keys}
-        return self._ranges(start, end)
+        planner = self.planner
+        return planner.ranges(*planner.bounds())

@@ -28,8 +28,7 @@ from lakesink.adapters.kafka.offsets import (
     TopicPartitionKey,
     chunks_from_json,
 )
-from lakesink.adapters.kafka.partition_reader import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
-from lakesink.adapters.kafka.topic_metadata import TopicSelection
+from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool, as_float, as_int
 from lakesink.domain.errors import ConfigError
@@ -49,6 +48,8 @@ FIRST_BATCH_END_OFFSETS = "firstBatchEndOffsets"
 RANGES_ONLY = "rangesOnly"
 MAX_RANGE_OFFSETS = "maxRangeOffsets"
 DEFAULT_GROUP_ID = "lakesink-source"
+DEFAULT_BATCH_RECORDS = 10_000
+DEFAULT_STALL_TIMEOUT_S = 60.0
 
 
 def encode_options(settings: Mapping[str, str | Secret]) -> dict[str, str]:

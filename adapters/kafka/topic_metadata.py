@@ -11,7 +11,6 @@ inside an open transaction.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,29 +18,9 @@ from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from lakesink.adapters.kafka.offsets import TopicPartitionKey
-from lakesink.domain.errors import ConfigError
+from lakesink.adapters.kafka.topic_selection import TopicSelection
 
 logger = logging.getLogger(__name__)
-
-
-class TopicSelection:
-    """``topics`` or ``topics.regex``, exactly one of them."""
-
-    def __init__(self, topics: str | None, pattern: str | None) -> None:
-        names = tuple(t.strip() for t in (topics or "").split(",") if t.strip())
-        if bool(names) == bool(pattern and pattern.strip()):
-            raise ConfigError("Set exactly one of topics (comma list) or topics.regex.")
-        self._names = names
-        try:
-            self._regex = re.compile(pattern.strip()) if pattern and pattern.strip() else None
-        except re.error as exc:
-            raise ConfigError(f"Invalid topics.regex {pattern!r}: {exc}.") from None
-
-    def matches(self, topic: str) -> bool:
-        """Whether ``topic`` is selected."""
-        if self._regex is not None:
-            return not topic.startswith("__") and self._regex.fullmatch(topic) is not None
-        return topic in self._names
 
 
 class TopicMetadata:

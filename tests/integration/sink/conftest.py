@@ -2,7 +2,9 @@
 
 Every test produces records whose value carries a unique ``id`` and checks, by reading the
 objects back with an independent reader, that every produced record (every produced offset) is
-stored exactly once.
+stored exactly once. :func:`run_sink` runs a ``--once`` job (batches planned on the driver) or,
+with ``once=False``, a continuous one (Spark's streaming query) stopped once it has read what the
+topic held when it started.
 """
 
 from __future__ import annotations
@@ -11,15 +13,21 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
 
+from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.adapters.kafka.offsets import OffsetJson, to_json
+from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.application.sink import SinkJob
 from lakesink.application.sink_task import FaultInjection
 from lakesink.domain.config.connector import ConnectorSettings
@@ -126,12 +134,64 @@ def run_sink(
     checkpoint: Path,
     *,
     fault: FaultInjection | None = None,
+    once: bool = True,
+    job_class: type[SinkJob] = SinkJob,
 ) -> SinkJob:
-    """Run one ``--once`` sink job and return it (its reports tell what each batch did)."""
+    """Run one sink job and return it (its reports tell what each batch did).
+
+    ``once=True`` is ``lakesink sink --once``; ``once=False`` runs the continuous streaming query
+    until it drained the topic (:func:`run_until_drained`).
+    """
     settings = ConnectorSettings.from_properties(dict(props), role="sink")
-    job = SinkJob(settings, spark, checkpoint_dir=str(checkpoint), once=True, fault=fault)
-    job.run(timeout_s=120)
+    job = job_class(settings, spark, checkpoint_dir=str(checkpoint), once=once, fault=fault)
+    if once:
+        job.run(timeout_s=120)
+    else:
+        run_until_drained(job)
     return job
+
+
+def run_until_drained(job: SinkJob, timeout_s: float = 120) -> None:
+    """Run a continuous job until a batch ends at the high watermarks its topics have now, then stop it.
+
+    A thread watches the query (found by its name in ``spark.streams``) and stops it once its last
+    progress, reported after the batch committed, ends there. A batch failure ends the run first.
+    """
+    assert not job.once, "a --once job stops by itself"
+    target = _high_watermarks(job)
+    name = f"lakesink-sink-{job.settings.name}"
+    finished, drained = threading.Event(), threading.Event()
+
+    def stop_when_drained() -> None:
+        while not finished.wait(0.25):
+            for query in job.spark.streams.active:
+                progress = query.lastProgress
+                if query.name == name and progress is not None and _ends_at(progress, target):
+                    drained.set()
+                    query.stop()
+                    return
+
+    watcher = threading.Thread(target=stop_when_drained, name=f"stop-{name}", daemon=True)
+    watcher.start()
+    try:
+        job.run(timeout_s=timeout_s)
+    finally:
+        finished.set()
+        watcher.join()
+    assert drained.is_set(), f"the continuous sink did not reach {target} within {timeout_s} s"
+
+
+def _high_watermarks(job: SinkJob) -> OffsetJson:
+    metadata = TopicMetadata(admin_config({"bootstrap.servers": job.settings.bootstrap_servers or ""}))
+    try:
+        selection = TopicSelection(",".join(job.settings.topics) or None, job.settings.topics_regex)
+        return to_json(metadata.latest(metadata.partitions(selection)))
+    finally:
+        metadata.close()
+
+
+def _ends_at(progress: Any, target: OffsetJson) -> bool:
+    return any(json.loads(source.endOffset or "null") == target for source in progress.sources)
 
 
 def data_keys(store: ObjectStore, bucket: str, prefix: str = "") -> list[str]:

@@ -1,4 +1,8 @@
-"""Exactly-once across re-runs, task failures, lost checkpoints, a second sink and a Lenses index."""
+"""Exactly-once across re-runs, task failures, lost checkpoints, a second sink and a Lenses index.
+
+Restarts and replays run on both paths: ``once`` (batches planned on the driver) and ``stream``
+(the continuous streaming query, stopped once it drained the topic).
+"""
 
 from __future__ import annotations
 
@@ -23,10 +27,16 @@ from tests.integration.sink.conftest import assert_exactly_once, data_keys, loca
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
+BOTH_PATHS = pytest.mark.parametrize("once", [True, False], ids=["once", "stream"])
+
 
 def _setup(tmp_path: Path, kafka: EmbeddedKafka, topic: str, clause: str = "", **extra: str) -> tuple[dict[str, str], ObjectStore]:
     (tmp_path / "store" / "bkt").mkdir(parents=True)
-    kcql = f"INSERT INTO bkt:out SELECT * FROM {topic} {clause} STOREAS `JSON` PROPERTIES('flush.count'=4)"
+    # flush.interval lets a continuous run admit the partitions left with fewer than 4 records
+    kcql = (
+        f"INSERT INTO bkt:out SELECT * FROM {topic} {clause} STOREAS `JSON` "
+        "PROPERTIES('flush.count'=4, 'flush.interval'=1)"
+    )
     props = local_props(tmp_path / "store", kcql, topic, kafka, **extra)
     settings = ConnectorSettings.from_properties(props)
     return props, open_store(settings.backend, settings.storage)
@@ -49,8 +59,7 @@ def test_running_once_twice_writes_nothing_new_the_second_time(
 
     first_job = run_sink(spark, props, tmp_path / "ck")
     first = data_keys(store, "bkt")
-    observed = [p.observedMetrics["lakesink"] for p in first_job.recent_progress if p.observedMetrics]
-    assert sum(row["offsets"] for row in observed) == 20  # the source's rows are ranges, not records
+    assert [r.ranges for r in first_job.reports] == [4]  # one batch, one range per partition
     assert sum(r.records for r in first_job.reports) == 20
     second_job = run_sink(spark, props, tmp_path / "ck")
 
@@ -61,17 +70,19 @@ def test_running_once_twice_writes_nothing_new_the_second_time(
     assert list(iter_objects(store, "bkt", f".indexes/{props['name']}/.plans/")) == []
 
 
+@BOTH_PATHS
 def test_new_records_after_a_restart_without_checkpoint_continue_from_the_index(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, once: bool
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic)
     produce_ids(kafka, topic, range(20))
-    run_sink(spark, props, tmp_path / "ck")
-    shutil.rmtree(tmp_path / "ck")
+    run_sink(spark, props, tmp_path / "ck", once=once)
+    shutil.rmtree(tmp_path / "ck", ignore_errors=True)
     produce_ids(kafka, topic, range(20, 32))
 
-    run_sink(spark, props, tmp_path / "ck")
+    job = run_sink(spark, props, tmp_path / "ck", once=once)
 
+    assert sum(r.skipped for r in job.reports) == 0  # nothing read again
     assert_exactly_once(_stored_ids(store), range(32))
 
 
@@ -122,15 +133,16 @@ def test_failures_that_outlast_sparks_task_retries_are_retried_by_the_retry_poli
     assert sum(r.records for r in job.reports) == 20
 
 
+@BOTH_PATHS
 def test_a_batch_failing_under_throw_stops_the_sink_and_a_restart_finishes_it_exactly_once(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, once: bool
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic)
     produce_ids(kafka, topic, range(20))
 
     with pytest.raises(Exception, match="fault injection"):
-        run_sink(spark, props, tmp_path / "ck", fault=_faults(tmp_path, times=2))
-    run_sink(spark, props, tmp_path / "ck")
+        run_sink(spark, props, tmp_path / "ck", fault=_faults(tmp_path, times=2), once=once)
+    run_sink(spark, props, tmp_path / "ck", once=once)  # a stream replays the batch from its checkpoint
 
     assert_exactly_once(_stored_ids(store), range(20))
 
@@ -142,21 +154,21 @@ class _CrashBeforeCommit(SinkJob):
         raise RuntimeError("simulated crash before the commit")
 
 
+@pytest.mark.parametrize("crash_once", [True, False], ids=["crashed-once", "crashed-stream"])
+@pytest.mark.parametrize("once", [True, False], ids=["replay-once", "replay-stream"])
 def test_a_pending_plan_forces_the_same_batch_after_the_checkpoint_is_lost(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, crash_once: bool, once: bool
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic)
     produce_ids(kafka, topic, range(18))
-    crashed = _CrashBeforeCommit(ConnectorSettings.from_properties(props), spark,
-                                 checkpoint_dir=str(tmp_path / "ck"), once=True)
     with pytest.raises(Exception, match="simulated crash"):
-        crashed.run(timeout_s=120)
+        run_sink(spark, props, tmp_path / "ck", once=crash_once, job_class=_CrashBeforeCommit)
     uploaded = data_keys(store, "bkt")
     assert uploaded and list(iter_objects(store, "bkt", plans_prefix(".indexes", props["name"], topic, 0)))
-    shutil.rmtree(tmp_path / "ck")
+    shutil.rmtree(tmp_path / "ck", ignore_errors=True)
     produce_ids(kafka, topic, range(18, 30))  # more data: a fresh plan would cut files differently
 
-    job = run_sink(spark, props, tmp_path / "ck")
+    job = run_sink(spark, props, tmp_path / "ck", once=once)
 
     assert set(uploaded) <= set(data_keys(store, "bkt"))
     assert_exactly_once(_stored_ids(store), range(30))
@@ -223,16 +235,17 @@ def test_lenses_9_0_0_master_lock_is_migrated(
     assert_exactly_once(_stored_ids(store), range(8))
 
 
+@BOTH_PATHS
 def test_at_least_once_mode_uses_no_index_and_resumes_from_the_consumer_group(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, once: bool
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic, **{"connect.local.exactly.once.enable": "false"})
     produce_ids(kafka, topic, range(12))
-    run_sink(spark, props, tmp_path / "ck")
-    shutil.rmtree(tmp_path / "ck")
+    run_sink(spark, props, tmp_path / "ck", once=once)
+    shutil.rmtree(tmp_path / "ck", ignore_errors=True)
     produce_ids(kafka, topic, range(12, 20))
 
-    run_sink(spark, props, tmp_path / "ck")
+    run_sink(spark, props, tmp_path / "ck", once=once)
 
     assert list(iter_objects(store, "bkt", ".indexes/")) == []
     assert_exactly_once(_stored_ids(store), range(20))

@@ -1,0 +1,177 @@
+"""Where the micro-batches of the ``lakesink-kafka`` source start and end: planning on the driver.
+
+Everything the source decides before a batch runs is plain Python over broker metadata: where
+reading starts, how far ``Trigger.AvailableNow`` drains, how far each batch goes (admission
+control, the cap, the replay of a pending first batch) and which ranges a batch is cut into.
+:class:`BatchPlanner` holds that logic and its state, so that the Spark stream reader
+(:class:`~lakesink.adapters.kafka.source.KafkaStreamReader`) is a thin adapter over it and the
+sink's ``--once`` run can plan the very same batches without starting a streaming query.
+
+``firstBatchEndOffsets`` makes the first end this planner computes take exactly the named
+partitions, each up to the given offset (see :meth:`BatchPlanner.next_end`);
+``firstBatchChunks`` pins chunks in every range that contains them (:meth:`BatchPlanner.ranges`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from lakesink.adapters.kafka.admission import AdmissionControl, AdmitMode
+from lakesink.adapters.kafka.offsets import (
+    OffsetRange,
+    OffsetSpec,
+    Positions,
+    TopicPartitionKey,
+    ranges_between,
+    to_json,
+)
+from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.domain.ports import Clock
+
+if TYPE_CHECKING:
+    from lakesink.adapters.kafka.topic_selection import TopicSelection
+
+logger = logging.getLogger(__name__)
+
+
+class BrokerMetadata(Protocol):
+    """What planning asks the broker: the selected partitions and their watermarks."""
+
+    def partitions(self, selection: TopicSelection) -> list[TopicPartitionKey]:
+        """Every selected topic-partition that exists now, sorted."""
+
+    def earliest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        """The low watermark of each partition."""
+
+    def latest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        """The high watermark (last stable offset under read_committed) of each partition."""
+
+    def close(self) -> None:
+        """Release broker connections."""
+
+
+class BatchPlanner:
+    """Start positions, the drain target, successive batch ends and their ranges.
+
+    The state (admissions, the drain target, whether the forced first end was used) lives in
+    this object: one planner per query (or per ``--once`` run).
+    """
+
+    def __init__(self, options: SourceOptions, metadata: BrokerMetadata, clock: Clock | None = None) -> None:
+        self._options = options
+        self._selection = options.selection()
+        self._metadata = metadata
+        self._admission = AdmissionControl(options.policy, clock)
+        self._target: Positions | None = None
+        self._forced_first_end: Positions = dict(options.first_batch_end)
+
+    @classmethod
+    def connect(cls, options: SourceOptions, clock: Clock | None = None) -> BatchPlanner:
+        """A planner over the broker the options name (an AdminClient, created on first use)."""
+        # Imported here: the Spark workers that only unpickle the data source never plan.
+        from lakesink.adapters.kafka.client_config import admin_config
+        from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+
+        metadata = TopicMetadata(admin_config(options.client_settings), read_committed=options.read_committed)
+        return cls(options, metadata, clock)
+
+    @property
+    def draining(self) -> bool:
+        """Whether :meth:`drain` fixed a target (``Trigger.AvailableNow``)."""
+        return self._target is not None
+
+    def start(self) -> Positions:
+        """Where a query without a checkpoint starts: ``startingOffsets`` over today's partitions."""
+        positions = self.starting_positions(self._metadata.partitions(self._selection))
+        logger.info("Kafka source starts at %s", to_json(positions))
+        return positions
+
+    def drain(self) -> Positions:
+        """Fix the target of a drain: the high watermarks now; later batches never pass them."""
+        self._target = self._metadata.latest(self._metadata.partitions(self._selection))
+        logger.info("Kafka source drains up to %s", to_json(self._target))
+        return dict(self._target)
+
+    def next_end(self, begin: Positions, mode: AdmitMode) -> Positions:
+        """The end of the batch that starts at ``begin``; equal to ``begin`` when nothing is admitted.
+
+        Partitions that exist but are not in ``begin`` are *registered*: the end names them at
+        their starting position and the next batch reads them (:func:`ranges_between` gives
+        them no range in this one). A drain only knows the partitions of its target.
+        """
+        known = list(self._target) if self._target is not None else self._metadata.partitions(self._selection)
+        available = self._metadata.latest([key for key in known if key in begin])
+        if self._target is not None:
+            available = {key: min(offset, self._target[key]) for key, offset in available.items()}
+        end = self._forced_end(begin, available)
+        if end is None:
+            end = self._admission.plan(begin, available, mode)
+        registered = self.starting_positions([key for key in known if key not in begin])
+        if registered:
+            logger.info("Kafka source registers new partitions at %s", to_json(registered))
+        return {**end, **registered}
+
+    def ranges(self, start: Positions, end: Positions) -> list[OffsetRange]:
+        """The batch's input partitions: chunks of each partition's range, pinned chunks whole."""
+        options = self._options
+        return ranges_between(
+            start, end, max_offsets=options.max_range_offsets, pinned=dict(options.first_batch_chunks)
+        )
+
+    def available_now(self) -> Iterator[tuple[Positions, Positions]]:
+        """``(start, end)`` of every batch ``Trigger.AvailableNow`` runs, in order, planned lazily.
+
+        The target is fixed first, then the start, as Spark does; batches follow until one would
+        read nothing. Each end is planned only when the previous batch is done with, so a caller
+        that stops early has planned nothing beyond what it ran. Spark passes the default read
+        limit, so every batch is admitted in DRAIN mode (ReadAllAvailable, which Spark passes
+        when no rule is set, differs from it only by ignoring a cap that is then unset).
+        """
+        self.drain()
+        begin = self.start()
+        while True:
+            end = self.next_end(begin, AdmitMode.DRAIN)
+            if end == begin:
+                return
+            yield begin, end
+            begin = end
+
+    def bounds(self) -> tuple[Positions, Positions]:
+        """``startingOffsets`` to ``endingOffsets`` over today's partitions (a batch query)."""
+        keys = self._metadata.partitions(self._selection)
+        watermarks = self._watermarks(keys)
+        return _resolve(self._options.starting, keys, *watermarks), _resolve(self._options.ending, keys, *watermarks)
+
+    def starting_positions(self, keys: Sequence[TopicPartitionKey]) -> Positions:
+        """``startingOffsets`` resolved against the current watermarks of ``keys``."""
+        return _resolve(self._options.starting, keys, *self._watermarks(keys))
+
+    def close(self) -> None:
+        """Drop the broker connections."""
+        self._metadata.close()
+
+    def _watermarks(self, keys: Sequence[TopicPartitionKey]) -> tuple[Positions, Positions]:
+        return self._metadata.earliest(keys), self._metadata.latest(keys)
+
+    def _forced_end(self, begin: Positions, available: Positions) -> Positions | None:
+        """The first batch's end when ``firstBatchEndOffsets`` still applies, else None.
+
+        A partition whose start already reached its forced end (Spark's checkpoint replayed that
+        batch) is not forced; after the first call the option has no further effect.
+        """
+        forced = {
+            key: min(stop, available.get(key, stop))
+            for key, stop in self._forced_first_end.items()
+            if key in begin and begin[key] < stop
+        }
+        self._forced_first_end = {}
+        if not forced:
+            return None
+        logger.info("Kafka source replays a planned batch up to %s", to_json(forced))
+        return {key: forced.get(key, offset) for key, offset in begin.items()}
+
+
+def _resolve(spec: OffsetSpec, keys: Sequence[TopicPartitionKey], low: Positions, high: Positions) -> Positions:
+    return {key: spec.resolve(key, low[key], high[key]) for key in keys}

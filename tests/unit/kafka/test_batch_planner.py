@@ -1,0 +1,172 @@
+"""The driver-side planning of the Kafka source: the --once path and the stream reader plan alike.
+
+Each case runs the same options over the same fake broker twice: through the planner's
+``available_now()`` (what ``lakesink sink --once`` runs) and through the stream reader's calls in
+the order Spark makes them under ``Trigger.AvailableNow``; both must give the expected batches.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterable
+
+from lakesink.adapters.kafka.admission import AdmitMode
+from lakesink.adapters.kafka.batch_planner import BatchPlanner
+from lakesink.adapters.kafka.offsets import TopicPartitionKey
+from lakesink.adapters.kafka.source import KafkaStreamReader
+from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.adapters.kafka.topic_selection import TopicSelection
+
+Batches = list[list[str]]
+
+
+class FakeBroker:
+    """Topic-partitions with low and high watermarks; a test moves them as producers would."""
+
+    def __init__(self, watermarks: dict[TopicPartitionKey, tuple[int, int]]) -> None:
+        self.watermarks = dict(watermarks)
+        self.closed = False
+
+    def partitions(self, selection: TopicSelection) -> list[TopicPartitionKey]:
+        return sorted(key for key in self.watermarks if selection.matches(key[0]))
+
+    def earliest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        return {key: self.watermarks[key][0] for key in keys}
+
+    def latest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        return {key: self.watermarks[key][1] for key in keys}
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _options(**options: str) -> SourceOptions:
+    return SourceOptions.parse({"bootstrap.servers": "unused:1", "topics": "t", **options})
+
+
+def _planned_once(options: SourceOptions, broker: FakeBroker) -> Batches:
+    planner = BatchPlanner(options, broker)
+    return [[r.describe() for r in planner.ranges(start, end)] for start, end in planner.available_now()]
+
+
+def _planned_by_spark(options: SourceOptions, broker: FakeBroker) -> Batches:
+    """The stream reader driven as Spark drives it under Trigger.AvailableNow without a checkpoint."""
+    reader = KafkaStreamReader(options, metadata=broker)
+    reader.prepareForTriggerAvailableNow()
+    start = reader.initialOffset()
+    batches = []
+    while (end := reader.latestOffset(start, reader.getDefaultReadLimit())) != start:
+        batches.append([r.describe() for r in reader.partitions(start, end)])
+        start = end
+    return batches
+
+
+def _both(options: SourceOptions, watermarks: dict[TopicPartitionKey, tuple[int, int]]) -> Batches:
+    once = _planned_once(options, FakeBroker(watermarks))
+    assert once == _planned_by_spark(options, FakeBroker(watermarks))
+    return once
+
+
+def test_a_fresh_start_drains_every_partition_in_one_batch() -> None:
+    batches = _both(_options(**{"flush.count": "1000", "flush.interval": "60"}), {("t", 0): (0, 5), ("t", 1): (2, 3)})
+
+    assert batches == [["t-0[0, 5)", "t-1[2, 3)"]]
+
+
+def test_a_restart_with_pending_plans_replays_the_planned_batch_with_its_chunks_then_reads_the_rest() -> None:
+    options = _options(
+        maxRangeOffsets="5",
+        startingOffsets='{"t": {"0": 0, "1": 0}}',
+        firstBatchEndOffsets='{"t": {"0": 32}}',
+        firstBatchChunks='{"t": {"0": [[9, 16], [24, 32]]}}',
+    )
+
+    batches = _both(options, {("t", 0): (0, 40), ("t", 1): (0, 3)})
+
+    assert batches == [
+        ["t-0[0, 5)", "t-0[5, 9)", "t-0[9, 16)", "t-0[16, 21)", "t-0[21, 24)", "t-0[24, 32)"],
+        ["t-0[32, 37)", "t-0[37, 40)", "t-1[0, 3)"],
+    ]
+
+
+def test_a_forced_end_already_reached_is_not_replayed() -> None:
+    options = _options(startingOffsets='{"t": {"0": 32}}', firstBatchEndOffsets='{"t": {"0": 32}}')
+
+    assert _both(options, {("t", 0): (0, 40)}) == [["t-0[32, 40)"]]
+
+
+def test_the_cap_spreads_a_backlog_over_batches() -> None:
+    batches = _both(_options(maxRecordsPerPartition="3"), {("t", 2): (0, 7)})
+
+    assert batches == [["t-2[0, 3)"], ["t-2[3, 6)"], ["t-2[6, 7)"]]
+
+
+def test_a_backlog_is_split_into_fixed_size_chunks_counted_from_the_range_start() -> None:
+    batches = _both(_options(maxRangeOffsets="10"), {("t", 1): (3, 28)})
+
+    assert batches == [["t-1[3, 13)", "t-1[13, 23)", "t-1[23, 28)"]]
+
+
+def test_partitions_with_nothing_to_read_get_no_range() -> None:
+    options = _options(startingOffsets='{"t": {"1": 4}}')
+
+    batches = _both(options, {("t", 0): (5, 5), ("t", 1): (0, 4), ("t", 2): (0, 2), ("other", 0): (0, 9)})
+
+    assert batches == [["t-2[0, 2)"]]
+
+
+def test_an_empty_topic_plans_no_batch() -> None:
+    assert _both(_options(), {("t", 0): (0, 0), ("t", 1): (0, 0)}) == []
+
+
+def test_records_produced_after_the_drain_started_are_left_for_the_next_run() -> None:
+    broker = FakeBroker({("t", 0): (0, 3)})
+    planner = BatchPlanner(_options(maxRecordsPerPartition="2"), broker)
+    batches = planner.available_now()
+
+    first = next(batches)
+    broker.watermarks[("t", 0)] = (0, 9)
+
+    assert [first, *batches] == [({("t", 0): 0}, {("t", 0): 2}), ({("t", 0): 2}, {("t", 0): 3})]
+
+
+def test_a_partition_that_appears_during_a_stream_is_registered_then_read_from_its_start() -> None:
+    broker = FakeBroker({("t", 0): (0, 2)})
+    planner = BatchPlanner(_options(), broker)
+    start = planner.start()
+    broker.watermarks[("t", 1)] = (1, 4)
+
+    registered = planner.next_end(start, AdmitMode.POLICY)
+    end = planner.next_end(registered, AdmitMode.POLICY)
+
+    assert planner.ranges(start, registered)[0].describe() == "t-0[0, 2)"
+    assert registered[("t", 1)] == 1
+    assert [r.describe() for r in planner.ranges(registered, end)] == ["t-1[1, 4)"]
+
+
+def test_a_batch_query_reads_from_starting_to_ending_offsets() -> None:
+    planner = BatchPlanner(_options(startingOffsets="latest", endingOffsets='{"t": {"0": 7}}'), FakeBroker(
+        {("t", 0): (0, 9), ("t", 1): (0, 4)}
+    ))
+
+    assert planner.bounds() == ({("t", 0): 9, ("t", 1): 4}, {("t", 0): 7, ("t", 1): 4})
+
+
+def test_closing_the_planner_closes_the_broker_connection() -> None:
+    broker = FakeBroker({("t", 0): (0, 1)})
+    BatchPlanner(_options(), broker).close()
+
+    assert broker.closed
+
+
+def test_importing_the_source_loads_neither_pyarrow_nor_the_kafka_client() -> None:
+    probe = (
+        "import sys, json, lakesink.adapters.kafka.source; "
+        "print(json.dumps([m for m in ('pyarrow', 'confluent_kafka', 'pandas') if m in sys.modules]))"
+    )
+
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+
+    assert json.loads(loaded) == []
