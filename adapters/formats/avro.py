@@ -4,9 +4,17 @@ Codecs: UNCOMPRESSED (``null``), SNAPPY, BZIP2, DEFLATE, XZ, ZSTD. Lenses requir
 ``compression.level`` for DEFLATE, XZ and ZSTD; here a missing level defaults to the codec's
 usual one (:data:`DEFAULT_LEVELS`) and an out-of-range level is rejected with Lenses' message.
 
-Records are appended to fastavro's block buffer, which is compressed and written every
+Records are appended to a block buffer, which is compressed and written every
 :data:`SYNC_INTERVAL` bytes, so memory stays bounded (Lenses flushes after every record,
 which defeats compression). ``bytes_written`` counts the file plus the open block.
+
+Rows are checked and encoded by an encoder compiled from the file's schema
+(:mod:`.avro_rows`, :mod:`.avro_encoder`; about five times faster than fastavro's per-record
+``write`` for the envelope) into our own block buffer, which goes to fastavro's
+``Writer.write_block``; fastavro still writes the header, compresses the blocks and adds the
+sync markers, and cuts blocks at the same sizes, so the file is byte for byte the one
+fastavro alone would write. A schema the compiler leaves out (unions of several types,
+named-type references) is written row by row with fastavro's ``write``.
 
 Determinism: the 16-byte sync marker is the MD5 of the schema's canonical JSON instead of
 random bytes, and no time is stored, so equal records give equal files. Record names follow
@@ -16,13 +24,16 @@ the Confluent convention (``ConnectDefault`` in ``io.confluent.connect.avro``).
 from __future__ import annotations
 
 import hashlib
+import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import fastavro
 from fastavro.write import Writer
 
+from lakesink.adapters.formats.avro_rows import RowEncode, row_encoder
 from lakesink.adapters.formats.structured import StructuredFile
 from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError
@@ -51,6 +62,14 @@ def sync_marker(schema: Schema) -> bytes:
     return hashlib.md5(canonical_json(schema).encode("utf-8"), usedforsecurity=False).digest()
 
 
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """What fastavro's ``Writer.write_block`` reads of a block: its record count and bytes."""
+
+    num_records: int
+    bytes_: io.BytesIO
+
+
 class AvroWriter(StructuredFile):
     """Streams rows into an Avro object container file."""
 
@@ -75,11 +94,17 @@ class AvroWriter(StructuredFile):
         self._codec = CODEC_NAMES[codec]
         self._level = level
         self._writer: Writer | None = None
+        self._encode: RowEncode | None = None
+        self._block = bytearray()
+        self._block_records = 0
 
     @property
     def bytes_written(self) -> int:
         """File bytes plus the uncompressed bytes of the block not yet written."""
-        pending = self._writer.io.tell() if self._writer is not None else 0
+        if self._writer is None:
+            pending = 0
+        else:
+            pending = len(self._block) if self._encode is not None else self._writer.io.tell()
         return self._raw.count + pending
 
     def _open(self, schema: Schema) -> None:
@@ -96,6 +121,31 @@ class AvroWriter(StructuredFile):
             sync_marker=sync_marker(named),
             compression_level=self._level,
         )
+        self._encode = row_encoder(schema, self._envelope)
+
+    def _put(self, record: Record) -> bool:
+        if self._encode is None:
+            return super()._put(record)
+        block = self._block
+        mark = len(block)
+        try:
+            fits = self._encode(record, block)
+        except BaseException:
+            del block[mark:]
+            raise
+        if not fits:
+            del block[mark:]
+            return False
+        self._block_records += 1
+        if len(block) >= SYNC_INTERVAL:  # where fastavro's own write cuts a block
+            self._write_block()
+        return True
+
+    def _write_block(self) -> None:
+        assert self._writer is not None
+        self._writer.write_block(_Block(self._block_records, io.BytesIO(self._block)))
+        self._block.clear()
+        self._block_records = 0
 
     def _append(self, row: Any) -> None:
         assert self._writer is not None
@@ -103,6 +153,8 @@ class AvroWriter(StructuredFile):
 
     def _finish(self) -> None:
         if self._writer is not None:
+            if self._block_records:
+                self._write_block()
             self._writer.flush()
 
 

@@ -19,7 +19,7 @@ from lakesink.domain.errors import FormatError, SchemaChangedError
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, checker, fits, merge, schema_for
 from lakesink.domain.schema.check import Check
-from lakesink.domain.schema.envelope import envelope_schema, envelope_value
+from lakesink.domain.schema.envelope import envelope_parts, envelope_schema
 
 
 class StructuredFile(StagingFile):
@@ -28,6 +28,7 @@ class StructuredFile(StagingFile):
     def __init__(self, path: Path | str, *, envelope: EnvelopeFields | None) -> None:
         super().__init__(path)
         self._envelope = envelope
+        self._parts = envelope_parts(envelope) if envelope is not None else ()
         self._schema: Schema | None = None
         self._fits: Check = checker("null")  # replaced when the first record fixes the schema
 
@@ -37,7 +38,9 @@ class StructuredFile(StagingFile):
         return self._schema
 
     def _row(self, record: Record) -> Any:
-        return record.value if self._envelope is None else envelope_value(record, self._envelope)
+        if self._envelope is None:
+            return record.value
+        return {name: read(record) for name, read in self._parts}
 
     def _schema_of(self, record: Record, row: Any) -> Schema:
         try:
@@ -52,13 +55,22 @@ class StructuredFile(StagingFile):
         return schema
 
     def _write(self, record: Record) -> None:
-        row = self._row(record)
         if self._schema is None:
-            self._start(self._schema_of(record, row))
-        elif not self._fits(row):
-            self._schema_of(record, row)  # a poison record raises RecordError here
+            self._start(self._schema_of(record, self._row(record)))
+        if not self._put(record):
+            self._schema_of(record, self._row(record))  # a poison record raises RecordError here
             raise SchemaChangedError(f"record {record.describe()} does not fit the schema of {self.path}")
+
+    def _put(self, record: Record) -> bool:
+        """Append the record's row if it fits the file's schema; False, having written nothing, if not.
+
+        Writers with a faster way to check and add a row in one go override this.
+        """
+        row = self._row(record)
+        if not self._fits(row):
+            return False
         self._append(row)
+        return True
 
     def write_many(self, records: Sequence[Record]) -> int:
         """Fix the schema over the batch first (see the module docstring), then write."""

@@ -74,6 +74,10 @@ _LOGICAL_CHECKS: dict[str, Check] = {
 }
 
 
+CHECKED_LOGICAL_TYPES = frozenset({*_LOGICAL_CHECKS, "decimal"})
+"""The logical types with fit rules of their own; any other logical type fits as its base type."""
+
+
 def decimal_scale(value: Decimal) -> int:
     """Digits after the point of a decimal, trailing zeros ignored."""
     exponent = value.normalize().as_tuple().exponent

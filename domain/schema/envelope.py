@@ -27,7 +27,8 @@ Deliberate deviations from Lenses, all in favour of a lossless restore:
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Any
 
 from lakesink.domain.envelope import EnvelopeFields
@@ -49,29 +50,42 @@ METADATA_SCHEMA: Schema = {
 _BYTES = (bytes, bytearray, memoryview)
 
 
+Part = tuple[str, Callable[[Record], Any]]
+"""An envelope field and how to read it from a record."""
+
+
 def _sorted_headers(item: Record) -> dict[str, Any] | None:
     if not item.headers:
         return None
-    headers = item.headers_dict()
-    return {name: headers[name] for name in sorted(headers)}
+    return dict(sorted(item.headers_dict().items()))
 
 
 def _metadata(item: Record) -> dict[str, Any]:
     return {"timestamp": item.timestamp, "topic": item.topic, "partition": item.partition, "offset": item.offset}
 
 
-def envelope_value(item: Record, fields: EnvelopeFields) -> dict[str, Any]:
-    """The envelope row of a record, for the Avro and Parquet writers."""
-    row: dict[str, Any] = {}
+def envelope_parts(fields: EnvelopeFields) -> tuple[Part, ...]:
+    """The fields of the envelope row in row (and schema) order, each with how to read it.
+
+    The one definition of what a row holds: :func:`envelope_value` builds rows from it and the
+    Avro writer encodes records straight from it, without building the row. Writers ask once
+    per file and keep the answer.
+    """
+    parts: list[Part] = []
     if fields.key:
-        row["key"] = item.key
+        parts.append(("key", attrgetter("key")))
     if fields.value:
-        row["value"] = item.value
+        parts.append(("value", attrgetter("value")))
     if fields.headers:
-        row["headers"] = _sorted_headers(item)
+        parts.append(("headers", _sorted_headers))
     if fields.metadata:
-        row["metadata"] = _metadata(item)
-    return row
+        parts.append(("metadata", _metadata))
+    return tuple(parts)
+
+
+def envelope_value(item: Record, fields: EnvelopeFields) -> dict[str, Any]:
+    """The envelope row of a record (writers build it from :func:`envelope_parts` they keep)."""
+    return {name: read(item) for name, read in envelope_parts(fields)}
 
 
 def envelope_schema(item: Record, fields: EnvelopeFields) -> Schema:
