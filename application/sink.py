@@ -43,7 +43,6 @@ from lakesink.adapters.kafka.source_options import (
     SourceOptions,
     encode_options,
 )
-from lakesink.adapters.kafka.source_schemas import RANGES_SCHEMA
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage import open_store
@@ -187,7 +186,7 @@ class SinkJob:
                     "Planned batch %d: %d ranges, %d offsets, up to %s",
                     batch_id, len(ranges), sum(r.size for r in ranges), to_json(end),
                 )
-                rows = self._write_with_policy(self._spread([_range_row(r) for r in ranges])) if ranges else []
+                rows = self._write_with_policy(ranges) if ranges else []
                 self._commit(batch_id, rows)
                 if batch_id == 0:  # from the first commit on, a streaming checkpoint is behind
                     forget_streaming_checkpoint(self.spark, self.checkpoint_dir)
@@ -259,13 +258,16 @@ class SinkJob:
             self._failure = self._failure_of(exc)
             raise
 
-    def _write_with_policy(self, ranges: DataFrame) -> list[Any]:
+    def _write_with_policy(self, ranges: Sequence[OffsetRange]) -> list[Any]:
+        """One task per range (``spark.range`` ids, see :func:`.sink_task.run_range_task`), with
+        ``error.policy`` RETRY around the whole batch: a re-run writes the very same ranges."""
         settings = self.settings
+        ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
         attempt = 0
         while True:
-            task = functools.partial(run_range_task, self._task_spec(), self._reader)
+            task = functools.partial(run_range_task, self._task_spec(), self._reader, tuple(ranges))
             try:
-                return ranges.mapInArrow(task, RESULT_DDL).collect()
+                return ids.mapInArrow(task, RESULT_DDL).collect()
             except Exception as exc:
                 error = lakesink_error_of(exc)
                 retry = (
@@ -282,20 +284,14 @@ class SinkJob:
                 )
                 time.sleep(settings.retry_interval_ms / 1000)
 
-    def _ranges(self, df: DataFrame) -> DataFrame:
-        """The batch's ranges (a few rows) collected, then handed out one per task.
+    def _ranges(self, df: DataFrame) -> list[OffsetRange]:
+        """The streamed batch's ranges (a few rows), collected on the driver before any write task.
 
         Planning first means no write task runs the source's Python worker beside its own, so the
         pooled workers serve both (2 instead of 4 at ``local[2]``, ~450 MB; BENCHMARKS.md "Memory").
-        The rows live on the driver, so losing an executor costs nothing but the task's retry, and a
-        RETRY re-run writes the very same ranges.
+        The ranges live on the driver, so losing an executor costs nothing but the task's retry.
         """
-        return self._spread(df.collect())
-
-    def _spread(self, rows: Sequence[Any]) -> DataFrame:
-        """:data:`RANGES_SCHEMA` rows as a DataFrame of one Spark partition (one task) per range."""
-        spread = self.spark.sparkContext.parallelize(rows, max(1, len(rows)))
-        return self.spark.createDataFrame(spread, RANGES_SCHEMA)
+        return [OffsetRange(row["topic"], row["partition"], row["start"], row["end"]) for row in df.collect()]
 
     def _task_spec(self) -> SinkTaskSpec:
         return SinkTaskSpec.for_settings(
@@ -381,10 +377,6 @@ class SinkJob:
 
 def _json(document: object) -> str:
     return json.dumps(document, separators=(",", ":"))
-
-
-def _range_row(offset_range: OffsetRange) -> tuple[str, int, int, int]:
-    return offset_range.topic, offset_range.partition, offset_range.start, offset_range.end
 
 
 def run_sink(

@@ -82,8 +82,7 @@ class RangeReader:
             headers=self.headers,
         )
 
-    def read_ranges(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """The records of every range in ``batches`` (:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA` rows), range by range."""
-        for batch in batches:
-            for offset_range in ranges_in(batch):
-                yield from self.read(offset_range)
+    def read_all(self, ranges: Iterable[OffsetRange]) -> Iterator[pa.RecordBatch]:
+        """The records of every range, range by range."""
+        for offset_range in ranges:
+            yield from self.read(offset_range)

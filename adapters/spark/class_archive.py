@@ -10,8 +10,8 @@ run loaded and prepared (``-XX:ArchiveClassesAtExit``) into later JVMs
 How it stays safe:
 
 * :func:`build` (``lakesink jvm-archive``, run by ``make install``) trains in a child process
-  (session, the sink's driver-built DataFrame through ``mapInArrow``, a streaming query with
-  ``foreachBatch``), waits for that JVM to write the archive and exit, then starts a second JVM
+  (session, ``spark.range`` ids through ``mapInArrow`` as the sink's batches, a streaming query
+  with ``foreachBatch``), waits for that JVM to write the archive and exit, then starts a second JVM
   with it and checks the archive is really mapped into it, and only then renames it into
   place. A truncated archive crashes the JVM (SIGBUS), so nothing but a complete, proven file
   ever carries the final name.
@@ -216,15 +216,12 @@ def _run_jvm(role: str, archive: Path) -> dict[str, float]:
 
 
 def _workload(spark: object) -> None:
-    """What a sink run makes the JVM load: a driver-built DataFrame through ``mapInArrow`` (one task
-    per row), and a streaming query with ``foreachBatch`` (the continuous sink)."""
+    """What a sink run makes the JVM load: ``spark.range`` ids through ``mapInArrow`` (one task per
+    range), and a streaming query with ``foreachBatch`` (the continuous sink)."""
     from pyspark.sql import SparkSession
 
     assert isinstance(spark, SparkSession)
-    rows = [(f"topic-{number}", number, 0, 1000) for number in range(4)]
-    schema = "topic string, partition int, start long, end long"
-    frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), schema)
-    frame.mapInArrow(_identity, schema).collect()
+    spark.range(0, 4, 1, 4).mapInArrow(_identity, "id long").collect()
     stream = spark.readStream.format("rate").option("rowsPerSecond", 10).load()
     query = stream.writeStream.foreachBatch(lambda batch, _id: batch.count()).trigger(availableNow=True).start()
     query.awaitTermination(60)

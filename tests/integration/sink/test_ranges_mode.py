@@ -11,7 +11,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.source_options import SourceOptions, encode_options
 from lakesink.adapters.storage import open_store
 from lakesink.application.sink_task import SinkTaskSpec, run_range_task, run_task
@@ -93,8 +93,9 @@ def test_sink_task_over_ranges_writes_the_same_objects_as_over_records(
     ranges = _load(spark, {**options, "rangesOnly": "true"})
     reader = RangeReader.of(SourceOptions.parse(encode_options(options)))
     assert ranges.num_rows == 4
-    for batch in ranges.to_batches(max_chunksize=1):  # one range per task, as Spark runs them
-        _drain(run_range_task(specs["ranges"], reader, iter([batch])))
+    planned = [offset_range for batch in ranges.to_batches() for offset_range in ranges_in(batch)]
+    for task_id in range(len(planned)):  # one range per task, as Spark runs them
+        _drain(run_range_task(specs["ranges"], reader, planned, iter([pa.record_batch({"id": [task_id]})])))
 
     expected = _stored(stores["records"])
     assert len([key for key in expected if not key.startswith(".indexes/")]) >= 8
