@@ -30,7 +30,7 @@ from lakesink.adapters.formats.staging import LineFile
 from lakesink.application.columnar_parquet import ArrowRows
 from lakesink.application.encoded_lines import EncodedLines
 from lakesink.domain.errors import SchemaChangedError
-from lakesink.domain.flush import FileStats
+from lakesink.domain.flush import FileRoom, FileStats
 from lakesink.domain.partitioning import PartitionValues
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import Record
@@ -38,6 +38,8 @@ from lakesink.domain.statement_plan import StatementPlan
 from lakesink.domain.writer_state import NO_TIMESTAMP
 
 logger = logging.getLogger(__name__)
+
+_EMPTY_FILE = FileStats(0, 0, created_ms=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +81,32 @@ class Run:
 
 @dataclass
 class _OpenFile:
+    """A file being written and what its key needs; ``room`` is what it takes before it flushes."""
+
     writer: FormatWriter
     path: Path
     first_offset: int
+    room: FileRoom
     last_offset: int = -1
     earliest_ts: int | None = None
     latest_ts: int | None = None
 
     def note(self, record: Record) -> None:
         ts = NO_TIMESTAMP if record.timestamp is None else record.timestamp
-        self.note_span(record.offset, ts, ts)
+        self.last_offset = record.offset
+        if self.earliest_ts is None or self.latest_ts is None:
+            self.earliest_ts = self.latest_ts = ts
+        elif ts < self.earliest_ts:
+            self.earliest_ts = ts
+        elif ts > self.latest_ts:
+            self.latest_ts = ts
+
+    def full(self) -> bool:
+        """Whether count or size flushes the file now (it started empty, so its room is absolute)."""
+        writer, room = self.writer, self.room
+        if room.records is not None and writer.record_count >= room.records:
+            return True
+        return writer.bytes_written >= room.bytes
 
     def note_span(self, last_offset: int, earliest_ts: int, latest_ts: int) -> None:
         """Records up to ``last_offset`` with timestamps in ``[earliest_ts, latest_ts]`` were added."""
@@ -126,10 +144,9 @@ class RangeWriter:
             current = self._start(values, record.offset)
             current.writer.write(record)
         current.note(record)
-        stats = FileStats(current.writer.record_count, current.writer.bytes_written, created_ms=0)
-        # now_ms=0: the interval never fires here (the driver's admission applies it), so only the
-        # record count and file size, both functions of the records, cut files.
-        if self.plan.flush.reason(stats, now_ms=0) is not None:
+        # The interval never fires here (the driver's admission applies it), so only the record
+        # count and file size, both functions of the records, cut files.
+        if current.full():
             self._seal(values)
 
     def write_lines(self, values: PartitionValues, lines: EncodedLines) -> None:
@@ -238,7 +255,7 @@ class RangeWriter:
             envelope=self.plan.envelope,
             csv_headers=self.plan.statement.csv_headers,
         )
-        current = _OpenFile(writer, path, first_offset)
+        current = _OpenFile(writer, path, first_offset, self.plan.flush.room(_EMPTY_FILE))
         self._open[values] = current
         return current
 

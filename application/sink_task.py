@@ -53,7 +53,6 @@ from lakesink.domain.errors import CommitConflictError, PreconditionFailedError,
 from lakesink.domain.lock_keys import granular_partition_key
 from lakesink.domain.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
-from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
 
 logger = logging.getLogger(__name__)
@@ -145,13 +144,36 @@ class SinkTaskSpec:
             fault=fault,
         )
 
+
+@dataclass(frozen=True)
+class _Route:
+    """Where the records of one topic-partition go, resolved once per range instead of per record.
+
+    ``values`` are the partition values of every record of the range when the layout reads only
+    topic and partition (default layout, NOPARTITION, ``_topic``/``_partition``), else None.
+    """
+
+    writer: RangeWriter
+    statement: StatementPlan
+    decode_key: bool
+    decode_value: bool
+    values: PartitionValues | None
+
+
 @dataclass
 class _Range:
-    """The state of one topic-partition range inside a task."""
+    """The state of one topic-partition range inside a task.
+
+    ``floor`` is the offset at or below which records are already durable; ``locks`` are the
+    range's Lenses granular locks (writer name → offset), empty when it has none.
+    """
 
     topic: str
     partition: int
+    floor: int | None = None
+    locks: Mapping[str, int] = field(default_factory=dict)
     writers: dict[int, RangeWriter] = field(default_factory=dict)
+    route: _Route | None = None
     first: int = -1
     last: int = -1
     records: int = 0
@@ -165,11 +187,31 @@ class _Range:
             writer = self.writers[index] = RangeWriter(statement, self.topic, self.partition, root)
         return writer
 
+    def resolve(self, spec: SinkTaskSpec, root: Path) -> _Route:
+        """The range's route, kept for its next records.
 
-def _range_of(ranges: dict[TopicPartition, _Range], topic: str, partition: int) -> _Range:
-    state = ranges.get((topic, partition))
+        Raises:
+            RecordError: no statement takes the topic (asked again for each record, so each is
+                reported or skipped as poison).
+        """
+        index = _statement_index(spec.plan, self.topic)
+        statement = spec.plan.statements[index]
+        self.route = _Route(
+            self.writer(index, statement, root),
+            statement,
+            decode_key=key_needed(statement),
+            decode_value=not raw_value_passthrough(statement, spec.value_converter),
+            values=statement.layout.coordinate_values(self.topic, self.partition),
+        )
+        return self.route
+
+
+def _range_of(spec: SinkTaskSpec, ranges: dict[TopicPartition, _Range], topic: str, partition: int) -> _Range:
+    where = (topic, partition)
+    state = ranges.get(where)
     if state is None:
-        state = ranges[(topic, partition)] = _Range(topic, partition)
+        locks = spec.granular.get(where) or {}
+        state = ranges[where] = _Range(topic, partition, spec.floors.get(where), locks)
     return state
 
 
@@ -182,8 +224,7 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
         for batch in batches:
             if _write_lines(spec, converters, root, ranges, batch):
                 continue
-            for row in raw_rows(batch):
-                _write_row(spec, converters, root, _range_of(ranges, row.topic, row.partition), row)
+            _write_rows(spec, converters, root, ranges, batch)
         results = [_make_durable(spec, state) for state in ranges.values()]
     except BaseException:
         for state in ranges.values():
@@ -231,14 +272,13 @@ def _write_lines(
         index = _statement_index(spec.plan, topic)
         statement = spec.plan.statements[index]
         if not takes_rows(statement, spec.value_converter):
-            if not takes_lines(statement, spec.value_converter, converters.value):
-                return False
             # takes_lines admits only topic/partition fields: one record's values are every record's.
-            first_offset = batch.column("offset")[0].as_py()
-            values = statement.layout.partition_values(Record(topic, partition, first_offset))
+            values = statement.layout.coordinate_values(topic, partition)
+            if values is None or not takes_lines(statement, spec.value_converter, converters.value):
+                return False
     except RecordError:
         return False  # every record is poison: the per-record path reports or skips each one
-    writer = _range_of(ranges, topic, partition).writer(index, statement, root)
+    writer = _range_of(spec, ranges, topic, partition).writer(index, statement, root)
     if values is None:
         lines = write_rows(batch, writer, floor=floor)
     else:
@@ -257,25 +297,35 @@ def _write_lines(
     return True
 
 
+def _write_rows(
+    spec: SinkTaskSpec,
+    converters: Converters,
+    root: Path,
+    ranges: dict[TopicPartition, _Range],
+    batch: pa.RecordBatch,
+) -> None:
+    """Write the batch record by record; the range is looked up only when the topic-partition changes."""
+    state: _Range | None = None
+    for row in raw_rows(batch):
+        if state is None or row.partition != state.partition or row.topic != state.topic:
+            state = _range_of(spec, ranges, row.topic, row.partition)
+        _write_row(spec, converters, root, state, row)
+
+
 def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _Range, row: RawRow) -> None:
     state.last = row.offset
-    floor = spec.floors.get((row.topic, row.partition))
+    floor = state.floor
     if (floor is not None and row.offset <= floor) or (spec.skip_null_values and row.value is None):
         state.skipped += 1
         return
     try:
-        index = _statement_index(spec.plan, row.topic)
-        statement = spec.plan.statements[index]
-        record = row.to_record(
-            converters,
-            decode_key=key_needed(statement),
-            decode_value=not raw_value_passthrough(statement, spec.value_converter),
-        )
-        values = statement.layout.partition_values(record)
-        if _granular_skip(spec, row, values):
+        route = state.route or state.resolve(spec, root)
+        record = row.to_record(converters, decode_key=route.decode_key, decode_value=route.decode_value)
+        values = route.statement.layout.partition_values(record) if route.values is None else route.values
+        if state.locks and _granular_skip(state.locks, row.offset, values):
             state.skipped += 1
             return
-        state.writer(index, statement, root).write(record, values)
+        route.writer.write(record, values)
     except RecordError as error:
         if not spec.skip_poison:
             raise RecordError(
@@ -295,14 +345,11 @@ def _statement_index(plan: SinkPlan, topic: str) -> int:
     return plan.statements.index(chosen)
 
 
-def _granular_skip(spec: SinkTaskSpec, row: RawRow, values: object) -> bool:
+def _granular_skip(locks: Mapping[str, int], offset: int, values: PartitionValues) -> bool:
     """Whether a Lenses granular lock says this writer already stored the record."""
-    locks = spec.granular.get((row.topic, row.partition))
-    if not locks:
-        return False
-    name = granular_partition_key(dict(values))  # type: ignore[call-overload]
+    name = granular_partition_key(dict(values))
     held = locks.get(name) if name is not None else None
-    return held is not None and row.offset <= held
+    return held is not None and offset <= held
 
 
 def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:

@@ -39,7 +39,19 @@ def safe_segment(segment: str) -> str:
 
 
 def safe_value(value: str) -> str:
-    """A partition value as one or more safe path segments joined by ``/``."""
+    """A partition value as one or more safe path segments joined by ``/``.
+
+    A value that is already one safe segment — the usual case, asked for every record — is
+    returned as it is: printable (so no control character), no ``/`` or ``\\``, not a dot segment.
+    """
+    plain = value.isprintable() and "/" not in value and "\\" not in value
+    if plain and value and value not in _DOT_SEGMENTS:
+        return value
+    return split_safe_value(value)
+
+
+def split_safe_value(value: str) -> str:
+    """:func:`safe_value` the long way: split on ``/``, drop empty segments, escape each one."""
     segments = [safe_segment(segment) for segment in value.split("/") if segment]
     return "/".join(segments) if segments else EMPTY_VALUE
 

@@ -110,8 +110,19 @@ class KeyLayout:
         Raises:
             RecordError: the record cannot be partitioned (see PartitionSelection.extract).
         """
-        raw = self.selection.extract(record, self.padding)
-        return PartitionValues(tuple((name, safe_value(value)) for name, value in raw))
+        selection = self.selection
+        values = map(safe_value, selection.read(record, self.padding))
+        return PartitionValues(tuple(zip(selection.names, values, strict=True)))
+
+    def coordinate_values(self, topic: str, partition: int) -> PartitionValues | None:
+        """The partition values of every record of ``topic``/``partition`` when the layout reads
+        nothing else (default layout, NOPARTITION, ``_topic``/``_partition``); None otherwise.
+
+        The sink computes them once per range instead of once per record.
+        """
+        if not self.selection.reads_only_coordinates:
+            return None
+        return self.partition_values(Record(topic, partition, 0))
 
     def partition_path(self, values: PartitionValues) -> str:
         """The ``a=1/b=2`` (or ``1/2``) part of the key; "" for NOPARTITION."""

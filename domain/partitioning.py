@@ -105,13 +105,23 @@ class PartitionValues:
         return tuple(value for _, value in self.items)
 
 
+_COORDINATES = frozenset({FieldKind.TOPIC, FieldKind.PARTITION})
+
+
 @dataclass(frozen=True, slots=True)
 class PartitionSelection:
-    """The partition fields of one KCQL statement and how the key shows them."""
+    """The partition fields of one KCQL statement and how the key shows them.
+
+    ``names`` are the fields' names, worked out once rather than for every record.
+    """
 
     fields: tuple[PartitionField, ...]
     display: PartitionDisplay
     is_custom: bool
+    names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(f.name for f in self.fields))
 
     @classmethod
     def create(
@@ -143,7 +153,21 @@ class PartitionSelection:
             RecordError: naming the record and the field, when the record cannot be partitioned
                 (null key/value, absent header, no timestamp, non-primitive field...).
         """
-        return PartitionValues(tuple((f.name, _value_of(f, record, padding)) for f in self.fields))
+        return PartitionValues(tuple(zip(self.names, self.read(record, padding), strict=True)))
+
+    def read(self, record: Record, padding: PaddingSettings) -> list[str]:
+        """The raw values of :meth:`extract` without their names, in field order.
+
+        Raises:
+            RecordError: as :meth:`extract`.
+        """
+        return [_value_of(f, record, padding) for f in self.fields]
+
+    @property
+    def reads_only_coordinates(self) -> bool:
+        """Whether every value comes from the record's topic or partition (default layout,
+        NOPARTITION, ``_topic``/``_partition``): then all records of a partition share them."""
+        return all(f.kind in _COORDINATES for f in self.fields)
 
 
 def _display(include_keys: bool | None, default: PartitionDisplay) -> PartitionDisplay:
@@ -254,6 +278,11 @@ class _RecordProblem(Exception):
 
 def _read(partition_field: PartitionField, record: Record, padding: PaddingSettings) -> str:
     kind, path = partition_field.kind, partition_field.path
+    if kind is FieldKind.VALUE or kind is FieldKind.KEY:  # first: the usual PARTITIONBY
+        data = record.value if kind is FieldKind.VALUE else record.key
+        if data is None:
+            raise _RecordProblem("Value is null." if kind is FieldKind.VALUE else "Key is null.")
+        return _or_missing(_read_data(data, path))
     if kind is FieldKind.TOPIC:
         return record.topic
     if kind is FieldKind.PARTITION:
@@ -268,12 +297,20 @@ def _read(partition_field: PartitionField, record: Record, padding: PaddingSetti
             raise _RecordProblem(str(error)) from None
     if kind is FieldKind.WHOLE_KEY:
         return _whole_key(record.key)
-    if kind is FieldKind.HEADER:
-        return _header(record, path)
-    data = record.key if kind is FieldKind.KEY else record.value
-    if data is None:
-        raise _RecordProblem("Key is null." if kind is FieldKind.KEY else "Value is null.")
-    return _or_missing(read_path(data, path))
+    return _header(record, path)  # the only kind left
+
+
+def _read_data(data: Any, path: tuple[str, ...]) -> str | None:
+    """:func:`~lakesink.domain.field_paths.read_path`, walking plain dicts (what JSON and Avro
+    decode to) without its ``Mapping`` ABC check; anything else takes ``read_path`` itself."""
+    current = data
+    for segment in path:
+        if type(current) is not dict:
+            return read_path(data, path)
+        current = current.get(segment)
+        if current is None:
+            return None
+    return current if type(current) is str else java_string(current)
 
 
 def _whole_key(key: Any) -> str:

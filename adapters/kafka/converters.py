@@ -107,13 +107,29 @@ class JsonConverter:
         if data is None:
             return None, None
         try:
-            document = json.loads(data)
+            document = _json_document(data)
             if not self._schemas_enable:
                 return document, None
             payload, schema = split_envelope(document)
             return decode_payload(payload, schema), schema
         except (ValueError, ConnectJsonError) as exc:
             raise RecordError(f"{record}: {self.name} cannot decode the data: {exc}") from None
+
+
+_JSON_DECODE = json.JSONDecoder().decode
+_OBJECT_OR_ARRAY = (b"{", b"[")
+
+
+def _json_document(data: bytes) -> Any:
+    """``json.loads(data)``, without its encoding detection when the answer is known to be UTF-8.
+
+    ``json.loads`` picks UTF-16/32 only for data starting with a BOM or a NUL in its first two
+    bytes; a document that starts with ``{`` or ``[`` followed by anything but NUL is UTF-8, and
+    is decoded exactly as ``json.loads`` would (UTF-8 with ``surrogatepass``, default decoder).
+    """
+    if data[:1] in _OBJECT_OR_ARRAY and data[1:2] != b"\x00":
+        return _JSON_DECODE(data.decode("utf-8", "surrogatepass"))
+    return json.loads(data)
 
 
 class AvroConverter:
