@@ -11,8 +11,8 @@ Per topic-partition range it
    ``skip.null.values`` is set;
 2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.batch_plans`)
-   BEFORE uploading anything, then uploads every file create-only; an object already there from an
-   earlier attempt of the same plan is accepted when its size matches;
+   BEFORE uploading anything, then uploads every file create-only (:mod:`.range_upload`); an object
+   already there from an earlier attempt of the same plan is accepted when its size matches;
 4. returns one small row describing what it made durable; the driver commits it.
 
 Test-only fault injection: :class:`FaultInjection` (a marker directory and a count ``times``)
@@ -27,7 +27,6 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +36,8 @@ from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.application.columnar_parquet import takes_rows, write_rows
 from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
-from lakesink.application.range_writer import RangeWriter, SealedFile
+from lakesink.application.range_upload import upload_sealed, write_batch_plan
+from lakesink.application.range_writer import RangeWriter
 from lakesink.application.record_decoding import (
     Converters,
     RawRow,
@@ -45,11 +45,11 @@ from lakesink.application.record_decoding import (
     raw_rows,
     raw_value_passthrough,
 )
-from lakesink.domain.batch_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan, plan_key
+from lakesink.domain.batch_plans import BatchPlan, plan_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
-from lakesink.domain.errors import CommitConflictError, PreconditionFailedError, RecordError
+from lakesink.domain.errors import RecordError
 from lakesink.domain.lock_keys import granular_partition_key
 from lakesink.domain.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
@@ -78,8 +78,6 @@ RESULT_DDL = (
     "topic string, partition int, first long, last long, records long, skipped long, poison long, "
     "bytes long, files array<string>"
 )
-
-UPLOAD_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -356,7 +354,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
     sealed = [file for writer in state.writers.values() for file in writer.finish()]
     if sealed and spec.exactly_once:
         _write_plan(spec, state)
-    sizes = _upload_all(spec.store, sealed, create_only=spec.exactly_once)
+    sizes = upload_sealed(spec.store, sealed, create_only=spec.exactly_once)
     return {
         "topic": state.topic,
         "partition": state.partition,
@@ -373,36 +371,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
 def _write_plan(spec: SinkTaskSpec, state: _Range) -> None:
     bucket = spec.plan.route(state.topic).bucket
     key = plan_key(spec.indexes_name, spec.connector, state.topic, state.partition, state.first)
-    wanted = BatchPlan(spec.run_id, state.first, state.last)
-    try:
-        spec.store.put_if_absent(bucket, key, encode_plan(wanted))
-    except PreconditionFailedError:
-        existing = decode_plan(spec.store.get(bucket, key).data, key=key)
-        check_existing_plan(existing, wanted, where=f"{bucket}/{key}")
-        logger.info("Batch plan %s/%s exists with the same range: re-uploading the same objects", bucket, key)
-
-
-def _upload_all(store: ObjectStore, sealed: list[SealedFile], *, create_only: bool) -> list[int]:
-    if not sealed:
-        return []
-    with ThreadPoolExecutor(max_workers=min(UPLOAD_THREADS, len(sealed))) as pool:
-        return list(pool.map(lambda file: _upload(store, file, create_only), sealed))
-
-
-def _upload(store: ObjectStore, file: SealedFile, create_only: bool) -> int:
-    size = file.path.stat().st_size
-    try:
-        store.upload_file(file.bucket, file.key, file.path, if_absent=create_only)
-    except PreconditionFailedError:
-        stored = store.head(file.bucket, file.key).size
-        if stored != size:
-            raise CommitConflictError(
-                f"Object {file.bucket}/{file.key} already exists with {stored} bytes, but this batch "
-                f"wrote {size} bytes for it: another writer produced different data under the same key."
-            ) from None
-        logger.info("Object %s/%s already uploaded by an earlier attempt", file.bucket, file.key)
-    file.path.unlink(missing_ok=True)
-    return size
+    write_batch_plan(spec.store, bucket, key, BatchPlan(spec.run_id, state.first, state.last))
 
 
 def _inject_fault(spec: SinkTaskSpec, ranges: Mapping[TopicPartition, _Range]) -> None:
