@@ -29,11 +29,9 @@ from lakesink.adapters.kafka.converters import ByteArrayConverter, Converter
 from lakesink.application.record_decoding import key_needed, raw_value_passthrough
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.partitioning import FieldKind
 from lakesink.domain.statement_plan import StatementPlan
 from lakesink.domain.writer_state import NO_TIMESTAMP
 
-_METADATA_FIELDS = (FieldKind.TOPIC, FieldKind.PARTITION)
 _EMPTY = pa.scalar(b"", pa.binary())
 _NEWLINE = pa.scalar(b"\n", pa.binary())
 
@@ -42,7 +40,7 @@ def takes_lines(plan: StatementPlan, value_settings: ConverterSettings, value_co
     """Whether the statement writes every record as its raw value bytes plus ``\\n``."""
     if plan.envelope is not None or key_needed(plan):
         return False
-    if any(f.kind not in _METADATA_FIELDS for f in plan.layout.selection.fields):
+    if not plan.layout.selection.reads_only_coordinates:
         return False
     if plan.format is Format.JSON:
         if plan.codec is not CompressionCodec.UNCOMPRESSED:
