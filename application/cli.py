@@ -80,9 +80,15 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _run_sink(args: argparse.Namespace) -> int:
-    from lakesink.application.sink import run_sink
+    """Validate the config first (no JVM for a config error), then import the data path while the JVM starts."""
+    from lakesink.adapters.spark.session_launch import SessionLaunch
+    from lakesink.application.sink_settings import load_settings, sink_app_name
 
-    run_sink(args.config, once=args.once, master=args.master, checkpoint=args.checkpoint)
+    settings = load_settings(args.config)
+    with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
+        from lakesink.application.sink import run_sink
+
+        run_sink(settings, launch, once=args.once, checkpoint=args.checkpoint)
     return EXIT_OK
 
 

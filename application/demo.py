@@ -65,7 +65,7 @@ class TargetResult:
 class OnceSink:
     """``lakesink sink --once`` in this process, on one SparkSession for every config.
 
-    The same code path as the command (:func:`~lakesink.application.sink.load_settings` and
+    The same code path as the command (:func:`~lakesink.application.sink_settings.load_settings` and
     :class:`~lakesink.application.sink.SinkJob`), minus a Spark start per config.
     """
 
@@ -85,7 +85,8 @@ class OnceSink:
         self._spark.stop()
 
     def run(self, config: Path, checkpoint: Path) -> None:
-        from lakesink.application.sink import SinkJob, load_settings
+        from lakesink.application.sink import SinkJob
+        from lakesink.application.sink_settings import load_settings
 
         SinkJob(load_settings(config), self._spark, checkpoint_dir=str(checkpoint), once=True).run()
 

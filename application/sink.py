@@ -25,7 +25,6 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -45,8 +44,8 @@ from lakesink.adapters.kafka.source_options import (
 )
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.adapters.spark.session_launch import SessionLaunch
 from lakesink.adapters.storage import open_store
-from lakesink.application.config_file import read_config_file
 from lakesink.application.executor_errors import lakesink_error_of
 from lakesink.application.record_decoding import headers_needed
 from lakesink.application.sink_checkpoint import default_checkpoint, forget_streaming_checkpoint
@@ -55,7 +54,7 @@ from lakesink.application.sink_task import RESULT_DDL, FaultInjection, SinkTaskS
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.secret import Secret
-from lakesink.domain.errors import CommitConflictError, ConfigError
+from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
 
@@ -63,18 +62,6 @@ logger = logging.getLogger(__name__)
 
 PROCESSING_TIME = "2 seconds"
 OBSERVATION = "lakesink"
-
-
-def load_settings(config_path: str | Path) -> ConnectorSettings:
-    """Read and validate a connector config file for a sink.
-
-    Raises:
-        ConfigError: unreadable file, invalid settings, or no ``bootstrap.servers``.
-    """
-    settings = ConnectorSettings.from_properties(read_config_file(config_path), role="sink")
-    if not settings.bootstrap_servers:
-        raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
-    return settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,27 +366,17 @@ def _json(document: object) -> str:
     return json.dumps(document, separators=(",", ":"))
 
 
-def run_sink(
-    config_path: str,
-    *,
-    once: bool,
-    master: str | None = None,
-    checkpoint: str | None = None,
-) -> int:
-    """The ``lakesink sink`` use case; returns the number of records written.
+def run_sink(settings: ConnectorSettings, launch: SessionLaunch, *, once: bool, checkpoint: str | None = None) -> int:
+    """The ``lakesink sink`` use case on a session that is starting; returns the number of records written.
+
+    The caller validated ``settings`` (:func:`.sink_settings.load_settings`) before it started
+    ``launch``, and imported this module while the JVM started; leaving ``launch``'s ``with`` block
+    (the caller's or this one's) stops the session.
 
     Raises:
-        ConfigError: invalid configuration.
         LakesinkError: the query failed.
     """
-    from lakesink.adapters.spark.session import create_session
-
-    settings = load_settings(config_path)
-    spark = create_session(master or "local[*]", app_name=f"lakesink-sink-{settings.name}", ui_enabled=False)
-    job = SinkJob(settings, spark, checkpoint_dir=checkpoint, once=once)
-    try:
+    with launch:
+        job = SinkJob(settings, launch.session(), checkpoint_dir=checkpoint, once=once)
         job.run()
-    finally:
-        spark.stop()
     return sum(report.records for report in job.reports)
-

@@ -1,0 +1,34 @@
+"""A sink's connector config, read and validated without importing the data path.
+
+Why a module of its own: :mod:`.sink` imports pyspark, pyarrow, pandas and confluent-kafka
+(~0.5 s). The CLI validates the config with this module first, so a config error is reported
+without starting a JVM, then starts the Spark session and imports :mod:`.sink` while the JVM
+starts (:class:`~lakesink.adapters.spark.session_launch.SessionLaunch`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lakesink.application.config_file import read_config_file
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.statement_plan import plan_sink
+
+
+def load_settings(config_path: str | Path) -> ConnectorSettings:
+    """Read and validate a connector config file for a sink, its KCQL plan included.
+
+    Raises:
+        ConfigError: unreadable file, invalid settings or statements, or no ``bootstrap.servers``.
+    """
+    settings = ConnectorSettings.from_properties(read_config_file(config_path), role="sink")
+    if not settings.bootstrap_servers:
+        raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
+    plan_sink(settings)
+    return settings
+
+
+def sink_app_name(settings: ConnectorSettings) -> str:
+    """The Spark application name of a sink run (UI, logs, event log)."""
+    return f"lakesink-sink-{settings.name}"

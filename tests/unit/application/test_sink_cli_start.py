@@ -1,0 +1,65 @@
+"""``lakesink sink`` validates its config before any Spark session starts."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lakesink.adapters.spark.session_launch import THREAD_NAME
+from lakesink.application.cli import EXIT_INVALID_INPUT, main
+from lakesink.application.sink_settings import load_settings, sink_app_name
+from lakesink.domain.errors import ConfigError
+
+VALID = (
+    "name=orders-sink\n"
+    "connect.local.root={root}\n"
+    "connect.local.kcql=INSERT INTO bkt:out SELECT * FROM orders STOREAS `JSON`\n"
+    "topics=orders\n"
+    "bootstrap.servers=127.0.0.1:9\n"
+)
+
+
+def _launches() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == THREAD_NAME]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (VALID.replace("bootstrap.servers=127.0.0.1:9\n", ""), "bootstrap.servers is required"),
+        (VALID.replace("STOREAS `JSON`", "STOREAS `XML`"), "Unsupported format - XML"),
+        (VALID + "connect.local.compression.codec=SNAPPY\n", "JSON files can be written with"),
+    ],
+    ids=["no-bootstrap-servers", "bad-kcql", "plan-rule"],
+)
+def test_a_config_error_is_reported_without_starting_a_spark_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(text.format(root=tmp_path))
+    jvm_modules_before = "pyspark.java_gateway" in sys.modules
+
+    code = main(["sink", "--once", "--config", str(config)])
+
+    assert code == EXIT_INVALID_INPUT
+    assert message in capsys.readouterr().err
+    assert _launches() == []
+    assert ("pyspark.java_gateway" in sys.modules) == jvm_modules_before
+
+
+def test_load_settings_checks_the_statements_plan_too(tmp_path: Path) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(VALID.format(root=tmp_path) + "connect.local.compression.codec=SNAPPY\n")
+
+    with pytest.raises(ConfigError, match="compression.codec: JSON files can be written with"):
+        load_settings(config)
+
+
+def test_a_sink_run_is_named_after_its_connector(tmp_path: Path) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(VALID.format(root=tmp_path))
+
+    assert sink_app_name(load_settings(config)) == "lakesink-sink-orders-sink"
