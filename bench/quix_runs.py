@@ -60,12 +60,14 @@ def run_quix(children: Children, scenario: str, data: DataSet, *, bootstrap: str
                       f"exit code {run.returncode} (log: {children.log_dir}/{scenario}.log)")
     timing = json.loads(run.stdout.strip().splitlines()[-1])
     output = count_output(endpoint, bucket, "data/")
-    extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": timing["wall_seconds"]}
+    extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": timing["wall_seconds"],
+             "cpu_seconds": run.cpu_seconds}
     if output.records != data.records:
         return failed(scenario, data.records, data.value_bytes,
                       f"incomplete: {output.records:,} of {data.records:,} records in {output.objects} objects",
                       extra=extra)
     return Result(scenario, OK, data.records, data.value_bytes, timing["seconds"], run.peak_rss,
                   f"{output.objects} objects, {output.bytes / 1e6:.1f} MB; commit_every={COMMIT_EVERY:,}, "
-                  f"{IDLE_S:.0f} s idle stop subtracted; wall {timing['wall_seconds']:.1f} s incl. start-up",
+                  f"{IDLE_S:.0f} s idle stop subtracted; wall {timing['wall_seconds']:.1f} s incl. start-up; "
+                  f"{sum(run.cpu_seconds.values()):.1f} CPU s",
                   extra=extra)
