@@ -15,10 +15,10 @@ listed gets its action again, and the actions are idempotent).
 from __future__ import annotations
 
 import logging
-import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from lakesink.adapters.restore.progress_topic import (
     read_progress,
     transactional_id,
 )
+from lakesink.adapters.restore.read_ahead import ReadAhead
 from lakesink.domain.errors import FormatError, ObjectNotFoundError, PreconditionFailedError, RecordError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.index import IndexEntry, WorkItem
@@ -70,6 +71,7 @@ class OriginDelivery:
         self._store = store
         self._config = dict(config)
         self._producer: Any = None
+        self._reader: ReadAhead | None = None
 
     def open(self) -> None:
         """Initialise the origin's producer (fencing any older one) and read its progress.
@@ -94,6 +96,19 @@ class OriginDelivery:
         self._progress = read_progress(
             self._config, plan.progress_topic, self._progress_partition, item.origin, plan.transaction_timeout_ms
         )
+        self._skips = [records_to_skip(self._progress, entry) for entry in item.objects]
+        wanted = [entry for entry, skip in zip(item.objects, self._skips, strict=True) if skip is not None]
+        self._reader = ReadAhead(wanted, self._download, partial(read_batches, self._root))
+
+    def prefetch(self) -> None:
+        """Start fetching and opening the first object to deliver (after :meth:`open`)."""
+        assert self._reader is not None, "prefetch() needs open() first"
+        self._reader.start()
+
+    def close(self) -> None:
+        """Stop fetching ahead for an origin that will not be delivered (a no-op after :meth:`run`)."""
+        if self._reader is not None:
+            self._reader.close()
 
     def run(self) -> OriginResult:
         """Deliver the origin's objects (opening it first unless :meth:`open` was called)."""
@@ -105,20 +120,21 @@ class OriginDelivery:
         last = progress.position if progress else (-1, "")
         self._open = 0  # records in the open transaction; -1 = no transaction open
         self._pending: list[IndexEntry] = []  # objects finished inside the open transaction
+        assert self._reader is not None
         self._begin()
-        for entry in item.objects:
-            skip = records_to_skip(progress, entry)
-            if skip is None:
-                self._post_process(entry)
-                continue
-            delivered = self._deliver(entry, skip)
-            if delivered is None:
-                skipped += 1
-            else:
-                records += delivered
-            objects += 1
-            size += entry.size
-            last = entry.position
+        with self._reader as reader:
+            for entry, skip in zip(item.objects, self._skips, strict=True):
+                if skip is None:
+                    self._post_process(entry)
+                    continue
+                delivered = self._deliver(entry, skip, reader)
+                if delivered is None:
+                    skipped += 1
+                else:
+                    records += delivered
+                objects += 1
+                size += entry.size
+                last = entry.position
         if self._last_progress is not None:
             self._commit(self._last_progress)
         else:
@@ -132,7 +148,10 @@ class OriginDelivery:
         self._open = 0
         self._last_progress: Progress | None = None
 
-    def _deliver(self, entry: IndexEntry, skip: int) -> int | None:
+    def _download(self, entry: IndexEntry, path: Path) -> None:
+        self._store.download_file(self._root.bucket, entry.key, path)
+
+    def _deliver(self, entry: IndexEntry, skip: int, reader: ReadAhead) -> int | None:
         """Produce the object's records after the first ``skip``; None when it was skipped as bad.
 
         Small objects share a transaction: one commits every LIMIT records (and at the end of
@@ -144,31 +163,29 @@ class OriginDelivery:
             # a bad object aborts its transaction: keep earlier objects out of it
             self._commit(self._last_progress)
             self._begin()
-        with tempfile.TemporaryDirectory(prefix="lakesink-restore-") as work:
-            path = Path(work) / "object"
-            try:
-                self._store.download_file(self._root.bucket, entry.key, path)
-            except ObjectNotFoundError:
-                logger.warning("Object %s/%s vanished before it was read; skipped", self._root.bucket, entry.key)
-                self._finish_object(entry, line=skip)
-                return None
-            try:
-                return self._produce_object(entry, path, skip)
-            except (FormatError, RecordError) as error:
-                if not self._plan.tolerate_errors:
-                    raise
-                self._producer.abort_transaction(30)  # holds only this object's records
-                logger.warning("Object %s/%s skipped: %s", self._root.bucket, entry.key, error)
-                self._begin()
-                self._commit(Progress.of(entry, line=skip, complete=True))
-                self._begin()
-                return None
+        try:
+            batches = reader.next_object(entry)
+        except ObjectNotFoundError:
+            logger.warning("Object %s/%s vanished before it was read; skipped", self._root.bucket, entry.key)
+            self._finish_object(entry, line=skip)
+            return None
+        try:
+            return self._produce_object(entry, batches, skip)
+        except (FormatError, RecordError) as error:
+            if not self._plan.tolerate_errors:
+                raise
+            self._producer.abort_transaction(30)  # holds only this object's records
+            logger.warning("Object %s/%s skipped: %s", self._root.bucket, entry.key, error)
+            self._begin()
+            self._commit(Progress.of(entry, line=skip, complete=True))
+            self._begin()
+            return None
 
-    def _produce_object(self, entry: IndexEntry, path: Path, skip: int) -> int:
+    def _produce_object(self, entry: IndexEntry, batches: Iterator[MessageBatch], skip: int) -> int:
         """Produce the object's records after the first ``skip``, committing every LIMIT records."""
         limit = self._root.limit
         read = 0
-        for batch in read_batches(self._root, entry, path):
+        for batch in batches:
             size = len(batch)
             position = min(max(skip - read, 0), size)
             while position < size:
@@ -194,7 +211,10 @@ class OriginDelivery:
 
         A range without headers or timestamps (every format but the envelopes) uses the short
         call: librdkafka treats timestamp 0 and no headers exactly as absent arguments, and
-        parsing them costs a third of the call (0.57 vs 0.88 µs a message, measured).
+        parsing them costs a third of the call (0.57 vs 0.88 µs a message, measured). The long
+        call passes every argument by position (``callback`` and ``on_delivery`` None): the
+        client parses keyword arguments by name on every call, which cost 1.66 µs a message
+        against 0.97 µs by position (envelope with two headers, same process, back to back).
         """
         produce, topic = self._producer.produce, self._item.topic
         keys, values, origins = batch.keys[start:stop], batch.values[start:stop], batch.partitions[start:stop]
@@ -209,7 +229,7 @@ class OriginDelivery:
             return
         for key, value, header, stamp, origin in zip(keys, values, headers, stamps, origins, strict=True):
             try:
-                produce(topic, value, key, targets[origin], timestamp=stamp, headers=header)
+                produce(topic, value, key, targets[origin], None, None, stamp, header)
             except BufferError:
                 self._produce_when_queue_drains(topic, value, key, targets[origin], stamp, header)
 

@@ -21,7 +21,7 @@ already busy, and concurrent transactions cost the client and the broker more CP
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -42,7 +42,11 @@ class Delivery(Protocol):
 
     def open(self) -> None: ...
 
+    def prefetch(self) -> None: ...
+
     def run(self) -> OriginResult: ...
+
+    def close(self) -> None: ...
 
 
 def run_work_items(spark: SparkSession, plan: RestorePlan, items: Sequence[WorkItem]) -> list[OriginResult]:
@@ -75,8 +79,11 @@ def _task(plan: RestorePlan) -> Any:
 def deliver_in_order(deliveries: Sequence[Delivery], ahead: int) -> Iterator[OriginResult]:
     """Run the deliveries one after another, each opened on a helper thread up to ``ahead`` earlier.
 
-    A failed open is raised when its origin's turn comes (origins before it are delivered);
-    opens still running then finish before the error leaves, and no later origin is delivered.
+    While one origin is delivered, the next one also fetches its first object once opened
+    (:meth:`OriginDelivery.prefetch`), so its delivery starts without waiting for S3 and the
+    decoder. A failed open is raised when its origin's turn comes (origins before it are
+    delivered); opens still running then finish before the error leaves, no later origin is
+    delivered, and fetching ahead stops.
     """
     if ahead < 1 or len(deliveries) <= 1:
         for delivery in deliveries:
@@ -84,8 +91,23 @@ def deliver_in_order(deliveries: Sequence[Delivery], ahead: int) -> Iterator[Ori
         return
     with ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="lakesink-open") as pool:
         opening: list[Future[None]] = [pool.submit(d.open) for d in deliveries[:ahead]]
-        for index, delivery in enumerate(deliveries):
-            opening[index].result()
-            if index + ahead < len(deliveries):
-                opening.append(pool.submit(deliveries[index + ahead].open))
-            yield delivery.run()
+        try:
+            for index, delivery in enumerate(deliveries):
+                opening[index].result()
+                if index + ahead < len(deliveries):
+                    opening.append(pool.submit(deliveries[index + ahead].open))
+                if index + 1 < len(deliveries):
+                    opening[index + 1].add_done_callback(_prefetch_when_opened(deliveries[index + 1]))
+                yield delivery.run()
+        finally:
+            pool.shutdown(wait=True)  # no open (nor its prefetch callback) runs after this
+            for delivery in deliveries:
+                delivery.close()
+
+
+def _prefetch_when_opened(delivery: Delivery) -> Callable[[Future[None]], None]:
+    def prefetch(opened: Future[None]) -> None:
+        if opened.exception() is None:
+            delivery.prefetch()
+
+    return prefetch

@@ -122,3 +122,11 @@ def test_producer_batching_and_queue_settings_reach_the_restore_producer() -> No
 
     assert {key: config[key] for key in batching} == batching
     create_producer(config).flush(0)  # librdkafka accepts every one of them
+
+
+def test_producers_connect_to_every_broker_at_once_unless_told_otherwise() -> None:
+    assert producer_config(BASE)["enable.sparse.connections"] is False
+    settings = parse_kafka_client({"producer.enable.sparse.connections": "true"}, "source")
+    configured = producer_config({**BASE, **settings})
+    assert configured["enable.sparse.connections"] == "true"
+    create_producer(configured).flush(0)  # librdkafka knows the setting

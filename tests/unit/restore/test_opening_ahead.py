@@ -25,6 +25,7 @@ class FakeDelivery:
                  fail_open: bool = False) -> None:
         self.name, self.journal, self.open_gate, self.fail_open = name, journal, open_gate, fail_open
         self.opened = False
+        self.closed = False
 
     def open(self) -> None:
         if self.open_gate is not None:
@@ -34,11 +35,18 @@ class FakeDelivery:
         self.opened = True
         self.journal.append(f"open {self.name}")
 
+    def prefetch(self) -> None:
+        assert self.opened, f"{self.name} fetches ahead before it was opened"
+        self.journal.append(f"prefetch {self.name}")
+
     def run(self) -> OriginResult:
         assert self.opened, f"{self.name} delivered before it was opened"
         self.journal.append(f"run {self.name}")
         time.sleep(0.01)
         return OriginResult(self.name, 1, 1, 1, 0, 0, "key", 0.0)
+
+    def close(self) -> None:
+        self.closed = True
 
 
 def test_origins_are_delivered_one_after_another_in_order_each_after_its_open() -> None:
@@ -74,6 +82,24 @@ def test_a_failed_open_is_raised_in_its_turn_and_no_later_origin_is_delivered() 
             delivered.append(result.origin)
     assert delivered == ["o0", "o1"]
     assert not any(entry.startswith("run") and entry > "run o2" for entry in journal)
+
+
+def test_only_the_origin_after_the_one_being_delivered_fetches_ahead() -> None:
+    journal: list[str] = []
+    deliveries = [FakeDelivery(f"o{n}", journal) for n in range(4)]
+    for result in deliver_in_order(deliveries, ahead=3):
+        number = int(result.origin[1:])
+        fetching = {entry.split()[1] for entry in journal if entry.startswith("prefetch")}
+        assert fetching == {f"o{n}" for n in range(1, min(number + 2, 4))}
+    assert [entry for entry in journal if entry.startswith("prefetch")] == ["prefetch o1", "prefetch o2", "prefetch o3"]
+
+
+def test_a_failed_open_closes_every_origin_so_none_keeps_fetching() -> None:
+    deliveries = [FakeDelivery(f"o{n}", [], fail_open=n == 1) for n in range(4)]
+    with pytest.raises(RuntimeError, match="o1: broker gone"):
+        list(deliver_in_order(deliveries, ahead=2))
+    assert all(d.closed for d in deliveries)
+    assert "prefetch o1" not in deliveries[0].journal
 
 
 def test_without_opening_ahead_each_origin_opens_itself_when_delivered() -> None:
