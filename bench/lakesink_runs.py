@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.kafka_io import DataSet, consume_count, create_topic
-from bench.processes import Children
+from bench.processes import Children, Measured
 from bench.results import OK, Result, failed
 from bench.verify import count_output
 from lakesink.application.demo_services import S3Endpoint
@@ -23,6 +23,10 @@ STARTED_MARK = " starts at "
 """Logged by the sink once Spark is up and the index was read (application/sink.py)."""
 RESTORE_STARTED_MARK = "Opened storage backend"
 """Logged by the restore once its Spark session is up (adapters/storage)."""
+BATCHES = ("Planned batch ", "lakesink.application.sink: Batch ")
+"""The sink's first batch is planned / a batch committed (application/sink.py): the batches' window."""
+RESTORE_BATCHES = ("objects in ", "records so far")
+"""The restore listed its objects / finished a poll (application/restore.py): its polls' window."""
 FLUSH_COUNT = 50_000
 """Records per file and partition: the same batch size as Quix's ``commit_every`` in the peer runs."""
 
@@ -118,7 +122,7 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
                                 bucket=bucket))
     argv = _lakesink("sink", "--config", str(config), "--once", "--master", master,
                      "--checkpoint", str(work / "checkpoints" / label))
-    run = children.measure(label, argv, timeout_s=timeout_s, env=_env(), watch=[STARTED_MARK])
+    run = children.measure(label, argv, timeout_s=timeout_s, env=_env(), watch=[STARTED_MARK, *BATCHES])
     common = {"quix_peer": scenario.quix_peer,
               "ceiling": f"encode-{scenario.name[5:]}" if scenario.encode_args else None}
     if run.returncode != 0:
@@ -140,7 +144,19 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
         extra["seconds_after_spark_start"] = after_start
         extra["records_per_s_after_spark_start"] = data.records / after_start
         note += f"; {data.records / after_start:,.0f} rec/s without the {run.marks[STARTED_MARK]:.1f} s start-up"
+    note += _in_batches(run, BATCHES, data.records, extra)
     return Result(label, OK, data.records, data.value_bytes, run.seconds, run.peak_rss, note, extra=extra, **common)
+
+
+def _in_batches(run: Measured, window: tuple[str, str], records: int, extra: dict[str, object]) -> str:
+    """From the first batch's start to the last batch's end (log lines): the rate without Spark's
+    start and stop; "" when the run did not log both."""
+    begin, end = run.marks.get(window[0]), run.last_marks.get(window[1])
+    if begin is None or end is None or end <= begin:
+        return ""
+    extra["batch_seconds"] = end - begin
+    extra["records_per_s_in_batches"] = records / (end - begin)
+    return f"; batches {end - begin:.1f} s ({records / (end - begin):,.0f} rec/s)"
 
 
 def describe_peak(parts: dict[str, int]) -> str:
@@ -182,7 +198,8 @@ def run_restore(children: Children, data: DataSet, *, source_bucket: str, bootst
                     restore_config(data, source_bucket=source_bucket, target_topic=target, bootstrap=bootstrap,
                                    endpoint=endpoint))
     argv = _lakesink("restore", "--config", str(config), "--once", "--master", master)
-    run = children.measure("restore", argv, timeout_s=timeout_s, env=_env(), watch=[RESTORE_STARTED_MARK])
+    run = children.measure("restore", argv, timeout_s=timeout_s, env=_env(),
+                           watch=[RESTORE_STARTED_MARK, *RESTORE_BATCHES])
     if run.returncode != 0:
         return failed("restore", data.records, data.value_bytes,
                       f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/restore.log)")
@@ -196,5 +213,6 @@ def run_restore(children: Children, data: DataSet, *, source_bucket: str, bootst
         after_start = run.seconds - run.marks[RESTORE_STARTED_MARK]
         extra.update(seconds_after_spark_start=after_start, records_per_s_after_spark_start=data.records / after_start)
         note += f"; {data.records / after_start:,.0f} rec/s without the {run.marks[RESTORE_STARTED_MARK]:.1f} s start-up"
+    note += _in_batches(run, RESTORE_BATCHES, data.records, extra)
     return Result("restore", OK, data.records, data.value_bytes, run.seconds, run.peak_rss, note,
                   ceiling="consume", extra=extra)

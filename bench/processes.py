@@ -199,6 +199,8 @@ class Measured:
     stdout: str
     marks: dict[str, float] = field(default_factory=dict)
     """Seconds after start at which a stderr line first contained each watched text."""
+    last_marks: dict[str, float] = field(default_factory=dict)
+    """Seconds after start at which a stderr line last contained each watched text."""
     peak_breakdown: dict[str, int] = field(default_factory=dict)
     """:func:`tree_breakdown` of the sample with the highest RSS total."""
     peak_pss: int = 0
@@ -232,7 +234,7 @@ class Children:
                 watch: Sequence[str] = ()) -> Measured:
         """Run ``argv`` to its end, sampling its tree's RSS every 0.2 s; kills it after ``timeout_s``.
 
-        ``watch`` texts are looked for in stderr lines (copied to the log) and their first
+        ``watch`` texts are looked for in stderr lines (copied to the log) and their first and last
         arrival times returned, e.g. when the sink logs that Spark is up and reading starts.
         """
         started = time.perf_counter()
@@ -241,6 +243,7 @@ class Children:
         peak_breakdown: dict[str, int] = {}
         timeline: list[tuple[float, dict[str, int]]] = []
         marks: dict[str, float] = {}
+        last_marks: dict[str, float] = {}
         stdout_chunks: list[bytes] = []
         cpu = CpuByRole(process.pid)
 
@@ -267,8 +270,9 @@ class Children:
                     log.write(line)
                     text = line.decode(errors="replace")
                     for needle in watch:
-                        if needle not in marks and needle in text:
-                            marks[needle] = time.perf_counter() - started
+                        if needle in text:
+                            last_marks[needle] = time.perf_counter() - started
+                            marks.setdefault(needle, last_marks[needle])
 
         def pump_stdout() -> None:
             stdout_chunks.append(process.stdout.read())  # type: ignore[union-attr]
@@ -288,7 +292,7 @@ class Children:
             thread.join(timeout=5)
         self._running.remove(process)
         return Measured(process.returncode, elapsed, peak[0], b"".join(stdout_chunks).decode(errors="replace"), marks,
-                        dict(peak_breakdown), peak[1], timeline, cpu.totals())
+                        last_marks, dict(peak_breakdown), peak[1], timeline, cpu.totals())
 
     def close(self) -> None:
         """Kill every child still running, newest first."""

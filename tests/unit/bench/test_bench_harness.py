@@ -128,3 +128,12 @@ def test_measure_splits_cpu_seconds_between_the_root_and_its_python_children(tmp
     assert run.returncode == 0
     assert run.cpu_seconds["driver"] >= 0.5
     assert run.cpu_seconds["python_workers"] >= 0.4  # the child's last sample may miss up to 0.2 s
+
+
+def test_measure_gives_the_first_and_the_last_arrival_of_a_watched_text(tmp_path: Path) -> None:
+    script = ("import sys, time\nfor n in range(3):\n    print(f'Batch {n} done', file=sys.stderr, flush=True)\n"
+              "    time.sleep(0.3)\n")
+    with Children(tmp_path) as children:
+        run = children.measure("batches", [sys.executable, "-c", script], timeout_s=30, watch=["Batch "])
+    assert run.returncode == 0
+    assert 0.5 < run.last_marks["Batch "] - run.marks["Batch "] < run.seconds
