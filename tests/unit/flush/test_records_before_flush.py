@@ -25,15 +25,17 @@ def _one_by_one(policy: FlushPolicy, stats: FileStats, sizes: list[int]) -> int 
     already=st.integers(0, 20),
     sizes=st.lists(st.integers(0, 60), max_size=40),
 )
-def test_records_before_flush_matches_asking_after_every_record(
+def test_records_before_flush_and_room_match_asking_after_every_record(
     count: int | None, size: int, already: int, sizes: list[int]
 ) -> None:
     policy = FlushPolicy(count=count, size_bytes=size)
     # An open file is below both thresholds (it would have been flushed otherwise).
     records = already if count is None else min(already, count - 1)
     stats = FileStats(records, min(already * 7, size - 1), created_ms=0)
+    expected = _one_by_one(policy, stats, sizes)
 
-    assert policy.records_before_flush(stats, list(accumulate(sizes))) == _one_by_one(policy, stats, sizes)
+    assert policy.records_before_flush(stats, list(accumulate(sizes))) == expected
+    assert _flushes_after_by_room(policy.room(stats), sizes) == expected
 
 
 def test_a_file_flushes_after_the_record_that_reaches_the_size() -> None:
@@ -50,22 +52,6 @@ def _flushes_after_by_room(room: FileRoom, sizes: list[int]) -> int | None:
         if (room.records is not None and added_records >= room.records) or added_bytes >= room.bytes:
             return index + 1
     return None
-
-
-@given(
-    count=st.one_of(st.none(), st.integers(1, 30)),
-    size=st.integers(1, 400),
-    already=st.integers(0, 20),
-    sizes=st.lists(st.integers(0, 60), max_size=40),
-)
-def test_room_flushes_after_the_record_reason_would_flush_after(
-    count: int | None, size: int, already: int, sizes: list[int]
-) -> None:
-    policy = FlushPolicy(count=count, size_bytes=size)
-    records = already if count is None else min(already, count - 1)
-    stats = FileStats(records, min(already * 7, size - 1), created_ms=0)
-
-    assert _flushes_after_by_room(policy.room(stats), sizes) == _one_by_one(policy, stats, sizes)
 
 
 def test_an_empty_file_has_the_whole_count_and_size_as_room() -> None:
