@@ -282,7 +282,7 @@ def _read(partition_field: PartitionField, record: Record, padding: PaddingSetti
         data = record.value if kind is FieldKind.VALUE else record.key
         if data is None:
             raise _RecordProblem("Value is null." if kind is FieldKind.VALUE else "Key is null.")
-        return _or_missing(_read_data(data, path))
+        return _or_missing(read_path(data, path))
     if kind is FieldKind.TOPIC:
         return record.topic
     if kind is FieldKind.PARTITION:
@@ -298,19 +298,6 @@ def _read(partition_field: PartitionField, record: Record, padding: PaddingSetti
     if kind is FieldKind.WHOLE_KEY:
         return _whole_key(record.key)
     return _header(record, path)  # the only kind left
-
-
-def _read_data(data: Any, path: tuple[str, ...]) -> str | None:
-    """:func:`~lakesink.domain.field_paths.read_path`, walking plain dicts (what JSON and Avro
-    decode to) without its ``Mapping`` ABC check; anything else takes ``read_path`` itself."""
-    current = data
-    for segment in path:
-        if type(current) is not dict:
-            return read_path(data, path)
-        current = current.get(segment)
-        if current is None:
-            return None
-    return current if type(current) is str else java_string(current)
 
 
 def _whole_key(key: Any) -> str:
