@@ -34,7 +34,7 @@ from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
 from lakesink.adapters.kafka.offsets import FIRST_BATCH_CHUNKS, OffsetRange, chunks_to_json, to_json
-from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.source_options import (
     MAX_RANGE_OFFSETS,
@@ -278,7 +278,7 @@ class SinkJob:
         pooled workers serve both (2 instead of 4 at ``local[2]``, ~450 MB; BENCHMARKS.md "Memory").
         The ranges live on the driver, so losing an executor costs nothing but the task's retry.
         """
-        return [OffsetRange(row["topic"], row["partition"], row["start"], row["end"]) for row in df.collect()]
+        return ranges_in(df.toArrow())
 
     def _task_spec(self) -> SinkTaskSpec:
         return SinkTaskSpec.for_settings(

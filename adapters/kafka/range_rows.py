@@ -40,8 +40,8 @@ def range_batch(offset_range: OffsetRange) -> pa.RecordBatch:
     )
 
 
-def ranges_in(batch: pa.RecordBatch) -> list[OffsetRange]:
-    """The ranges carried by a batch of :data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA` rows, in row order."""
+def ranges_in(batch: pa.RecordBatch | pa.Table) -> list[OffsetRange]:
+    """The ranges carried by a batch (or table) of :data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA` rows, in row order."""
     columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "start", "end")]
     return [OffsetRange(*row) for row in zip(*columns, strict=True)]
 
