@@ -8,7 +8,7 @@ envelope from ``JsonConverter`` values with ``schemas.enable=false``, partitione
 does the same work a batch at a time: ``pyarrow.json.read_json`` over the values joined by
 ``\\n`` with the schema a file would have (``explicit_schema``, extra fields an error), the
 partition values rendered once per distinct value by the per-record code itself
-(:meth:`~lakesink.domain.naming.KeyLayout.partition_values` on one decoded representative), and
+(:meth:`~lakesink.domain.layout.naming.KeyLayout.partition_values` on one decoded representative), and
 files cut where the per-record path would (:meth:`~lakesink.application.range_writer.RangeWriter.runs`,
 :mod:`lakesink.adapters.formats.data_size`).
 
@@ -52,7 +52,7 @@ from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import FormatError, RecordError
 from lakesink.domain.formats import Format
-from lakesink.domain.partitioning import FieldKind, PartitionValues
+from lakesink.domain.layout.partitioning import FieldKind, PartitionValues
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, fits, infer
 from lakesink.domain.schema.model import kind, non_null

@@ -29,8 +29,8 @@ from lakesink.adapters.kafka.converters import ByteArrayConverter, Converter
 from lakesink.application.record_decoding import key_needed, raw_value_passthrough
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.records import NO_TIMESTAMP
 from lakesink.domain.statement_plan import StatementPlan
-from lakesink.domain.writer_state import NO_TIMESTAMP
 
 _EMPTY = pa.scalar(b"", pa.binary())
 _NEWLINE = pa.scalar(b"\n", pa.binary())

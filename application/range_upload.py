@@ -1,6 +1,6 @@
 """Make a range's sealed staging files durable: the batch plan first, then create-only uploads.
 
-With exactly-once the plan object (:mod:`lakesink.domain.batch_plans`) is written BEFORE any
+With exactly-once the plan object (:mod:`lakesink.domain.commit.range_plans`) is written BEFORE any
 upload, so a batch that dies between its uploads and its commit is replayed over the same range
 and rewrites the same objects; an object already there from an earlier attempt is accepted only
 when its size matches what this attempt wrote. Uploads run a few at a time (S3 multipart parts
@@ -13,7 +13,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 from lakesink.application.range_writer import SealedFile
-from lakesink.domain.batch_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan
+from lakesink.domain.commit.range_plans import BatchPlan, check_existing_plan, decode_plan, encode_plan
 from lakesink.domain.errors import CommitConflictError, PreconditionFailedError
 from lakesink.domain.ports import ObjectStore
 

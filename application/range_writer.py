@@ -30,12 +30,11 @@ from lakesink.adapters.formats.staging import LineFile
 from lakesink.application.columnar_parquet import ArrowRows
 from lakesink.application.encoded_lines import EncodedLines
 from lakesink.domain.errors import SchemaChangedError
-from lakesink.domain.flush import FileRoom, FileStats
-from lakesink.domain.partitioning import PartitionValues
+from lakesink.domain.flush.policy import FileRoom, FileStats
+from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import FormatWriter
-from lakesink.domain.records import Record
+from lakesink.domain.records import NO_TIMESTAMP, Record
 from lakesink.domain.statement_plan import StatementPlan
-from lakesink.domain.writer_state import NO_TIMESTAMP
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +191,7 @@ class RangeWriter:
         ``ends[i]`` is the cumulative size (in the writer's ``bytes_written`` measure) of
         records ``0..i``. The flush policy is asked, for a whole slice at once, which record
         first reaches flush.count or flush.size
-        (:meth:`~lakesink.domain.flush.FlushPolicy.records_before_flush`), which is where
+        (:meth:`~lakesink.domain.flush.policy.FlushPolicy.records_before_flush`), which is where
         :meth:`write` would roll; a file started here holds nothing yet.
         """
         current = self._open.get(values)

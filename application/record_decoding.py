@@ -21,7 +21,7 @@ from lakesink.adapters.kafka.converters import JSON, STRING, Converter, create_c
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.formats import Format
-from lakesink.domain.partitioning import FieldKind
+from lakesink.domain.layout.partitioning import FieldKind
 from lakesink.domain.records import Headers, Record
 from lakesink.domain.statement_plan import StatementPlan
 

@@ -1,4 +1,4 @@
-"""The sink's index on the store: executes the pure commit decisions of :mod:`lakesink.domain.commit`.
+"""The sink's index on the store: executes the pure commit decisions of :mod:`lakesink.domain.commit.lenses_chain`.
 
 The store is the source of truth for where the sink resumes (Spark's checkpoint is a cache). On
 start-up :meth:`SinkIndex.open` reads, per topic-partition, everything Lenses or an earlier
@@ -16,18 +16,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from lakesink.domain.batch_plans import (
-    BatchPlan,
-    decode_plan,
-    obsolete_plan_starts,
-    pending_plans,
-    plan_key,
-    plan_start_of_key,
-    plans_prefix,
-    replay_chunks,
-    replay_end,
-)
-from lakesink.domain.commit import (
+from lakesink.domain.commit.lenses_chain import (
     Copy,
     Delete,
     HeldLock,
@@ -41,8 +30,7 @@ from lakesink.domain.commit import (
     migrate_old_master,
     next_action,
 )
-from lakesink.domain.errors import CommitError, ObjectNotFoundError, PreconditionFailedError, StorageError
-from lakesink.domain.locks import (
+from lakesink.domain.commit.locks import (
     IndexLock,
     decode_lock,
     encode_lock,
@@ -50,6 +38,18 @@ from lakesink.domain.locks import (
     master_lock_key,
     old_master_lock_key,
 )
+from lakesink.domain.commit.range_plans import (
+    BatchPlan,
+    decode_plan,
+    obsolete_plan_starts,
+    pending_plans,
+    plan_key,
+    plan_start_of_key,
+    plans_prefix,
+    replay_chunks,
+    replay_end,
+)
+from lakesink.domain.errors import CommitError, ObjectNotFoundError, PreconditionFailedError, StorageError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from lakesink.domain.statement_plan import SinkPlan
 

@@ -10,7 +10,7 @@ Per topic-partition range it
    the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
    ``skip.null.values`` is set;
 2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`);
-3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.batch_plans`)
+3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
    BEFORE uploading anything, then uploads every file create-only (:mod:`.range_upload`); an object
    already there from an earlier attempt of the same plan is accepted when its size matches;
 4. returns one small row describing what it made durable; the driver commits it.
@@ -45,13 +45,13 @@ from lakesink.application.record_decoding import (
     raw_rows,
     raw_value_passthrough,
 )
-from lakesink.domain.batch_plans import BatchPlan, plan_key
+from lakesink.domain.commit.lock_keys import granular_partition_key
+from lakesink.domain.commit.range_plans import BatchPlan, plan_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import RecordError
-from lakesink.domain.lock_keys import granular_partition_key
-from lakesink.domain.partitioning import PartitionValues
+from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
 

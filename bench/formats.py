@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakesink.adapters.formats import open_writer
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 C = CompressionCodec
 CASES: list[tuple[str, Format, CompressionCodec, bool, bool]] = [

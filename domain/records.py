@@ -20,6 +20,9 @@ from typing import Any
 
 Headers = tuple[tuple[str, Any], ...]
 
+#: Timestamp recorded for a record without one (Lenses uses -1, which then shows in file names).
+NO_TIMESTAMP = -1
+
 
 @dataclass(frozen=True, slots=True)
 class Record:

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import ConfigError, RecordError
-from lakesink.domain.flush import FlushPolicy
+from lakesink.domain.flush.policy import FlushPolicy
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.kcql import KcqlStatement
-from lakesink.domain.naming import KeyLayout
-from lakesink.domain.padding import resolve_padding
-from lakesink.domain.partitioning import PartitionDisplay
+from lakesink.domain.layout.naming import KeyLayout
+from lakesink.domain.layout.padding import resolve_padding
+from lakesink.domain.layout.partitioning import PartitionDisplay
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 DEFAULT_DATE_TIMEZONE = "UTC"
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 
 def _check_envelope(format: Format, envelope: object) -> None:

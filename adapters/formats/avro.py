@@ -35,12 +35,12 @@ from fastavro.write import Writer
 
 from lakesink.adapters.formats.avro_rows import RowEncode, row_encoder
 from lakesink.adapters.formats.structured import StructuredFile
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, name_records
 from lakesink.domain.schema.envelope import record_from_envelope
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 from lakesink.domain.schema.model import canonical_json
 
 LEVEL_REQUIRED = "No or invalid compressionCodec specified - does codec require a level?"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from operator import attrgetter
 
 from lakesink.adapters.formats.avro_encoder import Encode, compile_fields_encoder
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.schema import Schema
 from lakesink.domain.schema.envelope import envelope_parts
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 from lakesink.domain.schema.model import kind
 
 RowEncode = Encode

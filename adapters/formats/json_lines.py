@@ -21,11 +21,11 @@ from typing import Any
 
 from lakesink.adapters.formats.jsoncodec import dumps
 from lakesink.adapters.formats.staging import LineFile, poison
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.records import Record
 from lakesink.domain.schema.envelope import json_envelope, record_from_json_envelope
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 DEFAULT_GZIP_LEVEL = 6
 _BYTES = (bytes, bytearray, memoryview)

@@ -33,12 +33,12 @@ import pyarrow.parquet as pq
 from lakesink.adapters.formats.arrow_schema import arrow_schema
 from lakesink.adapters.formats.data_size import value_size
 from lakesink.adapters.formats.structured import StructuredFile
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError, SchemaChangedError
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, name_records
 from lakesink.domain.schema.envelope import record_from_envelope
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 from lakesink.domain.schema.model import kind, non_null
 
 AVRO_SCHEMA_KEY = b"parquet.avro.schema"

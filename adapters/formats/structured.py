@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.formats.staging import StagingFile, poison
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError, SchemaChangedError
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, checker, fits, merge, schema_for
 from lakesink.domain.schema.check import Check
 from lakesink.domain.schema.envelope import envelope_parts, envelope_schema
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 
 class StructuredFile(StagingFile):

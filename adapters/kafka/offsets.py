@@ -24,8 +24,8 @@ from typing import Any
 
 from pyspark.sql.datasource import InputPartition
 
+from lakesink.domain.commit.chunks import Chunk, chunk_bounds
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.offset_chunks import Chunk, chunk_bounds
 
 TopicPartitionKey = tuple[str, int]
 Positions = dict[TopicPartitionKey, int]
@@ -140,7 +140,7 @@ def ranges_between(
     A partition present in ``end`` but not in ``start`` was registered by the batch that ends
     at ``end`` and is read from the next batch on, so it yields no range here. Each partition's
     ``[start, end)`` is split into chunks of at most ``max_offsets`` offsets around its ``pinned``
-    chunks (:func:`~lakesink.domain.offset_chunks.chunk_bounds`); every chunk is one range, one task.
+    chunks (:func:`~lakesink.domain.commit.chunks.chunk_bounds`); every chunk is one range, one task.
     """
     ranges = []
     for (topic, partition), stop in sorted(end.items()):

@@ -29,10 +29,10 @@ from lakesink.adapters.kafka.offsets import (
     chunks_from_json,
 )
 from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool, as_float, as_int
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.offset_chunks import Chunk
 
 SECRET_PREFIX = "secret."
 

@@ -13,11 +13,11 @@ from functools import partial
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lakesink.domain.config.values import as_bool, as_char, as_choice, as_int
-from lakesink.domain.envelope import FIELD_KEYS, EnvelopeFields
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.kcql.frozen_map import FrozenMap
 from lakesink.domain.kcql.property_reader import PropertyReader
+from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields
 
 FLUSH_COUNT = "flush.count"
 FLUSH_SIZE = "flush.size"

@@ -9,7 +9,7 @@ from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ClientValue
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import SourceStatement
-from lakesink.domain.key_segments import normalise_prefix
+from lakesink.domain.layout.key_segments import normalise_prefix
 from lakesink.domain.restore.plan import (
     DEFAULT_LIMIT,
     INTERNAL_DIRECTORIES,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lakesink.domain.key_segments import normalise_prefix
+from lakesink.domain.layout.key_segments import normalise_prefix
 from lakesink.domain.restore.plan import PostProcess, RestoreRoot
 
 

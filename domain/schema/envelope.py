@@ -31,9 +31,9 @@ from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import Any
 
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 from lakesink.domain.schema.infer import infer
 from lakesink.domain.schema.model import Schema, optional, record
 from lakesink.domain.schema.resolve import schema_for

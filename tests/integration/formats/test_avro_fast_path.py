@@ -20,10 +20,10 @@ import pytest
 
 from lakesink.adapters.formats import avro
 from lakesink.adapters.formats.avro import AvroWriter
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import RecordError, SchemaChangedError
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 pytestmark = pytest.mark.integration
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.formats import open_writer
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.formats import Format
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 pytestmark = pytest.mark.integration
 GOLDEN = Path(__file__).parent / "golden"

@@ -9,10 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from lakesink.adapters.formats import open_reader, open_writer
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import FormatError, RecordError, SchemaChangedError
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,9 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from lakesink.adapters.formats import open_writer
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.formats import Format
 from lakesink.domain.records import Record
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 BUCKET = "bkt"
 #: (partition, key, value, headers, timestamp) of one message read back.

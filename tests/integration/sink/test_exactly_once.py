@@ -18,10 +18,10 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecor
 from lakesink.adapters.storage import open_store
 from lakesink.application.sink import SinkJob
 from lakesink.application.sink_task import FaultInjection
-from lakesink.domain.batch_plans import plans_prefix
+from lakesink.domain.commit.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
+from lakesink.domain.commit.range_plans import plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError, RecordError
-from lakesink.domain.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.integration.sink.conftest import assert_exactly_once, data_keys, local_props, produce_ids, run_sink
 

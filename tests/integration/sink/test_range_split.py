@@ -13,7 +13,7 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecor
 from lakesink.adapters.storage import open_store
 from lakesink.application.sink import SinkJob
 from lakesink.application.sink_task import FaultInjection
-from lakesink.domain.batch_plans import decode_plan, plans_prefix
+from lakesink.domain.commit.range_plans import decode_plan, plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.integration.sink.conftest import assert_exactly_once, data_keys, local_props, run_sink

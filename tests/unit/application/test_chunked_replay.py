@@ -22,9 +22,9 @@ from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_task import SinkTaskSpec, run_task
-from lakesink.domain.batch_plans import BatchPlan, encode_plan, plan_key, plans_prefix
+from lakesink.domain.commit.chunks import chunk_bounds
+from lakesink.domain.commit.range_plans import BatchPlan, encode_plan, plan_key, plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.offset_chunks import chunk_bounds
 from lakesink.domain.ports import iter_objects
 from lakesink.domain.statement_plan import plan_sink
 

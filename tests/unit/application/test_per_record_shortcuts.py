@@ -23,13 +23,13 @@ from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application import range_writer, sink_task
 from lakesink.application.sink_task import SinkTaskSpec
-from lakesink.domain import naming
+from lakesink.domain.commit.lock_keys import granular_partition_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import RecordError
-from lakesink.domain.flush import FileStats
-from lakesink.domain.key_segments import split_safe_value
-from lakesink.domain.lock_keys import granular_partition_key
-from lakesink.domain.partitioning import PartitionValues
+from lakesink.domain.flush.policy import FileStats
+from lakesink.domain.layout import naming
+from lakesink.domain.layout.key_segments import split_safe_value
+from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.statement_plan import plan_sink
 from tests.support.sink_batches import (
     BUCKET,

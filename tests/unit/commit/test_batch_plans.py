@@ -5,14 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lakesink.domain.batch_plans import (
+from lakesink.domain.commit.chunks import chunk_bounds
+from lakesink.domain.commit.range_plans import (
     BatchPlan,
     obsolete_plan_starts,
     pending_plans,
     replay_chunks,
     replay_end,
 )
-from lakesink.domain.offset_chunks import chunk_bounds
 
 
 def test_pending_plans_are_every_plan_above_the_committed_offset_in_start_order() -> None:

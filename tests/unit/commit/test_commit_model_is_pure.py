@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ["flush", "writer_state", "locks", "lock_keys", "commit", "commit_actions"]
+MODULES = ["flush.policy", "commit.locks", "commit.lock_keys", "commit.lenses_chain", "commit.actions", "commit.range_plans"]
 
 
 def test_importing_the_commit_model_loads_no_third_party_package() -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from lakesink.domain.commit import (
+from lakesink.domain.commit.lenses_chain import (
     PLACEHOLDER_ETAG,
     Copy,
     Delete,
@@ -33,8 +33,7 @@ from lakesink.domain.commit import (
     seek_offset,
     writer_start_offset,
 )
-from lakesink.domain.errors import CommitConflictError, CommitError
-from lakesink.domain.locks import (
+from lakesink.domain.commit.locks import (
     CopyOp,
     DeleteOp,
     IndexLock,
@@ -46,6 +45,7 @@ from lakesink.domain.locks import (
     master_lock_key,
     temp_upload_key,
 )
+from lakesink.domain.errors import CommitConflictError, CommitError
 
 FINAL = "out/orders/0/000000000001_1000_1001.json"
 TEMP = temp_upload_key("orders", 0, "uuid-1", FINAL)
@@ -111,7 +111,7 @@ class FakeStore:
 def run_chain(
     store: FakeStore, held: HeldLock, lock: IndexLock, *, stop_after_steps: int | None = None
 ) -> HeldLock:
-    """The executor loop of lakesink.domain.commit's docstring; optionally "crashes" after n steps."""
+    """The executor loop of lakesink.domain.commit.lenses_chain's docstring; optionally "crashes" after n steps."""
     steps = 0
     while (action := next_action(lock)) is not None:
         if stop_after_steps is not None and steps == stop_after_steps:

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lakesink.domain.errors import CommitError
-from lakesink.domain.locks import (
+from lakesink.domain.commit.locks import (
     CopyOp,
     DeleteOp,
     IndexLock,
@@ -20,6 +19,7 @@ from lakesink.domain.locks import (
     encode_lock,
     encode_sweep_marker,
 )
+from lakesink.domain.errors import CommitError
 
 # Lenses' temp key (no "/" after the uuid): the encoder must carry any key verbatim.
 TEMP = (

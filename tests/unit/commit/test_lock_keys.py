@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.domain.errors import CommitError
-from lakesink.domain.locks import (
+from lakesink.domain.commit.locks import (
     LegacyIndexKey,
     granular_lock_key,
     granular_locks_prefix,
@@ -20,6 +19,7 @@ from lakesink.domain.locks import (
     sweep_marker_key,
     temp_upload_key,
 )
+from lakesink.domain.errors import CommitError
 
 
 def test_master_lock_key_uses_the_scala_topic_segment_and_an_unpadded_partition() -> None:

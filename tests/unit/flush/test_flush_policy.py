@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.flush import FileStats, FlushPolicy, FlushReason, schema_change_reason
+from lakesink.domain.flush.policy import FileStats, FlushPolicy, FlushReason, schema_change_reason
 from lakesink.domain.formats import Format
 
 HOUR_MS = 3_600_000

@@ -7,7 +7,7 @@ from itertools import accumulate
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lakesink.domain.flush import FileRoom, FileStats, FlushPolicy
+from lakesink.domain.flush.policy import FileRoom, FileStats, FlushPolicy
 
 
 def _one_by_one(policy: FlushPolicy, stats: FileStats, sizes: list[int]) -> int | None:

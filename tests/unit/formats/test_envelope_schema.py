@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.records import Record
 from lakesink.domain.schema import fits
 from lakesink.domain.schema.envelope import (
@@ -9,6 +8,7 @@ from lakesink.domain.schema.envelope import (
     json_envelope,
     record_from_json_envelope,
 )
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 RECORD = Record(
     "orders", 3, 42, 1000, key=b"\x01k", value={"a": 1}, headers=(("z", "last"), ("a", b"\x00"), ("n", None))

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.flush.schema_change import SchemaChangeDetector, decide, schema_changed
 from lakesink.domain.schema import adapt, can_read
-from lakesink.domain.schema_change import SchemaChangeDetector, decide, schema_changed
 
 
 def _record(version: int | None, *fields: tuple[str, object, bool]) -> dict:

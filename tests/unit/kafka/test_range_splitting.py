@@ -14,8 +14,8 @@ from lakesink.adapters.kafka.offsets import (
     ranges_between,
 )
 from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.offset_chunks import chunk_bounds
 
 offsets = st.integers(min_value=0, max_value=5_000)
 sizes = st.one_of(st.none(), st.integers(min_value=0, max_value=700))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import KcqlError
 from lakesink.domain.kcql import KcqlStatement, SinkProperties, parse
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 
 def with_props(props: str, storeas: str = "") -> KcqlStatement:

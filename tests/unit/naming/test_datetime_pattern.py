@@ -6,8 +6,8 @@ import pickle
 
 import pytest
 
-from lakesink.domain.datetime_pattern import DateTimePattern
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.layout.datetime_pattern import DateTimePattern
 
 # 2024-02-29T07:04:05.123Z, a Thursday, day 60 of a leap year, first quarter.
 INSTANT = 1709190245123

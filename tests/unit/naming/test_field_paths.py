@@ -9,7 +9,7 @@ from uuid import UUID
 
 import pytest
 
-from lakesink.domain.field_paths import FieldPathError, java_double, java_string, read_path
+from lakesink.domain.layout.field_paths import FieldPathError, java_double, java_string, read_path
 
 
 @pytest.mark.parametrize(

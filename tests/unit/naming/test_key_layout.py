@@ -10,9 +10,9 @@ import pytest
 
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.naming import KeyLayout, file_extension
-from lakesink.domain.padding import PaddingSettings, resolve_padding
-from lakesink.domain.partitioning import PartitionValues
+from lakesink.domain.layout.naming import KeyLayout, file_extension
+from lakesink.domain.layout.padding import PaddingSettings, resolve_padding
+from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.records import Record
 
 PADS_12 = resolve_padding(kcql_lengths={"partition": 12, "offset": 12})

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.key_segments import normalise_prefix
-from lakesink.domain.naming import KeyLayout
-from lakesink.domain.padding import PaddingStrategy, PaddingType, resolve_padding
+from lakesink.domain.layout.key_segments import normalise_prefix
+from lakesink.domain.layout.naming import KeyLayout
+from lakesink.domain.layout.padding import PaddingStrategy, PaddingType, resolve_padding
 from lakesink.domain.records import Record
 
 MAX_DEFAULT_OFFSET = 10**12 - 1

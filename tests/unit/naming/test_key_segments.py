@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.key_segments import normalise_prefix, safe_value
+from lakesink.domain.layout.key_segments import normalise_prefix, safe_value
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.padding import (
+from lakesink.domain.layout.padding import (
     BOTH_PADDING_CONFIGS_MESSAGE,
     NO_PADDING,
     PaddingSettings,

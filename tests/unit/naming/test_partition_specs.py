@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.partitioning import (
+from lakesink.domain.layout.partitioning import (
     NAME_RULE_MESSAGE,
     FieldKind,
     PartitionDisplay,

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from lakesink.domain.errors import RecordError
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.key_segments import safe_value, split_safe_value
-from lakesink.domain.naming import KeyLayout
-from lakesink.domain.padding import PaddingSettings, PaddingStrategy, PaddingType
-from lakesink.domain.partitioning import PartitionSelection
+from lakesink.domain.layout.key_segments import safe_value, split_safe_value
+from lakesink.domain.layout.naming import KeyLayout
+from lakesink.domain.layout.padding import PaddingSettings, PaddingStrategy, PaddingType
+from lakesink.domain.layout.partitioning import PartitionSelection
 from lakesink.domain.records import Record
 
 _TRICKY = st.text(

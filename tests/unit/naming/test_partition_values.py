@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.errors import RecordError
-from lakesink.domain.padding import PaddingSettings, resolve_padding
-from lakesink.domain.partitioning import PartitionSelection, PartitionValues
+from lakesink.domain.layout.padding import PaddingSettings, resolve_padding
+from lakesink.domain.layout.partitioning import PartitionSelection, PartitionValues
 from lakesink.domain.records import Record
 
 DEFAULT_PADDING = PaddingSettings()

@@ -15,11 +15,11 @@ from lakesink.adapters.restore import avro_frames, batches
 from lakesink.adapters.restore.batches import read_batches
 from lakesink.adapters.restore.messages import Message, read_messages
 from lakesink.adapters.restore.part_columns import zipped_headers
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.records import Record
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 
 def _records(values: Sequence[Any], *, keys: Sequence[Any] | None = None) -> list[Record]:

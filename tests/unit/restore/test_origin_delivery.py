@@ -19,13 +19,13 @@ from lakesink.adapters.restore import delivery
 from lakesink.adapters.restore.delivery import OriginDelivery
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.config.backends import MemorySettings
-from lakesink.domain.envelope import EnvelopeFields
 from lakesink.domain.errors import ObjectNotFoundError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectInfo
 from lakesink.domain.records import Record
 from lakesink.domain.restore.index import IndexEntry, WorkItem
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 PROGRESS = "__lakesink_restore_r"
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from lakesink.domain.commit_actions import (
+from lakesink.domain.commit.actions import (
     Copy,
     Delete,
     HeldLock,
@@ -33,8 +33,7 @@ from lakesink.domain.commit_actions import (
     UploadFile,
     fenced,
 )
-from lakesink.domain.errors import CommitError
-from lakesink.domain.locks import (
+from lakesink.domain.commit.locks import (
     CopyOp,
     DeleteOp,
     IndexLock,
@@ -44,6 +43,7 @@ from lakesink.domain.locks import (
     encode_lock,
     master_committed_offset,
 )
+from lakesink.domain.errors import CommitError
 
 __all__ = [
     "PLACEHOLDER_ETAG",

@@ -1,6 +1,6 @@
 """The pieces a compiled date-time pattern is made of, one per Java formatter printer.
 
-:mod:`lakesink.domain.datetime_pattern` turns a ``DateTimeFormatter.ofPattern`` pattern into a
+:mod:`lakesink.domain.layout.datetime_pattern` turns a ``DateTimeFormatter.ofPattern`` pattern into a
 tuple of these printers; each prints one field of a :class:`Moment`. They reproduce Java's
 printing rules (zero padding to a minimum width, sign styles, reduced two-digit years, fraction
 truncation, the offset styles and English CLDR texts), so ``_date`` partition values are the
@@ -42,7 +42,7 @@ def _seconds_of_day(m: Moment) -> int:
     return m.local.hour * 3600 + m.local.minute * 60 + m.local.second
 
 
-#: ChronoField-like readers, by the name used in :mod:`lakesink.domain.datetime_pattern`.
+#: ChronoField-like readers, by the name used in :mod:`lakesink.domain.layout.datetime_pattern`.
 FIELDS: dict[str, Callable[[Moment], int]] = {
     "era": lambda m: 1 if m.local.year > 0 else 0,
     "year": lambda m: m.local.year,

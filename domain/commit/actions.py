@@ -1,6 +1,6 @@
 """The store calls the commit protocol asks for, and the lock a task holds while committing.
 
-Small frozen values: :mod:`lakesink.domain.commit` decides which of them to make, the
+Small frozen values: :mod:`lakesink.domain.commit.lenses_chain` decides which of them to make, the
 application executes them against an ``ObjectStore`` (each maps to one port method), so the
 protocol is testable without a store and every backend runs the same decisions.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lakesink.domain.commit.locks import IndexLock, encode_lock
 from lakesink.domain.errors import CommitConflictError
-from lakesink.domain.locks import IndexLock, encode_lock
 
 # --- actions the application executes -----------------------------------------------------
 
@@ -75,7 +75,7 @@ StoreAction = PutIfAbsent | PutIfMatch | UploadFile | Copy | Delete
 
 @dataclass(frozen=True, slots=True)
 class LockRef:
-    """Where a lock lives: the sink bucket of its topic, at a key from :mod:`lakesink.domain.lock_keys`."""
+    """Where a lock lives: the sink bucket of its topic, at a key from :mod:`lakesink.domain.commit.lock_keys`."""
 
     bucket: str
     key: str

@@ -4,7 +4,7 @@ Lenses stores one small JSON document per topic-partition (master lock) and per 
 (granular lock) under ``<indexes>/<connector>/.locks/``; it is the source of truth for where a
 restarted sink resumes. lakesink reads and writes the same documents byte for byte (circe's
 ``noSpaces`` printing of Lenses' ``IndexFile``), so Lenses and lakesink can take over from each
-other on one bucket. The key layout lives in :mod:`lakesink.domain.lock_keys` and is re-exported
+other on one bucket. The key layout lives in :mod:`lakesink.domain.commit.lock_keys` and is re-exported
 here, so ``locks`` is the one place to import the index model from.
 """
 
@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lakesink.domain.errors import CommitError
-from lakesink.domain.lock_keys import (
+from lakesink.domain.commit.lock_keys import (
     LegacyIndexKey,
     granular_lock_key,
     granular_locks_prefix,
@@ -31,6 +30,7 @@ from lakesink.domain.lock_keys import (
     sweep_marker_key,
     temp_upload_key,
 )
+from lakesink.domain.errors import CommitError
 
 __all__ = [
     "CopyOp",

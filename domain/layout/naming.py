@@ -7,7 +7,7 @@
     default layout (no PARTITIONBY):  <offset>_<earliest ts>_<latest ts><key.suffix>.<ext>
     PARTITIONBY / NOPARTITION:        <topic>(<partition>_<offset>)<key.suffix>.<ext>
 
-Offsets (and partitions, when configured) are padded by :mod:`lakesink.domain.padding`, so a
+Offsets (and partitions, when configured) are padded by :mod:`lakesink.domain.layout.padding`, so a
 bucket written by Lenses and one written by lakesink have the same keys for the same records
 and either can be restored by the other.
 
@@ -16,7 +16,7 @@ Deliberate improvements (docs/naming.md has the details and examples):
 * NOPARTITION gives ``prefix/topic(…)``: no ``//`` (Lenses writes ``prefix//topic(…)``) and no
   leading ``/`` without a prefix; the prefix itself loses leading, trailing and doubled slashes.
 * Partition values can never place an object outside the prefix or create an ambiguous path:
-  each ``/``-separated segment is made safe by :func:`~lakesink.domain.key_segments.safe_value`.
+  each ``/``-separated segment is made safe by :func:`~lakesink.domain.layout.key_segments.safe_value`.
 * ``_date`` values use UTC unless ``partition.date.timezone`` says otherwise.
 * ``key.suffix`` may not contain ``/``, ``\\`` or control characters.
 """
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.key_segments import has_control_character, normalise_prefix, safe_value
-from lakesink.domain.padding import PaddingSettings
-from lakesink.domain.partitioning import PartitionDisplay, PartitionSelection, PartitionValues
+from lakesink.domain.layout.key_segments import has_control_character, normalise_prefix, safe_value
+from lakesink.domain.layout.padding import PaddingSettings
+from lakesink.domain.layout.partitioning import PartitionDisplay, PartitionSelection, PartitionValues
 from lakesink.domain.records import Record
 
 _LEGAL_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
@@ -79,7 +79,7 @@ class KeyLayout:
             partition_specs: the PARTITIONBY entries as written (backticks kept).
             no_partition: NOPARTITION was given.
             include_keys: ``partition.include.keys``, or None when not set.
-            padding: from :func:`~lakesink.domain.padding.resolve_padding`.
+            padding: from :func:`~lakesink.domain.layout.padding.resolve_padding`.
             key_suffix: ``key.suffix``, or None.
             format: the STOREAS format.
             codec: the connector's compression codec.

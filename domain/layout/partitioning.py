@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from lakesink.domain.datetime_pattern import DateTimePattern
 from lakesink.domain.errors import ConfigError, RecordError
-from lakesink.domain.field_paths import FieldPathError, java_string, read_path
-from lakesink.domain.key_segments import has_control_character
-from lakesink.domain.padding import PaddingSettings
+from lakesink.domain.layout.datetime_pattern import DateTimePattern
+from lakesink.domain.layout.field_paths import FieldPathError, java_string, read_path
+from lakesink.domain.layout.key_segments import has_control_character
+from lakesink.domain.layout.padding import PaddingSettings
 from lakesink.domain.records import Record
 
 MISSING_VALUE = "[missing]"

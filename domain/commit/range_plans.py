@@ -13,7 +13,7 @@ upload that finds its key taken is the same object again. Two attempts that plan
 with a different ``last`` would cut files differently: the second one must stop before it uploads
 anything (:func:`check_existing_plan`), which makes duplicates impossible.
 
-A batch may split one partition's range into chunks (:mod:`lakesink.domain.offset_chunks`), one
+A batch may split one partition's range into chunks (:mod:`lakesink.domain.commit.chunks`), one
 task and one plan each. The driver deletes the plans of a partition once the master lock covers
 them; plans left above the committed offset all belong to the one batch that uploaded without
 committing (a batch starts only after the previous one committed), and tell a restart (with or

@@ -4,7 +4,7 @@ Lenses formats the record timestamp with the JVM's ``DateTimeFormatter``; users 
 patterns (``yyyy-MM-dd-HH``, ``uuuu``, ``LL``...) into KCQL, and the resulting strings become key
 segments, so they must match Java's output character for character. Python's ``strftime`` uses
 different letters, hence this small compiler: parse the pattern once into printers
-(:mod:`lakesink.domain.datetime_printers`), then format many timestamps.
+(:mod:`lakesink.domain.layout.datetime_printers`), then format many timestamps.
 
 Supported: G u y D M L d Q q E a h K k H m s S n N A g V O X x Z, ``'literal'`` quoting with
 ``''`` for a quote and optional sections ``[...]`` (every field is always available, so their
@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
-from lakesink.domain.date_zone import Zone, resolve_zone
-from lakesink.domain.datetime_printers import (
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.layout.date_zone import Zone, resolve_zone
+from lakesink.domain.layout.datetime_printers import (
     Fraction,
     Literal,
     LocalizedOffset,
@@ -39,7 +40,6 @@ from lakesink.domain.datetime_printers import (
     Text,
     TwoDigitYear,
 )
-from lakesink.domain.errors import ConfigError
 
 Printer = Callable[[Moment], str]
 
