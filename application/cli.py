@@ -110,10 +110,16 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from lakesink.application.demo import DemoOptions, run_demo
+    # The composition point of the demo: its use case gets the real services, buckets and sink here.
+    from lakesink.adapters.demo.readback import LocalBucket
+    from lakesink.adapters.demo.services import DemoServices
+    from lakesink.application.demo.once_sink import OnceSink
+    from lakesink.application.demo.ports import DemoPorts
+    from lakesink.application.demo.run import DemoOptions, run_demo
 
+    ports = DemoPorts(services=DemoServices, local_bucket=LocalBucket, once_sink=OnceSink)
     try:
-        return run_demo(DemoOptions(records=args.records, seed=args.seed, master=args.master))
+        return run_demo(DemoOptions(records=args.records, seed=args.seed, master=args.master), ports)
     except KeyboardInterrupt:
         # The demo's services are stopped by now. Ctrl-C also reached Spark's JVM and PySpark's
         # own SIGINT handler, whose late KeyboardInterrupts can escape interpreter shutdown and

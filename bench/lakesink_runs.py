@@ -17,7 +17,7 @@ from bench.kafka_io import DataSet, consume_count, create_topic
 from bench.processes import Children, Measured
 from bench.results import OK, Result, failed
 from bench.verify import count_output
-from lakesink.application.demo_services import S3Endpoint
+from lakesink.adapters.demo.s3 import S3Endpoint
 
 STARTED_MARK = " starts at "
 """Logged by the sink once Spark is up and the index was read (application/sink.py)."""

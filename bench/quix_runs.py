@@ -16,7 +16,7 @@ from bench.kafka_io import DataSet
 from bench.processes import Children
 from bench.results import OK, Result, failed
 from bench.verify import count_output
-from lakesink.application.demo_services import S3Endpoint
+from lakesink.adapters.demo.s3 import S3Endpoint
 
 SCENARIOS = ("quix-json", "quix-parquet")
 QUIX_VENV = Path(__file__).resolve().parent / ".quix-venv"

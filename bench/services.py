@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.processes import Children
-from lakesink.application.demo_services import S3Endpoint, free_port
+from lakesink.adapters.demo.s3 import S3Endpoint, free_port
 
 START_TIMEOUT_S = 30.0
 MOCK_PARTITIONS = 4

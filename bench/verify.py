@@ -15,7 +15,7 @@ from typing import Any
 import fastavro
 import pyarrow.parquet as pq
 
-from lakesink.application.demo_services import S3Endpoint
+from lakesink.adapters.demo.s3 import S3Endpoint
 
 INDEX_MARKER = ".indexes/"
 

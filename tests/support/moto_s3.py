@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lakesink.application.demo_services import MotoS3
+from lakesink.adapters.demo.s3 import MotoS3
 
 
 def moto_s3() -> Iterator[MotoS3]:

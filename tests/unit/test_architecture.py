@@ -2,35 +2,71 @@
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+import lakesink.application.demo
 import lakesink.domain
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN_IN_DOMAIN = ("pyspark", "pyarrow", "fastavro", "boto3", "botocore", "confluent_kafka", "google", "azure")
+FORBIDDEN_IN_APPLICATION = (
+    "pyspark", "pyarrow", "numpy", "boto3", "botocore", "confluent_kafka", "moto", "fastavro", "polars", "duckdb",
+)
 
 
-def _domain_modules() -> list[str]:
-    return [m.name for m in pkgutil.walk_packages(lakesink.domain.__path__, "lakesink.domain.")]
+def _modules(package: object, prefix: str) -> list[str]:
+    return [m.name for m in pkgutil.walk_packages(package.__path__, prefix)]  # type: ignore[attr-defined]
 
 
-def test_importing_the_whole_domain_loads_no_spark_cloud_sdk_kafka_or_format_library() -> None:
-    modules = _domain_modules()
-    assert modules, "the domain has no modules?"
+def _loaded_by_importing(modules: list[str], forbidden: tuple[str, ...]) -> str:
+    """The forbidden top-level packages a fresh interpreter holds after importing ``modules``."""
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
         "    if not name.endswith('__main__'):\n"
         "        importlib.import_module(name)\n"
-        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN_IN_DOMAIN!r})\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {forbidden!r})\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"the domain imported {out.stdout.strip()}"
+    return out.stdout.strip()
+
+
+def test_importing_the_whole_domain_loads_no_spark_cloud_sdk_kafka_or_format_library() -> None:
+    modules = _modules(lakesink.domain, "lakesink.domain.")
+    assert modules, "the domain has no modules?"
+    loaded = _loaded_by_importing(modules, FORBIDDEN_IN_DOMAIN)
+    assert loaded == "", f"the domain imported {loaded}"
+
+
+def test_importing_the_demo_use_case_loads_no_sdk() -> None:
+    modules = ["lakesink.application.demo", *_modules(lakesink.application.demo, "lakesink.application.demo.")]
+    assert "lakesink.application.demo.run" in modules
+    loaded = _loaded_by_importing(modules, FORBIDDEN_IN_APPLICATION)
+    assert loaded == "", f"the demo use case imported {loaded}"
+
+
+def _imported_names(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_no_adapter_imports_the_application_layer() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(n for n in _imported_names(path) if n.startswith("lakesink.application"))
+        for path in (ROOT / "adapters").rglob("*.py")
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
 
 
 def test_every_python_package_folder_is_listed_in_pyproject() -> None:

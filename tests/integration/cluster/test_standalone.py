@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from lakesink.adapters.demo.kafka import DemoKafka, kafka_contents
+from lakesink.adapters.demo.s3 import MotoS3
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.demo_audit import audit, kafka_contents
-from lakesink.application.demo_configs import s3_parquet_config, write_config
-from lakesink.application.demo_data import order_events
-from lakesink.application.demo_readback import S3Bucket, read_rows
-from lakesink.application.demo_services import MotoS3
+from lakesink.application.demo.audit import audit
+from lakesink.application.demo.configs import s3_parquet_config, write_config
+from lakesink.application.demo.data import order_events
+from lakesink.application.demo.output import read_rows
 from tests.conftest import unique_name
 from tests.support.sink_process import SinkProcess, group_members
 
@@ -33,10 +34,10 @@ def test_sink_on_a_local_cluster_with_two_executor_processes_stores_every_record
     kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
 ) -> None:
     topic, bucket, name = unique_name("cluster"), unique_name("cluster"), unique_name("cluster-sink")
-    kafka.produce(topic, order_events(RECORDS, seed=11, start_ms=1_767_225_600_000))
+    DemoKafka(kafka).produce(topic, order_events(RECORDS, seed=11, start_ms=1_767_225_600_000))
     moto.create_bucket(bucket)
     config = write_config(tmp_path, s3_parquet_config(
-        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, endpoint=moto.endpoint,
+        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
         bucket=bucket, prefix="orders", flush_count=500))
 
     started = time.monotonic()
@@ -50,7 +51,7 @@ def test_sink_on_a_local_cluster_with_two_executor_processes_stores_every_record
     print(f"local-cluster run: {time.monotonic() - started:.1f} s, executor processes {sorted(executors)}")
 
     assert len(executors) == 2
-    stored = read_rows(S3Bucket(moto.endpoint, bucket), "orders")
+    stored = read_rows(moto.bucket(bucket), "orders")
     report = audit(kafka_contents(kafka.bootstrap_servers, topic), stored)
     assert report.expected == RECORDS
     assert report.ok, report.describe()

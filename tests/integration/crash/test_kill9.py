@@ -38,12 +38,13 @@ from pathlib import Path
 
 import pytest
 
+from lakesink.adapters.demo.kafka import DemoKafka, kafka_contents
+from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.demo_audit import audit, kafka_contents
-from lakesink.application.demo_configs import s3_parquet_config, write_config
-from lakesink.application.demo_data import order_events
-from lakesink.application.demo_readback import S3Bucket, is_data_key, read_rows
-from lakesink.application.demo_services import MotoS3
+from lakesink.application.demo.audit import audit
+from lakesink.application.demo.configs import s3_parquet_config, write_config
+from lakesink.application.demo.data import order_events
+from lakesink.application.demo.output import is_data_key, read_rows
 from tests.conftest import unique_name
 from tests.support.sink_process import SinkProcess
 
@@ -97,7 +98,7 @@ class _TrickleProducer(threading.Thread):
 
     def __init__(self, kafka: EmbeddedKafka, topic: str, seed: int) -> None:
         super().__init__(daemon=True)
-        self._kafka, self._topic, self._seed = kafka, topic, seed
+        self._kafka, self._topic, self._seed = DemoKafka(kafka), topic, seed
         self._halt = threading.Event()
         self.produced = 0
         self.error: BaseException | None = None
@@ -131,10 +132,10 @@ def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_
     topic, bucket, name = unique_name("crash"), unique_name("crash"), unique_name("crash-sink")
     moto.create_bucket(bucket)
     config = write_config(tmp_path, s3_parquet_config(
-        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, endpoint=moto.endpoint,
+        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
         bucket=bucket, prefix="orders", flush_count=200, flush_interval_s=1))
     checkpoint = tmp_path / "checkpoint"
-    output = S3Bucket(moto.endpoint, bucket)
+    output = moto.bucket(bucket)
     producer = _TrickleProducer(kafka, topic, seed=seed)
     producer.start()
 

@@ -13,8 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.application.demo_audit import KafkaRecord, audit
-from lakesink.application.demo_readback import LocalBucket, StoredRow, is_data_key, read_rows, rows_of_object
+from lakesink.adapters.demo.kafka import KafkaRecord
+from lakesink.adapters.demo.readback import LocalBucket, StoredRow, rows_of_object
+from lakesink.application.demo.audit import audit
+from lakesink.application.demo.output import is_data_key, read_rows
 
 
 def _truth(count: int) -> dict[tuple[str, int, int], KafkaRecord]:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.application.demo_configs import local_json_config, s3_parquet_config, write_config
-from lakesink.application.demo_data import order_events
-from lakesink.application.demo_readback import ListedObject
-from lakesink.application.demo_services import S3Endpoint
-from lakesink.application.demo_tree import human_size, render_tree
+from lakesink.adapters.demo.readback import ListedObject
+from lakesink.adapters.demo.s3 import S3Endpoint
+from lakesink.application.demo.configs import local_json_config, s3_parquet_config, write_config
+from lakesink.application.demo.data import order_events
+from lakesink.application.demo.tree import human_size, render_tree
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.properties_text import load_config_text
 from lakesink.domain.statement_plan import plan_sink
@@ -69,8 +69,9 @@ def test_order_values_keep_one_shape_so_parquet_infers_one_schema() -> None:
 
 def test_written_configs_load_as_valid_sink_configs(tmp_path: Path) -> None:
     endpoint = S3Endpoint("http://127.0.0.1:9")
-    s3 = s3_parquet_config("demo-s3", topic="orders", bootstrap_servers="127.0.0.1:1", endpoint=endpoint,
-                           bucket="bkt", prefix="orders", flush_count=10, flush_interval_s=2)
+    s3 = s3_parquet_config("demo-s3", topic="orders", bootstrap_servers="127.0.0.1:1",
+                           s3_settings=endpoint.connector_settings(), bucket="bkt", prefix="orders",
+                           flush_count=10, flush_interval_s=2)
     local = local_json_config("demo-local", topic="orders", bootstrap_servers="127.0.0.1:1", root=tmp_path,
                               bucket="bkt", prefix="orders", flush_count=10)
 
@@ -84,7 +85,7 @@ def test_written_configs_load_as_valid_sink_configs(tmp_path: Path) -> None:
 
 
 def test_demo_refuses_more_records_than_the_embedded_broker_keeps() -> None:
-    from lakesink.application.demo import MAX_RECORDS, DemoOptions
+    from lakesink.application.demo.run import MAX_RECORDS, DemoOptions
     from lakesink.domain.errors import ConfigError
 
     DemoOptions(records=MAX_RECORDS)

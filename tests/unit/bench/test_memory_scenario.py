@@ -19,7 +19,7 @@ from bench.lakesink_runs import (
     sink_config,
 )
 from bench.processes import Children, tree_breakdown
-from lakesink.application.demo_services import S3Endpoint
+from lakesink.adapters.demo.s3 import S3Endpoint
 
 _ENDPOINT = S3Endpoint("http://127.0.0.1:1", "key", "secret", "us-east-1")
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
-
-from lakesink.adapters.kafka.embedded_broker import ProducedRecord
 
 _COUNTRIES = {"DE": ("EUR", "eu"), "FR": ("EUR", "eu"), "GB": ("GBP", "eu"),
               "US": ("USD", "us"), "CA": ("CAD", "us"), "JP": ("JPY", "apac")}
@@ -21,6 +20,16 @@ _CHANNELS = ("web", "ios", "android", "store")
 _STATUSES = ("PLACED", "PAID", "SHIPPED")
 _SKUS = tuple(f"SKU-{n:04d}" for n in range(1, 60))
 DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True, slots=True)
+class OrderMessage:
+    """One order event as a Kafka message; the producer's partitioner picks its partition from the key."""
+
+    value: bytes
+    key: bytes
+    headers: tuple[tuple[str, bytes], ...]
+    timestamp_ms: int
 
 
 def order_value(number: int, rng: random.Random, timestamp_ms: int) -> dict[str, Any]:
@@ -45,7 +54,7 @@ def order_value(number: int, rng: random.Random, timestamp_ms: int) -> dict[str,
 
 def order_events(
     count: int, *, seed: int, start_ms: int, span_ms: int = 2 * DAY_MS
-) -> Iterator[ProducedRecord]:
+) -> Iterator[OrderMessage]:
     """``count`` order events with timestamps spread evenly over ``span_ms`` from ``start_ms``.
 
     Keys are the order ids (the producer's partitioner spreads them over the partitions);
@@ -62,7 +71,7 @@ def order_events(
             ("channel", rng.choice(_CHANNELS).encode()),
             ("trace-id", f"{rng.getrandbits(64):016x}".encode()),
         )
-        yield ProducedRecord(
+        yield OrderMessage(
             value=json.dumps(value, separators=(",", ":")).encode(),
             key=value["order_id"].encode(),
             headers=headers,

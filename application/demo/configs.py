@@ -14,8 +14,6 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from lakesink.application.demo_services import S3Endpoint
-
 _CONVERTERS = {
     "key.converter": "org.apache.kafka.connect.storage.StringConverter",
     "value.converter": "org.apache.kafka.connect.json.JsonConverter",
@@ -28,10 +26,14 @@ def _properties(values: Mapping[str, object]) -> str:
 
 
 def s3_parquet_config(
-    name: str, *, topic: str, bootstrap_servers: str, endpoint: S3Endpoint, bucket: str, prefix: str,
+    name: str, *, topic: str, bootstrap_servers: str, s3_settings: Mapping[str, str], bucket: str, prefix: str,
     flush_count: int, flush_interval_s: int | None = None,
 ) -> dict[str, str]:
-    """Orders → Snappy Parquet in S3, partitioned by the order's country and day (UTC)."""
+    """Orders → Snappy Parquet in S3, partitioned by the order's country and day (UTC).
+
+    ``s3_settings`` are the ``connect.s3.*`` keys naming the server and its credentials
+    (:meth:`~lakesink.application.demo.ports.ObjectServer.connector_settings`).
+    """
     properties: dict[str, object] = {"store.envelope": "true", "flush.count": flush_count}
     if flush_interval_s is not None:
         properties["flush.interval"] = flush_interval_s
@@ -46,7 +48,7 @@ def s3_parquet_config(
         **_CONVERTERS,
         "connect.s3.kcql": kcql,
         "connect.s3.compression.codec": "SNAPPY",
-        **endpoint.connector_settings(),
+        **s3_settings,
     }
 
 

@@ -1,34 +1,18 @@
 """Exactly-once audit: every record in Kafka must be in the output once, with the same content.
 
-The truth is what the topic holds, read with a plain consumer from the low to the high
-watermark of each partition (not what the producer meant to send), so the audit needs no
-knowledge of partitioner or offsets. The output side comes from
-:mod:`lakesink.application.demo_readback`.
+The truth is what the topic holds (:meth:`~lakesink.application.demo.ports.Broker.contents`:
+a plain consumer from the low to the high watermark of each partition, not what the producer
+meant to send), so the audit needs no knowledge of partitioner or offsets. The output side is
+:func:`~lakesink.application.demo.output.read_rows`.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from lakesink.application.demo_readback import StoredRow
-
-Position = tuple[str, int, int]
-"""(topic, partition, offset)"""
-
-
-@dataclass(frozen=True, slots=True)
-class KafkaRecord:
-    """A record as the broker holds it, decoded like the demo's converters decode it."""
-
-    key: str | None
-    value: Any
-    headers: dict[str, str]
-    timestamp: int | None
+from lakesink.application.demo.ports import Position, StoredRow, TopicRecord
 
 
 @dataclass
@@ -73,48 +57,7 @@ def _positions(positions: Iterable[Position]) -> str:
     return ", ".join(_position(p) for p in positions)
 
 
-def kafka_contents(
-    bootstrap_servers: str, topic: str, *, timeout_s: float = 60.0
-) -> dict[Position, KafkaRecord]:
-    """Every record of ``topic`` between the watermarks, values decoded as JSON, keys and headers as text."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": "lakesink-audit",
-                         "enable.auto.commit": False, "enable.partition.eof": False})
-    try:
-        partitions = sorted(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
-        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in partitions}
-        consumer.assign([TopicPartition(topic, p, low) for p, (low, high) in ends.items() if high > low])
-        wanted = sum(high - low for low, high in ends.values())
-        found: dict[Position, KafkaRecord] = {}
-        deadline = time.monotonic() + timeout_s
-        while len(found) < wanted and time.monotonic() < deadline:
-            for message in consumer.consume(1000, 0.5):
-                if message.error() is not None:
-                    raise RuntimeError(f"reading {topic} back failed: {message.error()}")
-                found[(topic, message.partition(), message.offset())] = _decoded(message)
-        if len(found) < wanted:
-            raise RuntimeError(
-                f"read {len(found)} of {wanted} records of {topic} back within {timeout_s:.0f} s"
-            )
-        return found
-    finally:
-        consumer.close()
-
-
-def _decoded(message: Any) -> KafkaRecord:
-    kind, timestamp = message.timestamp()
-    key = message.key()
-    value = message.value()
-    return KafkaRecord(
-        key=None if key is None else key.decode("utf-8"),
-        value=None if value is None else json.loads(value),
-        headers={name: raw.decode("utf-8") for name, raw in (message.headers() or []) if raw is not None},
-        timestamp=timestamp if kind != 0 else None,
-    )
-
-
-def audit(expected: Mapping[Position, KafkaRecord], rows: Iterable[StoredRow]) -> AuditReport:
+def audit(expected: Mapping[Position, TopicRecord], rows: Iterable[StoredRow]) -> AuditReport:
     """Compare the output rows with the topic's records, position by position."""
     holders: dict[Position, list[str]] = defaultdict(list)
     report = AuditReport(expected=len(expected), stored=0)
@@ -134,7 +77,7 @@ def audit(expected: Mapping[Position, KafkaRecord], rows: Iterable[StoredRow]) -
     return report
 
 
-def _difference(truth: KafkaRecord, row: StoredRow) -> str:
+def _difference(truth: TopicRecord, row: StoredRow) -> str:
     if row.key != truth.key:
         return f"key {row.key!r} != {truth.key!r}"
     if row.value != truth.value:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from lakesink.application.demo_readback import ListedObject
+from lakesink.application.demo.ports import ListedObject
 
 
 @dataclass

@@ -1,21 +1,19 @@
-"""The throw-away services ``lakesink demo`` (and the slow tests) run against, all on 127.0.0.1.
+"""The S3 side of ``lakesink demo`` (and of the slow tests and the benchmark), all on 127.0.0.1.
 
-A fresh machine has no Kafka broker and no S3 account, so the demo brings its own: librdkafka's
-mock cluster (:class:`~lakesink.adapters.kafka.embedded_broker.EmbeddedKafka`) and moto's S3
-server. Both live in this process and die with it; :class:`DemoServices` stops them on any exit,
-Ctrl-C included, because it is a context manager and every start is undone in reverse order.
+A fresh machine has no S3 account, so the demo brings moto's S3 server (:class:`MotoS3`), which
+lives in a thread of this process, and reads the sink's output back through plain boto3
+(:class:`S3Bucket`), never through lakesink's own S3 adapter.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
-from contextlib import ExitStack
+from collections.abc import Iterator
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
-from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.adapters.demo.readback import ListedObject, StoredRow, rows_of_object
 
 DEMO_ACCESS_KEY = "demo-access-key"
 """moto accepts any credentials; these are fixed, public, and guard nothing."""
@@ -69,8 +67,31 @@ class S3Endpoint:
         }
 
 
+class S3Bucket:
+    """An S3 bucket read through plain boto3."""
+
+    def __init__(self, endpoint: S3Endpoint, bucket: str) -> None:
+        self.name = bucket
+        self._client = endpoint.client()
+
+    def list(self, prefix: str = "") -> list[ListedObject]:
+        found: list[ListedObject] = []
+        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self.name, Prefix=prefix):
+            found.extend(ListedObject(item["Key"], int(item["Size"])) for item in page.get("Contents", []))
+        return found
+
+    def read(self, key: str) -> bytes:
+        return bytes(self._client.get_object(Bucket=self.name, Key=key)["Body"].read())
+
+    def rows(self, key: str) -> Iterator[StoredRow]:
+        """The envelope rows of the object ``key`` (see :func:`~lakesink.adapters.demo.readback.rows_of_object`)."""
+        return rows_of_object(key, self.read(key))
+
+
 class MotoS3:
     """moto's S3 server on a free 127.0.0.1 port, in a thread of this process."""
+
+    name = "S3 (moto)"
 
     def __init__(self) -> None:
         self._server: Any = None
@@ -101,30 +122,17 @@ class MotoS3:
             raise RuntimeError("MotoS3 is not started")
         return self._endpoint
 
+    @property
+    def url(self) -> str:
+        return self.endpoint.url
+
+    def connector_settings(self) -> dict[str, str]:
+        """The ``connect.s3.*`` keys a sink config needs to write here."""
+        return self.endpoint.connector_settings()
+
     def create_bucket(self, bucket: str) -> None:
         self.endpoint.client().create_bucket(Bucket=bucket)
 
-
-class DemoServices:
-    """Embedded Kafka plus moto S3; use as a context manager so both always stop."""
-
-    def __init__(self) -> None:
-        self._stack = ExitStack()
-        self.kafka = EmbeddedKafka()
-        self.s3 = MotoS3()
-
-    def __enter__(self) -> DemoServices:
-        with ExitStack() as starting:
-            starting.enter_context(self.kafka)
-            self.s3.start()
-            starting.callback(self.s3.stop)
-            self._stack = starting.pop_all()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stack.close()
+    def bucket(self, bucket: str) -> S3Bucket:
+        """The bucket ``bucket`` of this server, read through plain boto3."""
+        return S3Bucket(self.endpoint, bucket)

@@ -1,30 +1,30 @@
 """``lakesink demo``: the sink end to end on a fresh machine, proven exactly-once, in under a minute.
 
-Steps: start an embedded Kafka (librdkafka mock) and an S3 server (moto) on 127.0.0.1; produce
-order events; run the sink once, on one local SparkSession, for two connector configs (Parquet
-into S3 partitioned by country and day, JSON lines into a local directory partitioned by a
-header); print both object trees; read every object back with an independent reader (boto3 /
-files + pyarrow / json) and check that each Kafka record is stored exactly once with the same
-key, value, headers and timestamp. Everything is stopped on exit, Ctrl-C included.
+Steps: start a Kafka broker and an S3 server (the CLI hands in librdkafka's mock cluster and
+moto, on 127.0.0.1); produce order events; run the sink once, on one local SparkSession, for two
+connector configs (Parquet into S3 partitioned by country and day, JSON lines into a local
+directory partitioned by a header); print both object trees; read every object back with an
+independent reader and check that each Kafka record is stored exactly once with the same key,
+value, headers and timestamp. Everything is stopped on exit, Ctrl-C included.
+
+Every step that touches the outside world goes through :class:`~lakesink.application.demo.ports.DemoPorts`.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from lakesink.application.demo_audit import AuditReport, KafkaRecord, Position, audit, kafka_contents
-from lakesink.application.demo_configs import local_json_config, s3_parquet_config, write_config
-from lakesink.application.demo_data import DAY_MS, order_events
-from lakesink.application.demo_readback import LocalBucket, S3Bucket, is_data_key, read_rows
-from lakesink.application.demo_services import DemoServices
-from lakesink.application.demo_tree import human_size, render_tree
+from lakesink.application.demo.audit import AuditReport, audit
+from lakesink.application.demo.configs import local_json_config, s3_parquet_config, write_config
+from lakesink.application.demo.data import DAY_MS, order_events
+from lakesink.application.demo.output import is_data_key, read_rows
+from lakesink.application.demo.ports import Broker, Bucket, DemoPorts, OnceRunner, Position, TopicRecord
+from lakesink.application.demo.tree import human_size, render_tree
 from lakesink.domain.errors import ConfigError
 
 TOPIC = "orders"
@@ -62,65 +62,37 @@ class TargetResult:
     report: AuditReport
 
 
-class OnceSink:
-    """``lakesink sink --once`` in this process, on one SparkSession for every config.
-
-    The same code path as the command (:func:`~lakesink.application.sink_settings.load_settings` and
-    :class:`~lakesink.application.sink.SinkJob`), minus a Spark start per config.
-    """
-
-    def __init__(self, master: str) -> None:
-        self._master = master
-        self._spark: Any = None
-
-    def __enter__(self) -> OnceSink:
-        from lakesink.adapters.spark.session import create_session
-
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # executors and block managers bind loopback too
-        self._spark = create_session(self._master, app_name="lakesink-demo", ui_enabled=False)
-        self._spark.sparkContext.setLogLevel("ERROR")  # the demo's own output is the point
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._spark.stop()
-
-    def run(self, config: Path, checkpoint: Path) -> None:
-        from lakesink.application.sink import SinkJob
-        from lakesink.application.sink_settings import load_settings
-
-        SinkJob(load_settings(config), self._spark, checkpoint_dir=str(checkpoint), once=True).run()
-
-
-def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
+def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] = print) -> int:
     """Run the demo; returns the exit code (0 exactly-once, 1 anything missing, duplicated or wrong)."""
     started = time.monotonic()
     with ExitStack() as stack:
-        services = stack.enter_context(DemoServices())
+        services = stack.enter_context(ports.services())
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lakesink-demo-")))
-        out(f"Kafka (librdkafka mock) on {services.kafka.bootstrap_servers}, "
-            f"S3 (moto) on {services.s3.endpoint.url}")
-        produced = _produce(services, options, out)
+        out(f"{services.kafka.name} on {services.kafka.bootstrap_servers}, "
+            f"{services.s3.name} on {services.s3.url}")
+        produced = _produce(services.kafka, options, out)
         services.s3.create_bucket(BUCKET)
         bootstrap = services.kafka.bootstrap_servers
         configs = {
             "s3": write_config(work, s3_parquet_config(
-                "demo-s3-parquet", topic=TOPIC, bootstrap_servers=bootstrap, endpoint=services.s3.endpoint,
+                "demo-s3-parquet", topic=TOPIC, bootstrap_servers=bootstrap,
+                s3_settings=services.s3.connector_settings(),
                 bucket=BUCKET, prefix=PREFIX, flush_count=options.flush_count)),
             "local": write_config(work, local_json_config(
                 "demo-local-json", topic=TOPIC, bootstrap_servers=bootstrap, root=work / "local",
                 bucket=BUCKET, prefix=PREFIX, flush_count=options.flush_count)),
         }
         out(f"Connector configs: {configs['s3']}, {configs['local']}")
-        expected = kafka_contents(bootstrap, TOPIC)
+        expected = services.kafka.contents(TOPIC)
         out(f"Starting Spark ({options.master}) ...")
         spark_started = time.monotonic()
-        sink = stack.enter_context(OnceSink(options.master))
+        sink = stack.enter_context(ports.once_sink(options.master))
         out(f"Spark ready in {time.monotonic() - spark_started:.1f} s")
         targets = [
             (f"s3://{BUCKET}/{PREFIX} (Parquet, PARTITIONBY _value.country, _date.uuuu-MM-dd)",
-             configs["s3"], S3Bucket(services.s3.endpoint, BUCKET)),
+             configs["s3"], services.s3.bucket(BUCKET)),
             (f"{work / 'local' / BUCKET}/{PREFIX} (JSON, PARTITIONBY _header.region)",
-             configs["local"], LocalBucket(work / "local", BUCKET)),
+             configs["local"], ports.local_bucket(work / "local", BUCKET)),
         ]
         results = [
             _run_target(label, config, bucket, sink, work / f"checkpoint-{index}", expected, out)
@@ -129,19 +101,19 @@ def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
     return _summarise(produced, results, time.monotonic() - started, out)
 
 
-def _produce(services: DemoServices, options: DemoOptions, out: Callable[[str], None]) -> int:
+def _produce(kafka: Broker, options: DemoOptions, out: Callable[[str], None]) -> int:
     start_ms = (int(time.time() * 1000) // DAY_MS - 2) * DAY_MS  # the two days before today (UTC)
     began = time.monotonic()
-    count = services.kafka.produce(TOPIC, order_events(options.records, seed=options.seed, start_ms=start_ms))
+    count = kafka.produce(TOPIC, order_events(options.records, seed=options.seed, start_ms=start_ms))
     seconds = time.monotonic() - began
-    highs = services.kafka.end_data_set(TOPIC)
+    highs = kafka.end_data_set(TOPIC)
     out(f"Produced {count} order events to '{TOPIC}' in {seconds:.1f} s; high watermarks {highs}")
     return count
 
 
 def _run_target(
-    label: str, config: Path, bucket: S3Bucket | LocalBucket, sink: OnceSink, checkpoint: Path,
-    expected: dict[Position, KafkaRecord], out: Callable[[str], None],
+    label: str, config: Path, bucket: Bucket, sink: OnceRunner, checkpoint: Path,
+    expected: Mapping[Position, TopicRecord], out: Callable[[str], None],
 ) -> TargetResult:
     out(f"\n== lakesink sink --once --config {config.name}")
     began = time.monotonic()

@@ -1,13 +1,11 @@
 """Reads a sink's output back with code that shares nothing with the writer.
 
 The demo and the crash tests must not trust lakesink to check lakesink: objects are listed
-and downloaded with plain boto3 or ``os.walk``, Parquet is decoded with ``pyarrow.parquet`` and
-JSON lines with ``json``. Only envelope files can be checked record by record, because only
-they carry each record's partition and offset (``metadata``).
-
-What counts as output: objects under the prefix with a data-file extension, outside the
-``.indexes`` directory. Anything else under the prefix (a staging file left by a killed writer,
-say) is reported as *stray*, never read as data.
+and downloaded with plain boto3 (:class:`~lakesink.adapters.demo.s3.S3Bucket`) or ``os.walk``
+(:class:`LocalBucket`), Parquet is decoded with ``pyarrow.parquet`` and JSON lines with ``json``.
+Only envelope files can be checked record by record, because only they carry each record's
+partition and offset (``metadata``). Which objects are data is the demo's call
+(:func:`lakesink.application.demo.output.is_data_key`), not this module's.
 """
 
 from __future__ import annotations
@@ -20,11 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from lakesink.application.demo_services import S3Endpoint
-
-DATA_EXTENSIONS = (".parquet", ".json", ".avro", ".gz")
-INDEX_DIRECTORY = ".indexes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,30 +40,6 @@ class StoredRow:
     value: Any
     headers: dict[str, str]
     object_key: str
-
-
-def is_data_key(key: str) -> bool:
-    """True for a data file; index objects (under ``.indexes/``) and temp files are not data."""
-    if key.split("/", 1)[0] == INDEX_DIRECTORY:
-        return False
-    return key.endswith(DATA_EXTENSIONS) and not os.path.basename(key).startswith("%tmp.")
-
-
-class S3Bucket:
-    """An S3 bucket read through plain boto3."""
-
-    def __init__(self, endpoint: S3Endpoint, bucket: str) -> None:
-        self.name = bucket
-        self._client = endpoint.client()
-
-    def list(self, prefix: str = "") -> list[ListedObject]:
-        found: list[ListedObject] = []
-        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self.name, Prefix=prefix):
-            found.extend(ListedObject(item["Key"], int(item["Size"])) for item in page.get("Contents", []))
-        return found
-
-    def read(self, key: str) -> bytes:
-        return bytes(self._client.get_object(Bucket=self.name, Key=key)["Body"].read())
 
 
 class LocalBucket:
@@ -98,16 +67,13 @@ class LocalBucket:
         parts = [("%" if part == "" else part.replace("%", "%25")) for part in key.split("/")]
         return self._directory.joinpath(*parts).read_bytes()
 
+    def rows(self, key: str) -> Iterator[StoredRow]:
+        """The envelope rows of the object ``key`` (see :func:`rows_of_object`)."""
+        return rows_of_object(key, self.read(key))
+
 
 def _unescape(segment: str) -> str:
     return "" if segment == "%" else segment.replace("%25", "%")
-
-
-def read_rows(bucket: S3Bucket | LocalBucket, prefix: str = "") -> Iterator[StoredRow]:
-    """Every record of every data file under ``prefix``, in key order."""
-    for listed in sorted(bucket.list(prefix), key=lambda item: item.key):
-        if is_data_key(listed.key):
-            yield from rows_of_object(listed.key, bucket.read(listed.key))
 
 
 def rows_of_object(key: str, data: bytes) -> Iterator[StoredRow]:

@@ -1,0 +1,44 @@
+"""The throw-away services ``lakesink demo`` runs against, all on 127.0.0.1, stopped on any exit.
+
+A fresh machine has no Kafka broker and no S3 account, so the demo brings its own: librdkafka's
+mock cluster (:class:`~lakesink.adapters.kafka.embedded_broker.EmbeddedKafka`, seen through
+:class:`~lakesink.adapters.demo.kafka.DemoKafka`) and moto's S3 server
+(:class:`~lakesink.adapters.demo.s3.MotoS3`). Both live in this process and die with it;
+:class:`DemoServices` stops them on any exit, Ctrl-C included, because it is a context manager
+and every start is undone in reverse order.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from types import TracebackType
+
+from lakesink.adapters.demo.kafka import DemoKafka
+from lakesink.adapters.demo.s3 import MotoS3
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+
+
+class DemoServices:
+    """Embedded Kafka plus moto S3; use as a context manager so both always stop."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._broker = EmbeddedKafka()
+        self.kafka = DemoKafka(self._broker)
+        self.s3 = MotoS3()
+
+    def __enter__(self) -> DemoServices:
+        with ExitStack() as starting:
+            starting.enter_context(self._broker)
+            self.s3.start()
+            starting.callback(self.s3.stop)
+            self._stack = starting.pop_all()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stack.close()
