@@ -30,9 +30,6 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 logger = logging.getLogger(__name__)
 
-MOCK_PARTITIONS = 4
-"""How many partitions the mock gives every auto-created topic."""
-
 _ADDRESS = re.compile(r"replaced with (\S+)")
 
 
@@ -132,13 +129,6 @@ class EmbeddedKafka:
             raise RuntimeError("EmbeddedKafka is not started")
         return self._bootstrap
 
-    def producer(self, overrides: Mapping[str, Any] | None = None) -> Producer:
-        """A new producer connected to the cluster; ``overrides`` are librdkafka settings
-        (e.g. ``{"transactional.id": "t1"}`` for a transactional producer)."""
-        config: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5}
-        config.update(overrides or {})
-        return Producer(config)
-
     def produce(self, topic: str, records: Iterable[ProducedRecord]) -> int:
         """Produce ``records`` to ``topic`` and wait until all are acknowledged; returns the count."""
         producer = self._shared_producer()
@@ -190,7 +180,7 @@ class EmbeddedKafka:
 
     def _shared_producer(self) -> Producer:
         if self._producer is None:
-            self._producer = self.producer()
+            self._producer = Producer({"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5})
         return self._producer
 
 

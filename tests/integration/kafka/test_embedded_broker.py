@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.adapters.kafka.embedded_broker import MOCK_PARTITIONS, EmbeddedKafka, ProducedRecord
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 
 pytestmark = pytest.mark.integration
+
+MOCK_PARTITIONS = 4
+"""How many partitions librdkafka's mock gives every auto-created topic."""
 
 
 def test_bootstrap_address_is_on_the_loopback_interface(kafka: EmbeddedKafka) -> None:

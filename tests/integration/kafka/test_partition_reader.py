@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+from confluent_kafka import Producer
 
 from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
@@ -70,7 +71,7 @@ def test_reading_the_same_range_twice_yields_the_same_records_as_a_retried_task_
 def test_transaction_markers_and_aborted_records_leave_gaps_the_reader_steps_over(
     kafka: EmbeddedKafka, topic: str
 ) -> None:
-    producer = kafka.producer({"transactional.id": f"tx-{topic}"})
+    producer = Producer({"bootstrap.servers": kafka.bootstrap_servers, "transactional.id": f"tx-{topic}"})
     producer.init_transactions(10)
     producer.begin_transaction()
     for i in range(3):
