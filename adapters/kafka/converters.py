@@ -40,7 +40,6 @@ BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 AVRO = "io.confluent.connect.avro.AvroConverter"
-DEFAULT_CONVERTER = BYTE_ARRAY
 
 _ALIASES = {
     "bytes": BYTE_ARRAY,
@@ -193,17 +192,6 @@ def create_converter(class_name: str, settings: Mapping[str, str | Secret], *, s
         return AvroConverter(SchemaRegistryClient(RegistrySettings.from_settings(settings)))
     known = ", ".join([BYTE_ARRAY, STRING, JSON, AVRO, *sorted(_ALIASES)])
     raise ConfigError(f"Unsupported {setting} {class_name!r}: expected one of {known}.")
-
-
-def converters_from_settings(settings: Mapping[str, str | Secret]) -> tuple[Converter, Converter]:
-    """``(key_converter, value_converter)`` from Connect-style ``key.converter*``/``value.converter*``."""
-    return _side(settings, "key.converter"), _side(settings, "value.converter")
-
-
-def _side(settings: Mapping[str, str | Secret], setting: str) -> Converter:
-    prefix = setting + "."
-    scoped = {key[len(prefix) :]: value for key, value in settings.items() if key.startswith(prefix)}
-    return create_converter(_text(settings.get(setting, DEFAULT_CONVERTER)), scoped, setting=setting)
 
 
 def _text(value: str | Secret) -> str:

@@ -17,9 +17,10 @@ from lakesink.adapters.kafka.converters import (
     ByteArrayConverter,
     JsonConverter,
     StringConverter,
-    converters_from_settings,
     create_converter,
 )
+from lakesink.application.record_decoding import Converters
+from lakesink.domain.config.passthrough import parse_converter
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError, RecordError
 
@@ -151,8 +152,13 @@ def test_avro_converter_requires_a_registry_url() -> None:
         create_converter("avro", {}, setting="value.converter")
 
 
+def _converters(props: dict[str, str]) -> Converters:
+    """The sink's own path: connector properties → converter settings → converters."""
+    return Converters.create(parse_converter(props, "key"), parse_converter(props, "value"))
+
+
 def test_converters_are_configured_from_connect_style_prefixed_settings() -> None:
-    key, value = converters_from_settings(
+    converters = _converters(
         {
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
             "value.converter": "org.apache.kafka.connect.json.JsonConverter",
@@ -160,19 +166,19 @@ def test_converters_are_configured_from_connect_style_prefixed_settings() -> Non
         }
     )
 
-    assert key.decode(b"k", record=RECORD) == ("k", None)
-    assert value.decode(b"[1]", record=RECORD) == ([1], None)
+    assert converters.key.decode(b"k", record=RECORD) == ("k", None)
+    assert converters.value.decode(b"[1]", record=RECORD) == ([1], None)
 
 
 def test_converters_default_to_bytes() -> None:
-    key, value = converters_from_settings({})
+    converters = _converters({})
 
-    assert isinstance(key, ByteArrayConverter) and isinstance(value, ByteArrayConverter)
+    assert isinstance(converters.key, ByteArrayConverter) and isinstance(converters.value, ByteArrayConverter)
 
 
 def test_invalid_schemas_enable_names_the_full_setting() -> None:
     with pytest.raises(ConfigError, match="value.converter.schemas.enable"):
-        converters_from_settings({"value.converter": "json", "value.converter.schemas.enable": "yes"})
+        _converters({"value.converter": "json", "value.converter.schemas.enable": "yes"})
 
 
 def test_avro_converter_pickles_without_leaking_its_password_into_repr() -> None:
