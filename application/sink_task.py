@@ -11,7 +11,7 @@ Per topic-partition range it
    ``skip.null.values`` is set;
 2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
-   BEFORE uploading anything, then uploads every file create-only (:mod:`.range_upload`); an object
+   BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
    already there from an earlier attempt of the same plan is accepted when its size matches;
 4. returns one small row describing what it made durable; the driver commits it.
 
@@ -36,7 +36,6 @@ from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.application.columnar_parquet import takes_rows, write_rows
 from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
-from lakesink.application.range_upload import upload_sealed, write_batch_plan
 from lakesink.application.range_writer import RangeWriter
 from lakesink.application.record_decoding import (
     Converters,
@@ -45,8 +44,11 @@ from lakesink.application.record_decoding import (
     raw_rows,
     raw_value_passthrough,
 )
+from lakesink.application.store_calls import perform
+from lakesink.domain.commit.actions import UploadFile
+from lakesink.domain.commit.engine import IndexScope, make_range_durable
 from lakesink.domain.commit.lock_keys import granular_partition_key
-from lakesink.domain.commit.range_plans import BatchPlan, plan_key
+from lakesink.domain.commit.range_plans import RangePlan
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
@@ -351,10 +353,19 @@ def _granular_skip(locks: Mapping[str, int], offset: int, values: PartitionValue
 
 
 def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
+    """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
     sealed = [file for writer in state.writers.values() for file in writer.finish()]
-    if sealed and spec.exactly_once:
-        _write_plan(spec, state)
-    sizes = upload_sealed(spec.store, sealed, create_only=spec.exactly_once)
+    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
+    if uploads:
+        scope = IndexScope(
+            spec.plan.route(state.topic).bucket, spec.indexes_name, spec.connector, state.topic, state.partition
+        )
+        plan = RangePlan(spec.run_id, state.first, state.last) if spec.exactly_once else None
+        try:
+            perform(make_range_durable(scope, plan, uploads), spec.store)
+        finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
+            for file in sealed:
+                file.path.unlink(missing_ok=True)
     return {
         "topic": state.topic,
         "partition": state.partition,
@@ -363,15 +374,9 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
         "records": state.records,
         "skipped": state.skipped,
         "poison": state.poison,
-        "bytes": sum(sizes),
+        "bytes": sum(upload.size for upload in uploads),
         "files": [file.key for file in sealed],
     }
-
-
-def _write_plan(spec: SinkTaskSpec, state: _Range) -> None:
-    bucket = spec.plan.route(state.topic).bucket
-    key = plan_key(spec.indexes_name, spec.connector, state.topic, state.partition, state.first)
-    write_batch_plan(spec.store, bucket, key, BatchPlan(spec.run_id, state.first, state.last))
 
 
 def _inject_fault(spec: SinkTaskSpec, ranges: Mapping[TopicPartition, _Range]) -> None:

@@ -1,23 +1,51 @@
-"""The store calls the commit protocol asks for, and the lock a task holds while committing.
+"""The store calls the commit protocol asks for, and the lock a run holds.
 
-Small frozen values: :mod:`lakesink.domain.commit.lenses_chain` decides which of them to make, the
-application executes them against an ``ObjectStore`` (each maps to one port method), so the
-protocol is testable without a store and every backend runs the same decisions.
+The protocol (:mod:`.engine`, :mod:`.lenses_chain`) is written as generators that *yield* these
+small frozen values and receive what the store answered (or have the store's error thrown into
+them). One application loop (``lakesink.application.store_calls.perform``) carries them out
+against an :class:`~lakesink.domain.ports.ObjectStore`; a test can carry them out against
+anything, crash after any one of them, or lose its answer. Each call maps to one port method.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from lakesink.domain.commit.locks import IndexLock, encode_lock
-from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.errors import CommitConflictError, StorageError
 
-# --- actions the application executes -----------------------------------------------------
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """Metadata of ``key``; answers an :class:`~lakesink.domain.ports.ObjectInfo`."""
+
+    bucket: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Get:
+    """Read ``key`` with its etag; answers a :class:`~lakesink.domain.ports.StoredObject`."""
+
+    bucket: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListKeys:
+    """Every key under ``prefix``, in key order; answers a tuple of keys."""
+
+    bucket: str
+    prefix: str
 
 
 @dataclass(frozen=True, slots=True)
 class PutIfAbsent:
-    """Create ``key`` only if it does not exist (If-None-Match: *)."""
+    """Create ``key`` only if it does not exist (If-None-Match: *); answers the etag."""
 
     bucket: str
     key: str
@@ -26,7 +54,7 @@ class PutIfAbsent:
 
 @dataclass(frozen=True, slots=True)
 class PutIfMatch:
-    """Overwrite ``key`` only if its etag is still ``etag``; a mismatch means we were fenced."""
+    """Overwrite ``key`` only if its etag is still ``etag``; answers the new etag."""
 
     bucket: str
     key: str
@@ -36,27 +64,34 @@ class PutIfMatch:
 
 @dataclass(frozen=True, slots=True)
 class UploadFile:
-    """Upload the local file ``local_path`` to ``key``, create-only; returns the object's etag."""
+    """One local file for :class:`UploadFiles`: where it goes, and its size (to recognise it again)."""
 
     bucket: str
-    local_path: str
     key: str
+    local_path: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class UploadFiles:
+    """Upload local files, create-only when ``create_only``, a few at a time.
+
+    Answers one outcome per file, in order: the etag, or the :class:`StorageError` that upload
+    raised (the protocol decides what each error means; nothing is thrown).
+    """
+
+    files: tuple[UploadFile, ...]
+    create_only: bool
 
 
 @dataclass(frozen=True, slots=True)
 class Copy:
-    """Server-side copy, conditional on the source etag when ``if_match`` is set.
-
-    With ``done_if_destination_exists`` a missing source is not an error when the destination
-    exists: the copy already happened before a crash (Lenses' idempotent replay). A missing
-    source and destination is a failed step.
-    """
+    """Server-side copy, conditional on the source etag when ``if_match`` is set; answers the etag."""
 
     bucket: str
     source: str
     destination: str
     if_match: str | None
-    done_if_destination_exists: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +102,20 @@ class Delete:
     key: str
 
 
-StoreAction = PutIfAbsent | PutIfMatch | UploadFile | Copy | Delete
+@dataclass(frozen=True, slots=True)
+class DeleteMany:
+    """Delete every key of ``keys``; missing keys are not an error."""
+
+    bucket: str
+    keys: tuple[str, ...]
+
+
+StoreCall = Head | Get | ListKeys | PutIfAbsent | PutIfMatch | UploadFiles | Copy | Delete | DeleteMany
+
+Steps = Generator[StoreCall, Any, T]
+"""A protocol step: yields store calls, is sent their answers (or thrown their errors), returns T."""
+
+UploadOutcome = str | StorageError
 
 
 # --- held locks ------------------------------------------------------------------------------
@@ -75,7 +123,7 @@ StoreAction = PutIfAbsent | PutIfMatch | UploadFile | Copy | Delete
 
 @dataclass(frozen=True, slots=True)
 class LockRef:
-    """Where a lock lives: the sink bucket of its topic, at a key from :mod:`lakesink.domain.commit.lock_keys`."""
+    """Where a lock lives: the sink bucket of its topic, at a key from :mod:`.lock_keys`."""
 
     bucket: str
     key: str
@@ -83,10 +131,10 @@ class LockRef:
 
 @dataclass(frozen=True, slots=True)
 class HeldLock:
-    """A lock as this task last read or wrote it, with the etag that proves it still owns it.
+    """A lock as this run last read or wrote it, with the etag that proves it still owns it.
 
-    The etag is never re-read during a commit (Lenses' zombie fencing): if another writer
-    changed the lock, the next :meth:`write` fails and the task must stop (:func:`fenced`).
+    The etag is never refreshed behind the protocol's back (Lenses' zombie fencing): if another
+    writer changed the lock, the next :meth:`write` is rejected and the run stops (:func:`fenced`).
     """
 
     ref: LockRef
@@ -97,14 +145,10 @@ class HeldLock:
         """The conditional write that replaces this lock with ``lock``."""
         return PutIfMatch(self.ref.bucket, self.ref.key, encode_lock(lock), self.etag)
 
-    def written(self, lock: IndexLock, etag: str) -> HeldLock:
-        """The held lock after :meth:`write` succeeded and returned ``etag``."""
-        return HeldLock(self.ref, lock, etag)
-
 
 def fenced(ref: LockRef) -> CommitConflictError:
-    """The error for a lock write rejected by its etag condition: another writer owns the lock."""
+    """The error for a lock another writer changed: this run is fenced out."""
     return CommitConflictError(
         f"Index lock {ref.bucket}/{ref.key} was changed by another writer (etag mismatch); "
-        "this task is fenced out and must stop without committing."
+        "this run is fenced out and must stop without committing."
     )

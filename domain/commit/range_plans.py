@@ -35,7 +35,7 @@ _OFFSET_DIGITS = 20
 
 
 @dataclass(frozen=True, slots=True)
-class BatchPlan:
+class RangePlan:
     """One planned range: the run that planned it, its first written offset and its last offset."""
 
     owner: str
@@ -69,14 +69,14 @@ def plan_start_of_key(key: str) -> int | None:
     return int(digits)
 
 
-def encode_plan(plan: BatchPlan) -> bytes:
+def encode_plan(plan: RangePlan) -> bytes:
     """The compact JSON body of a plan object (stable key order, so equal plans are equal bytes)."""
     return json.dumps(
         {"owner": plan.owner, "start": plan.start, "last": plan.last}, separators=(",", ":")
     ).encode("utf-8")
 
 
-def decode_plan(data: bytes, *, key: str) -> BatchPlan:
+def decode_plan(data: bytes, *, key: str) -> RangePlan:
     """Parse a plan object.
 
     Raises:
@@ -91,10 +91,10 @@ def decode_plan(data: bytes, *, key: str) -> BatchPlan:
         isinstance(v, int) and not isinstance(v, bool) for v in (start, last)
     ):
         raise CommitError(f"Malformed batch plan {key}: owner must be a string, start/last integers.")
-    return BatchPlan(owner, start, last)
+    return RangePlan(owner, start, last)
 
 
-def check_existing_plan(existing: BatchPlan, wanted: BatchPlan, *, where: str) -> None:
+def check_existing_plan(existing: RangePlan, wanted: RangePlan, *, where: str) -> None:
     """Whether a task may continue when its plan object already exists.
 
     Same ``last``: a retry or restart of the same plan — its uploads are the same objects.
@@ -111,7 +111,7 @@ def check_existing_plan(existing: BatchPlan, wanted: BatchPlan, *, where: str) -
         )
 
 
-def pending_plans(plans: Iterable[BatchPlan], committed_offset: int | None) -> tuple[BatchPlan, ...]:
+def pending_plans(plans: Iterable[RangePlan], committed_offset: int | None) -> tuple[RangePlan, ...]:
     """The plans a restart must reproduce: those above the committed offset, by start.
 
     Their records were (maybe partly) uploaded but never committed.
@@ -120,7 +120,7 @@ def pending_plans(plans: Iterable[BatchPlan], committed_offset: int | None) -> t
     return tuple(sorted((plan for plan in plans if plan.start > floor), key=lambda plan: plan.start))
 
 
-def replay_chunks(plans: Iterable[BatchPlan]) -> tuple[tuple[int, int], ...]:
+def replay_chunks(plans: Iterable[RangePlan]) -> tuple[tuple[int, int], ...]:
     """The chunks the replayed batch must contain: ``[start, last + 1)`` of each plan.
 
     A chunk reproduces a plan only if it writes the same records (so it begins at ``start``: any
@@ -131,7 +131,7 @@ def replay_chunks(plans: Iterable[BatchPlan]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted((plan.start, plan.last + 1) for plan in plans))
 
 
-def replay_end(plans: Iterable[BatchPlan]) -> int | None:
+def replay_end(plans: Iterable[RangePlan]) -> int | None:
     """Where a replayed batch planned afresh ends: right after the highest ``last``; None without plans."""
     return max((plan.last + 1 for plan in plans), default=None)
 

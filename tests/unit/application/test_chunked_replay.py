@@ -23,7 +23,7 @@ from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_task import SinkTaskSpec, run_task
 from lakesink.domain.commit.chunks import chunk_bounds
-from lakesink.domain.commit.range_plans import BatchPlan, encode_plan, plan_key, plans_prefix
+from lakesink.domain.commit.range_plans import RangePlan, encode_plan, plan_key, plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import iter_objects
 from lakesink.domain.statement_plan import plan_sink
@@ -133,7 +133,7 @@ def test_a_replay_with_another_split_size_rewrites_the_same_objects_and_stores_e
 def test_the_index_reports_every_pending_plan_of_a_partition_and_the_commit_collects_them_all() -> None:
     store = InMemoryObjectStore()
     store.create_bucket(BUCKET)
-    for plan in (BatchPlan("old", 0, 9), BatchPlan("old", 12, 19), BatchPlan("old", 20, 24)):
+    for plan in (RangePlan("old", 0, 9), RangePlan("old", 12, 19), RangePlan("old", 20, 24)):
         store.put(BUCKET, plan_key(".indexes", NAME, TOPIC, 0, plan.start), encode_plan(plan))
     index = SinkIndex(store, PLAN, connector=NAME, indexes_name=".indexes", owner="new")
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.range_plans import (
-    BatchPlan,
+    RangePlan,
     obsolete_plan_starts,
     pending_plans,
     replay_chunks,
@@ -16,15 +16,15 @@ from lakesink.domain.commit.range_plans import (
 
 
 def test_pending_plans_are_every_plan_above_the_committed_offset_in_start_order() -> None:
-    plans = [BatchPlan("r", 30, 39), BatchPlan("r", 0, 9), BatchPlan("r", 12, 19)]
+    plans = [RangePlan("r", 30, 39), RangePlan("r", 0, 9), RangePlan("r", 12, 19)]
 
-    assert pending_plans(plans, 9) == (BatchPlan("r", 12, 19), BatchPlan("r", 30, 39))
+    assert pending_plans(plans, 9) == (RangePlan("r", 12, 19), RangePlan("r", 30, 39))
     assert pending_plans(plans, None) == tuple(sorted(plans, key=lambda plan: plan.start))
     assert pending_plans(plans, 39) == ()
 
 
 def test_the_replay_holds_a_chunk_from_each_plan_start_to_its_last_and_ends_after_the_highest() -> None:
-    plans = (BatchPlan("r", 30, 39), BatchPlan("r", 12, 19), BatchPlan("r", 20, 27))
+    plans = (RangePlan("r", 30, 39), RangePlan("r", 12, 19), RangePlan("r", 20, 27))
 
     assert replay_chunks(plans) == ((12, 20), (20, 28), (30, 40))
     assert replay_end(plans) == 40
@@ -36,7 +36,7 @@ def test_plan_gc_takes_every_chunk_plan_the_commit_covers() -> None:
 
 
 @st.composite
-def _crashed_batch(draw: st.DrawFn) -> tuple[list[tuple[int, int]], list[BatchPlan]]:
+def _crashed_batch(draw: st.DrawFn) -> tuple[list[tuple[int, int]], list[RangePlan]]:
     """Chunks of a batch split by some size, and plans of a subset, each inside its chunk."""
     size = draw(st.integers(min_value=1, max_value=50))
     chunks = chunk_bounds(0, draw(st.integers(min_value=1, max_value=400)), size)
@@ -44,13 +44,13 @@ def _crashed_batch(draw: st.DrawFn) -> tuple[list[tuple[int, int]], list[BatchPl
     for lo, hi in chunks:
         if draw(st.booleans()):
             start = draw(st.integers(min_value=lo, max_value=hi - 1))
-            plans.append(BatchPlan("r", start, draw(st.integers(min_value=start, max_value=hi - 1))))
+            plans.append(RangePlan("r", start, draw(st.integers(min_value=start, max_value=hi - 1))))
     return chunks, plans
 
 
 @given(batch=_crashed_batch(), new_size=st.integers(min_value=0, max_value=60))
 def test_a_replay_with_any_split_size_has_a_chunk_from_each_plan_start_to_its_last(
-    batch: tuple[list[tuple[int, int]], list[BatchPlan]], new_size: int
+    batch: tuple[list[tuple[int, int]], list[RangePlan]], new_size: int
 ) -> None:
     chunks, plans = batch
     end = replay_end(plans) or chunks[-1][1]

@@ -1,0 +1,247 @@
+"""The sink's exactly-once protocol: what it reads on start-up, writes for a range, and commits.
+
+Three steps, each a generator of store calls (:mod:`.actions`) that the application carries out:
+
+* :func:`open_partition` (driver, start-up) — move a Lenses 9.0.0 master lock to the current
+  path, finish a commit chain Lenses left in it (:mod:`.lenses_chain`), *claim* it by rewriting
+  it with this run's owner id (an older sink of the same name still running is fenced at its
+  next write), read Lenses granular locks ahead of it, and find the range plans uploaded but
+  never committed (they pin how the first batch is cut, :mod:`.range_plans`).
+* :func:`make_range_durable` (executor, one per range a task wrote) — create the range's plan
+  object before any upload, then upload every file create-only. An object (or plan) already
+  there is accepted only when it is the same one: an earlier attempt of this very range, or an
+  attempt whose answer was lost.
+* :func:`commit_partition` (driver, after every range of the batch is durable) — advance the
+  master lock to the highest offset read (If-Match on the etag held since the claim), then
+  delete the plans the lock now covers.
+
+Exactly-once follows from: deterministic keys (file boundaries depend only on the records and
+the range), create-only uploads, the plan written before the uploads and the lock advanced only
+after them, and the restart resuming from the lock. ``tests/unit/commit/test_simulation.py``
+crashes a sink after every single store call and checks every offset landed once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from lakesink.domain.commit.actions import (
+    Copy,
+    Delete,
+    DeleteMany,
+    Get,
+    Head,
+    HeldLock,
+    ListKeys,
+    LockRef,
+    PutIfAbsent,
+    Steps,
+    UploadFile,
+    UploadFiles,
+)
+from lakesink.domain.commit.lenses_chain import replay_chain
+from lakesink.domain.commit.lock_keys import granular_locks_prefix, master_lock_key, old_master_lock_key
+from lakesink.domain.commit.lock_writes import read_lock, write_lock
+from lakesink.domain.commit.locks import IndexLock
+from lakesink.domain.commit.range_plans import (
+    RangePlan,
+    check_existing_plan,
+    decode_plan,
+    encode_plan,
+    obsolete_plan_starts,
+    pending_plans,
+    plan_key,
+    plan_start_of_key,
+    plans_prefix,
+)
+from lakesink.domain.errors import (
+    CommitConflictError,
+    ObjectNotFoundError,
+    PreconditionFailedError,
+    StorageError,
+)
+
+logger = logging.getLogger(__name__)
+
+_LOCK_SUFFIX = ".lock"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexScope:
+    """The index objects of one topic-partition of one sink: bucket, names and keys."""
+
+    bucket: str
+    indexes: str
+    connector: str
+    topic: str
+    partition: int
+
+    @property
+    def master(self) -> LockRef:
+        """The master lock ``<indexes>/<connector>/.locks/Topic(<t>)/<p>.lock``."""
+        return LockRef(self.bucket, master_lock_key(self.indexes, self.connector, self.topic, self.partition))
+
+    @property
+    def plans_prefix(self) -> str:
+        """The folder of this partition's range plans."""
+        return plans_prefix(self.indexes, self.connector, self.topic, self.partition)
+
+    def plan_key(self, start: int) -> str:
+        """The key of the range plan starting at ``start``."""
+        return plan_key(self.indexes, self.connector, self.topic, self.partition, start)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionIndex:
+    """What the index says about one topic-partition, and the master lock this run holds."""
+
+    scope: IndexScope
+    held: HeldLock | None = None
+    committed: int | None = None
+    """The last offset durably written (the master lock's ``committedOffset``)."""
+    granular: Mapping[str, int] = field(default_factory=dict)
+    """Lenses granular locks ahead of the master: writer key → offset, records to skip."""
+    pending: tuple[RangePlan, ...] = ()
+    """The uncommitted plans of the last batch, by start (one per range that uploaded)."""
+
+
+# --- start-up ---------------------------------------------------------------------------------
+
+
+def open_partition(scope: IndexScope, owner: str) -> Steps[PartitionIndex]:
+    """Load, repair and claim the index of one partition.
+
+    Raises:
+        CommitConflictError: another sink rewrote the lock while we claimed it.
+        CommitError: a pending Lenses chain cannot be finished, or a lock or plan is malformed.
+    """
+    yield from _move_old_master(scope)
+    held = yield from read_lock(scope.master)
+    committed = None
+    if held is not None:
+        held = yield from replay_chain(held)
+        claimed = IndexLock(owner, held.lock.committed_offset, None)
+        held = yield from write_lock(scope.master, held, claimed)
+        committed = claimed.committed_offset
+    granular = yield from _granular_ahead(scope, committed)
+    pending = yield from _pending_plans(scope, committed)
+    logger.info(
+        "Index of %s-%d: committed offset %s, %d granular locks ahead, pending plans %s",
+        scope.topic, scope.partition, committed, len(granular), [(plan.start, plan.last) for plan in pending],
+    )
+    return PartitionIndex(scope, held, committed, granular, pending)
+
+
+def _move_old_master(scope: IndexScope) -> Steps[None]:
+    """A Lenses 9.0.0 master lock (``<indexes>/.locks/…``) moves to the current path."""
+    old_key = old_master_lock_key(scope.indexes, scope.topic, scope.partition)
+    try:
+        yield Head(scope.bucket, old_key)
+    except ObjectNotFoundError:
+        return
+    yield Copy(scope.bucket, old_key, scope.master.key, if_match=None)
+    yield Delete(scope.bucket, old_key)
+    logger.info("Moved Lenses 9.0.0 lock %s/%s to %s", scope.bucket, old_key, scope.master.key)
+
+
+def _granular_ahead(scope: IndexScope, committed: int | None) -> Steps[dict[str, int]]:
+    """Granular locks (Lenses writers) whose offset is above the master's, chains finished first."""
+    prefix = granular_locks_prefix(scope.indexes, scope.connector, scope.topic, scope.partition)
+    ahead: dict[str, int] = {}
+    for key in (yield ListKeys(scope.bucket, prefix)):
+        name = key[len(prefix) :]
+        if "/" in name or not name.endswith(_LOCK_SUFFIX):
+            continue
+        held = yield from read_lock(LockRef(scope.bucket, key))
+        if held is None:
+            continue
+        offset = (yield from replay_chain(held)).lock.committed_offset
+        if offset is not None and (committed is None or offset > committed):
+            ahead[name[: -len(_LOCK_SUFFIX)]] = offset
+    return ahead
+
+
+def _pending_plans(scope: IndexScope, committed: int | None) -> Steps[tuple[RangePlan, ...]]:
+    plans = []
+    for key in (yield ListKeys(scope.bucket, scope.plans_prefix)):
+        if plan_start_of_key(key) is not None:
+            stored = yield Get(scope.bucket, key)
+            plans.append(decode_plan(stored.data, key=key))
+    if committed is not None:
+        yield from _delete_plans(scope, [plan.start for plan in plans], committed)
+    return pending_plans(plans, committed)
+
+
+# --- one range --------------------------------------------------------------------------------
+
+
+def make_range_durable(
+    scope: IndexScope, plan: RangePlan | None, files: tuple[UploadFile, ...]
+) -> Steps[None]:
+    """Record the range's plan (exactly-once; None: at-least-once), then upload its files.
+
+    Raises:
+        CommitConflictError: the plan exists for another range, or an object exists with
+            other bytes: another writer, or a hand-edited index. Nothing was uploaded after it.
+        StorageError: an upload failed (the task fails; a retry writes the same objects).
+    """
+    if not files:
+        return
+    if plan is not None:
+        yield from _write_plan(scope, plan)
+    outcomes = yield UploadFiles(files, create_only=plan is not None)
+    for file, outcome in zip(files, outcomes, strict=True):
+        if isinstance(outcome, PreconditionFailedError):
+            yield from _check_same_object(file)
+        elif isinstance(outcome, StorageError):
+            raise outcome
+
+
+def _write_plan(scope: IndexScope, plan: RangePlan) -> Steps[None]:
+    """Create the plan; an existing one must describe the same range (a retry, or a lost answer)."""
+    key = scope.plan_key(plan.start)
+    try:
+        yield PutIfAbsent(scope.bucket, key, encode_plan(plan))
+    except PreconditionFailedError:
+        stored = yield Get(scope.bucket, key)
+        check_existing_plan(decode_plan(stored.data, key=key), plan, where=f"{scope.bucket}/{key}")
+        logger.info("Range plan %s/%s exists with the same range: uploading the same objects", scope.bucket, key)
+
+
+def _check_same_object(file: UploadFile) -> Steps[None]:
+    info = yield Head(file.bucket, file.key)
+    if info.size != file.size:
+        raise CommitConflictError(
+            f"Object {file.bucket}/{file.key} already exists with {info.size} bytes, but this batch "
+            f"wrote {file.size} bytes for it: another writer produced different data under the same key."
+        )
+    logger.info("Object %s/%s already uploaded by an earlier attempt", file.bucket, file.key)
+
+
+# --- commit -----------------------------------------------------------------------------------
+
+
+def commit_partition(index: PartitionIndex, last: int, owner: str) -> Steps[PartitionIndex]:
+    """Advance the master lock to ``last`` (every object up to it is durable), then drop covered plans.
+
+    Raises:
+        CommitConflictError: the lock changed since this run last wrote it (fenced).
+        CommitOutcomeUnknownError: the write failed and the lock cannot be read back.
+    """
+    if index.committed is not None and last <= index.committed:
+        return index
+    scope = index.scope
+    held = yield from write_lock(scope.master, index.held, IndexLock(owner, last, None))
+    starts = [start for key in (yield ListKeys(scope.bucket, scope.plans_prefix)) if (start := plan_start_of_key(key)) is not None]
+    yield from _delete_plans(scope, starts, last)
+    granular = {name: offset for name, offset in index.granular.items() if offset > last}
+    return replace(index, held=held, committed=last, granular=granular, pending=())
+
+
+def _delete_plans(scope: IndexScope, starts: list[int], committed: int) -> Steps[None]:
+    obsolete = obsolete_plan_starts(starts, committed)
+    if obsolete:
+        yield DeleteMany(scope.bucket, tuple(scope.plan_key(start) for start in obsolete))
+
