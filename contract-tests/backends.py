@@ -124,7 +124,7 @@ class S3Harness(Harness):
         credentials = {"auth_mode": "Credentials", "access_key": Secret(access_key), "secret_key": Secret(secret_key)} \
             if access_key and secret_key else {}
         settings = S3Settings(region=region, custom_endpoint=endpoint, path_style_access=endpoint is not None,
-                              http_max_retries=2, http_retry_interval_ms=10, **credentials)  # type: ignore[arg-type]
+                              http_max_retries=2, **credentials)  # type: ignore[arg-type]
         super().__init__(name, "s3", settings, shared_bucket=shared_bucket)
         self.denied_endpoint = denied_endpoint
 

@@ -1,8 +1,17 @@
-"""A tiny HTTP reverse proxy that fails the first N requests, to prove the adapters' retry logic.
+"""A tiny HTTP reverse proxy that fails chosen requests, to prove the SDK retries the adapters configure.
 
-It forwards every request to the real emulator, except that while ``failures_left > 0`` a request
-is answered with 503 ``SlowDown`` (a throttling reply every SDK classifies as retryable) or has its
-connection reset (TCP RST, the classic flaky-network failure).
+It forwards every request to the real emulator, except the ones picked by :meth:`FaultProxy.fail_next`
+(the next N matching requests) or :meth:`FaultProxy.fail_every` (every n-th matching request).
+A picked request meets one of these faults:
+
+- ``"503"``: answered with 503 ``ServiceUnavailable`` without reaching the emulator (a reply every
+  SDK classifies as transient; botocore does not count it as throttling, so it backs off from its
+  short base);
+- ``"throttle"``: answered with 503 ``SlowDown`` (S3's throttling reply: botocore backs off from 1 s);
+- ``"reset"``: the connection is reset (TCP RST) before the request reaches the emulator;
+- ``"lose-response"``: the request *is* forwarded and applied, then the connection is reset instead
+  of sending the answer: a response lost on the way back, the case that makes a retried
+  conditional write meet its own first attempt.
 """
 
 from __future__ import annotations
@@ -11,17 +20,24 @@ import http.client
 import socket
 import struct
 import threading
+from collections.abc import Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
                "content-length"}
-_SLOW_DOWN = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
-              b"<Message>Please reduce your request rate.</Message></Error>")
+_MODES = ("503", "throttle", "reset", "lose-response")
+_ERROR_BODY = {
+    "503": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>ServiceUnavailable</Code>'
+            b"<Message>Service is unable to handle request.</Message></Error>"),
+    "throttle": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
+                 b"<Message>Please reduce your request rate.</Message></Error>"),
+}
 
 
 class FaultProxy:
-    """Start with :meth:`start`; point an adapter at :attr:`url`; arm faults with :meth:`fail_next`."""
+    """Start with :meth:`start`; point an adapter at :attr:`url`; arm faults with :meth:`fail_next`
+    or :meth:`fail_every`."""
 
     def __init__(self, upstream: str) -> None:
         parts = urlsplit(upstream)
@@ -30,10 +46,13 @@ class FaultProxy:
         self.upstream_path = parts.path.rstrip("/")
         self._lock = threading.Lock()
         self._failures_left = 0
+        self._every = 0
         self._mode = "503"
+        self._matched = 0
         self.requests_seen = 0
         self.faults_served = 0
         self._match = ""
+        self._methods: Collection[str] = ()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -50,22 +69,51 @@ class FaultProxy:
         self._server.shutdown()
         self._server.server_close()
 
-    def fail_next(self, count: int, mode: str = "503", *, path_contains: str = "") -> None:
-        """Fail the next ``count`` requests whose path contains ``path_contains``.
+    def fail_next(self, count: int, mode: str = "503", *, path_contains: str = "",
+                  methods: Collection[str] = ()) -> None:
+        """Fail the next ``count`` requests that mention ``path_contains`` (in the path or the body)
+        and, when ``methods`` is given, use one of those HTTP methods.
 
-        ``mode`` is "503" (SlowDown) or "reset". Filtering by path keeps background calls an SDK
-        makes on its own (google-cloud-storage fetches bucket metadata) from eating the faults.
+        Filtering keeps background calls an SDK makes on its own (google-cloud-storage fetches bucket
+        metadata) from eating the faults; the body counts because some uploads name the object
+        there (GCS multipart uploads) rather than in the path.
         """
-        with self._lock:
-            self._failures_left, self._mode, self._match = count, mode, path_contains
-            self.requests_seen = self.faults_served = 0
+        self._arm(mode, path_contains, methods, failures=count, every=0)
 
-    def _take_fault(self, path: str) -> str | None:
+    def fail_every(self, every: int, mode: str = "503", *, path_contains: str = "",
+                   methods: Collection[str] = ()) -> None:
+        """Fail every ``every``-th request that mentions ``path_contains``, until re-armed.
+
+        With ``every >= 2`` the retry of a failed request is never failed itself (requests are
+        sequential in the tests), so an SDK that retries at least once rides through.
+        """
+        if every < 2:
+            raise ValueError("every must be at least 2, or no request would get through")
+        self._arm(mode, path_contains, methods, failures=0, every=every)
+
+    def _arm(self, mode: str, match: str, methods: Collection[str], *, failures: int, every: int) -> None:
+        if mode not in _MODES:
+            raise ValueError(f"unknown fault mode {mode!r}; one of {', '.join(_MODES)}")
+        with self._lock:
+            self._failures_left, self._every, self._mode, self._match = failures, every, mode, match
+            self._methods = frozenset(m.upper() for m in methods)
+            self._matched = self.requests_seen = self.faults_served = 0
+
+    def _take_fault(self, method: str, path: str, body: bytes) -> str | None:
         with self._lock:
             self.requests_seen += 1
-            if self._failures_left <= 0 or self._match not in path:
+            if self._methods and method not in self._methods:
                 return None
-            self._failures_left -= 1
+            if self._match not in path and self._match.encode() not in body:
+                return None
+            self._matched += 1
+            if self._every:
+                picked = self._matched % self._every == 0
+            else:
+                picked = self._failures_left > 0
+                self._failures_left -= picked
+            if not picked:
+                return None
             self.faults_served += 1
             return self._mode
 
@@ -80,14 +128,12 @@ class FaultProxy:
 
             def _handle(self) -> None:
                 body = self._read_body()
-                fault = proxy._take_fault(self.path)
+                fault = proxy._take_fault(self.command, self.path, body)
                 if fault == "reset":
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    self.connection.close()
-                    self.close_connection = True
+                    self._reset()
                     return
-                if fault is not None:
-                    self._reply(503, [("Content-Type", "application/xml")], _SLOW_DOWN)
+                if fault in _ERROR_BODY:
+                    self._reply(503, [("Content-Type", "application/xml")], _ERROR_BODY[fault])
                     return
                 upstream = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=60)
                 try:
@@ -96,10 +142,18 @@ class FaultProxy:
                     upstream.request(self.command, self.path, body=body, headers=headers)
                     response = upstream.getresponse()
                     payload = response.read()
+                    if fault == "lose-response":  # applied upstream; the client never hears of it
+                        self._reset()
+                        return
                     kept = [(k, v) for k, v in response.getheaders() if k.lower() not in _HOP_BY_HOP]
                     self._reply(response.status, kept, payload, declared=response.getheader("Content-Length"))
                 finally:
                     upstream.close()
+
+            def _reset(self) -> None:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
 
             def _read_body(self) -> bytes:
                 if self.headers.get("Transfer-Encoding", "").lower() == "chunked":

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 from backends import Harness, Target, unique
 from fault_proxy import FaultProxy
 
+from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import (
     AccessDeniedError,
     BucketNotFoundError,
@@ -82,7 +84,7 @@ def test_wrong_credentials_fail_check_bucket_with_access_denied(target: Target) 
         store.check_bucket(target.bucket)
 
 
-@pytest.mark.parametrize("mode", ["503", "reset"])
+@pytest.mark.parametrize("mode", ["503", "throttle", "reset"])
 def test_transient_faults_fewer_than_the_retries_are_absorbed(
     target: Target, fault_proxy: FaultProxy, mode: str
 ) -> None:
@@ -93,15 +95,28 @@ def test_transient_faults_fewer_than_the_retries_are_absorbed(
     assert fault_proxy.faults_served == 2
 
 
+def _secrets(harness: Harness) -> list[str]:
+    values = (getattr(harness.settings, f.name) for f in dataclasses.fields(harness.settings))
+    return [value.reveal() for value in values if isinstance(value, Secret) and value]
+
+
+@pytest.mark.parametrize("operation", ["get", "put_if_absent"])
 @pytest.mark.parametrize("mode", ["503", "reset"])
 def test_transient_faults_outnumbering_the_retries_surface_as_transient_storage_error(
-    target: Target, fault_proxy: FaultProxy, mode: str
+    target: Target, fault_proxy: FaultProxy, mode: str, operation: str
 ) -> None:
-    store = target.harness.store(**target.harness.endpoint_override(fault_proxy.url), http_max_retries=2)
-    store.put(target.bucket, target.key("flaky-object"), b"v")
-    fault_proxy.fail_next(3, mode, path_contains="flaky-object")
-    with pytest.raises(TransientStorageError) as caught:
-        store.get(target.bucket, target.key("flaky-object"))
-    assert fault_proxy.faults_served == 3
-    assert target.key("flaky-object") in str(caught.value)
+    store = target.harness.store(**target.harness.endpoint_override(fault_proxy.url), http_max_retries=2,
+                                 http_retry_interval_ms=10)
+    key = target.key("flaky-object")
+    store.put(target.bucket, key, b"v")
+    calls = {"get": lambda: store.get(target.bucket, key),
+             "put_if_absent": lambda: store.put_if_absent(target.bucket, target.key("flaky-object-new"), b"v")}
+    fault_proxy.fail_next(10, mode, path_contains="flaky-object")
 
+    with pytest.raises(TransientStorageError) as caught:
+        calls[operation]()
+
+    assert fault_proxy.faults_served == 3  # the first attempt and two retries, all by the SDK
+    message = str(caught.value)
+    assert target.bucket in message and target.key("flaky-object") in message and "http.max.retries=2" in message
+    assert not [secret for secret in _secrets(target.harness) if secret in message]

@@ -51,9 +51,19 @@ class ObjectStore(Protocol):
 
     Keys are ``/``-separated strings; a store never interprets them beyond prefix matching.
     Every method may raise :class:`~lakesink.domain.errors.TransientStorageError` once the
-    adapter's own retries are exhausted, :class:`~lakesink.domain.errors.AccessDeniedError`
+    retries of the adapter's SDK are exhausted, :class:`~lakesink.domain.errors.AccessDeniedError`
     for bad or insufficient credentials and
     :class:`~lakesink.domain.errors.BucketNotFoundError` when the bucket does not exist.
+
+    Retries and conditional writes: a network adapter retries a failed request by sending the same
+    request again, condition included (``If-None-Match``, ``If-Match``, ``ifGenerationMatch``): a
+    condition is never dropped on a retry. When the answer to an attempt that the store *applied*
+    is lost (connection reset, timeout), the retry meets the object that attempt wrote and fails
+    its condition. So a :class:`~lakesink.domain.errors.PreconditionFailedError` from
+    :meth:`put_if_absent`, :meth:`put_if_match` or :meth:`upload_file` with ``if_absent`` means
+    "the condition did not hold when the last attempt arrived", which includes "an earlier attempt
+    of this very call applied it". Callers that must know which (the commit engine must) establish
+    the outcome by reading the object back and comparing it with what they wrote.
     """
 
     def put(self, bucket: str, key: str, data: bytes) -> str:
@@ -64,7 +74,9 @@ class ObjectStore(Protocol):
         """Create ``key`` only if it does not exist; returns the etag.
 
         Raises:
-            PreconditionFailedError: the key already exists (another writer won).
+            PreconditionFailedError: the key already exists: another writer won, or an earlier
+                attempt of this call created it and its answer was lost (see the class docstring);
+                read the object back to tell the two apart.
         """
         ...
 
@@ -72,7 +84,9 @@ class ObjectStore(Protocol):
         """Overwrite ``key`` only if its current etag is ``etag``; returns the new etag.
 
         Raises:
-            PreconditionFailedError: the object changed or was deleted since ``etag`` was read.
+            PreconditionFailedError: the object changed or was deleted since ``etag`` was read,
+                possibly by an earlier attempt of this very call whose answer was lost (see the
+                class docstring); read the object back to tell.
         """
         ...
 
@@ -80,7 +94,9 @@ class ObjectStore(Protocol):
         """Stream a local file to ``key`` (multipart when large); returns the etag.
 
         Raises:
-            PreconditionFailedError: ``if_absent`` was set and the key exists.
+            PreconditionFailedError: ``if_absent`` was set and the key exists, possibly created by
+                an earlier attempt of this very call whose answer was lost (see the class
+                docstring); read the object back to tell.
         """
         ...
 
@@ -145,6 +161,9 @@ class ObjectStore(Protocol):
         if_match: str | None = None,
     ) -> str:
         """Server-side copy; returns the destination etag.
+
+        ``if_match`` conditions the *source*, and every retry carries it; a retry after a lost
+        answer copies the same source again, so it raises nothing the first attempt would not have.
 
         Raises:
             ObjectNotFoundError: the source does not exist.

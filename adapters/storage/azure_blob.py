@@ -5,8 +5,12 @@ create-only is ``If-None-Match: *`` (``overwrite=False``), compare-and-swap is `
 (``match_condition=IfNotModified``), and ``copy(if_match=...)`` sends the source condition with the
 copy. Azure has no "start after" in listings, so ``start_after`` is applied while paging.
 
-The SDK's retry policy is off (``retry_total=0``); :mod:`lakesink.adapters.storage.retry` applies
-the connector's retry settings.
+Retries are the SDK's ``LinearRetry`` policy (:func:`retry_policy`): up to ``http_max_retries``
+retries, each after ``http_retry_interval_ms`` give or take half of it. The SDK's
+``ExponentialRetry`` cannot honour a millisecond interval: its first retry already waits
+``initial_backoff + increment_base`` seconds, and ``increment_base ** n`` only grows for a base of
+at least one second. A retried request is the same request, so ``If-None-Match``/``If-Match`` are
+resent on every attempt.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any, TypeVar
 from lakesink.adapters.storage.azure_errors import translate_azure_error
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
-from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
+from lakesink.adapters.storage.sdk_call import sdk_call
 from lakesink.domain.config.backends import AzureSettings
 from lakesink.domain.errors import (
     AccessDeniedError,
@@ -38,7 +42,6 @@ class AzureBlobObjectStore:
 
     def __init__(self, settings: AzureSettings) -> None:
         self.settings = settings
-        self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000)
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -149,9 +152,9 @@ class AzureBlobObjectStore:
         return self.client.get_blob_client(bucket, key)
 
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
-        where = f"{bucket}/{key}" if key is not None else bucket
-        return call_with_retries(self._retry, attempt, lambda exc: translate_azure_error(exc, bucket, key),
-                                 f"Azure {operation} of {where}")
+        """Run one Azure call; the client's retry policy retries inside ``attempt``."""
+        return sdk_call(f"Azure {operation}", attempt, lambda exc: translate_azure_error(exc, bucket, key),
+                        self.settings.http_max_retries)
 
     def _upload(self, bucket: str, key: str, body: Callable[[], Any], **options: Any) -> str:
         def attempt() -> str:
@@ -186,10 +189,22 @@ class AzureBlobObjectStore:
                 return
 
 
+def retry_policy(settings: AzureSettings) -> Any:
+    """The client's ``LinearRetry``: ``http_max_retries`` retries whatever failed (the SDK also counts
+    connection, read and status failures apart, each with its own default of 3, so all four get the
+    budget), each after a uniform random wait in ``[interval / 2, 3 * interval / 2]``."""
+    from azure.storage.blob import LinearRetry
+
+    interval_s, retries = settings.http_retry_interval_ms / 1000, settings.http_max_retries
+    return LinearRetry(backoff=interval_s, random_jitter_range=interval_s / 2, retry_total=retries,
+                       retry_connect=retries, retry_read=retries, retry_status=retries)
+
+
 def _build_client(settings: AzureSettings) -> Any:
     from azure.storage.blob import BlobServiceClient
 
-    options: dict[str, Any] = {"retry_total": 0, "connection_timeout": settings.http_socket_timeout_ms / 1000,
+    options: dict[str, Any] = {"retry_policy": retry_policy(settings),
+                               "connection_timeout": settings.http_socket_timeout_ms / 1000,
                                "read_timeout": settings.http_socket_timeout_ms / 1000}
     mode = settings.auth_mode.lower()
     if mode == "connectionstring":

@@ -5,9 +5,11 @@ The etag of the port is the object *generation* (a decimal string): create-only 
 atomically by GCS. ``copy(if_match=...)`` checks the source generation itself (emulators ignore
 ``ifSourceGenerationMatch``) and also sends ``ifSourceGenerationMatch`` so GCS enforces it atomically.
 
-The SDK's own retries are off (``retry=None`` on every call); :mod:`lakesink.adapters.storage.retry`
-applies the connector's retry settings uniformly, including to unconditional writes, which are safe
-to repeat because they carry the full object.
+Every call carries a ``google.api_core.retry.Retry`` built by :func:`retry_policy`: full-jitter
+exponential backoff from ``http_retry_interval_ms``, growing by ``http_retry_timeout_multiplier``
+up to :data:`MAX_BACKOFF_S`, for at most ``http_max_retries`` retries. A retried request is the
+same request, so conditional writes keep their ``ifGenerationMatch`` on every attempt, and
+unconditional writes are safe to repeat because they carry the full object.
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.storage.client_cache import shared_client
-from lakesink.adapters.storage.gcs_errors import translate_gcs_error
+from lakesink.adapters.storage.gcs_errors import is_retryable, translate_gcs_error
 from lakesink.adapters.storage.paging import check_page_size, delete_each, regroup, rolled_up_client_side
-from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
+from lakesink.adapters.storage.sdk_call import sdk_call
 from lakesink.domain.config.backends import GcsSettings
 from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
 T = TypeVar("T")
+MAX_BACKOFF_S = 20.0
+"""Longest wait between two attempts, however many retries came before (botocore's cap too)."""
 
 
 class GcsObjectStore:
@@ -33,8 +37,6 @@ class GcsObjectStore:
 
     def __init__(self, settings: GcsSettings) -> None:
         self.settings = settings
-        self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000,
-                                  multiplier=settings.http_retry_timeout_multiplier)
         self._timeout = settings.http_socket_timeout_ms / 1000
 
     # --- writes -------------------------------------------------------------------------------
@@ -63,7 +65,7 @@ class GcsObjectStore:
 
     def delete(self, bucket: str, key: str) -> None:
         try:
-            self._call(bucket, key, "delete", lambda: self._blob(bucket, key).delete(retry=None, timeout=self._timeout))
+            self._call(bucket, key, "delete", lambda: self._blob(bucket, key).delete(**self._per_call()))
         except ObjectNotFoundError:
             pass
 
@@ -87,7 +89,7 @@ class GcsObjectStore:
         client = self.client
         target = client.bucket(destination_bucket or bucket)
         copied = self._call(bucket, source_key, "copy", lambda: client.bucket(bucket).copy_blob(
-            self._blob(bucket, source_key), target, destination_key, retry=None, timeout=self._timeout, **extra))
+            self._blob(bucket, source_key), target, destination_key, **self._per_call(), **extra))
         return str(copied.generation)
 
     # --- reads --------------------------------------------------------------------------------
@@ -95,7 +97,7 @@ class GcsObjectStore:
     def get(self, bucket: str, key: str) -> StoredObject:
         def read() -> StoredObject:
             blob = self._blob(bucket, key)
-            data = blob.download_as_bytes(retry=None, timeout=self._timeout)
+            data = blob.download_as_bytes(**self._per_call())
             return StoredObject(data, str(blob.generation))
 
         return self._call(bucket, key, "download", read)
@@ -103,7 +105,7 @@ class GcsObjectStore:
     def download_file(self, bucket: str, key: str, path: Path) -> ObjectInfo:
         def fetch() -> ObjectInfo:
             blob = self._blob(bucket, key)
-            blob.download_to_filename(str(path), retry=None, timeout=self._timeout)
+            blob.download_to_filename(str(path), **self._per_call())
             return ObjectInfo(key, Path(path).stat().st_size, str(blob.generation), _millis(blob.updated))
 
         return self._call(bucket, key, "download", fetch)
@@ -111,7 +113,7 @@ class GcsObjectStore:
     def head(self, bucket: str, key: str) -> ObjectInfo:
         def reload() -> ObjectInfo:
             blob = self._blob(bucket, key)
-            blob.reload(retry=None, timeout=self._timeout)
+            blob.reload(**self._per_call())
             return _info(blob)
 
         return self._call(bucket, key, "metadata", reload)
@@ -155,14 +157,18 @@ class GcsObjectStore:
             return False
         return True
 
+    def _per_call(self) -> dict[str, Any]:
+        """The ``retry`` and ``timeout`` keywords every SDK call gets (a fresh retry budget each)."""
+        return {"retry": retry_policy(self.settings), "timeout": self._timeout}
+
     def _blob(self, bucket: str, key: str) -> Any:
         return self.client.bucket(bucket).blob(key)
 
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
-        where = f"{bucket}/{key}" if key is not None else bucket
+        """Run one GCS call; the ``Retry`` it carries retries inside ``attempt``."""
         try:
-            return call_with_retries(self._retry, attempt, lambda exc: translate_gcs_error(exc, bucket, key),
-                                     f"GCS {operation} of {where}")
+            return sdk_call(f"GCS {operation}", attempt, lambda exc: translate_gcs_error(exc, bucket, key),
+                            self.settings.http_max_retries)
         except ObjectNotFoundError:
             self.check_bucket(bucket)  # GCS answers 404 for a missing bucket too
             raise
@@ -171,7 +177,7 @@ class GcsObjectStore:
                 generation: int | None) -> str:
         def attempt() -> str:
             blob = self._blob(bucket, key)
-            send(blob, {"if_generation_match": generation, "retry": None, "timeout": self._timeout})
+            send(blob, {"if_generation_match": generation, **self._per_call()})
             return str(blob.generation)
 
         return self._call(bucket, key, "upload", attempt)
@@ -184,7 +190,7 @@ class GcsObjectStore:
             def fetch(page_token: str | None = token) -> tuple[list[Any], tuple[str, ...], str | None]:
                 found = self.client.list_blobs(
                     bucket, prefix=prefix or None, delimiter=delimiter, start_offset=start_after,
-                    max_results=None, page_size=page_size, page_token=page_token, retry=None, timeout=self._timeout)
+                    max_results=None, page_size=page_size, page_token=page_token, **self._per_call())
                 page = next(found.pages, None)
                 if page is None:
                     return [], (), None
@@ -196,6 +202,34 @@ class GcsObjectStore:
                 yield ListPage(objects, prefixes)
             if not token:
                 return
+
+
+def retry_policy(settings: GcsSettings) -> Any:
+    """A fresh ``google.api_core.retry.Retry`` for one call: at most ``http_max_retries`` retries of the
+    failures :func:`.gcs_errors.is_retryable` accepts, the n-th after a random wait of up to
+    ``interval * multiplier**(n-1)`` seconds (capped at :data:`MAX_BACKOFF_S`).
+
+    api-core bounds a Retry by time, not by attempts, so the attempt budget is its ``on_error``
+    callback, which re-raises the failure once the budget is spent; that is why each call gets its
+    own Retry. There is no deadline: each attempt is bounded by the socket timeout instead.
+    """
+    from google.api_core.retry import Retry
+
+    return Retry(predicate=is_retryable, initial=settings.http_retry_interval_ms / 1000,
+                 maximum=MAX_BACKOFF_S, multiplier=settings.http_retry_timeout_multiplier, timeout=None,
+                 on_error=_RetryBudget(settings.http_max_retries).spend)
+
+
+class _RetryBudget:
+    """How many more retries one call may make; api-core calls :meth:`spend` before each one."""
+
+    def __init__(self, retries: int) -> None:
+        self.left = retries
+
+    def spend(self, error: Exception) -> None:
+        if self.left <= 0:
+            raise error
+        self.left -= 1
 
 
 def _build_client(settings: GcsSettings) -> Any:

@@ -1,7 +1,9 @@
 """Translate google-cloud-storage failures into lakesink storage errors, by exception type.
 
 google-api-core turns HTTP statuses into exception classes (NotFound, PreconditionFailed, ...);
-transport failures surface as ``requests``/``urllib3`` connection errors and timeouts.
+transport failures surface as ``requests``/``urllib3`` connection errors and timeouts. The same
+classification decides what the SDK retries (:func:`is_retryable`): exactly the failures that
+would otherwise be reported as :class:`TransientStorageError`.
 """
 
 from __future__ import annotations
@@ -45,3 +47,17 @@ def translate_gcs_error(exc: Exception, bucket: str, key: str | None) -> Excepti
     if isinstance(exc, requests.ConnectionError | requests.Timeout | ConnectionError | TimeoutError):
         return TransientStorageError(f"GCS connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc
+
+
+def is_retryable(exc: Exception) -> bool:
+    """The retry predicate handed to google-api-core: is ``exc`` a transient failure?
+
+    Inside the retry, uploads and downloads raise the media layer's ``InvalidResponse`` (turned
+    into an api-core exception only after the retries), so its status is classified here too.
+    """
+    from google.cloud.storage.exceptions import InvalidResponse
+
+    if isinstance(exc, InvalidResponse):
+        status = int(getattr(exc.response, "status_code", 0) or 0)
+        return status >= 500 or status in (408, 429)
+    return isinstance(translate_gcs_error(exc, "", None), TransientStorageError)

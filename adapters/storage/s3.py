@@ -10,8 +10,14 @@ returned exactly as S3 sends them (quoted).
 
 boto3 is imported when the first client is built; the client is shared by every adapter with the
 same settings in the process (:mod:`.client_cache`) and dropped when the adapter is pickled, so
-each Spark executor process builds one and its tasks reuse it. botocore's retries are switched
-off; :mod:`lakesink.adapters.storage.retry` applies ``http_max_retries``/``http_retry_interval_ms``.
+each Spark executor process builds one and its tasks reuse it.
+
+Retries are botocore's own ``standard`` mode (:func:`retry_options`): ``http_max_retries`` retries
+after the first attempt, truncated exponential backoff with full jitter, a client-wide retry quota.
+botocore offers no setting for its base delay (50 ms for 5xx and connection failures, 1 s for
+throttling replies such as ``SlowDown``), so ``http_retry_interval_ms`` does not apply to S3; a
+client built with another value logs a warning saying so. A retried request is the same request:
+conditional writes resend their ``If-None-Match``/``If-Match`` header on every attempt.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ from typing import Any, TypeVar
 
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, rolled_up_client_side
-from lakesink.adapters.storage.retry import RetryPolicy, call_with_retries
 from lakesink.adapters.storage.s3_errors import translate_s3_error
+from lakesink.adapters.storage.sdk_call import sdk_call
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.errors import (
     AccessDeniedError,
@@ -43,6 +49,8 @@ _DELETE_BATCH = 1000
 _CHUNK = 1024 * 1024
 PART_THREADS = 4
 """Parts of one multipart upload in flight at once (each thread holds one part in memory)."""
+BOTOCORE_BASE_DELAY_MS = 50
+"""botocore's fixed backoff base for non-throttling failures (standard mode); also our default interval."""
 
 
 class S3ObjectStore:
@@ -50,7 +58,6 @@ class S3ObjectStore:
 
     def __init__(self, settings: S3Settings) -> None:
         self.settings = settings
-        self._retry = RetryPolicy(settings.http_max_retries, settings.http_retry_interval_ms / 1000)
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -168,9 +175,9 @@ class S3ObjectStore:
     # --- internals ----------------------------------------------------------------------------
 
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
-        where = f"{bucket}/{key}" if key is not None else bucket
-        return call_with_retries(self._retry, attempt, lambda exc: translate_s3_error(exc, bucket, key),
-                                 f"S3 {operation} on {where}")
+        """Run one S3 call; botocore retries inside ``attempt``."""
+        return sdk_call(f"S3 {operation}", attempt, lambda exc: translate_s3_error(exc, bucket, key),
+                        self.settings.http_max_retries)
 
     def _put(self, bucket: str, key: str, data: bytes, **conditions: str) -> str:
         return self._call(bucket, key, "PutObject", lambda: str(
@@ -252,12 +259,22 @@ class S3ObjectStore:
             request["ContinuationToken"] = token
 
 
+def retry_options(settings: S3Settings) -> dict[str, Any]:
+    """botocore's ``Config(retries=...)`` for ``settings``: standard mode, the first attempt plus
+    ``http_max_retries`` retries."""
+    return {"mode": "standard", "total_max_attempts": settings.http_max_retries + 1}
+
+
 def _build_client(settings: S3Settings) -> Any:
     import boto3
     from botocore.config import Config
 
+    if settings.http_retry_interval_ms != BOTOCORE_BASE_DELAY_MS:
+        logger.warning("S3: http.retry.interval=%d ms is not applied; botocore's standard retry mode backs off "
+                       "from its own base (%d ms, 1 s for throttling replies). See docs/storage.md.",
+                       settings.http_retry_interval_ms, BOTOCORE_BASE_DELAY_MS)
     config = Config(
-        retries={"total_max_attempts": 1, "mode": "standard"},
+        retries=retry_options(settings),
         connect_timeout=settings.http_connection_timeout_ms / 1000,
         read_timeout=settings.http_socket_timeout_ms / 1000,
         max_pool_connections=settings.pool_max_connections,

@@ -40,8 +40,7 @@ _USED = frozenset(
     {
         "name", "connector.class", "bootstrap.servers", "topic", "topics",
         "aws.access.key.id", "aws.secret.access.key", "aws.s3.bucket.name", "aws.s3.region",
-        "aws.s3.endpoint", "aws.s3.prefix", "aws.s3.fetch.page.size", "aws.s3.backoff.delay.ms",
-        "aws.s3.backoff.max.retries", "file.name.template", "file.compression.type", "input.format",
+        "aws.s3.endpoint", "aws.s3.prefix", "aws.s3.fetch.page.size", "aws.s3.backoff.max.retries", "file.name.template", "file.compression.type", "input.format",
         "transformer.max.buffer.size", "tasks.max", "errors.tolerance", "error.tolerance",
         "poll.interval.ms", "max.poll.records", "native.start.key",
     }
@@ -49,7 +48,8 @@ _USED = frozenset(
 #: Keys accepted for compatibility that change nothing here (why: docs/restore.md).
 NO_EFFECT = frozenset(
     {
-        "aws.credentials.provider", "aws.s3.fetch.buffer.size", "aws.s3.backoff.max.delay.ms",
+        "aws.credentials.provider", "aws.s3.fetch.buffer.size", "aws.s3.backoff.delay.ms",
+        "aws.s3.backoff.max.delay.ms",
         "aws.s3.api.call.timeout", "ring.buffer.size", "distribution.type", "task.id",
         "schema.registry.url", "value.converter.schema.registry.url", "key.converter",
         "value.converter", "header.converter", "file.max.records", "file.prefix.template",
@@ -183,5 +183,4 @@ def _s3_settings(config: Mapping[str, str]) -> S3Settings:
         custom_endpoint=endpoint,
         path_style_access=endpoint is not None,
         http_max_retries=_int(config, "aws.s3.backoff.max.retries", 3, minimum=1),
-        http_retry_interval_ms=_int(config, "aws.s3.backoff.delay.ms", 100, minimum=1),
     )

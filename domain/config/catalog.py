@@ -192,11 +192,16 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("source.late.arrival.interval", T.INT, "300",
             "Seconds between late-arrival passes.", scope=_SOURCE),
     # --- cloud HTTP clients -------------------------------------------------------------------
-    KeySpec("http.max.retries", T.INT, "5", "SDK attempts per HTTP request.", backends=_CLOUD),
-    KeySpec("http.retry.interval", T.LONG, "50", "Milliseconds between SDK attempts.", backends=_CLOUD),
+    KeySpec("http.max.retries", T.INT, "5",
+            "Retries the storage SDK makes of a failed HTTP request, after the first attempt "
+            "(docs/storage.md, Retries).", backends=_CLOUD),
+    KeySpec("http.retry.interval", T.LONG, "50",
+            "Retry delay base, ms. GCS: the first backoff, grown by http.retry.timeout.multiplier; "
+            "Azure: the wait before every retry (+/- half); S3: not used (botocore's own base: "
+            "50 ms, 1 s after throttling).", backends=_CLOUD),
     KeySpec("http.socket.timeout", T.LONG, "60000", "Socket (read) timeout, ms.", backends=_CLOUD),
     KeySpec("http.connection.timeout", T.LONG, "60000", "Connection timeout, ms.", backends=_CLOUD),
-    KeySpec("http.retry.timeout.multiplier", T.DOUBLE, "3.0", "Backoff multiplier of the GCS client.",
+    KeySpec("http.retry.timeout.multiplier", T.DOUBLE, "3.0", "Growth of the GCS retry backoff per retry (capped at 20 s).",
             backends=_GCS),
     KeySpec("pool.max.connections", T.INT, "-1",
             "HTTP connection pool size; -1 = 50 for S3, SDK default for Azure.",
