@@ -22,8 +22,10 @@ _SINK = Scope.SINK
 _SOURCE = Scope.SOURCE
 
 _NO_SMT = (
-    "lakesink has no Single Message Transform chain; use PARTITIONBY (_header, _date) or transform upstream."
+    "Single Message Transforms are not supported yet; use PARTITIONBY (_header, _date) or transform upstream."
 )
+#: The one header converter lakesink accepts: header values are kept as raw bytes.
+BYTES_HEADER_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
 CATALOG: tuple[KeySpec, ...] = (
     # --- Kafka Connect keys ------------------------------------------------------------------
@@ -38,14 +40,17 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False),
     KeySpec("value.converter", T.CLASS, None, "Converter class for record values (Kafka Connect name).",
             prefixed=False),
-    KeySpec("header.converter", T.CLASS, None, "Converter class for header values (Kafka Connect name).",
+    KeySpec("header.converter", T.CLASS, None,
+            f"Header values are kept as raw bytes: only {BYTES_HEADER_CONVERTER} is accepted; other header "
+            "converters (Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
             prefixed=False),
     KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
             "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",
             prefixed=False, kind=Kind.PASSTHROUGH),
-    KeySpec("header.converter.*", T.ANY, None, "Header converter settings, as for key.converter.*.",
-            prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("header.converter.*", T.ANY, None,
+            "Header converter settings are not supported yet (header values are kept as raw bytes).",
+            prefixed=False, kind=Kind.UNSUPPORTED),
     KeySpec("consumer.*", T.ANY, None,
             "librdkafka consumer settings, prefix stripped (consumer.override.* too).",
             scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),

@@ -43,6 +43,8 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
             problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
         elif spec.kind is Kind.IGNORED:
             ignored.append(key)
+    if len(problems) == 1:
+        raise ConfigError(f"Invalid connector config: {problems[0]}")
     if problems:
         raise ConfigError("Invalid connector config:\n  " + "\n  ".join(sorted(problems)))
     return tuple(sorted(ignored))

@@ -277,3 +277,38 @@ def test_settings_survive_pickling_for_spark() -> None:
     settings = load(sink(**{"connect.s3.aws.auth.mode": "Credentials", "connect.s3.aws.access.key": "a",
                             "connect.s3.aws.secret.key": "b"}))
     assert pickle.loads(pickle.dumps(settings)) == settings
+
+
+@pytest.mark.parametrize("role", ["sink", "source"])
+def test_the_byte_array_header_converter_is_accepted_because_headers_stay_raw_bytes(role: str) -> None:
+    props = sink(**{"header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter"})
+    if role == "source":
+        props = {**{k: v for k, v in props.items() if k not in ("topics",)},
+                 "connect.s3.kcql": "INSERT INTO t SELECT * FROM b:p"}
+    settings = ConnectorSettings.from_properties(props, role=role)
+    assert settings.header_converter.class_name == "org.apache.kafka.connect.converters.ByteArrayConverter"
+
+
+@pytest.mark.parametrize("converter", ["org.apache.kafka.connect.storage.SimpleHeaderConverter",
+                                       "org.apache.kafka.connect.storage.StringConverter"])
+def test_any_other_header_converter_is_rejected_in_one_line_naming_the_key(converter: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"header.converter": converter}))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"header.converter={converter} is not supported yet")
+
+
+def test_header_converter_settings_are_rejected_as_not_supported_yet() -> None:
+    with pytest.raises(ConfigError, match="header.converter.encoding is not supported: .*not supported yet"):
+        load(sink(**{"header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+                     "header.converter.encoding": "UTF-8"}))
+
+
+def test_single_message_transforms_are_rejected_in_one_line_saying_not_supported_yet() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"transforms": "ts"}))
+    assert str(caught.value) == (
+        "Invalid connector config: transforms is not supported: Single Message Transforms are not "
+        "supported yet; use PARTITIONBY (_header, _date) or transform upstream."
+    )
