@@ -88,7 +88,11 @@ class ArrowRows:
 
 
 def takes_rows(plan: StatementPlan, value_settings: ConverterSettings) -> bool:
-    """Whether the statement's batches may take the columnar PARQUET path (see module docstring)."""
+    """Whether the statement's batches may take the columnar PARQUET path (see module docstring).
+
+    ``schema.change.detector`` and ``latest.schema.optimization.enabled`` need no check: they act
+    on declared value schemas only, and this path takes only ``schemas.enable=false`` values.
+    """
     if plan.format is not Format.PARQUET or plan.envelope is not None or key_needed(plan):
         return False
     if any(f.kind not in _FIELD_KINDS for f in plan.layout.selection.fields):

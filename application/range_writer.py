@@ -28,6 +28,7 @@ from lakesink.adapters.formats import open_writer
 from lakesink.adapters.formats.parquet import ParquetWriter
 from lakesink.adapters.formats.staging import LineFile
 from lakesink.application.columnar_parquet import ArrowRows
+from lakesink.application.declared_schemas import DeclaredSchemas, FileSchemas
 from lakesink.application.encoded_lines import EncodedLines
 from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush.policy import FileRoom, FileStats
@@ -89,6 +90,7 @@ class _OpenFile:
     last_offset: int = -1
     earliest_ts: int | None = None
     latest_ts: int | None = None
+    schemas: FileSchemas | None = None
 
     def note(self, record: Record) -> None:
         ts = NO_TIMESTAMP if record.timestamp is None else record.timestamp
@@ -128,20 +130,38 @@ class RangeWriter:
     staging_root: Path
     sealed: list[SealedFile] = field(default_factory=list)
     _open: dict[PartitionValues, _OpenFile] = field(default_factory=dict)
+    _schemas: DeclaredSchemas | None = None
+
+    def __post_init__(self) -> None:
+        if DeclaredSchemas.applies(self.plan.format):
+            self._schemas = DeclaredSchemas(self.plan.schema_rules)
 
     def write(self, record: Record, values: PartitionValues) -> None:
         """Append ``record`` to the file of ``values``, rolling before or after it as needed.
 
+        A record whose value declares a schema rolls the file as ``schema.change.detector``
+        decides (:mod:`.declared_schemas`); any record the file's schema cannot hold rolls it too.
+
         Raises:
             RecordError: the record can never be written in this format (poison record).
         """
-        current = self._open.get(values) or self._start(values, record.offset)
+        current = self._open.get(values)
+        fresh, declared = record, None
+        if self._schemas is not None:
+            step = self._schemas.step(record, current.schemas if current else None)
+            record, fresh, declared = step.record, step.fresh, step.declared
+            if step.roll and current is not None:
+                self._seal(values)
+                current = None
+        current = current or self._start(values, record.offset)
         try:
             current.writer.write(record)
         except SchemaChangedError:
             self._seal(values)
             current = self._start(values, record.offset)
-            current.writer.write(record)
+            current.writer.write(fresh)
+        if declared is not None:
+            current.schemas = DeclaredSchemas.remember(current.schemas, declared)
         current.note(record)
         # The interval never fires here (the driver's admission applies it), so only the record
         # count and file size, both functions of the records, cut files.

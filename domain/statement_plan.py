@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.policy import FlushPolicy
+from lakesink.domain.flush.schema_change import SchemaRules
 from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.kcql import KcqlStatement
 from lakesink.domain.layout.naming import KeyLayout
@@ -34,6 +35,7 @@ class StatementPlan:
     compression_level: int | None
     envelope: EnvelopeFields | None
     date_timezone: str
+    schema_rules: SchemaRules = SchemaRules()
 
     @property
     def bucket(self) -> str:
@@ -158,6 +160,7 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
         compression_level=settings.compression_level,
         envelope=options.envelope,
         date_timezone=timezone,
+        schema_rules=SchemaRules(settings.schema_change_detector, settings.latest_schema_optimization),
     )
 
 

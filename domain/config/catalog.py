@@ -22,8 +22,10 @@ _SINK = Scope.SINK
 _SOURCE = Scope.SOURCE
 
 _NO_SMT = (
-    "lakesink has no Single Message Transform chain; use PARTITIONBY (_header, _date) or transform upstream."
+    "Single Message Transforms are not supported yet; use PARTITIONBY (_header, _date) or transform upstream."
 )
+#: The one header converter lakesink accepts: header values are kept as raw bytes.
+BYTES_HEADER_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
 CATALOG: tuple[KeySpec, ...] = (
     # --- Kafka Connect keys ------------------------------------------------------------------
@@ -38,14 +40,17 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False),
     KeySpec("value.converter", T.CLASS, None, "Converter class for record values (Kafka Connect name).",
             prefixed=False),
-    KeySpec("header.converter", T.CLASS, None, "Converter class for header values (Kafka Connect name).",
+    KeySpec("header.converter", T.CLASS, None,
+            f"Header values are kept as raw bytes: only {BYTES_HEADER_CONVERTER} is accepted; other header "
+            "converters (Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
             prefixed=False),
     KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
             "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",
             prefixed=False, kind=Kind.PASSTHROUGH),
-    KeySpec("header.converter.*", T.ANY, None, "Header converter settings, as for key.converter.*.",
-            prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("header.converter.*", T.ANY, None,
+            "Header converter settings are not supported yet (header values are kept as raw bytes).",
+            prefixed=False, kind=Kind.UNSUPPORTED),
     KeySpec("consumer.*", T.ANY, None,
             "librdkafka consumer settings, prefix stripped (consumer.override.* too).",
             scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
@@ -64,9 +69,9 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.IGNORED),
     KeySpec("tasks.max", T.INT, None, "Parallelism comes from Spark (one task per topic-partition range).",
             prefixed=False, kind=Kind.IGNORED),
-    KeySpec("errors.tolerance", T.STRING, None,
-            "Kafka Connect per-record tolerance; lakesink uses error.policy.",
-            prefixed=False, kind=Kind.IGNORED),
+    KeySpec("errors.tolerance", T.STRING, "none",
+            "Kafka Connect per-record tolerance; none (fail, as lakesink does); use error.policy to skip.",
+            prefixed=False, kind=Kind.NOT_YET),
     KeySpec("errors.log.*", T.ANY, None, "Kafka Connect error logging; lakesink always logs errors.",
             prefixed=False, kind=Kind.IGNORED),
     KeySpec("task.index", T.STRING, None, "Injected per task by Lenses' connector; Spark assigns the work.",
@@ -118,8 +123,8 @@ CATALOG: tuple[KeySpec, ...] = (
             "UNCOMPRESSED, SNAPPY, GZIP, LZO, LZ4, BROTLI, BZIP2, ZSTD, DEFLATE or XZ; unknown is an error."),
     KeySpec("compression.level", T.INT, "-1",
             "Codec level, -1 = codec default; Avro DEFLATE/XZ/ZSTD use it."),
-    KeySpec("delete.mode", T.STRING, "BatchDelete", "BatchDelete or SeparateDelete (one call per key)."),
-    KeySpec("log.metrics", T.BOOLEAN, "false", "Log per-flush metrics."),
+    KeySpec("delete.mode", T.STRING, "BatchDelete", "BatchDelete or SeparateDelete (one call per key).", kind=Kind.NOT_YET),
+    KeySpec("log.metrics", T.BOOLEAN, "false", "Log per-flush metrics.", kind=Kind.NOT_YET),
     # --- sink -----------------------------------------------------------------------------
     KeySpec("disable.flush.count", T.BOOLEAN, "false", "Ignore flush.count entirely.", scope=_SINK),
     KeySpec("local.tmp.directory", T.STRING, None,
@@ -138,13 +143,13 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("indexes.name", T.STRING, ".indexes", "Index directory at the bucket root; relative, no '..'.",
             scope=_SINK),
     KeySpec("indexes.gc.interval.seconds", T.INT, "300", "Seconds between index garbage collections.",
-            scope=_SINK),
-    KeySpec("indexes.gc.batch.size", T.INT, "1000", "Index objects deleted per GC call.", scope=_SINK),
-    KeySpec("indexes.gc.sweep.enabled", T.BOOLEAN, "true", "Sweep orphaned index objects.", scope=_SINK),
-    KeySpec("indexes.gc.sweep.interval.seconds", T.INT, "86400", "Seconds between sweeps.", scope=_SINK),
+            scope=_SINK, kind=Kind.NOT_YET),
+    KeySpec("indexes.gc.batch.size", T.INT, "1000", "Index objects deleted per GC call.", scope=_SINK, kind=Kind.NOT_YET),
+    KeySpec("indexes.gc.sweep.enabled", T.BOOLEAN, "true", "Sweep orphaned index objects.", scope=_SINK, kind=Kind.NOT_YET),
+    KeySpec("indexes.gc.sweep.interval.seconds", T.INT, "86400", "Seconds between sweeps.", scope=_SINK, kind=Kind.NOT_YET),
     KeySpec("indexes.gc.sweep.min.age.seconds", T.INT, "86400",
-            "Minimum age of a swept object.", scope=_SINK),
-    KeySpec("indexes.gc.sweep.max.reads", T.INT, "1000", "Objects read per sweep.", scope=_SINK),
+            "Minimum age of a swept object.", scope=_SINK, kind=Kind.NOT_YET),
+    KeySpec("indexes.gc.sweep.max.reads", T.INT, "1000", "Objects read per sweep.", scope=_SINK, kind=Kind.NOT_YET),
     KeySpec("schema.change.detector", T.STRING, "default", "default (equality), version or compatibility.",
             scope=_SINK),
     KeySpec("skip.null.values", T.BOOLEAN, "false", "Drop records whose value is null (tombstones).",
@@ -158,22 +163,22 @@ CATALOG: tuple[KeySpec, ...] = (
             scope=_SOURCE),
     KeySpec("source.partition.search.recurse.levels", T.INT, "0",
             "Directory levels to descend below the prefix.",
-            scope=_SOURCE),
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.partition.search.excludes", T.LIST, ".indexes", "Directory names never searched.",
             scope=_SOURCE),
     KeySpec("ordering.type", T.STRING, "AlphaNumeric", "AlphaNumeric (key order) or LastModified.",
-            scope=_SOURCE),
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.extension.includes", T.LIST, None,
             "Only read files with these extensions.", scope=_SOURCE),
     KeySpec("source.extension.excludes", T.LIST, None,
             "Never read files with these extensions.", scope=_SOURCE),
     KeySpec("source.empty.results.backoff.initial.delay", T.LONG, "1000",
-            "Milliseconds to wait after an empty listing (> 0).", scope=_SOURCE),
+            "Milliseconds to wait after an empty listing (> 0).", scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.empty.results.backoff.max.delay", T.LONG, "10000",
             "Longest empty-listing wait, ms (> 0).",
-            scope=_SOURCE),
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.empty.results.backoff.multiplier", T.DOUBLE, "2.0", "Backoff growth factor (> 1).",
-            scope=_SOURCE),
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.partition.extractor.type", T.STRING, "layout",
             "layout (lakesink: envelope metadata, else the partition the key layout names), none "
             "(lakesink: the producer's partitioner), hierarchical (…/<partition>/<file>) or regex.",
@@ -188,9 +193,9 @@ CATALOG: tuple[KeySpec, ...] = (
             "waits for a transaction a crashed run left open.", scope=_SOURCE),
     KeySpec("source.write.watermark.headers", T.BOOLEAN, "false",
             "Add the source position as record headers.",
-            scope=_SOURCE),
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.late.arrival.interval", T.INT, "300",
-            "Seconds between late-arrival passes.", scope=_SOURCE),
+            "Seconds between late-arrival passes.", scope=_SOURCE, kind=Kind.NOT_YET),
     # --- cloud HTTP clients -------------------------------------------------------------------
     KeySpec("http.max.retries", T.INT, "5",
             "Retries the storage SDK makes of a failed HTTP request, after the first attempt "
@@ -229,10 +234,10 @@ CATALOG: tuple[KeySpec, ...] = (
             backends=_GCS),
     KeySpec("gcp.file", T.STRING, None, "Path of a service-account JSON file (File mode).", backends=_GCS),
     KeySpec("gcp.project.id", T.STRING, None, "Project id.", backends=_GCS),
-    KeySpec("gcp.quota.project.id", T.STRING, None, "Project billed for quota.", backends=_GCS),
+    KeySpec("gcp.quota.project.id", T.STRING, None, "Project billed for quota.", backends=_GCS, kind=Kind.NOT_YET),
     KeySpec("endpoint", T.STRING, None, "Endpoint URL (emulators, private endpoints).",
             backends=frozenset({"gcs", "azure"})),
-    KeySpec("avoid.resumable.upload", T.BOOLEAN, "false", "Single-request uploads only.", backends=_GCS),
+    KeySpec("avoid.resumable.upload", T.BOOLEAN, "false", "Single-request uploads only.", backends=_GCS, kind=Kind.NOT_YET),
     # --- Azure ------------------------------------------------------------------------------
     KeySpec("azure.auth.mode", T.STRING, "Default",
             "Credentials, ConnectionString or Default, case-insensitive.",
@@ -260,7 +265,7 @@ def looks_secret(name: str) -> bool:
 def setting(name: str, *, prefixed: bool = True) -> KeySpec:
     """The SETTING entry called ``name``; a KeyError means a parser asked for a key the catalog lacks."""
     for spec in CATALOG:
-        if spec.kind is Kind.SETTING and spec.prefixed == prefixed and spec.name == name:
+        if spec.kind in (Kind.SETTING, Kind.NOT_YET) and spec.prefixed == prefixed and spec.name == name:
             return spec
     raise KeyError(name)
 

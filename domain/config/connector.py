@@ -28,6 +28,7 @@ from lakesink.domain.config.passthrough import (
     ClientValue,
     ConverterSettings,
     parse_converter,
+    parse_header_converter,
     parse_kafka_client,
 )
 from lakesink.domain.config.reader import PropertyReader
@@ -133,7 +134,7 @@ class ConnectorSettings:
             bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
             key_converter=parse_converter(normalised, "key"),
             value_converter=parse_converter(normalised, "value"),
-            header_converter=parse_converter(normalised, "header"),
+            header_converter=parse_header_converter(normalised),
             kafka_client=parse_kafka_client(normalised, role),
             compression_codec=reader.enum("compression.codec", CompressionCodec),
             compression_level=_compression_level(reader),

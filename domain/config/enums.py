@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from enum import Enum
 
+from lakesink.domain.flush.schema_change import SchemaChangeDetector
+
+__all__ = ["DeleteMode", "ErrorPolicy", "OrderingType", "PartitionExtractorType", "SchemaChangeDetector"]
+
 
 class ErrorPolicy(Enum):
     """``error.policy``: what a failed batch does (reference §7.1)."""
@@ -18,14 +22,6 @@ class DeleteMode(Enum):
 
     BATCH_DELETE = "BatchDelete"
     SEPARATE_DELETE = "SeparateDelete"
-
-
-class SchemaChangeDetector(Enum):
-    """``schema.change.detector``: when a new schema rolls the open file."""
-
-    DEFAULT = "default"  # schemas differ at all
-    VERSION = "version"  # schema version differs
-    COMPATIBILITY = "compatibility"  # new schema is not Avro-compatible with the open file's
 
 
 class OrderingType(Enum):

@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Mapping
 
 from lakesink.domain.config.catalog import find_spec, known_keys
-from lakesink.domain.config.keyspec import KeySpec, Kind
+from lakesink.domain.config.keyspec import KeySpec, Kind, ValueType
 from lakesink.domain.errors import ConfigError
 
 _OTHER_ROLE = {"sink": "the restore (source)", "source": "the sink"}
@@ -39,13 +39,33 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
             problems.append(_unknown(key, prefix=prefix, backend=backend))
         elif spec.kind is Kind.UNSUPPORTED:
             problems.append(f"{key} is not supported: {spec.doc}")
+        elif spec.kind is Kind.NOT_YET and not _is_default(spec, props[key]):
+            problems.append(
+                f"{key}={props[key].strip()} is not supported yet: lakesink does not implement it, so only "
+                f"its default {spec.default} is accepted ({spec.doc})"
+            )
         elif not spec.scope.allows(role):
             problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
         elif spec.kind is Kind.IGNORED:
             ignored.append(key)
+    if len(problems) == 1:
+        raise ConfigError(f"Invalid connector config: {problems[0]}")
     if problems:
         raise ConfigError("Invalid connector config:\n  " + "\n  ".join(sorted(problems)))
     return tuple(sorted(ignored))
+
+
+def _is_default(spec: KeySpec, raw: str) -> bool:
+    """Whether ``raw`` spells the key's default (numbers by value, words case-insensitively)."""
+    text, default = raw.strip(), spec.default
+    if default is None:
+        return not text
+    if spec.type in (ValueType.INT, ValueType.LONG, ValueType.DOUBLE):
+        try:
+            return float(text) == float(default)
+        except ValueError:
+            return False
+    return text.lower() == default.lower()
 
 
 def _reject_deprecated(specs: Mapping[str, KeySpec | None], prefix: str) -> None:

@@ -96,6 +96,12 @@ def render_reference() -> str:
         with_default=False,
     )
     lines += _section(
+        "Not implemented yet",
+        "Lenses keys lakesink does not implement yet: a config may set them to their default (which "
+        "is what lakesink does anyway); any other value is rejected naming the key.",
+        _pick(lambda s: s.kind is Kind.NOT_YET),
+    )
+    lines += _section(
         "Unsupported keys",
         "Kafka Connect features lakesink does not have; a config using them is rejected with this reason.",
         _pick(lambda s: s.kind is Kind.UNSUPPORTED),

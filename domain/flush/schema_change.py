@@ -1,18 +1,32 @@
 """When does a new record schema roll the open file (``connect.<prefix>.schema.change.detector``)?
 
 Only formats whose files carry one schema roll (Avro, Parquet, CSV; see
-:attr:`lakesink.domain.formats.Format.rolls_on_schema_change`). Detectors, as Lenses names them:
+:attr:`lakesink.domain.formats.Format.rolls_on_schema_change`), and only for records whose
+value *declares* a schema (Schema Registry Avro, Connect JSON with ``schemas.enable=true``), as
+in Lenses, whose rollover check reads the record's value schema. Schemas inferred from
+schemaless data follow the writers' own rule instead: a record rolls the file when it does not
+fit the file's schema.
 
-* ``default``: any difference between the file's schema and the record's;
-* ``version``: the record names another type, or carries a higher version;
-* ``compatibility``: the file's schema cannot read data written with the record's schema.
+Detectors, as Lenses names them, compare the schema of the record being written with the
+schema of the *last record written to the open file* (Lenses' ``lastKnownSchema``), and only
+when the two differ:
+
+* ``default``: any difference rolls;
+* ``version``: the record names another type, or is newer: a higher version when both carry
+  one (Confluent ``connect.version``); lakesink addition for schemas without versions (its
+  registry converter does not look versions up): a schema that reads the other and has every
+  field of it and more;
+* ``compatibility``: the last schema cannot read data written with the record's schema.
+
+A record that does not roll is written with the file's schema (converted to it with
+:func:`lakesink.domain.schema.adapt`, as Lenses converts every record to the file's Avro
+schema); when the file's schema cannot read it, the file rolls anyway, so a file is never
+corrupt and nothing is dropped that Avro's own schema resolution would keep.
 
 ``latest.schema.optimization.enabled`` (seed "Flush Options") avoids rolling back and forth
-when producers with an older schema interleave with newer ones: a record whose schema is
-*older* and backward compatible (the newest schema reads it) stays in the open file, adapted
-to the newest schema with :func:`lakesink.domain.schema.adapt`. "Older" means a lower
-version when both schemas carry one; without versions it means the newest schema has every
-field of the older one, so adapting never drops data.
+when producers with an older schema interleave with newer ones: the newest schema seen so far
+(:func:`is_newer`) is remembered, and a record with an older schema that the newest one can
+read is adapted to the newest one before the detector runs.
 """
 
 from __future__ import annotations
@@ -29,9 +43,9 @@ from lakesink.domain.schema.model import Names, Schema, full_name, kind, non_nul
 class SchemaChangeDetector(Enum):
     """The ``schema.change.detector`` setting."""
 
-    DEFAULT = "default"
-    VERSION = "version"
-    COMPATIBILITY = "compatibility"
+    DEFAULT = "default"  # any difference
+    VERSION = "version"  # another name, or a newer version
+    COMPATIBILITY = "compatibility"  # the open file's schema cannot read the new one
 
     @classmethod
     def parse(cls, text: str, *, key: str = "schema.change.detector") -> SchemaChangeDetector:
@@ -44,20 +58,36 @@ class SchemaChangeDetector(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class SchemaDecision:
-    """What to do with a record whose schema differs from the open file's.
+class SchemaRules:
+    """The two settings together: how declared schemas roll files."""
 
-    ``roll``: finish the file and open a new one with ``schema``; otherwise keep writing
-    with ``schema``, adapting the record to it when ``adapt`` is set.
+    detector: SchemaChangeDetector = SchemaChangeDetector.DEFAULT
+    latest_optimization: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a record with a declared schema goes.
+
+    Attributes:
+        roll: seal the open file before writing the record.
+        declared: the record's schema after the optimisation (the file remembers it as its
+            last schema); differs from the record's own when the record is adapted to the
+            newest schema.
+        write_with: the schema the value is written with: ``declared``, or the open file's
+            schema when the record stays in the file.
+        newest: the newest schema seen so far (None without the optimisation).
     """
 
     roll: bool
-    schema: Schema
-    adapt: bool = False
+    declared: Schema
+    write_with: Schema
+    newest: Schema | None
 
 
 def version_of(schema: Schema) -> int | None:
     """The version a schema carries (Confluent ``connect.version`` or a ``version`` attribute)."""
+    schema = _core(schema)
     if isinstance(schema, dict):
         for attribute in ("connect.version", "version"):
             if isinstance(schema.get(attribute), int):
@@ -67,53 +97,76 @@ def version_of(schema: Schema) -> int | None:
 
 def name_of(schema: Schema) -> str | None:
     """The full name of a named schema; None for unnamed and primitive ones."""
-    core = non_null(schema)
-    if len(core) == 1 and isinstance(core[0], dict) and "name" in core[0]:
-        return full_name(core[0])
+    core = _core(schema)
+    if isinstance(core, dict) and "name" in core:
+        return full_name(core)
     return None
 
 
-def schema_changed(detector: SchemaChangeDetector, current: Schema, incoming: Schema) -> bool:
-    """Whether ``incoming`` counts as a change from ``current`` for ``detector``."""
-    if current == incoming:
+def is_newer(candidate: Schema, current: Schema) -> bool:
+    """Whether ``candidate`` is a later version of the same type as ``current``.
+
+    Higher version when both carry one (Lenses' rule); otherwise ``candidate`` reads data of
+    ``current`` and has every field of it and at least one more.
+    """
+    if candidate == current or name_of(candidate) != name_of(current):
+        return False
+    new, old = version_of(candidate), version_of(current)
+    if new is not None and old is not None:
+        return new > old
+    return (
+        can_read(candidate, current)
+        and _covers(candidate, current, Names(candidate), Names(current))
+        and not _covers(current, candidate, Names(current), Names(candidate))
+    )
+
+
+def schema_changed(detector: SchemaChangeDetector, last: Schema, incoming: Schema) -> bool:
+    """Whether ``incoming`` counts as a change from ``last`` for ``detector``."""
+    if last == incoming:
         return False
     if detector is SchemaChangeDetector.DEFAULT:
         return True
     if detector is SchemaChangeDetector.VERSION:
-        if name_of(current) != name_of(incoming):
-            return True
-        old, new = version_of(_core(current)), version_of(_core(incoming))
-        return old is not None and new is not None and new > old
-    return not can_read(current, incoming)
+        return name_of(last) != name_of(incoming) or is_newer(incoming, last)
+    return not can_read(last, incoming)
 
 
-def decide(
-    detector: SchemaChangeDetector,
-    current: Schema,
+def place(
+    rules: SchemaRules,
     incoming: Schema,
     *,
-    latest_optimization: bool = False,
-) -> SchemaDecision:
-    """Roll or keep writing when a record with ``incoming`` meets a file with ``current``."""
-    if not schema_changed(detector, current, incoming):
-        return SchemaDecision(roll=False, schema=current, adapt=current != incoming)
-    if latest_optimization and _is_older_and_readable(current, incoming):
-        return SchemaDecision(roll=False, schema=current, adapt=True)
-    return SchemaDecision(roll=True, schema=incoming)
+    newest: Schema | None,
+    file_schema: Schema | None,
+    last: Schema | None,
+) -> Placement:
+    """Decide for one record whose value declares ``incoming``.
+
+    Args:
+        rules: the two settings.
+        incoming: the record's declared value schema.
+        newest: the newest schema seen so far (the previous placement's ``newest``).
+        file_schema / last: the declared schema of the open file's first and last records;
+            None when no file is open for the record's partition values.
+    """
+    declared = incoming
+    if rules.latest_optimization:
+        if newest is None or is_newer(incoming, newest):
+            newest = incoming
+        elif is_newer(newest, incoming) and can_read(newest, incoming):
+            declared = newest
+    if file_schema is None or last is None:
+        return Placement(roll=False, declared=declared, write_with=declared, newest=newest)
+    if schema_changed(rules.detector, last, declared):
+        return Placement(roll=True, declared=declared, write_with=declared, newest=newest)
+    if declared != file_schema and not can_read(file_schema, declared):
+        return Placement(roll=True, declared=declared, write_with=declared, newest=newest)
+    return Placement(roll=False, declared=declared, write_with=file_schema, newest=newest)
 
 
 def _core(schema: Schema) -> Schema:
     core = non_null(schema)
     return core[0] if len(core) == 1 else schema
-
-
-def _is_older_and_readable(newest: Schema, older: Schema) -> bool:
-    if not can_read(newest, older):
-        return False
-    new_version, old_version = version_of(_core(newest)), version_of(_core(older))
-    if new_version is not None and old_version is not None:
-        return old_version < new_version
-    return _covers(newest, older, Names(newest), Names(older))
 
 
 def _covers(reader: Schema, writer: Schema, reader_names: Names, writer_names: Names) -> bool:

@@ -44,9 +44,8 @@ def test_common_settings_are_typed() -> None:
         "connect.s3.compression.codec": "zstd", "connect.s3.compression.level": "9",
         "connect.s3.disable.flush.count": "true", "connect.s3.local.tmp.directory": "/tmp/x",
         "connect.s3.exactly.once.enable": "false", "connect.s3.indexes.name": "logs/indexes/",
-        "connect.s3.indexes.gc.sweep.enabled": "false", "connect.s3.schema.change.detector": "Compatibility",
+        "connect.s3.schema.change.detector": "Compatibility",
         "connect.s3.skip.null.values": "true", "connect.s3.latest.schema.optimization.enabled": "true",
-        "connect.s3.log.metrics": "true", "connect.s3.delete.mode": "separatedelete",
         "bootstrap.servers": "127.0.0.1:9092",
     }))
     assert settings.error_policy is ErrorPolicy.RETRY
@@ -54,10 +53,9 @@ def test_common_settings_are_typed() -> None:
     assert settings.compression_codec is CompressionCodec.ZSTD and settings.compression_level == 9
     assert settings.disable_flush_count and settings.local_tmp_directory == "/tmp/x"
     assert not settings.exactly_once
-    assert settings.indexes_name == "logs/indexes" and not settings.indexes_gc.sweep_enabled
+    assert settings.indexes_name == "logs/indexes"
     assert settings.schema_change_detector is SchemaChangeDetector.COMPATIBILITY
-    assert settings.skip_null_values and settings.latest_schema_optimization and settings.log_metrics
-    assert settings.delete_mode is DeleteMode.SEPARATE_DELETE
+    assert settings.skip_null_values and settings.latest_schema_optimization
     assert settings.bootstrap_servers == "127.0.0.1:9092"
 
 
@@ -69,10 +67,10 @@ def test_common_settings_are_typed() -> None:
         ("connect.s3.compression.level", "23", "must be at most 22"),
         ("connect.s3.max.retries", "-2", "must be at least 0"),
         ("connect.s3.schema.change.detector", "strict", "expected one of"),
-        ("connect.s3.delete.mode", "bulk", "expected one of"),
+        ("connect.s3.delete.mode", "bulk", "is not supported yet"),
         ("connect.s3.indexes.name", "../escape", "may not be empty, '.' or '..'"),
         ("connect.s3.indexes.name", "/abs", "relative path"),
-        ("connect.s3.indexes.gc.batch.size", "0", "must be at least 1"),
+        ("connect.s3.indexes.gc.batch.size", "0", "is not supported yet"),
         ("connect.s3.exactly.once.enable", "yes", "expected true or false"),
         ("connect.s3.padding.strategy", "middle", "expected one of"),
     ],
@@ -111,9 +109,9 @@ def test_kafka_connect_features_lakesink_lacks_are_rejected_with_a_reason(key: s
 
 
 def test_harmless_kafka_connect_keys_are_accepted_and_reported_as_ignored() -> None:
-    settings = load(sink(**{"tasks.max": "4", "errors.tolerance": "all", "errors.log.enable": "true",
+    settings = load(sink(**{"tasks.max": "4", "errors.tolerance": "none", "errors.log.enable": "true",
                             "connector.class": "io.lenses.streamreactor.connect.aws.s3.S3SinkConnector"}))
-    assert settings.ignored_keys == ("connector.class", "errors.log.enable", "errors.tolerance", "tasks.max")
+    assert settings.ignored_keys == ("connector.class", "errors.log.enable", "tasks.max")
 
 
 def test_deprecated_keys_get_the_lenses_deprecation_message() -> None:
@@ -211,12 +209,12 @@ def test_producer_settings_belong_to_the_source_and_consumer_settings_to_the_sin
 def test_source_config_parses_source_statements_and_settings() -> None:
     settings = load({
         "name": "restore", "connect.s3.kcql": "INSERT INTO orders SELECT * FROM bucket:prefix BATCH=10",
-        "connect.s3.ordering.type": "lastmodified", "connect.s3.source.extension.includes": "JSON,.avro",
+        "connect.s3.ordering.type": "alphanumeric", "connect.s3.source.extension.includes": "JSON,.avro",
         "connect.s3.source.partition.extractor.type": "regex",
         "connect.s3.source.partition.extractor.regex": "(\\d+)/[^/]+$", "producer.acks": "all",
     }, role="source")
     assert settings.statements[0].topic == "orders" and settings.kafka_client == {"acks": "all"}
-    assert settings.source is not None and settings.source.ordering is OrderingType.LAST_MODIFIED
+    assert settings.source is not None and settings.source.ordering is OrderingType.ALPHA_NUMERIC
     assert settings.source.extension_includes == (".json", ".avro")
     assert settings.source.partition_extractor is PartitionExtractorType.REGEX
     assert settings.source.partition_search_excludes == (".indexes",)
@@ -246,8 +244,8 @@ def test_restore_only_settings_are_rejected_in_a_sink_config() -> None:
         ({"connect.s3.source.partition.extractor.type": "regex",
           "connect.s3.source.partition.extractor.regex": "\\d+"}, "needs a capturing group"),
         ({"connect.s3.source.partition.extractor.regex": "(x)"}, "is not regex"),
-        ({"connect.s3.source.empty.results.backoff.multiplier": "1"}, "must be greater than 1"),
-        ({"connect.s3.source.empty.results.backoff.max.delay": "10"}, "must be at least"),
+        ({"connect.s3.source.empty.results.backoff.multiplier": "1"}, "is not supported yet"),
+        ({"connect.s3.source.empty.results.backoff.max.delay": "10"}, "is not supported yet"),
         ({"connect.s3.source.partition.extractor.type": "layout",
           "connect.s3.source.partition.extractor.regex": "(x)"}, "extractor.type is layout"),
         ({"connect.s3.source.partition.extractor.type": "hash"}, "expected one of layout, none"),
@@ -277,3 +275,38 @@ def test_settings_survive_pickling_for_spark() -> None:
     settings = load(sink(**{"connect.s3.aws.auth.mode": "Credentials", "connect.s3.aws.access.key": "a",
                             "connect.s3.aws.secret.key": "b"}))
     assert pickle.loads(pickle.dumps(settings)) == settings
+
+
+@pytest.mark.parametrize("role", ["sink", "source"])
+def test_the_byte_array_header_converter_is_accepted_because_headers_stay_raw_bytes(role: str) -> None:
+    props = sink(**{"header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter"})
+    if role == "source":
+        props = {**{k: v for k, v in props.items() if k not in ("topics",)},
+                 "connect.s3.kcql": "INSERT INTO t SELECT * FROM b:p"}
+    settings = ConnectorSettings.from_properties(props, role=role)
+    assert settings.header_converter.class_name == "org.apache.kafka.connect.converters.ByteArrayConverter"
+
+
+@pytest.mark.parametrize("converter", ["org.apache.kafka.connect.storage.SimpleHeaderConverter",
+                                       "org.apache.kafka.connect.storage.StringConverter"])
+def test_any_other_header_converter_is_rejected_in_one_line_naming_the_key(converter: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"header.converter": converter}))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"header.converter={converter} is not supported yet")
+
+
+def test_header_converter_settings_are_rejected_as_not_supported_yet() -> None:
+    with pytest.raises(ConfigError, match="header.converter.encoding is not supported: .*not supported yet"):
+        load(sink(**{"header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+                     "header.converter.encoding": "UTF-8"}))
+
+
+def test_single_message_transforms_are_rejected_in_one_line_saying_not_supported_yet() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"transforms": "ts"}))
+    assert str(caught.value) == (
+        "Invalid connector config: transforms is not supported: Single Message Transforms are not "
+        "supported yet; use PARTITIONBY (_header, _date) or transform upstream."
+    )

@@ -1,0 +1,114 @@
+"""Apply ``schema.change.detector`` and ``latest.schema.optimization.enabled`` to one range's records.
+
+The rules are the domain's (:func:`lakesink.domain.flush.schema_change.place`); this keeps what
+they need between records: the newest declared schema seen in the range and, per open file, the
+declared schema of its first and last record, and turns a placement into the record to write
+(its value adapted with :func:`lakesink.domain.schema.adapt` when it is written with another
+schema than its own). Only records of formats that roll on a schema change and whose value
+declares a schema take part; every other record is written as it comes.
+
+The newest schema is remembered for the topic-partition range one task writes (Lenses: per
+topic for the task's lifetime). Files never span ranges, so which records share a file is the
+same; a range that only holds older records writes them with their own schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from lakesink.domain.errors import FormatError
+from lakesink.domain.flush.schema_change import SchemaRules, place
+from lakesink.domain.formats import Format
+from lakesink.domain.records import Record
+from lakesink.domain.schema import Schema, adapt, schema_for
+
+_CACHE_SIZE = 16
+
+
+@dataclass(frozen=True, slots=True)
+class FileSchemas:
+    """The declared schemas of an open file's first and last records."""
+
+    first: Schema
+    last: Schema
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What to write for one record.
+
+    Attributes:
+        roll: seal the open file first.
+        record: the record to write (adapted to the file's schema when it stays in the file).
+        fresh: the record for a new file (adapted to the newest schema at most), used when
+            the writer still refuses ``record`` and the file rolls after all.
+        declared: the declared schema the file remembers (None: the record declares none).
+    """
+
+    roll: bool
+    record: Record
+    fresh: Record
+    declared: Schema | None
+
+
+class DeclaredSchemas:
+    """The schema rules of one statement over one range, record by record."""
+
+    def __init__(self, rules: SchemaRules) -> None:
+        self._rules = rules
+        self._newest: Schema | None = None
+        self._converted: list[tuple[Any, Schema]] = []
+
+    @staticmethod
+    def applies(format: Format) -> bool:
+        """Whether files of ``format`` roll on a schema change at all."""
+        return format.rolls_on_schema_change
+
+    def step(self, record: Record, open_file: FileSchemas | None) -> Step:
+        """Place ``record`` against the open file of its partition values (None: none open)."""
+        incoming = self._declared(record)
+        if incoming is None:
+            return Step(roll=False, record=record, fresh=record, declared=None)
+        first = open_file.first if open_file is not None else None
+        last = open_file.last if open_file is not None else None
+        placement = place(self._rules, incoming, newest=self._newest, file_schema=first, last=last)
+        self._newest = placement.newest
+        fresh = _adapted(record, incoming, placement.declared)
+        written = _adapted(fresh, placement.declared, placement.write_with)
+        return Step(roll=placement.roll, record=written, fresh=fresh, declared=placement.declared)
+
+    @staticmethod
+    def remember(open_file: FileSchemas | None, declared: Schema | None) -> FileSchemas | None:
+        """The file's schemas after a record declaring ``declared`` went in (None: a new file)."""
+        if declared is None:
+            return open_file
+        return FileSchemas(first=declared if open_file is None else open_file.first, last=declared)
+
+    def _declared(self, record: Record) -> Schema | None:
+        """The record's declared value schema as Avro; converted once per distinct hint."""
+        hint = record.value_schema
+        if hint is None:
+            return None
+        for known, schema in self._converted:
+            if known is hint or known == hint:
+                return schema
+        try:
+            schema = schema_for(record.value, hint)
+        except FormatError:
+            return None  # the writer reports the record as poison
+        self._converted.insert(0, (hint, schema))
+        del self._converted[_CACHE_SIZE:]
+        return schema
+
+
+def _adapted(record: Record, own: Schema, target: Schema) -> Record:
+    """``record`` with its value in the shape of ``target`` (itself when nothing changes)."""
+    if own == target:
+        return record
+    try:
+        value = adapt(record.value, target)
+    except FormatError:
+        return record  # cannot be converted: written as it is, the writer rolls or reports it
+    return dataclasses.replace(record, value=value, value_schema=target)
