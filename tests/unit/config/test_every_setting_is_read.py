@@ -54,6 +54,7 @@ AIVEN_ACCEPTED_WITHOUT_EFFECT = {
     "aws.s3.fetch.buffer.size": "deprecated in Aiven too",
     "aws.s3.backoff.max.delay.ms": "the S3 client's own retry backoff is used",
     "aws.s3.api.call.timeout": "the S3 client's own timeouts are used",
+    "aws.s3.backoff.delay.ms": "botocore's retry base delay cannot be configured (docs/storage.md, Retries)",
     "ring.buffer.size": "progress is exact (Kafka transactions), no ring buffer",
     "distribution.type": "Spark spreads the origins",
     "task.id": "Spark spreads the origins",
