@@ -34,7 +34,7 @@ class SinkIndex:
 
     def scope(self, topic: str, partition: int) -> IndexScope:
         """Where the index objects of a topic-partition live (the bucket its statement writes to)."""
-        return IndexScope(self._plan.route(topic).bucket, self._indexes, self._connector, topic, partition)
+        return IndexScope.of(self._plan, self._indexes, self._connector, topic, partition)
 
     # --- start-up --------------------------------------------------------------------------
 

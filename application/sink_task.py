@@ -357,9 +357,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
     sealed = [file for writer in state.writers.values() for file in writer.finish()]
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
     if uploads:
-        scope = IndexScope(
-            spec.plan.route(state.topic).bucket, spec.indexes_name, spec.connector, state.topic, state.partition
-        )
+        scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
         plan = RangePlan(spec.run_id, state.first, state.last) if spec.exactly_once else None
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store)

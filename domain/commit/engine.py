@@ -42,7 +42,12 @@ from lakesink.domain.commit.actions import (
     UploadFiles,
 )
 from lakesink.domain.commit.lenses_chain import replay_chain
-from lakesink.domain.commit.lock_keys import granular_locks_prefix, master_lock_key, old_master_lock_key
+from lakesink.domain.commit.lock_keys import (
+    granular_locks_prefix,
+    granular_partition_key_of,
+    master_lock_key,
+    old_master_lock_key,
+)
 from lakesink.domain.commit.lock_writes import read_lock, write_lock
 from lakesink.domain.commit.locks import IndexLock
 from lakesink.domain.commit.range_plans import (
@@ -62,10 +67,9 @@ from lakesink.domain.errors import (
     PreconditionFailedError,
     StorageError,
 )
+from lakesink.domain.statement_plan import SinkPlan
 
 logger = logging.getLogger(__name__)
-
-_LOCK_SUFFIX = ".lock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,11 @@ class IndexScope:
     connector: str
     topic: str
     partition: int
+
+    @classmethod
+    def of(cls, plan: SinkPlan, indexes: str, connector: str, topic: str, partition: int) -> IndexScope:
+        """The scope of a topic-partition: its index lives in the bucket its statement writes to."""
+        return cls(plan.route(topic).bucket, indexes, connector, topic, partition)
 
     @property
     def master(self) -> LockRef:
@@ -99,12 +108,16 @@ class PartitionIndex:
 
     scope: IndexScope
     held: HeldLock | None = None
-    committed: int | None = None
-    """The last offset durably written (the master lock's ``committedOffset``)."""
+    """The master lock as this run claimed or last wrote it; None while the partition has none."""
     granular: Mapping[str, int] = field(default_factory=dict)
     """Lenses granular locks ahead of the master: writer key → offset, records to skip."""
     pending: tuple[RangePlan, ...] = ()
     """The uncommitted plans of the last batch, by start (one per range that uploaded)."""
+
+    @property
+    def committed(self) -> int | None:
+        """The last offset durably written (the master lock's ``committedOffset``)."""
+        return None if self.held is None else self.held.lock.committed_offset
 
 
 # --- start-up ---------------------------------------------------------------------------------
@@ -119,19 +132,17 @@ def open_partition(scope: IndexScope, owner: str) -> Steps[PartitionIndex]:
     """
     yield from _move_old_master(scope)
     held = yield from read_lock(scope.master)
-    committed = None
     if held is not None:
         held = yield from replay_chain(held)
-        claimed = IndexLock(owner, held.lock.committed_offset, None)
-        held = yield from write_lock(scope.master, held, claimed)
-        committed = claimed.committed_offset
+        held = yield from write_lock(scope.master, held, IndexLock(owner, held.lock.committed_offset, None))
+    committed = None if held is None else held.lock.committed_offset
     granular = yield from _granular_ahead(scope, committed)
     pending = yield from _pending_plans(scope, committed)
     logger.info(
         "Index of %s-%d: committed offset %s, %d granular locks ahead, pending plans %s",
         scope.topic, scope.partition, committed, len(granular), [(plan.start, plan.last) for plan in pending],
     )
-    return PartitionIndex(scope, held, committed, granular, pending)
+    return PartitionIndex(scope, held, granular, pending)
 
 
 def _move_old_master(scope: IndexScope) -> Steps[None]:
@@ -151,15 +162,13 @@ def _granular_ahead(scope: IndexScope, committed: int | None) -> Steps[dict[str,
     prefix = granular_locks_prefix(scope.indexes, scope.connector, scope.topic, scope.partition)
     ahead: dict[str, int] = {}
     for key in (yield ListKeys(scope.bucket, prefix)):
-        name = key[len(prefix) :]
-        if "/" in name or not name.endswith(_LOCK_SUFFIX):
-            continue
-        held = yield from read_lock(LockRef(scope.bucket, key))
-        if held is None:
+        name = granular_partition_key_of(prefix, key)
+        held = None if name is None else (yield from read_lock(LockRef(scope.bucket, key)))
+        if name is None or held is None:
             continue
         offset = (yield from replay_chain(held)).lock.committed_offset
         if offset is not None and (committed is None or offset > committed):
-            ahead[name[: -len(_LOCK_SUFFIX)]] = offset
+            ahead[name] = offset
     return ahead
 
 
@@ -237,7 +246,7 @@ def commit_partition(index: PartitionIndex, last: int, owner: str) -> Steps[Part
     starts = [start for key in (yield ListKeys(scope.bucket, scope.plans_prefix)) if (start := plan_start_of_key(key)) is not None]
     yield from _delete_plans(scope, starts, last)
     granular = {name: offset for name, offset in index.granular.items() if offset > last}
-    return replace(index, held=held, committed=last, granular=granular, pending=())
+    return replace(index, held=held, granular=granular, pending=())
 
 
 def _delete_plans(scope: IndexScope, starts: list[int], committed: int) -> Steps[None]:

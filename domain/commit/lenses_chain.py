@@ -34,8 +34,8 @@ def replay_chain(held: HeldLock) -> Steps[HeldLock]:
     Raises:
         CommitError: a step failed; the message names the lock.
     """
-    while held.lock.pending is not None:
-        head = held.lock.pending.operations[0]
+    while (pending := held.lock.pending) is not None:
+        head = pending.operations[0]
         if isinstance(head, UploadOp):
             logger.warning("Abandoning the pending upload in %s: its staging file is gone", held.ref.key)
             return (yield from write_lock(held.ref, held, replace(held.lock, pending=None)))
@@ -45,7 +45,7 @@ def replay_chain(held: HeldLock) -> Steps[HeldLock]:
             raise CommitError(
                 f"Cannot finish the pending commit recorded in {held.ref.bucket}/{held.ref.key}: {error}"
             ) from error
-        held = yield from write_lock(held.ref, held, after_step(held.lock, produced))
+        held = yield from write_lock(held.ref, held, _after_step(pending, held.lock, produced))
         logger.info("Replayed %s from %s", type(head).__name__, held.ref.key)
     return held
 
@@ -61,18 +61,12 @@ def _step(op: CopyOp | DeleteOp) -> Steps[str | None]:
         return None
 
 
-def after_step(lock: IndexLock, produced_etag: str | None = None) -> IndexLock:
-    """The lock once its first pending step succeeded.
+def _after_step(pending: PendingState, lock: IndexLock, produced_etag: str | None) -> IndexLock:
+    """The lock once the first step of its ``pending`` chain succeeded.
 
     An etag the step produced replaces the etag of the remaining steps. After the last step the
     pending offset becomes the committed offset and the pending state clears.
-
-    Raises:
-        CommitError: the lock has no pending chain.
     """
-    if lock.pending is None:
-        raise CommitError("The lock has no pending commit chain.")
-    pending = lock.pending
     rest = pending.operations[1:]
     if not rest:
         return replace(lock, committed_offset=pending.pending_offset, pending=None)

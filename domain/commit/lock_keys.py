@@ -18,6 +18,7 @@ _LOCKS = ".locks"
 _SWEEP_MARKER = "sweep-marker.json"
 _TEMP_UPLOAD = ".temp-upload"
 # Java URLEncoder leaves these unchanged; everything else (but space) is %XX of its UTF-8 bytes.
+_LOCK_SUFFIX = ".lock"
 _UNRESERVED = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
 
 
@@ -40,6 +41,15 @@ def granular_lock_key(
 def granular_locks_prefix(indexes_name: str, connector: str, topic: str, partition: int) -> str:
     """The folder holding a partition's granular locks and sweep marker (for the orphan sweep's listing)."""
     return f"{_topic_dir(indexes_name, connector, topic)}/{partition}/"
+
+
+def granular_partition_key_of(prefix: str, key: str) -> str | None:
+    """The writer's partition key of a granular lock listed under ``prefix``; None for anything else
+    there (the sweep marker, deeper keys): the inverse of :func:`granular_lock_key`."""
+    name = key[len(prefix) :] if key.startswith(prefix) else ""
+    if "/" in name or not name.endswith(_LOCK_SUFFIX):
+        return None
+    return name[: -len(_LOCK_SUFFIX)]
 
 
 def sweep_marker_key(indexes_name: str, connector: str, topic: str, partition: int) -> str:

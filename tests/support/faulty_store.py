@@ -52,13 +52,9 @@ class FaultyStore:
                 if number == self.crash_after:
                     self.crashed = True
                     raise Crash(f"crashed after call {number} ({name})")
-                if number in self.lose and name in WRITES:
-                    return _retried(method, args, kwargs)
+                if number in self.lose and name in WRITES:  # the SDK's retry: same call, same condition
+                    return method(*args, **kwargs)
             return iter(result) if name == "list_pages" else result
 
         return call
 
-
-def _retried(method: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The SDK's retry of a call whose answer was lost: same arguments, same condition."""
-    return method(*args, **kwargs)

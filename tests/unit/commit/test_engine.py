@@ -8,7 +8,7 @@ import pytest
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.store_calls import perform
-from lakesink.domain.commit.actions import Get, PutIfAbsent, UploadFile, UploadFiles
+from lakesink.domain.commit.actions import Get, HeldLock, PutIfAbsent, UploadFile, UploadFiles
 from lakesink.domain.commit.engine import (
     IndexScope,
     PartitionIndex,
@@ -229,7 +229,7 @@ def test_a_first_commit_creates_the_lock_create_only(store: InMemoryObjectStore)
 
 
 def test_a_commit_below_the_committed_offset_writes_nothing() -> None:
-    index = PartitionIndex(SCOPE, committed=9)
+    index = PartitionIndex(SCOPE, HeldLock(SCOPE.master, IndexLock("run-1", 9, None), "E"))
     steps = commit_partition(index, 9, "run-1")
     with pytest.raises(StopIteration) as done:
         next(steps)
@@ -258,7 +258,7 @@ def test_a_lock_write_whose_answer_was_lost_is_accepted_not_fenced(store: InMemo
 
 
 def test_a_failed_lock_write_that_did_not_happen_is_the_stores_error() -> None:
-    steps = commit_partition(PartitionIndex(SCOPE, committed=2, held=None), 5, "run-1")
+    steps = commit_partition(PartitionIndex(SCOPE), 5, "run-1")
     assert isinstance(next(steps), PutIfAbsent)
     assert steps.throw(TransientStorageError("503 SlowDown")) == Get("b", MASTER)
     with pytest.raises(TransientStorageError, match="SlowDown"):
