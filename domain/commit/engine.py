@@ -40,6 +40,7 @@ from lakesink.domain.commit.actions import (
     Steps,
     UploadFile,
     UploadFiles,
+    fenced,
 )
 from lakesink.domain.commit.lenses_chain import replay_chain
 from lakesink.domain.commit.lock_keys import (
@@ -199,6 +200,7 @@ def make_range_durable(
     if not files:
         return
     if plan is not None:
+        yield from _check_still_owner(scope, plan.owner)
         yield from _write_plan(scope, plan)
     outcomes = yield UploadFiles(files, create_only=plan is not None)
     for file, outcome in zip(files, outcomes, strict=True):
@@ -206,6 +208,19 @@ def make_range_durable(
             yield from _check_same_object(file)
         elif isinstance(outcome, StorageError):
             raise outcome
+
+
+def _check_still_owner(scope: IndexScope, owner: str) -> Steps[None]:
+    """Stop before uploading when a newer sink of the same name claimed the partition.
+
+    Without this a superseded sink still running would upload its range (new keys, records the
+    newer sink also writes) and learn it was fenced only at its lock write, after the duplicate
+    landed. A newer sink that claims the lock between this read and the uploads is not seen here;
+    its first commit then fences this one (docs/commit-model.md).
+    """
+    held = yield from read_lock(scope.master)
+    if held is not None and held.lock.owner != owner:
+        raise fenced(scope.master)
 
 
 def _write_plan(scope: IndexScope, plan: RangePlan) -> Steps[None]:
