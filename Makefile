@@ -35,9 +35,12 @@ LINTED := domain adapters application bench tests contract-tests
 test: install lint
 	$(PY) -m pytest
 
-# ruff with the rules in pyproject.toml (pyflakes, bugbear, import order, pyupgrade...); seconds.
+# ruff with the rules in pyproject.toml (pyflakes, bugbear, import order, pyupgrade...), then the
+# layer contracts of [tool.importlinter] (domain pure, adapters never import the application, the
+# application imports no SDK); seconds. Import cycles are tests/unit/test_architecture.py's.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/lint-imports
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit

@@ -26,7 +26,7 @@ RESTORE_STARTED_MARK = "Opened storage backend"
 BATCHES = ("Planned batch ", "lakesink.application.sink: Batch ")
 """The sink's first batch is planned / a batch committed (application/sink.py): the batches' window."""
 RESTORE_BATCHES = ("objects in ", "records so far")
-"""The restore listed its objects / finished a poll (application/restore.py): its polls' window."""
+"""The restore listed its objects / finished a poll (application/restore/listing.py, driver.py): its polls' window."""
 FLUSH_COUNT = 50_000
 """Records per file and partition: the same batch size as Quix's ``commit_every`` in the peer runs."""
 

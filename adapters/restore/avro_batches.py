@@ -15,8 +15,8 @@ from typing import Any
 
 from lakesink.adapters.formats.avro import open_avro_reader
 from lakesink.adapters.restore.avro_frames import frame_batches, frame_plan, read_frame
-from lakesink.adapters.restore.batches import MessageBatch
 from lakesink.adapters.restore.part_columns import PartKind, column_bytes, envelope_batch
+from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import polars as pl
 
-from lakesink.adapters.restore.batches import MessageBatch
 from lakesink.adapters.restore.part_columns import PartKind, zipped_headers
+from lakesink.domain.restore.batch import MessageBatch
 
 MAX_FRAME_BYTES = 64 << 20
 """Larger objects are streamed block by block by fastavro instead of being decoded whole."""

@@ -1,4 +1,4 @@
-"""An object's messages column-wise: what the delivery loop produces, a few thousand at a time.
+"""Reading a downloaded object as message batches (:class:`~lakesink.domain.restore.batch.MessageBatch`).
 
 Restore throughput is bounded by the Python work per record, so the hot path avoids building a
 :class:`~lakesink.domain.records.Record` and a :class:`~lakesink.adapters.restore.messages.Message`
@@ -13,51 +13,20 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import TypeVar
 
 from lakesink.adapters.restore.messages import Message, decompressed, read_messages, stored_values
 from lakesink.domain.formats import Format
+from lakesink.domain.restore.batch import MessageBatch, kafka_timestamp
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 
 BATCH_ROWS = 4096
 """Rows per batch: large enough that per-batch work vanishes, small enough to bound memory."""
 
-HeaderList = list[tuple[str, bytes | None]]
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class MessageBatch:
-    """Consecutive messages of one object, one list per part (all the same length).
-
-    ``timestamps``: epoch millis, 0 = none (the producer stamps its own time, as Kafka clients
-    treat 0). ``headers``: None = no headers. ``partitions``: the origin partition named by the
-    key layout or the envelope; None = none named.
-    """
-
-    keys: Sequence[bytes | None]
-    values: Sequence[bytes | None]
-    headers: Sequence[HeaderList | None]
-    timestamps: Sequence[int]
-    partitions: Sequence[int | None]
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    @classmethod
-    def of_values(cls, values: Sequence[bytes | None], *, key: bytes | None, partition: int | None) -> MessageBatch:
-        """Values that share key and partition and carry no headers or timestamp (no envelope)."""
-        count = len(values)
-        return cls([key] * count, values, [None] * count, [0] * count, [partition] * count)
-
-
-def kafka_timestamp(stored: int | None) -> int:
-    """A stored timestamp as the producer takes it: none (or negative) becomes 0, "now"."""
-    return stored if stored is not None and stored >= 0 else 0
 
 
 def read_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[MessageBatch]:

@@ -16,8 +16,8 @@ from typing import Any
 import pyarrow as pa
 
 from lakesink.adapters.formats.parquet import VALUE_COLUMN, open_parquet, python_fixer
-from lakesink.adapters.restore.batches import MessageBatch
 from lakesink.adapters.restore.part_columns import PartKind, column_bytes, envelope_batch
+from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 

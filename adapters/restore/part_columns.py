@@ -15,8 +15,8 @@ from itertools import repeat
 from typing import Any
 
 from lakesink.adapters.formats.jsoncodec import dumps
-from lakesink.adapters.restore.batches import HeaderList, MessageBatch
 from lakesink.adapters.restore.messages import to_bytes
+from lakesink.domain.restore.batch import HeaderList, MessageBatch
 
 
 class PartKind(enum.Enum):

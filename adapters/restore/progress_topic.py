@@ -1,9 +1,10 @@
 """The progress topic: where each origin's last committed point lives, next to the data.
 
-``__lakesink_restore_<name>``, keyed by origin, one progress partition per origin chosen by
-``crc32(origin) % partitions`` (so a reader scans one partition). Create it compacted on a real
-cluster; :func:`ensure_progress_topic` tries (CreateTopics, ``cleanup.policy=compact``) and
-otherwise relies on auto-creation (the librdkafka mock cannot create topics).
+``__lakesink_restore_<name>``, keyed by origin, one progress partition per origin
+(:func:`~lakesink.domain.restore.progress.progress_partition`, so a reader scans one partition).
+Create it compacted on a real cluster; :func:`ensure_progress_topic` tries (CreateTopics,
+``cleanup.policy=compact``) and otherwise relies on auto-creation (the librdkafka mock cannot
+create topics).
 
 Reading is ``read_committed`` up to the high watermark: a progress record is visible only if its
 transaction, and so the records it vouches for, committed. A transaction a crashed run left
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import time
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,16 +63,6 @@ def partition_count(producer: Any, topic: str) -> int:
         if time.monotonic() > deadline:
             raise TransientStorageError(f"Kafka topic {topic} has no partition metadata after {_METADATA_TIMEOUT_S} s.")
         time.sleep(0.2)
-
-
-def progress_partition(origin: str, partitions: int) -> int:
-    """The progress partition of an origin."""
-    return zlib.crc32(origin.encode("utf-8")) % partitions
-
-
-def transactional_id(restore_name: str, origin: str) -> str:
-    """One transactional id per (restore, origin): re-initialising it fences an older run's producer."""
-    return f"lakesink-restore-{restore_name}-{zlib.crc32(origin.encode('utf-8')):08x}"
 
 
 def fence(config: Mapping[str, Any], transactional: str, timeout_ms: int) -> None:

@@ -35,7 +35,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,8 @@ ARCHIVE_DIR_VARIABLE = "LAKESINK_JVM_ARCHIVE_DIR"
 QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 """The JVM prints a warning per class it cannot archive (signed jars...) and per mismatch."""
 TRAIN_TIMEOUT_S = 300
+CHILD_MODULE = "lakesink.adapters.spark.class_archive_run"
+"""The child process of :func:`build` (a module of its own: it starts a session, which needs this module)."""
 
 
 def spark_jars_dir() -> Path:
@@ -176,8 +177,8 @@ def _writable_dir(environ: Mapping[str, str]) -> Path:
 
 
 def _child(role: str, archive: Path, environ: Mapping[str, str]) -> dict[str, float]:
-    """Run :func:`main` in a fresh process: a JVM archives or loads classes only when it starts."""
-    command = [sys.executable, "-m", __name__, role, str(archive)]
+    """Run :mod:`.class_archive_run` in a fresh process: a JVM archives or loads classes only when it starts."""
+    command = [sys.executable, "-m", CHILD_MODULE, role, str(archive)]
     try:
         done = subprocess.run(command, env=dict(environ), capture_output=True, text=True, timeout=TRAIN_TIMEOUT_S,
                               check=False)
@@ -187,57 +188,3 @@ def _child(role: str, archive: Path, environ: Mapping[str, str]) -> dict[str, fl
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise ArchiveError(f"the {role} run failed with exit code {done.returncode}: {tail}")
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _run_jvm(role: str, archive: Path) -> dict[str, float]:
-    """One JVM: start a session with ``archive`` written at exit (train) or mapped (probe), run the
-    workload, stop it and wait until the JVM has exited (which is when it writes the archive)."""
-    from pyspark import SparkContext
-
-    from lakesink.adapters.spark.session import create_session
-
-    flag = "ArchiveClassesAtExit" if role == "train" else "SharedArchiveFile"
-    options = f"{LOCAL_JVM_DEFAULTS[DRIVER_JAVA_OPTIONS]} -XX:{flag}={archive} {QUIET}"
-    started = time.perf_counter()
-    spark = create_session("local[2]", app_name=f"lakesink-jvm-archive-{role}", ui_enabled=False,
-                           conf={DRIVER_JAVA_OPTIONS: options})
-    seconds = {"session": time.perf_counter() - started}
-    started = time.perf_counter()
-    _workload(spark)
-    seconds["first_job"] = time.perf_counter() - started
-    gateway = SparkContext._gateway
-    java_pid = gateway.proc.pid
-    if role == "probe":
-        seconds["mapped"] = float(str(archive) in Path(f"/proc/{java_pid}/maps").read_text())
-    spark.stop()
-    gateway.proc.stdin.close()  # the JVM exits when its stdin closes, and archives on the way out
-    gateway.proc.wait(timeout=TRAIN_TIMEOUT_S)
-    return seconds
-
-
-def _workload(spark: object) -> None:
-    """What a sink run makes the JVM load: ``spark.range`` ids through ``mapInArrow`` (one task per
-    range), and a streaming query with ``foreachBatch`` (the continuous sink)."""
-    from pyspark.sql import SparkSession
-
-    assert isinstance(spark, SparkSession)
-    spark.range(0, 4, 1, 4).mapInArrow(_identity, "id long").collect()
-    stream = spark.readStream.format("rate").option("rowsPerSecond", 10).load()
-    query = stream.writeStream.foreachBatch(lambda batch, _id: batch.count()).trigger(availableNow=True).start()
-    query.awaitTermination(60)
-    query.stop()
-
-
-def _identity(batches: object) -> object:
-    yield from batches  # type: ignore[misc]
-
-
-def main(argv: list[str]) -> int:
-    """``python -m lakesink.adapters.spark.class_archive train|probe PATH``: one child of :func:`build`."""
-    role, archive = argv
-    print(json.dumps(_run_jvm(role, Path(archive))))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -4,7 +4,7 @@ The parser takes types and defaults from here, the unknown-key check suggests na
 and docs/configuration.md is generated from here, so the three cannot drift apart. Names and
 defaults are Lenses' (reference §1.6, §6, §7); lakesink additions say so in their doc.
 
-Regenerate the reference with ``.venv/bin/python -m lakesink.domain.config.catalog > docs/configuration.md``.
+Regenerate the reference with ``.venv/bin/python -m lakesink.domain.config.reference_doc > docs/configuration.md``.
 """
 
 from __future__ import annotations
@@ -294,9 +294,3 @@ def known_keys(*, prefix: str, backend: str) -> list[str]:
         for spec in CATALOG
         if not spec.is_family and spec.applies_to(backend) and spec.kind is not Kind.DEPRECATED
     ]
-
-
-if __name__ == "__main__":
-    from lakesink.domain.config.reference_doc import render_reference
-
-    print(render_reference(), end="")

@@ -8,7 +8,7 @@ from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import CATALOG
 from lakesink.domain.config.keyspec import KeySpec, Kind, Scope
 
-_REGENERATE = ".venv/bin/python -m lakesink.domain.config.catalog > docs/configuration.md"
+_REGENERATE = ".venv/bin/python -m lakesink.domain.config.reference_doc > docs/configuration.md"
 
 _BACKEND_TITLES = {
     "s3": "S3 and S3-compatible stores",
@@ -120,3 +120,7 @@ def _shown_name_of(name: str | None, prefixed: bool) -> str:
 
 def _prefix_of(backend: str) -> str:
     return next(prefix for prefix, name in BACKEND_PREFIXES.items() if name == backend)
+
+
+if __name__ == "__main__":
+    print(render_reference(), end="")

@@ -1,2 +1,4 @@
-"""The restore's pure core: object keys parsed back into Kafka coordinates, the compact index,
-ordering, progress records and the restore plan. No I/O; the adapters list, read and produce."""
+"""The restore's rules: object keys back to Kafka coordinates, the compact index and origin order,
+where an origin resumes, how batches are cut into transactions, which partition a record goes to,
+and the ports (:mod:`.ports`) the use case runs over. No I/O.
+"""

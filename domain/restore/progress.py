@@ -8,11 +8,16 @@ become visible together or not at all. Value (JSON)::
 
 ``line`` counts the object's records already delivered (Lenses' source offset ``line`` is the
 same idea, 0-based); ``complete`` is true once the object's last record is in.
+
+Where they live: the progress topic, one partition per origin (:func:`progress_partition`), so a
+reader scans one partition; who writes them: one transactional id per origin
+(:func:`transactional_id`), so re-initialising it fences an older run's producer of that origin.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
 
 from lakesink.domain.errors import FormatError
@@ -59,3 +64,18 @@ def records_to_skip(progress: Progress | None, entry: IndexEntry) -> int | None:
     if entry.position < progress.position or progress.complete:
         return None
     return progress.line
+
+
+def already_restored(done: tuple[int, str] | None, entry: IndexEntry) -> bool:
+    """Whether ``entry`` lies at or before ``done``, the last position this run restored of its origin."""
+    return done is not None and entry.position <= done
+
+
+def progress_partition(origin: str, partitions: int) -> int:
+    """The progress partition of an origin."""
+    return zlib.crc32(origin.encode("utf-8")) % partitions
+
+
+def transactional_id(restore_name: str, origin: str) -> str:
+    """One transactional id per (restore, origin): re-initialising it fences an older run's producer."""
+    return f"lakesink-restore-{restore_name}-{zlib.crc32(origin.encode('utf-8')):08x}"

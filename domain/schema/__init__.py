@@ -1,23 +1,6 @@
-"""Schemas for the storage formats, as Avro schema dicts.
-
-Why Avro dicts and not a schema model of our own: every schema that reaches a writer already
-is one (Schema Registry Avro) or maps onto one without loss (Connect JSON schemas, inferred
-schemas of schemaless JSON), the Avro writer takes them as they are, the Parquet writer maps
-them to Arrow once per file, Lenses itself converts everything to Avro (Confluent ``AvroData``)
-before writing Avro *or* Parquet, and the Avro specification already defines what
-"compatible" means. A second model would be one more translation to keep in step.
-
-Conventions of the dicts handled here (see :mod:`.model`):
-
-* primitives are plain strings (``"long"``); a dict is used only when it carries more
-  (a logical type, ``connect.*`` properties);
-* an optional type is the union ``["null", T]`` and its fields default to ``None``;
-* records may be left unnamed while a schema is being inferred; :func:`name_records` gives
-  them the Confluent names (``ConnectDefault``, ``ConnectDefault2``… in namespace
-  ``io.confluent.connect.avro``) before a file is written.
-
-Values are the plain Python data of :class:`lakesink.domain.records.Record`: ``datetime`` for
-timestamps, ``date``, ``time``, ``Decimal``, ``bytes``, mappings and sequences.
+"""Schemas of what is written, as Avro schema dicts: inferred from schemaless JSON or taken from
+Connect and Schema Registry, values checked against them, schemas merged and judged compatible.
+Why Avro dicts rather than a model of our own, and their conventions: :mod:`.model`.
 """
 
 from __future__ import annotations

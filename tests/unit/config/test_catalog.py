@@ -12,7 +12,7 @@ from lakesink.domain.config.keyspec import Kind, ValueType
 from lakesink.domain.config.reference_doc import render_reference
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
-REGENERATE = ".venv/bin/python -m lakesink.domain.config.catalog > docs/configuration.md"
+REGENERATE = ".venv/bin/python -m lakesink.domain.config.reference_doc > docs/configuration.md"
 
 #: The "Option Reference" defaults of the Lenses S3 sink page (seed 000), transcribed.
 SEED_DEFAULTS = {

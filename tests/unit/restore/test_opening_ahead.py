@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 import pytest
 
-from lakesink.adapters.restore import preflight
-from lakesink.adapters.restore.delivery import OriginResult
-from lakesink.adapters.restore.preflight import OriginFencing
-from lakesink.adapters.restore.spark_job import deliver_in_order
+from lakesink.application.restore.fencing import OriginFencing
+from lakesink.application.restore.tasks import deliver_in_order
 from lakesink.domain.config.backends import MemorySettings
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.index import WorkItem
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+from lakesink.domain.restore.results import OriginResult
+from tests.support.restore_fakes import RecordingBroker
 
 
 class FakeDelivery:
@@ -122,22 +121,16 @@ def _plan() -> RestorePlan:
     return RestorePlan("r", "memory", MemorySettings(), (RestoreRoot(0, "bkt", "", "target", Format.TEXT),))
 
 
-@pytest.fixture
-def fenced(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The transactional ids the driver fences (instead of initialising producers on a broker)."""
-    ids: list[str] = []
-    monkeypatch.setattr(preflight, "fence", lambda config, transactional, timeout_ms: ids.append(transactional))
-    return ids
-
-
-def test_each_origin_is_fenced_once_per_run(fenced: list[str]) -> None:
+def test_each_origin_is_fenced_once_per_run() -> None:
     fencing = OriginFencing(progress_topic_created=False)
-    config: dict[str, Any] = {}
-    assert fencing.fence_new(_plan(), config, [_item(0), _item(1)]) == 2
-    assert fencing.fence_new(_plan(), config, [_item(1), _item(2)]) == 1
+    broker = RecordingBroker()  # notes the transactional ids fenced (instead of initialising producers on a broker)
+    assert fencing.fence_new(_plan(), broker, [_item(0), _item(1)]) == 2
+    assert fencing.fence_new(_plan(), broker, [_item(1), _item(2)]) == 1
+    fenced = broker.fenced
     assert len(fenced) == 3 and len(set(fenced)) == 3
 
 
-def test_nothing_is_fenced_when_this_run_created_the_progress_topic(fenced: list[str]) -> None:
-    assert OriginFencing(progress_topic_created=True).fence_new(_plan(), {}, [_item(0), _item(1)]) == 0
-    assert fenced == []
+def test_nothing_is_fenced_when_this_run_created_the_progress_topic() -> None:
+    broker = RecordingBroker()
+    assert OriginFencing(progress_topic_created=True).fence_new(_plan(), broker, [_item(0), _item(1)]) == 0
+    assert broker.fenced == []

@@ -16,8 +16,8 @@ import pytest
 
 from lakesink.adapters.formats import open_writer
 from lakesink.adapters.restore import delivery
-from lakesink.adapters.restore.delivery import OriginDelivery
 from lakesink.adapters.storage.memory import InMemoryObjectStore
+from lakesink.application.restore.wiring import origin_replay
 from lakesink.domain.config.backends import MemorySettings
 from lakesink.domain.errors import ObjectNotFoundError
 from lakesink.domain.formats import Format
@@ -25,6 +25,7 @@ from lakesink.domain.ports import ObjectInfo
 from lakesink.domain.records import Record
 from lakesink.domain.restore.index import IndexEntry, WorkItem
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+from lakesink.domain.restore.results import OriginResult
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 PROGRESS = "__lakesink_restore_r"
@@ -72,7 +73,7 @@ class FakeTransactionalProducer:
 def _deliver(
     monkeypatch: pytest.MonkeyPatch, root: RestoreRoot, objects: dict[str, bytes], producer: FakeTransactionalProducer,
     store: InMemoryObjectStore | None = None,
-) -> delivery.OriginResult:
+) -> OriginResult:
     store = store or InMemoryObjectStore()
     store.create_bucket("bkt")
     entries = []
@@ -84,7 +85,7 @@ def _deliver(
     monkeypatch.setattr(delivery, "read_progress", lambda *args: None)
     plan = RestorePlan("r", "memory", MemorySettings(), (root,))
     item = WorkItem(entries[0].origin, 0, "target", 2, tuple(entries))
-    return OriginDelivery(plan, item, store, {"bootstrap.servers": "unused:1"}).run()
+    return origin_replay(plan, item, store, {"bootstrap.servers": "unused:1"}).run()
 
 
 def _text_root(limit: int) -> RestoreRoot:

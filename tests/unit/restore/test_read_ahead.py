@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.adapters.restore.batches import MessageBatch
-from lakesink.adapters.restore.read_ahead import AHEAD_MAX_BYTES, ReadAhead
+from lakesink.application.restore.read_ahead import AHEAD_MAX_BYTES, ReadAhead
 from lakesink.domain.errors import FormatError, ObjectNotFoundError
+from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
 
 

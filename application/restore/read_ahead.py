@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from lakesink.adapters.restore.batches import MessageBatch
+from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
 
 AHEAD_MAX_BYTES = 8 << 20

@@ -1,0 +1,55 @@
+"""``lakesink restore``: the config file becomes a :class:`RestorePlan`, Spark starts, the restore runs.
+
+``--once`` restores what exists at start; otherwise the loop polls every
+``source.partition.search.interval`` (Aiven: ``poll.interval.ms``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from lakesink.application.config_file import read_config_file
+from lakesink.application.restore.driver import RestoreSummary
+from lakesink.application.restore.wiring import restore
+from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
+from lakesink.domain.restore.lenses_plan import lenses_restore_plan
+from lakesink.domain.restore.plan import RestorePlan
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreCommand:
+    """``lakesink restore --config FILE [--once] [--master URL]``."""
+
+    config_path: str
+    once: bool = False
+    master: str = "local[2]"
+
+
+def load_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> RestorePlan:
+    """The plan of a Lenses-style or an Aiven-style source config."""
+    if is_aiven_source_config(props):
+        return aiven_restore_plan(props, parallelism=parallelism)
+    return lenses_restore_plan(props, parallelism=parallelism)
+
+
+def run_restore_command(command: RestoreCommand) -> RestoreSummary:
+    """The CLI's entry: load the config, start Spark, restore, stop Spark."""
+    from lakesink.adapters.spark.session import create_session
+
+    plan = load_plan(read_config_file(command.config_path))
+    spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
+    try:
+        return restore(plan, spark, once=command.once)
+    finally:
+        spark.stop()
+
+
+def render_summary(summary: RestoreSummary) -> str:
+    """One line for the terminal."""
+    rate = summary.records / summary.seconds if summary.seconds > 0 else 0.0
+    return (
+        f"restored {summary.records} records from {summary.objects} objects ({summary.bytes} bytes, "
+        f"{summary.skipped_objects} skipped) in {summary.seconds:.1f} s ({rate:.0f} records/s), "
+        f"{summary.polls} polls, {summary.list_calls} list calls"
+    )

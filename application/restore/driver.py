@@ -1,0 +1,117 @@
+"""The restore's run loop on the driver: list, order, check, fence, spread over tasks, repeat.
+
+Each poll lists what is new into the compact index, drops what this run already restored,
+groups the rest by origin partition (objects in offset order), checks the target topics have
+the partitions the origins need, fences origins not fenced yet, and hands one group of origins
+per task slot to the task runner. ``once`` stops after one poll; otherwise the loop sleeps
+``poll_interval_ms`` between polls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from lakesink.application.restore.fencing import OriginFencing
+from lakesink.application.restore.listing import ListingCursors, discover
+from lakesink.domain.ports import ObjectStore
+from lakesink.domain.restore.balance import balanced_groups
+from lakesink.domain.restore.index import WorkItem, group_work
+from lakesink.domain.restore.partitions import check_partition_counts, needed_partitions
+from lakesink.domain.restore.plan import RestorePlan
+from lakesink.domain.restore.ports import OriginTask, RestoreBroker, TaskRunner
+from lakesink.domain.restore.progress import already_restored
+from lakesink.domain.restore.results import OriginResult
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class RestoreSummary:
+    """Totals over the whole run."""
+
+    polls: int = 0
+    list_calls: int = 0
+    objects: int = 0
+    records: int = 0
+    bytes: int = 0
+    skipped_objects: int = 0
+    seconds: float = 0.0
+    done: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreServices:
+    """What the loop runs on: the store it lists, the driver's Kafka calls, the task runner, and
+    ``task``, the work each task does with its origins (shipped to the cluster)."""
+
+    store: ObjectStore
+    broker: RestoreBroker
+    runner: TaskRunner
+    task: OriginTask
+
+
+def run_restore(
+    plan: RestorePlan,
+    services: RestoreServices,
+    *,
+    once: bool,
+    sleep: Callable[[float], None] = time.sleep,
+    max_polls: int | None = None,
+) -> RestoreSummary:
+    """One pass with ``once``, else poll until interrupted (or ``max_polls``).
+
+    Raises:
+        BucketNotFoundError: a root's bucket does not exist.
+        ConfigError: a target topic has too few partitions and remapping is off.
+    """
+    store, broker = services.store, services.broker
+    for bucket in {root.bucket for root in plan.roots}:
+        store.check_bucket(bucket)
+    fencing = OriginFencing(progress_topic_created=broker.ensure_progress_topic(plan.progress_topic))
+    cursors = ListingCursors()
+    summary = RestoreSummary()
+    started = time.monotonic()
+    while True:
+        entries, stats = discover(store, plan, cursors)
+        summary.polls += 1
+        summary.list_calls += stats.list_calls
+        items = group_work(e for e in entries if not already_restored(summary.done.get(e.origin), e))
+        if items:
+            check_target_partitions(plan, broker, items)
+            fencing.fence_new(plan, broker, items)
+            for result in dispatch(plan, services, items):
+                summary.objects += result.objects
+                summary.records += result.records
+                summary.bytes += result.bytes
+                summary.skipped_objects += result.skipped_objects
+                if result.last_key:
+                    summary.done[result.origin] = (result.last_offset, result.last_key)
+        logger.info("Poll %d: %d origins, %d records so far", summary.polls, len(items), summary.records)
+        if once or (max_polls is not None and summary.polls >= max_polls):
+            break
+        sleep(plan.poll_interval_ms / 1000)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def check_target_partitions(plan: RestorePlan, broker: RestoreBroker, items: Sequence[WorkItem]) -> None:
+    """Check the target topics have the partitions the items need.
+
+    Raises:
+        ConfigError: a target topic has too few partitions and remapping is off.
+    """
+    needed = needed_partitions(plan.partition_rule, ((item.topic, item.partition) for item in items))
+    check_partition_counts(plan.partition_rule, needed, broker.partition_counts(needed))
+
+
+def dispatch(plan: RestorePlan, services: RestoreServices, items: Sequence[WorkItem]) -> list[OriginResult]:
+    """Restore ``items`` in one group per task slot of near-equal bytes (largest first onto the least
+    loaded slot: hash partitioning of a few origins leaves cores idle); one result per origin."""
+    if not items:
+        return []
+    slots = plan.parallelism or services.runner.slots()
+    groups = balanced_groups([sum(entry.size for entry in item.objects) for item in items], slots)
+    return services.runner.run([[items[index] for index in group] for group in groups], services.task)
