@@ -86,7 +86,7 @@ def _run_sink(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
-        from lakesink.application.sink import run_sink
+        from lakesink.application.compose import run_sink
 
         run_sink(settings, launch, once=args.once, checkpoint=args.checkpoint)
     return EXIT_OK

@@ -3,14 +3,14 @@
 The store is the source of truth for where the sink resumes (Spark's checkpoint is a cache). The
 decisions are the domain's (:mod:`lakesink.domain.commit.engine`); this class keeps the state of
 every partition this run reads and carries the protocol's store calls out
-(:func:`~lakesink.application.store_calls.perform`).
+(:func:`~lakesink.adapters.storage.store_calls.perform`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lakesink.application.store_calls import perform
+from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.engine import IndexScope, PartitionIndex, commit_partition, open_partition
 from lakesink.domain.commit.range_plans import replay_chunks, replay_end
 from lakesink.domain.ports import ObjectStore

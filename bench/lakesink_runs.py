@@ -23,7 +23,7 @@ STARTED_MARK = " starts at "
 """Logged by the sink once Spark is up and the index was read (application/sink.py)."""
 RESTORE_STARTED_MARK = "Opened storage backend"
 """Logged by the restore once its Spark session is up (adapters/storage)."""
-BATCHES = ("Planned batch ", "lakesink.application.sink: Batch ")
+BATCHES = ("Planned batch ", "lakesink.application.sink_run: Batch ")
 """The sink's first batch is planned / a batch committed (application/sink.py): the batches' window."""
 RESTORE_BATCHES = ("objects in ", "records so far")
 """The restore listed its objects / finished a poll (application/restore/listing.py, driver.py): its polls' window."""

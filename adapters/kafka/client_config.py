@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -98,6 +99,16 @@ for most of that second (one Tansu partition of 250,000 records: 1.3 s with 1000
 10 ms). Rechecking every 10 ms keeps the queue (and its memory) at the same bound and sends no
 request while it is full. Set ``fetch.queue.backoff.ms`` to override.
 """
+
+
+def connector_client_settings(settings: ConnectorSettings) -> dict[str, SettingValue]:
+    """The Kafka client settings a connector's config gives (``bootstrap.servers`` included; secrets
+    stay wrapped until a client is configured)."""
+    client: dict[str, SettingValue] = {
+        key: value if isinstance(value, Secret) else str(value) for key, value in settings.kafka_client.items()
+    }
+    client["bootstrap.servers"] = settings.bootstrap_servers or ""
+    return client
 
 
 def consumer_config(settings: Mapping[str, SettingValue], *, group_id: str) -> dict[str, Any]:

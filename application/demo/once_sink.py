@@ -17,7 +17,7 @@ class OnceSink:
     """``lakesink sink --once`` in this process, on one SparkSession for every config.
 
     The same code path as the command (:func:`~lakesink.application.sink_settings.load_settings` and
-    :class:`~lakesink.application.sink.SinkJob`), minus a Spark start per config.
+    :func:`~lakesink.application.compose.sink_run`), minus a Spark start per config.
     """
 
     def __init__(self, master: str) -> None:
@@ -36,7 +36,7 @@ class OnceSink:
         self._spark.stop()
 
     def run(self, config: Path, checkpoint: Path) -> None:
-        from lakesink.application.sink import SinkJob
+        from lakesink.application.compose import sink_run
         from lakesink.application.sink_settings import load_settings
 
-        SinkJob(load_settings(config), self._spark, checkpoint_dir=str(checkpoint), once=True).run()
+        sink_run(load_settings(config), self._spark, checkpoint_dir=str(checkpoint), once=True).run()

@@ -15,9 +15,10 @@ import pyarrow as pa
 import pytest
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
+from lakesink.adapters.spark import sink_task
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, result_of, run_task
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application import sink_task
-from lakesink.application.sink_task import SinkTaskSpec, run_task
+from lakesink.domain.commit.range_results import first_failure
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
 from lakesink.domain.statement_plan import plan_sink
@@ -81,7 +82,11 @@ def stored_objects(store: InMemoryObjectStore) -> Objects:
 
 
 def run_batches(spec: SinkTaskSpec, batches: Sequence[pa.RecordBatch]) -> tuple[Objects, Rows]:
+    """The objects and result rows of one task; a failed range's error raised, as the driver raises it."""
     rows = [row for out in run_task(spec, iter(batches)) for row in out.to_pylist()]
+    failure = first_failure(result_of(row) for row in rows)
+    if failure is not None:
+        raise failure
     return stored_objects(spec.store), rows  # type: ignore[arg-type]
 
 

@@ -54,7 +54,7 @@ KILLS = 12
 CHUNK = 10  # records per second: a backlog small enough that a restart's first batch stays short
 MAX_RECORDS = 20_000  # well inside the mock broker's per-partition retention
 ANCHOR_TIMEOUT_S = 45.0
-COMMIT_MARKER = "lakesink.application.sink: Batch "  # application/sink.py logs each committed batch
+COMMIT_MARKER = "lakesink.application.sink_run: Batch "  # application/sink_run.py logs each committed batch
 PHASES = {"start-up": (2.0, 8.0), "uploads": (0.0, 1.5), "streaming": (0.0, 5.0)}
 
 

@@ -1,7 +1,7 @@
 """schema.change.detector and latest.schema.optimization.enabled decide which files roll.
 
 Records declaring Connect schemas v1, v2 (v1 plus an optional field) and v1 again go through
-the per-record sink path (:class:`~lakesink.application.range_writer.RangeWriter`) with real
+the per-record sink path (:class:`~lakesink.adapters.formats.range_writer.RangeWriter`) with real
 AVRO, PARQUET and CSV writers, under every detector with and without the optimisation; the
 object keys tell where files rolled, and the files are read back with fastavro, pyarrow and csv.
 """
@@ -18,7 +18,7 @@ import fastavro
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.application.range_writer import RangeWriter, SealedFile
+from lakesink.adapters.formats.range_writer import RangeWriter, SealedFile
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import StatementPlan, plan_sink

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.application.compose import sink_run
 from lakesink.application.restore import load_plan, restore
-from lakesink.application.sink import SinkJob
 from lakesink.domain.config.connector import ConnectorSettings
 from tests.integration.restore.conftest import BUCKET, by_partition, local_restore_props, read_topic
 
@@ -42,7 +42,7 @@ def _sink(spark, kafka: EmbeddedKafka, root: Path, source: str, fmt: str, envelo
             f"PROPERTIES('store.envelope'={str(envelope).lower()}, 'flush.count'=4)"
         ),
     }
-    SinkJob(ConnectorSettings.from_properties(props), spark, once=True, checkpoint_dir=str(root.parent / f"ck-{source}")).run()
+    sink_run(ConnectorSettings.from_properties(props), spark, once=True, checkpoint_dir=str(root.parent / f"ck-{source}")).run()
 
 
 def _source_messages(kafka: EmbeddedKafka, topic: str, count: int):  # type: ignore[no-untyped-def]

@@ -28,8 +28,8 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecor
 from lakesink.adapters.kafka.offsets import OffsetJson, to_json
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.kafka.topic_selection import TopicSelection
-from lakesink.application.sink import SinkJob
-from lakesink.application.sink_task import FaultInjection
+from lakesink.application.compose import sink_run
+from lakesink.application.sink_run import SinkRun
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.conftest import unique_name
@@ -133,38 +133,38 @@ def run_sink(
     props: Mapping[str, str],
     checkpoint: Path,
     *,
-    fault: FaultInjection | None = None,
     once: bool = True,
-    job_class: type[SinkJob] = SinkJob,
-) -> SinkJob:
+    store: ObjectStore | None = None,
+) -> SinkRun:
     """Run one sink job and return it (its reports tell what each batch did).
 
     ``once=True`` is ``lakesink sink --once``; ``once=False`` runs the continuous streaming query
-    until it drained the topic (:func:`run_until_drained`).
+    until it drained the topic (:func:`run_until_drained`). ``store`` replaces the one the settings
+    name (a fault-injecting wrapper of it, see tests/support/faulty_store.py).
     """
     settings = ConnectorSettings.from_properties(dict(props), role="sink")
-    job = job_class(settings, spark, checkpoint_dir=str(checkpoint), once=once, fault=fault)
+    job = sink_run(settings, spark, checkpoint_dir=str(checkpoint), once=once, store=store)
     if once:
         job.run(timeout_s=120)
     else:
-        run_until_drained(job)
+        run_until_drained(spark, job)
     return job
 
 
-def run_until_drained(job: SinkJob, timeout_s: float = 120) -> None:
+def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120) -> None:
     """Run a continuous job until a batch ends at the high watermarks its topics have now, then stop it.
 
     A thread watches the query (found by its name in ``spark.streams``) and stops it once its last
     progress, reported after the batch committed, ends there. A batch failure ends the run first.
     """
-    assert not job.once, "a --once job stops by itself"
+    assert not job.compute.once, "a --once job stops by itself"
     target = _high_watermarks(job)
     name = f"lakesink-sink-{job.settings.name}"
     finished, drained = threading.Event(), threading.Event()
 
     def stop_when_drained() -> None:
         while not finished.wait(0.25):
-            for query in job.spark.streams.active:
+            for query in spark.streams.active:
                 progress = query.lastProgress
                 if query.name == name and progress is not None and _ends_at(progress, target):
                     drained.set()
@@ -181,7 +181,7 @@ def run_until_drained(job: SinkJob, timeout_s: float = 120) -> None:
     assert drained.is_set(), f"the continuous sink did not reach {target} within {timeout_s} s"
 
 
-def _high_watermarks(job: SinkJob) -> OffsetJson:
+def _high_watermarks(job: SinkRun) -> OffsetJson:
     metadata = TopicMetadata(admin_config({"bootstrap.servers": job.settings.bootstrap_servers or ""}))
     try:
         selection = TopicSelection(",".join(job.settings.topics) or None, job.settings.topics_regex)

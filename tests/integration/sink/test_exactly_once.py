@@ -9,21 +9,20 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.storage import open_store
-from lakesink.application.sink import SinkJob
-from lakesink.application.sink_task import FaultInjection
+from lakesink.application.compose import sink_run
 from lakesink.domain.commit.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
 from lakesink.domain.commit.range_plans import plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError, RecordError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.integration.sink.conftest import assert_exactly_once, data_keys, local_props, produce_ids, run_sink
+from tests.support.faulty_store import CrashBeforeCommit, FailingUploads
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -86,19 +85,10 @@ def test_new_records_after_a_restart_without_checkpoint_continue_from_the_index(
     assert_exactly_once(_stored_ids(store), range(32))
 
 
-def _faults(tmp_path: Path, times: int) -> FaultInjection:
+def _faults(tmp_path: Path, store: ObjectStore, times: int) -> FailingUploads:
     directory = tmp_path / "faults"
     directory.mkdir()
-    return FaultInjection(str(directory), times=times)
-
-
-def _failed_attempts(fault: FaultInjection) -> dict[str, int]:
-    """Failed attempts per topic-partition range, from the marker files the fault injection claimed."""
-    counts: dict[str, int] = {}
-    for marker in Path(fault.directory).iterdir():
-        range_name = marker.name.rsplit(".", 1)[0]
-        counts[range_name] = counts.get(range_name, 0) + 1
-    return counts
+    return FailingUploads(store, str(directory), times=times)
 
 
 def test_a_task_that_fails_after_its_uploads_is_retried_by_spark_and_lands_exactly_once(
@@ -106,11 +96,11 @@ def test_a_task_that_fails_after_its_uploads_is_retried_by_spark_and_lands_exact
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic)
     produce_ids(kafka, topic, range(20))
-    fault = _faults(tmp_path, times=1)
+    fault = _faults(tmp_path, store, times=1)
 
-    job = run_sink(spark, props, tmp_path / "ck", fault=fault)
+    job = run_sink(spark, props, tmp_path / "ck", store=fault)
 
-    assert _failed_attempts(fault) and set(_failed_attempts(fault).values()) == {1}
+    assert fault.failed_attempts() and set(fault.failed_attempts().values()) == {1}
     assert_exactly_once(_stored_ids(store), range(20))
     assert sum(r.records for r in job.reports) == 20
 
@@ -124,11 +114,11 @@ def test_failures_that_outlast_sparks_task_retries_are_retried_by_the_retry_poli
     produce_ids(kafka, topic, range(20))
     # Spark tries a task twice (local[2,2]): a range whose first three attempts fail fails the batch
     # once, and only the RETRY policy's re-run of the batch can finish it.
-    fault = _faults(tmp_path, times=3)
+    fault = _faults(tmp_path, store, times=3)
 
-    job = run_sink(spark, props, tmp_path / "ck", fault=fault)
+    job = run_sink(spark, props, tmp_path / "ck", store=fault)
 
-    assert 3 in _failed_attempts(fault).values(), "the policy's re-run must have been needed"
+    assert 3 in fault.failed_attempts().values(), "the policy's re-run must have been needed"
     assert_exactly_once(_stored_ids(store), range(20))
     assert sum(r.records for r in job.reports) == 20
 
@@ -141,17 +131,10 @@ def test_a_batch_failing_under_throw_stops_the_sink_and_a_restart_finishes_it_ex
     produce_ids(kafka, topic, range(20))
 
     with pytest.raises(Exception, match="fault injection"):
-        run_sink(spark, props, tmp_path / "ck", fault=_faults(tmp_path, times=2), once=once)
+        run_sink(spark, props, tmp_path / "ck", store=_faults(tmp_path, store, times=2), once=once)
     run_sink(spark, props, tmp_path / "ck", once=once)  # a stream replays the batch from its checkpoint
 
     assert_exactly_once(_stored_ids(store), range(20))
-
-
-class _CrashBeforeCommit(SinkJob):
-    """A run stopped between upload and commit: the executors ran, the index never advanced."""
-
-    def _commit(self, batch_id: int, rows: list[Any]) -> None:
-        raise RuntimeError("simulated crash before the commit")
 
 
 @pytest.mark.parametrize("crash_once", [True, False], ids=["crashed-once", "crashed-stream"])
@@ -162,7 +145,7 @@ def test_a_pending_plan_forces_the_same_batch_after_the_checkpoint_is_lost(
     props, store = _setup(tmp_path, kafka, topic)
     produce_ids(kafka, topic, range(18))
     with pytest.raises(Exception, match="simulated crash"):
-        run_sink(spark, props, tmp_path / "ck", once=crash_once, job_class=_CrashBeforeCommit)
+        run_sink(spark, props, tmp_path / "ck", once=crash_once, store=CrashBeforeCommit(store))
     uploaded = data_keys(store, "bkt")
     assert uploaded and list(iter_objects(store, "bkt", plans_prefix(".indexes", props["name"], topic, 0)))
     shutil.rmtree(tmp_path / "ck", ignore_errors=True)
@@ -182,9 +165,9 @@ def test_a_second_sink_with_the_same_name_fences_the_first(
     produce_ids(kafka, topic, range(8))
     run_sink(spark, props, tmp_path / "ck-a")
     settings = ConnectorSettings.from_properties(props)
-    old = SinkJob(settings, spark, checkpoint_dir=str(tmp_path / "ck-a"), once=True)
+    old = sink_run(settings, spark, checkpoint_dir=str(tmp_path / "ck-a"), once=True)
     old.prepare()
-    new = SinkJob(settings, spark, checkpoint_dir=str(tmp_path / "ck-b"), once=True)
+    new = sink_run(settings, spark, checkpoint_dir=str(tmp_path / "ck-b"), once=True)
     new.prepare()  # claims every lock
     produce_ids(kafka, topic, range(8, 16))
 

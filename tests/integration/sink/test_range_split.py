@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.storage import open_store
-from lakesink.application.sink import SinkJob
-from lakesink.application.sink_task import FaultInjection
 from lakesink.domain.commit.range_plans import decode_plan, plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.integration.sink.conftest import assert_exactly_once, data_keys, local_props, run_sink
+from tests.support.faulty_store import CrashBeforeCommit, FailingUploads
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -86,20 +84,13 @@ def test_a_chunk_task_failing_after_its_uploads_is_retried_and_lands_exactly_onc
     props, store = _setup(tmp_path, kafka, topic, SPLIT)
     _produce(kafka, topic, range(RECORDS))
     (tmp_path / "faults").mkdir()
-    fault = FaultInjection(str(tmp_path / "faults"), times=1)
+    fault = FailingUploads(store, str(tmp_path / "faults"), times=1)
 
-    job = run_sink(spark, props, tmp_path / "ck", fault=fault)
+    job = run_sink(spark, props, tmp_path / "ck", store=fault)
 
-    assert [marker.name for marker in (tmp_path / "faults").iterdir()] == [f"{topic}-0.0"]
+    assert list(fault.failed_attempts().values()) == [1]  # one chunk task of the partition failed, once
     assert_exactly_once(_stored_ids(store), range(RECORDS))
     assert sum(r.records for r in job.reports) == RECORDS
-
-
-class _CrashBeforeCommit(SinkJob):
-    """A run stopped between upload and commit: every chunk uploaded, the index never advanced."""
-
-    def _commit(self, batch_id: int, rows: list[Any]) -> None:
-        raise RuntimeError("simulated crash before the commit")
 
 
 def _forget_every_other_chunk(store: ObjectStore, props: dict[str, str], topic: str) -> None:
@@ -126,7 +117,7 @@ def test_a_crashed_split_batch_is_replayed_with_another_split_size_writing_each_
     props, store = _setup(tmp_path, kafka, topic, SPLIT)
     _produce(kafka, topic, range(RECORDS))
     with pytest.raises(Exception, match="simulated crash"):
-        run_sink(spark, props, tmp_path / "ck", once=crash_once, job_class=_CrashBeforeCommit)
+        run_sink(spark, props, tmp_path / "ck", once=crash_once, store=CrashBeforeCommit(store))
     assert (tmp_path / "ck" / "offsets").is_dir() is not crash_once
     _forget_every_other_chunk(store, props, topic)
     uploaded = {key: store.get("bkt", key).data for key in data_keys(store, "bkt")}

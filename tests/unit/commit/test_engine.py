@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application.store_calls import perform
+from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.actions import Get, HeldLock, PutIfAbsent, UploadFile, UploadFiles
 from lakesink.domain.commit.engine import (
     IndexScope,

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application import store_calls
 from lakesink.application.sink_index import SinkIndex
-from lakesink.application.sink_task import SinkTaskSpec, run_task
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.locks import decode_lock, master_lock_key
 from lakesink.domain.config.connector import ConnectorSettings

@@ -8,6 +8,7 @@ import pickle
 
 import pytest
 
+from lakesink.adapters.formats.record_decoding import Converters
 from lakesink.adapters.kafka.converters import (
     AVRO,
     BYTE_ARRAY,
@@ -19,7 +20,6 @@ from lakesink.adapters.kafka.converters import (
     StringConverter,
     create_converter,
 )
-from lakesink.application.record_decoding import Converters
 from lakesink.domain.config.passthrough import parse_converter
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError, RecordError

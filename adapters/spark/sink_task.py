@@ -13,18 +13,18 @@ Per topic-partition range it
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
    BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
    already there from an earlier attempt of the same plan is accepted when its size matches;
-4. returns one small row describing what it made durable; the driver commits it.
+4. returns one small row describing what it made durable (a
+   :class:`~lakesink.domain.commit.range_results.RangeResult`); the driver commits it.
 
-Test-only fault injection: :class:`FaultInjection` (a marker directory and a count ``times``)
-makes the first ``times`` attempts of the task of every topic-partition range fail after their
-uploads, each attempt claiming one marker file ``<topic>-<partition>.<n>`` create-only. It is set
-only by code (``SinkJob(fault=...)``), never from a config file or the command line.
+A lakesink error (a poison record under ``error.policy=THROW``, a fenced plan, a store error the
+SDK's retries did not cure) ends the task with a result row carrying the error's class and message
+instead of an exception: the driver rebuilds it and applies ``error.policy``. Anything else (a bug,
+a dying worker) fails the task, and Spark retries it.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,27 +32,28 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lakesink.adapters.kafka.offsets import OffsetRange
-from lakesink.adapters.kafka.range_rows import RangeReader
-from lakesink.application.columnar_parquet import takes_rows, write_rows
-from lakesink.application.encoded_lines import encode_lines, single_partition, takes_lines
-from lakesink.application.range_writer import RangeWriter
-from lakesink.application.record_decoding import (
+from lakesink.adapters.formats.columnar_parquet import takes_rows, write_rows
+from lakesink.adapters.formats.encoded_lines import encode_lines, single_partition, takes_lines
+from lakesink.adapters.formats.range_writer import RangeWriter
+from lakesink.adapters.formats.record_decoding import (
     Converters,
     RawRow,
     key_needed,
     raw_rows,
     raw_value_passthrough,
 )
-from lakesink.application.store_calls import perform
+from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.actions import UploadFile
 from lakesink.domain.commit.engine import IndexScope, make_range_durable
 from lakesink.domain.commit.lock_keys import granular_partition_key
 from lakesink.domain.commit.range_plans import RangePlan
+from lakesink.domain.commit.range_results import RangeFailure, RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
-from lakesink.domain.errors import RecordError
+from lakesink.domain.errors import LakesinkError, RecordError
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
@@ -72,23 +73,16 @@ RESULT_SCHEMA = pa.schema(
         ("poison", pa.int64()),
         ("bytes", pa.int64()),
         ("files", pa.list_(pa.string())),
+        ("error_kind", pa.string()),
+        ("error_message", pa.string()),
     ]
 )
-"""One row per topic-partition range; ``first`` is -1 when nothing was written."""
+"""One row per topic-partition range, the fields of a :class:`RangeResult` (its failure flattened)."""
 
 RESULT_DDL = (
     "topic string, partition int, first long, last long, records long, skipped long, poison long, "
-    "bytes long, files array<string>"
+    "bytes long, files array<string>, error_kind string, error_message string"
 )
-
-
-@dataclass(frozen=True)
-class FaultInjection:
-    """Test-only: the first ``times`` attempts (Spark retries and batch re-runs alike) of each range's
-    task fail after uploading; markers are created in the existing directory ``directory``."""
-
-    directory: str
-    times: int = 1
 
 
 @dataclass(frozen=True)
@@ -109,8 +103,6 @@ class SinkTaskSpec:
     value_converter: ConverterSettings
     floors: Mapping[TopicPartition, int] = field(default_factory=dict)
     granular: Mapping[TopicPartition, Mapping[str, int]] = field(default_factory=dict)
-    fault: FaultInjection | None = None
-
 
     @classmethod
     def for_settings(
@@ -123,7 +115,6 @@ class SinkTaskSpec:
         staging_root: str | None = None,
         floors: Mapping[TopicPartition, int] | None = None,
         granular: Mapping[TopicPartition, Mapping[str, int]] | None = None,
-        fault: FaultInjection | None = None,
     ) -> SinkTaskSpec:
         """The spec of one batch: what the connector settings decide, plus this run's state."""
         return cls(
@@ -141,7 +132,6 @@ class SinkTaskSpec:
             value_converter=settings.value_converter,
             floors=floors or {},
             granular=granular or {},
-            fault=fault,
         )
 
 
@@ -206,34 +196,94 @@ class _Range:
         return self.route
 
 
-def _range_of(spec: SinkTaskSpec, ranges: dict[TopicPartition, _Range], topic: str, partition: int) -> _Range:
+class _Ranges(dict[TopicPartition, _Range]):
+    """The task's ranges by topic-partition, and the one being worked on (where an error is reported)."""
+
+    current: _Range | None = None
+
+    def enter(self, state: _Range) -> _Range:
+        self.current = state
+        return state
+
+    def failed(self, error: LakesinkError) -> RangeResult:
+        """The result row of the range the task was working on when ``error`` stopped it."""
+        state = self.current
+        return RangeResult(
+            topic=state.topic if state else "",
+            partition=state.partition if state else -1,
+            last=state.last if state else -1,
+            failure=RangeFailure.of(error),
+        )
+
+
+def _range_of(spec: SinkTaskSpec, ranges: _Ranges, topic: str, partition: int) -> _Range:
     where = (topic, partition)
     state = ranges.get(where)
     if state is None:
         locks = spec.granular.get(where) or {}
         state = ranges[where] = _Range(topic, partition, spec.floors.get(where), locks)
-    return state
+    return ranges.enter(state)
 
 
 def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` body: write the task's ranges and yield their result rows."""
     converters = Converters.create(spec.key_converter, spec.value_converter)
     root = Path(spec.staging_root or tempfile.gettempdir()) / "lakesink-staging" / spec.connector
-    ranges: dict[TopicPartition, _Range] = {}
+    ranges = _Ranges()
     try:
         for batch in batches:
             if _write_lines(spec, converters, root, ranges, batch):
                 continue
             _write_rows(spec, converters, root, ranges, batch)
-        results = [_make_durable(spec, state) for state in ranges.values()]
+        results = [_make_durable(spec, ranges.enter(state)) for state in list(ranges.values())]
+    except LakesinkError as error:
+        _abort(ranges)
+        results = [ranges.failed(error)]
     except BaseException:
-        for state in ranges.values():
-            for writer in state.writers.values():
-                writer.abort()
+        _abort(ranges)
         raise
-    _inject_fault(spec, ranges)
     if results:
-        yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
+        yield pa.RecordBatch.from_pylist([_row(result) for result in results], schema=RESULT_SCHEMA)
+
+
+def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
+    for state in ranges.values():
+        for writer in state.writers.values():
+            writer.abort()
+
+
+def _row(result: RangeResult) -> dict[str, object]:
+    failure = result.failure
+    return {
+        "topic": result.topic,
+        "partition": result.partition,
+        "first": result.first,
+        "last": result.last,
+        "records": result.records,
+        "skipped": result.skipped,
+        "poison": result.poison,
+        "bytes": result.bytes,
+        "files": list(result.files),
+        "error_kind": failure.kind if failure else None,
+        "error_message": failure.message if failure else None,
+    }
+
+
+def result_of(row: Mapping[str, object]) -> RangeResult:
+    """The :class:`RangeResult` of one collected result row (the driver's side of :func:`_row`)."""
+    kind, message = row["error_kind"], row["error_message"]
+    return RangeResult(
+        topic=str(row["topic"]),
+        partition=int(row["partition"]),  # type: ignore[call-overload]
+        first=int(row["first"]),  # type: ignore[call-overload]
+        last=int(row["last"]),  # type: ignore[call-overload]
+        records=int(row["records"]),  # type: ignore[call-overload]
+        skipped=int(row["skipped"]),  # type: ignore[call-overload]
+        poison=int(row["poison"]),  # type: ignore[call-overload]
+        bytes=int(row["bytes"]),  # type: ignore[call-overload]
+        files=tuple(row["files"] or ()),  # type: ignore[call-overload]
+        failure=RangeFailure(str(kind), str(message)) if kind is not None else None,
+    )
 
 
 def run_range_task(
@@ -254,7 +304,7 @@ def _write_lines(
     spec: SinkTaskSpec,
     converters: Converters,
     root: Path,
-    ranges: dict[TopicPartition, _Range],
+    ranges: _Ranges,
     batch: pa.RecordBatch,
 ) -> bool:
     """Write the batch on a columnar path (:mod:`.encoded_lines`, :mod:`.columnar_parquet`) when
@@ -301,7 +351,7 @@ def _write_rows(
     spec: SinkTaskSpec,
     converters: Converters,
     root: Path,
-    ranges: dict[TopicPartition, _Range],
+    ranges: _Ranges,
     batch: pa.RecordBatch,
 ) -> None:
     """Write the batch record by record; the range is looked up only when the topic-partition changes."""
@@ -352,7 +402,7 @@ def _granular_skip(locks: Mapping[str, int], offset: int, values: PartitionValue
     return held is not None and offset <= held
 
 
-def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
+def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
     sealed = [file for writer in state.writers.values() for file in writer.finish()]
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
@@ -364,31 +414,14 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> dict[str, object]:
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
             for file in sealed:
                 file.path.unlink(missing_ok=True)
-    return {
-        "topic": state.topic,
-        "partition": state.partition,
-        "first": state.first,
-        "last": state.last,
-        "records": state.records,
-        "skipped": state.skipped,
-        "poison": state.poison,
-        "bytes": sum(upload.size for upload in uploads),
-        "files": [file.key for file in sealed],
-    }
-
-
-def _inject_fault(spec: SinkTaskSpec, ranges: Mapping[TopicPartition, _Range]) -> None:
-    fault = spec.fault
-    if fault is None or not ranges:
-        return
-    topic, partition = min(ranges)
-    for number in range(fault.times):
-        marker = Path(fault.directory) / f"{topic}-{partition}.{number}"
-        try:
-            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            continue
-        os.close(fd)
-        raise RuntimeError(
-            f"lakesink test fault injection: failing attempt {number + 1} of {topic}-{partition} after its uploads"
-        )
+    return RangeResult(
+        topic=state.topic,
+        partition=state.partition,
+        first=state.first,
+        last=state.last,
+        records=state.records,
+        skipped=state.skipped,
+        poison=state.poison,
+        bytes=sum(upload.size for upload in uploads),
+        files=tuple(file.key for file in sealed),
+    )

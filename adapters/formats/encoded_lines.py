@@ -7,7 +7,7 @@ partition values come only from the record's topic and partition (default layout
 ``PARTITIONBY _topic``/``_partition``), the per-record path does nothing a column operation
 cannot: it appends ``value + b"\\n"`` and checks count and size after each record.
 :func:`encode_lines` does that for a whole Arrow batch (one ``binary_join_element_wise``), and
-:meth:`~lakesink.application.range_writer.RangeWriter.write_lines` cuts the files where the
+:meth:`~lakesink.adapters.formats.range_writer.RangeWriter.write_lines` cuts the files where the
 per-record path would.
 
 The batch is taken only when the result is provably the same bytes, else :func:`encode_lines`
@@ -25,8 +25,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from lakesink.adapters.formats.record_decoding import key_needed, raw_value_passthrough
 from lakesink.adapters.kafka.converters import ByteArrayConverter, Converter
-from lakesink.application.record_decoding import key_needed, raw_value_passthrough
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.records import NO_TIMESTAMP

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.application.record_decoding import headers_needed
+from lakesink.adapters.formats.record_decoding import headers_needed
 from tests.support.sink_batches import task_spec
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from lakesink.adapters.formats import avro
-from lakesink.application.record_decoding import header_pairs, raw_rows
+from lakesink.adapters.formats.record_decoding import header_pairs, raw_rows
 from tests.support.sink_batches import SELECT, assert_same_objects, kafka_batch, run_batches, task_spec
 
 

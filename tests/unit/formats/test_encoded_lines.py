@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.application.encoded_lines import encode_lines
+from lakesink.adapters.formats.encoded_lines import encode_lines
 from lakesink.domain.formats import Format
 from tests.support.sink_batches import kafka_batch
 

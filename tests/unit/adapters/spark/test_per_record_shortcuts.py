@@ -10,6 +10,7 @@ general computation; the same batches must give the same objects and result rows
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,11 +19,12 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from lakesink.adapters.formats import range_writer
 from lakesink.adapters.kafka import converters
 from lakesink.adapters.kafka.partition_reader import arrow_schema
+from lakesink.adapters.spark import sink_task
+from lakesink.adapters.spark.sink_task import SinkTaskSpec
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application import range_writer, sink_task
-from lakesink.application.sink_task import SinkTaskSpec
 from lakesink.domain.commit.lock_keys import granular_partition_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import RecordError
@@ -249,10 +251,19 @@ def test_a_range_resolves_its_route_once(tmp_path: Path, monkeypatch: pytest.Mon
     assert resolved == [("orders", 0), ("orders", 1)]
 
 
-def test_an_unroutable_topic_stops_the_task_without_error_policy_noop(tmp_path: Path) -> None:
+def test_an_unroutable_topic_stops_the_task_without_error_policy_noop_with_the_error_as_data(
+    tmp_path: Path,
+) -> None:
     kcql = f"INSERT INTO {BUCKET}:a SELECT * FROM orders STOREAS `AVRO`"
     spec = _spec(kcql, tmp_path, "orders")
     strict = SinkTaskSpec(**{**spec.__dict__, "skip_poison": False})
 
-    with pytest.raises(RecordError, match=r"stray-0@0 cannot be written: Can't find the KCQL"):
-        _run(strict, [_batch(_rows("stray", 0, 0, 2))])
+    objects, rows = _run(strict, [_batch(_rows("stray", 0, 0, 2))])
+
+    assert objects == {}
+    [result] = [sink_task.result_of(row) for row in rows]
+    assert (result.topic, result.partition, result.last, result.records) == ("stray", 0, 0, 0)
+    assert result.failure is not None and result.failure.kind == "RecordError"
+    error = result.failure.error()
+    assert isinstance(error, RecordError)
+    assert re.search(r"stray-0@0 cannot be written: Can't find the KCQL", str(error))

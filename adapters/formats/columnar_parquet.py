@@ -9,7 +9,7 @@ does the same work a batch at a time: ``pyarrow.json.read_json`` over the values
 ``\\n`` with the schema a file would have (``explicit_schema``, extra fields an error), the
 partition values rendered once per distinct value by the per-record code itself
 (:meth:`~lakesink.domain.layout.naming.KeyLayout.partition_values` on one decoded representative), and
-files cut where the per-record path would (:meth:`~lakesink.application.range_writer.RangeWriter.runs`,
+files cut where the per-record path would (:meth:`~lakesink.adapters.formats.range_writer.RangeWriter.runs`,
 :mod:`lakesink.adapters.formats.data_size`).
 
 Exactly-once needs a retried task to write the same objects whichever path ran, so the batch is
@@ -34,20 +34,21 @@ taken only when that is provable, else :func:`write_rows` writes nothing and ret
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from lakesink.adapters.formats.arrow_rows import ArrowRows
 from lakesink.adapters.formats.arrow_schema import arrow_schema
 from lakesink.adapters.formats.data_size import row_sizes
+from lakesink.adapters.formats.encoded_lines import EncodedLines, encode_lines
 from lakesink.adapters.formats.parquet import ParquetWriter
+from lakesink.adapters.formats.range_writer import RangeWriter
+from lakesink.adapters.formats.record_decoding import canonical_converter, key_needed
 from lakesink.adapters.kafka.converters import JSON
-from lakesink.application.encoded_lines import EncodedLines, encode_lines
-from lakesink.application.record_decoding import canonical_converter, key_needed
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import FormatError, RecordError
@@ -58,33 +59,12 @@ from lakesink.domain.schema import Schema, fits, infer
 from lakesink.domain.schema.model import kind, non_null
 from lakesink.domain.statement_plan import StatementPlan
 
-if TYPE_CHECKING:
-    from lakesink.application.range_writer import RangeWriter
-
 _FIELD_KINDS = (FieldKind.VALUE, FieldKind.TOPIC, FieldKind.PARTITION)
 _SCALARS = ("boolean", "long", "double", "string")
 _PARTITION_TYPES = (pa.string(), pa.int64(), pa.bool_())
 _OBJECT_LINE = r"^[ \t]*\{"
 _EXACT_DOUBLE_LIMIT = 2.0**53
 _MIN_BLOCK_BYTES = 1 << 20
-
-
-@dataclass(frozen=True)
-class ArrowRows:
-    """The rows of one partition value, parsed, in offset order.
-
-    Attributes:
-        schema: the Avro schema every row fits (the file's schema).
-        sizes: each row's data size; ``ends`` their running total.
-        timestamps: epoch millis, ``NO_TIMESTAMP`` for records without one.
-    """
-
-    schema: Schema
-    batch: pa.RecordBatch
-    sizes: np.ndarray
-    ends: np.ndarray
-    offsets: np.ndarray
-    timestamps: np.ndarray
 
 
 def takes_rows(plan: StatementPlan, value_settings: ConverterSettings) -> bool:

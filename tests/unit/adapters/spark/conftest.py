@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lakesink.application import sink_task
+from lakesink.adapters.spark import sink_task
 from tests.support.sink_batches import Spy
 
 

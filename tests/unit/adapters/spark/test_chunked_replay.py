@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.sink_index import SinkIndex
-from lakesink.application.sink_task import SinkTaskSpec, run_task
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.range_plans import RangePlan, encode_plan, plan_key, plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings

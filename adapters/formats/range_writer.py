@@ -25,12 +25,12 @@ from typing import Protocol
 import numpy as np
 
 from lakesink.adapters.formats import open_writer
+from lakesink.adapters.formats.arrow_rows import ArrowRows
+from lakesink.adapters.formats.encoded_lines import EncodedLines
 from lakesink.adapters.formats.parquet import ParquetWriter
 from lakesink.adapters.formats.staging import LineFile
-from lakesink.application.columnar_parquet import ArrowRows
-from lakesink.application.declared_schemas import DeclaredSchemas, FileSchemas
-from lakesink.application.encoded_lines import EncodedLines
 from lakesink.domain.errors import SchemaChangedError
+from lakesink.domain.flush.declared_schemas import DeclaredSchemas, FileSchemas
 from lakesink.domain.flush.policy import FileRoom, FileStats
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import FormatWriter

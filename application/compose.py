@@ -1,0 +1,76 @@
+"""The sink's composition root: connector settings in, a :class:`~.sink_run.SinkRun` wired to its adapters out.
+
+The one place that picks the adapters: the store backend the settings name, Kafka for the topics
+and the consumer group, Spark for the compute. Tests pass their own store here (a wrapper that
+injects faults, for one); nothing else in the product has a test-only parameter.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
+from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
+from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
+from lakesink.adapters.spark.sink_job import SparkSink
+from lakesink.adapters.storage import open_store
+from lakesink.application.sink_run import SinkRun
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.ports import ObjectStore
+from lakesink.domain.statement_plan import plan_sink
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from lakesink.adapters.spark.session_launch import SessionLaunch
+
+
+def sink_run(
+    settings: ConnectorSettings,
+    spark: SparkSession,
+    *,
+    checkpoint_dir: str | None = None,
+    once: bool = False,
+    store: ObjectStore | None = None,
+) -> SinkRun:
+    """One sink run of ``settings`` on ``spark``; ``store`` replaces the backend the settings name."""
+    plan = plan_sink(settings)
+    run_id = str(uuid.uuid4())
+    store = store or open_store(settings.backend, settings.storage)
+    client = connector_client_settings(settings)
+    compute = SparkSink(
+        settings,
+        plan,
+        spark,
+        store,
+        run_id=run_id,
+        checkpoint_dir=checkpoint_dir or default_checkpoint(settings),
+        once=once,
+    )
+    return SinkRun(
+        settings,
+        plan,
+        store=store,
+        compute=compute,
+        metadata=TopicMetadata(admin_config(client), read_committed=True),
+        group=lambda: GroupOffsets(client, connect_group_id(settings.name)),
+        run_id=run_id,
+    )
+
+
+def run_sink(settings: ConnectorSettings, launch: SessionLaunch, *, once: bool, checkpoint: str | None = None) -> int:
+    """The ``lakesink sink`` command on a session that is starting; returns the number of records written.
+
+    The caller validated ``settings`` (:func:`.sink_settings.load_settings`) before it started
+    ``launch``, and imported this module while the JVM started; leaving ``launch``'s ``with`` block
+    (the caller's or this one's) stops the session.
+
+    Raises:
+        LakesinkError: the run failed.
+    """
+    with launch:
+        run = sink_run(settings, launch.session(), checkpoint_dir=checkpoint, once=once)
+        run.run()
+    return sum(report.records for report in run.reports)

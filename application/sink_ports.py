@@ -1,0 +1,64 @@
+"""What the sink use case needs from the outside, as shapes: the compute, the topics, the consumer group.
+
+:class:`~.sink_run.SinkRun` talks only to these (and to the domain's
+:class:`~lakesink.domain.ports.ObjectStore`); :mod:`.compose` plugs in Spark and Kafka, tests may
+plug in anything with the same methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
+
+from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.adapters.spark.sink_job import SinkStart
+from lakesink.domain.commit.range_results import RangeResult
+
+TopicPartition = tuple[str, int]
+
+
+class SinkCompute(Protocol):
+    """Plans the batches and writes their ranges (one task per range)."""
+
+    def run(
+        self,
+        start: SinkStart,
+        on_batch: Callable[[int, Sequence[OffsetRange]], None],
+        timeout_s: float | None = None,
+    ) -> None:
+        """Hand every batch to ``on_batch`` until the input ends (``--once``) or the run is stopped."""
+
+    def write(
+        self,
+        ranges: Sequence[OffsetRange],
+        floors: Mapping[TopicPartition, int],
+        granular: Mapping[TopicPartition, Mapping[str, int]],
+    ) -> list[RangeResult]:
+        """Write ``ranges``, skipping offsets at or below ``floors``; one result per range."""
+
+
+class TopicMetadataPort(Protocol):
+    """The partitions the sink reads and their high watermarks."""
+
+    def partitions(self, selection: TopicSelection) -> list[TopicPartition]:
+        """Every partition of the topics ``selection`` names or matches."""
+
+    def latest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The high watermark (next offset to be written) of each partition."""
+
+    def close(self) -> None:
+        """Release the client."""
+
+
+class ConsumerGroup(Protocol):
+    """The consumer group an at-least-once sink resumes from."""
+
+    def committed(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The committed next offset of each partition that has one."""
+
+    def commit(self, positions: Mapping[TopicPartition, int]) -> None:
+        """Commit ``positions`` (next offsets to read)."""
+
+    def close(self) -> None:
+        """Release the client."""

@@ -1,0 +1,200 @@
+"""``lakesink sink``, the use case: resume from the index, write each batch, commit it, report it.
+
+One run of a sink connector. :meth:`SinkRun.prepare` checks the buckets and reads where to resume:
+the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consumer group
+(at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
+with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
+made durable; only then does the run commit, per topic-partition, the highest offset its chunks
+reached: the index's lock, or the group's offset. ``error.policy=RETRY`` re-runs a failed batch
+(the very same ranges). docs/sink.md describes the protocol and every failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from lakesink.adapters.kafka.offsets import OffsetRange, to_json
+from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.adapters.spark.sink_job import SinkStart
+from lakesink.application.sink_index import SinkIndex
+from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort, TopicPartition
+from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.enums import ErrorPolicy
+from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.ports import ObjectStore
+from lakesink.domain.statement_plan import SinkPlan
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """What one micro-batch made durable (also logged at INFO)."""
+
+    batch_id: int
+    records: int
+    skipped: int
+    poison: int
+    bytes: int
+    files: tuple[str, ...]
+    lag: int | None
+    commit_ms: float
+    ranges: int = 0
+    """Ranges (tasks) the batch wrote: one per chunk of each partition that advanced."""
+
+
+class SinkRun:
+    """One run of a sink: :meth:`prepare` reads where to resume, :meth:`run` writes and commits."""
+
+    def __init__(
+        self,
+        settings: ConnectorSettings,
+        plan: SinkPlan,
+        *,
+        store: ObjectStore,
+        compute: SinkCompute,
+        metadata: TopicMetadataPort,
+        group: Callable[[], ConsumerGroup],
+        run_id: str,
+    ) -> None:
+        self.settings = settings
+        self.compute = compute
+        self.reports: list[BatchReport] = []
+        self._plan = plan
+        self._store = store
+        self._metadata = metadata
+        self._open_group = group
+        self._run_id = run_id
+        self._index: SinkIndex | None = None
+        self._group: ConsumerGroup | None = None
+        self._start = SinkStart()
+
+    # --- start-up ------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Check buckets and read where to resume: the index, or the consumer group (at-least-once)."""
+        for bucket in sorted({statement.bucket for statement in self._plan.statements}):
+            self._store.check_bucket(bucket)
+        selection = TopicSelection(",".join(self.settings.topics) or None, self.settings.topics_regex)
+        partitions = self._metadata.partitions(selection)
+        if self.settings.exactly_once:
+            index = self._index = SinkIndex(
+                self._store,
+                self._plan,
+                connector=self.settings.name,
+                indexes_name=self.settings.indexes_name,
+                owner=self._run_id,
+            )
+            index.open(partitions)
+            self._start = SinkStart(index.starting_offsets(), index.first_batch_end(), index.first_batch_chunks())
+        else:
+            self._group = self._open_group()
+            self._start = SinkStart(self._group.committed(partitions))
+        logger.info(
+            "Sink %s (run %s) starts at %s", self.settings.name, self._run_id, to_json(self._start.offsets)
+        )
+
+    # --- the batches ------------------------------------------------------------------------
+
+    def run(self, timeout_s: float | None = None) -> None:
+        """Write until the data available at start is written (``--once``) or the query is stopped.
+
+        ``timeout_s`` stops a streaming query after that long; a ``--once`` run checks it between
+        batches (a started batch is finished and committed).
+
+        Raises:
+            LakesinkError: the batch failure that stopped the run (fencing, poison record...).
+        """
+        if self._index is None and self._group is None:
+            self.prepare()
+        try:
+            self.compute.run(self._start, self.write_batch, timeout_s)
+        finally:
+            self._metadata.close()
+            if self._group is not None:
+                self._group.close()
+
+    def write_batch(self, batch_id: int, ranges: Sequence[OffsetRange]) -> None:
+        """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them."""
+        results = self._write_with_policy(ranges)
+        self._commit(batch_id, results)
+
+    def _write_with_policy(self, ranges: Sequence[OffsetRange]) -> list[RangeResult]:
+        """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
+        very same ranges. A fencing conflict is never retried.
+
+        Raises:
+            LakesinkError: a range failed (the first, in topic-partition order) and no retry is left.
+        """
+        settings = self.settings
+        attempt = 0
+        while True:
+            try:
+                results = self._write(ranges)
+                failure = first_failure(results)
+                if failure is not None:
+                    raise failure
+                return results
+            except Exception as exc:
+                retry = (
+                    settings.error_policy is ErrorPolicy.RETRY
+                    and attempt < settings.max_retries
+                    and not isinstance(exc, CommitConflictError)
+                )
+                if not retry:
+                    raise
+                attempt += 1
+                logger.warning(
+                    "Batch failed (%s); retry %d of %d in %d ms (error.policy=RETRY)",
+                    _first_line(exc), attempt, settings.max_retries, settings.retry_interval_ms,
+                )
+                time.sleep(settings.retry_interval_ms / 1000)
+
+    def _write(self, ranges: Sequence[OffsetRange]) -> list[RangeResult]:
+        index = self._index
+        floors = index.floors() if index else {}
+        granular = index.granular_floors() if index else {}
+        return self.compute.write(ranges, floors, granular)
+
+    def _commit(self, batch_id: int, results: list[RangeResult]) -> None:
+        started = time.perf_counter()
+        ends = commit_points(results)
+        if self._index is not None:
+            for (topic, partition), last in sorted(ends.items()):
+                self._index.commit(topic, partition, last)
+        elif self._group is not None:
+            self._group.commit({tp: last + 1 for tp, last in ends.items()})
+        commit_ms = (time.perf_counter() - started) * 1000
+        report = BatchReport(
+            batch_id=batch_id,
+            records=sum(r.records for r in results),
+            skipped=sum(r.skipped for r in results),
+            poison=sum(r.poison for r in results),
+            bytes=sum(r.bytes for r in results),
+            files=tuple(key for r in results for key in r.files),
+            lag=self._lag(ends),
+            commit_ms=commit_ms,
+            ranges=len(results),
+        )
+        self.reports.append(report)
+        if results:
+            logger.info(
+                "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped, lag %s, commit %.1f ms",
+                batch_id, report.records, report.bytes, len(report.files), report.skipped, report.poison,
+                report.lag, commit_ms,
+            )
+
+    def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
+        if not ends:
+            return None
+        high = self._metadata.latest(list(ends))
+        return sum(max(0, high[tp] - (last + 1)) for tp, last in ends.items())
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__

@@ -1,0 +1,67 @@
+"""What one range's task tells the driver: what it made durable, or the error that stopped it.
+
+A range is a chunk of one topic-partition's offsets in one micro-batch, written by one task on an
+executor. The driver commits a partition only from these results (the highest offset any of its
+chunks read) and reports the batch from them. A task that fails with a lakesink error returns the
+failure as data (error class name, message, topic-partition, offset) instead of raising it through
+Spark, so the driver decides on the real error, never on traceback text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lakesink.domain.errors import LakesinkError, error_of_kind
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RangeFailure:
+    """Why a range's task stopped: a lakesink error, by class name and message."""
+
+    kind: str
+    message: str
+
+    @classmethod
+    def of(cls, error: LakesinkError) -> RangeFailure:
+        return cls(type(error).__name__, str(error))
+
+    def error(self) -> LakesinkError:
+        """The error as the task raised it (same class, same message)."""
+        return error_of_kind(self.kind, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class RangeResult:
+    """One range's outcome. ``first`` is -1 when nothing was written, ``last`` -1 when nothing was read;
+    with a ``failure``, ``last`` is the offset the task had reached (the failing record's, for a
+    record error) and nothing of the range may be committed."""
+
+    topic: str
+    partition: int
+    first: int = -1
+    last: int = -1
+    records: int = 0
+    skipped: int = 0
+    poison: int = 0
+    bytes: int = 0
+    files: tuple[str, ...] = ()
+    failure: RangeFailure | None = None
+
+
+def first_failure(results: Iterable[RangeResult]) -> LakesinkError | None:
+    """The error of the first failed range (in topic-partition, offset order), or None when all succeeded."""
+    failed = sorted((r for r in results if r.failure is not None), key=lambda r: (r.topic, r.partition, r.last))
+    return failed[0].failure.error() if failed and failed[0].failure is not None else None
+
+
+def commit_points(results: Iterable[RangeResult]) -> dict[TopicPartition, int]:
+    """Per topic-partition, the highest offset any of its chunks read: where its lock may advance to."""
+    ends: dict[TopicPartition, int] = {}
+    for result in results:
+        if result.last >= 0:
+            where = (result.topic, result.partition)
+            ends[where] = max(ends.get(where, -1), result.last)
+    return ends
