@@ -16,7 +16,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lakesink.adapters.kafka.admission import AdmissionPolicy
 from lakesink.adapters.kafka.client_config import is_sensitive
 from lakesink.adapters.kafka.offsets import (
     EARLIEST,
@@ -33,6 +32,7 @@ from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool, as_float, as_int
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.flush.admission import AdmissionPolicy
 
 SECRET_PREFIX = "secret."
 
