@@ -2,7 +2,8 @@
 
 Everything the source decides before a batch runs is plain Python over broker metadata: where
 reading starts, how far ``Trigger.AvailableNow`` drains, how far each batch goes (admission
-control, the cap, the replay of a pending first batch) and which ranges a batch is cut into.
+control by :mod:`lakesink.domain.flush.admission`, the cap, the replay of a pending first batch)
+and which ranges a batch is cut into.
 :class:`BatchPlanner` holds that logic and its state, so that the Spark stream reader
 (:class:`~lakesink.adapters.kafka.source.KafkaStreamReader`) is a thin adapter over it and the
 sink's ``--once`` run can plan the very same batches without starting a streaming query.
@@ -18,7 +19,7 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from lakesink.adapters.kafka.admission import AdmissionControl, AdmitMode
+from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.offsets import (
     OffsetRange,
     OffsetSpec,
@@ -28,6 +29,7 @@ from lakesink.adapters.kafka.offsets import (
     to_json,
 )
 from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.domain.flush.admission import AdmissionControl, AdmitMode
 from lakesink.domain.ports import Clock
 
 if TYPE_CHECKING:
@@ -63,7 +65,9 @@ class BatchPlanner:
         self._options = options
         self._selection = options.selection()
         self._metadata = metadata
-        self._admission = AdmissionControl(options.policy, clock)
+        self._admission: AdmissionControl[TopicPartitionKey] = AdmissionControl(
+            options.policy, clock or WallClock()
+        )
         self._target: Positions | None = None
         self._forced_first_end: Positions = dict(options.first_batch_end)
 

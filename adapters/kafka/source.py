@@ -6,7 +6,7 @@ confluent-kafka, behind Spark's Python Data Source API:
 * the driver plans: :class:`KafkaStreamReader` is a thin adapter over
   :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner`, which discovers topic-partitions,
   resolves starting offsets, and decides with
-  :class:`~lakesink.adapters.kafka.admission.AdmissionControl` how far each partition goes in the
+  :class:`~lakesink.domain.flush.admission.AdmissionControl` how far each partition goes in the
   next micro-batch (the sink's ``--once`` run drives the same planner without Spark streaming);
 * executors read: one input partition per topic-partition offset range
   (:class:`~lakesink.adapters.kafka.offsets.OffsetRange`), read by
@@ -60,11 +60,11 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from lakesink.adapters.kafka.admission import AdmitMode
 from lakesink.adapters.kafka.batch_planner import BatchPlanner, BrokerMetadata
 from lakesink.adapters.kafka.offsets import OffsetRange, from_json, to_json
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.source_schemas import KAFKA_SCHEMA, RANGES_SCHEMA
+from lakesink.domain.flush.admission import AdmitMode
 from lakesink.domain.ports import Clock
 
 if TYPE_CHECKING:

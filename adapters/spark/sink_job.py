@@ -18,7 +18,6 @@ offsets; the records written are in the use case's batch log.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,20 +30,15 @@ from pyspark.sql import functions as F
 from lakesink.adapters.formats.record_decoding import headers_needed
 from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import connector_client_settings
-from lakesink.adapters.kafka.offsets import FIRST_BATCH_CHUNKS, OffsetRange, chunks_to_json, to_json
+from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.source import SOURCE_NAME
-from lakesink.adapters.kafka.source_options import (
-    MAX_RANGE_OFFSETS,
-    RANGES_ONLY,
-    SourceOptions,
-    encode_options,
-)
+from lakesink.adapters.kafka.source_options import SinkSource, SourceOptions
 from lakesink.adapters.spark.sink_checkpoint import forget_streaming_checkpoint
 from lakesink.adapters.spark.sink_task import RESULT_DDL, SinkTaskSpec, result_of, run_range_task
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.config.secret import Secret
+from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import SinkPlan
 
@@ -103,15 +97,15 @@ class SparkSink:
         Raises:
             Exception: what ``on_batch`` raised, as it raised it.
         """
-        options = self._source_options(start)
-        parsed = SourceOptions.parse(options)
-        reader = RangeReader.of(parsed)
+        source = self._source(start)
+        options = source.options()
+        reader = RangeReader.of(options)
         needs_headers = any(headers_needed(statement) for statement in self._plan.statements)
         self._reader = reader if needs_headers else reader.without_headers()
         if self.once:
-            self._run_once(parsed, on_batch, timeout_s)
+            self._run_once(options, on_batch, timeout_s)
         else:
-            self._run_stream(options, on_batch, timeout_s)
+            self._run_stream(source.encode(), on_batch, timeout_s)
 
     def _run_once(self, options: SourceOptions, on_batch: BatchHandler, timeout_s: float | None) -> None:
         """The batches of ``Trigger.AvailableNow``, planned here on the driver, each handed over in turn."""
@@ -155,21 +149,21 @@ class SparkSink:
         if self._failure is not None:
             raise self._failure
 
-    def _source_options(self, start: SinkStart) -> dict[str, str]:
-        """The ``lakesink-kafka`` options of this run: where to start, the replay, admission, splitting."""
-        options: dict[str, str | Secret] = {
-            **connector_client_settings(self.settings), **self._admission(), RANGES_ONLY: "true"
-        }
-        topics = ",".join(self.settings.topics)
-        options["topics" if topics else "topics.regex"] = topics or self.settings.topics_regex or ""
-        if start.offsets:
-            options["startingOffsets"] = _json(to_json(start.offsets))
-        if start.first_end:
-            options["firstBatchEndOffsets"] = _json(to_json(start.first_end))
-            options[FIRST_BATCH_CHUNKS] = _json(chunks_to_json(start.first_chunks))
-        if self.settings.range_split_offsets:
-            options[MAX_RANGE_OFFSETS] = str(self.settings.range_split_offsets)
-        return encode_options(options)
+    def _source(self, start: SinkStart) -> SinkSource:
+        """The ``lakesink-kafka`` source of this run: where to start, the replay, admission, splitting.
+
+        A ``--once`` run plans with its :meth:`~SinkSource.options`, a stream passes its strings.
+        """
+        return SinkSource(
+            connector_client_settings(self.settings),
+            topics=",".join(self.settings.topics) or None,
+            topics_regex=self.settings.topics_regex,
+            policy=AdmissionPolicy.for_flushes(statement.flush for statement in self._plan.statements),
+            starting=start.offsets,
+            first_batch_end=start.first_end,
+            first_batch_chunks=start.first_chunks,
+            max_range_offsets=self.settings.range_split_offsets or None,
+        )
 
     def _start(self, options: dict[str, str], write_batch: Callable[[DataFrame, int], None]) -> Any:
         stream = self.spark.readStream.format(SOURCE_NAME).options(**options).load()
@@ -214,16 +208,3 @@ class SparkSink:
         The ranges live on the driver, so losing an executor costs nothing but the task's retry.
         """
         return ranges_in(df.toArrow())
-
-    def _admission(self) -> dict[str, str]:
-        """The source's admission options: the smallest flush.count and flush.interval of any statement."""
-        counts = [s.flush.count for s in self._plan.statements if s.flush.count is not None]
-        intervals = [s.flush.interval_ms for s in self._plan.statements]
-        options = {"flush.interval": str(min(intervals) / 1000)}
-        if counts:
-            options["flush.count"] = str(min(counts))
-        return options
-
-
-def _json(document: object) -> str:
-    return json.dumps(document, separators=(",", ":"))

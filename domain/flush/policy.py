@@ -7,9 +7,15 @@ schema change are the only time- or content-driven exceptions.
 
 Interval semantics (Lenses §3.1): the interval is measured from the later of the writer's last
 flush and its creation, *not* from the first record of the current file. Lenses only checks it
-when a record arrives (or on an empty poll); lakesink also exposes :meth:`FlushPolicy.due_at_ms`
-so the caller can arm a timer and flush idle partitions without waiting for new records — a
-deliberate improvement that keeps the promise "data is flushed at least every interval".
+when a record arrives (or on an empty poll). In lakesink a writer only sees the records of one
+micro-batch, so the driver applies count and interval to a partition's *waiting* records before
+the batch: :mod:`lakesink.domain.flush.admission` asks the same :func:`flush_reason` on every
+trigger, so waiting records enter a batch once the interval has passed even when no new record
+arrives.
+
+:func:`flush_reason` is the rule itself, written once: :meth:`FlushPolicy.reason` (one file) and
+:meth:`~lakesink.domain.flush.admission.AdmissionPolicy.due` (one partition's waiting records)
+both ask it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,33 @@ class FlushReason(Enum):
     SIZE = "size"
     INTERVAL = "interval"
     SCHEMA_CHANGE = "schema_change"
+
+
+def flush_reason(
+    records: int,
+    elapsed_ms: int,
+    *,
+    count: int | None,
+    interval_ms: int | None,
+    size_reached: bool = False,
+) -> FlushReason | None:
+    """The flush rule: the first condition that holds for ``records`` waiting, or None.
+
+    ``count`` records are enough (COUNT); a reached size (SIZE, for a file only: the caller
+    knows its bytes); ``interval_ms`` passed since the interval started, ``elapsed_ms`` ago
+    (INTERVAL). A None threshold is off. Nothing waiting never flushes: there is nothing to
+    upload. The conditions are checked in this order, so COUNT is reported before SIZE, SIZE
+    before INTERVAL.
+    """
+    if records <= 0:
+        return None
+    if count is not None and records >= count:
+        return FlushReason.COUNT
+    if size_reached:
+        return FlushReason.SIZE
+    if interval_ms is not None and elapsed_ms >= interval_ms:
+        return FlushReason.INTERVAL
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,15 +160,13 @@ class FlushPolicy:
 
         A file without records never flushes: there is nothing to upload.
         """
-        if stats.record_count <= 0:
-            return None
-        if self.count is not None and stats.record_count >= self.count:
-            return FlushReason.COUNT
-        if stats.bytes_written >= self.size_bytes:
-            return FlushReason.SIZE
-        if now_ms >= stats.interval_start_ms + self.interval_ms:
-            return FlushReason.INTERVAL
-        return None
+        return flush_reason(
+            stats.record_count,
+            now_ms - stats.interval_start_ms,
+            count=self.count,
+            interval_ms=self.interval_ms,
+            size_reached=stats.bytes_written >= self.size_bytes,
+        )
 
     def room(self, stats: FileStats) -> FileRoom:
         """How many more records and bytes the open file takes before count or size flushes it.
@@ -163,15 +194,6 @@ class FlushPolicy:
             candidates.append(max(room.records - 1, 0))
         first = min(candidates)
         return first + 1 if first < len(cumulative_bytes) else None
-
-    def due_at_ms(self, stats: FileStats) -> int | None:
-        """When the interval condition will fire for this file, so a timer can flush it.
-
-        None when the file holds no records (no timer needed).
-        """
-        if stats.record_count <= 0:
-            return None
-        return stats.interval_start_ms + self.interval_ms
 
 
 def schema_change_reason(format: Format, *, schema_changed: bool) -> FlushReason | None:

@@ -103,22 +103,10 @@ def test_any_condition_is_enough_and_count_is_reported_first() -> None:
     )
 
 
-def test_a_file_without_records_never_flushes_and_needs_no_timer() -> None:
+def test_a_file_without_records_never_flushes() -> None:
     policy = FlushPolicy(count=1, size_bytes=1, interval_ms=1)
     empty = FileStats(0, 0, created_ms=0)
     assert policy.reason(empty, now_ms=1_000_000) is None
-    assert policy.due_at_ms(empty) is None
-
-
-def test_due_at_tells_the_timer_when_the_interval_flush_fires() -> None:
-    policy = FlushPolicy(interval_ms=30_000)
-    assert policy.due_at_ms(FileStats(3, 1, created_ms=1_000)) == 31_000
-    assert policy.due_at_ms(FileStats(3, 1, created_ms=1_000, last_flush_ms=50_000)) == 80_000
-    stats = FileStats(3, 1, created_ms=1_000)
-    due = policy.due_at_ms(stats)
-    assert due is not None
-    assert policy.reason(stats, now_ms=due - 1) is None
-    assert policy.reason(stats, now_ms=due) is FlushReason.INTERVAL
 
 
 @pytest.mark.parametrize("fmt", [Format.AVRO, Format.PARQUET, Format.CSV])

@@ -12,12 +12,12 @@ import subprocess
 import sys
 from collections.abc import Iterable
 
-from lakesink.adapters.kafka.admission import AdmitMode
 from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.offsets import TopicPartitionKey
 from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.domain.flush.admission import AdmitMode
 
 Batches = list[list[str]]
 

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from lakesink.adapters.kafka.offsets import EARLIEST, LATEST
 from lakesink.adapters.kafka.source_options import SourceOptions, decode_options, encode_options
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.flush.admission import AdmissionPolicy
 
 
 def test_credentials_travel_under_redactable_secret_keys_and_come_back_as_secrets() -> None:
@@ -72,3 +75,12 @@ def test_topics_regex_must_match_the_whole_name_and_never_internal_topics() -> N
     assert selection.matches("orders-eu")
     assert not selection.matches("old-orders")
     assert not selection.matches("__orders")
+
+
+def test_options_built_directly_default_to_what_unset_options_parse_to() -> None:
+    client = {"bootstrap.servers": "b:1"}
+
+    built = SourceOptions(topics="t", policy=AdmissionPolicy(flush_count=5), client_settings=client)
+    parsed = SourceOptions.parse({**client, "topics": "t", "flush.count": "5"})
+
+    assert built == dataclasses.replace(parsed, client_settings=client)
