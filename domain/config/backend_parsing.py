@@ -88,13 +88,6 @@ def detect_backend(props: Mapping[str, str]) -> tuple[str, str]:
     raise ConfigError(f"Cannot tell the storage backend: no {known} setting and no Lenses connector.class.")
 
 
-def parse_backend(props: Mapping[str, str]) -> tuple[str, BackendSettings]:
-    """The backend name and its typed settings."""
-    normalised = normalise_keys(props)
-    backend, prefix = detect_backend(normalised)
-    return backend, backend_settings(backend, PropertyReader(normalised, prefix))
-
-
 def backend_settings(backend: str, reader: PropertyReader) -> BackendSettings:
     """Typed settings of an already detected backend, read through ``reader``."""
     return _PARSERS[backend](reader)

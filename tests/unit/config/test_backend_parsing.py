@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.domain.config.backend_parsing import parse_backend
 from lakesink.domain.config.backends import (
     AzureSettings,
     GcsSettings,
@@ -16,6 +15,7 @@ from lakesink.domain.config.backends import (
 )
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+from tests.support.backend_settings import parse_backend
 
 
 @pytest.mark.parametrize(
