@@ -3,7 +3,7 @@
 Lenses (and Kafka Connect) silently ignore keys they do not know, so a typo quietly falls back
 to a default. lakesink rejects unknown keys with a "did you mean" hint, rejects Kafka Connect
 features it does not have with the reason, and reports deprecated Lenses names the way Lenses
-does. Keys that are harmless are accepted and reported back as ignored.
+does. Keys that are harmless are accepted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lakesink.domain.errors import ConfigError
 _OTHER_ROLE = {"sink": "the restore (source)", "source": "the sink"}
 
 
-def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str) -> tuple[str, ...]:
+def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str) -> None:
     """Raise ConfigError for any deprecated, unsupported, misplaced or unknown key.
 
     Args:
@@ -26,14 +26,10 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
         prefix: the backend prefix in use (``connect.s3``).
         backend: the backend name (``s3``).
         role: ``sink`` or ``source``.
-
-    Returns:
-        The keys accepted but ignored, sorted.
     """
     specs = {key: find_spec(key, prefix=prefix, backend=backend) for key in props}
     _reject_deprecated(specs, prefix)
     problems: list[str] = []
-    ignored: list[str] = []
     for key, spec in specs.items():
         if spec is None:
             problems.append(_unknown(key, prefix=prefix, backend=backend))
@@ -46,13 +42,10 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
             )
         elif not spec.scope.allows(role):
             problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
-        elif spec.kind is Kind.IGNORED:
-            ignored.append(key)
     if len(problems) == 1:
         raise ConfigError(f"Invalid connector config: {problems[0]}")
     if problems:
         raise ConfigError("Invalid connector config:\n  " + "\n  ".join(sorted(problems)))
-    return tuple(sorted(ignored))
 
 
 def _is_default(spec: KeySpec, raw: str) -> bool:
