@@ -40,10 +40,10 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False),
     KeySpec("value.converter", T.CLASS, None, "Converter class for record values (Kafka Connect name).",
             prefixed=False),
-    KeySpec("header.converter", T.CLASS, None,
-            f"Header values are kept as raw bytes: only {BYTES_HEADER_CONVERTER} is accepted; other header "
-            "converters (Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
-            prefixed=False),
+    KeySpec("header.converter", T.CLASS, BYTES_HEADER_CONVERTER,
+            "Header values are kept as raw bytes, as ByteArrayConverter does; other header converters "
+            "(Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
+            prefixed=False, kind=Kind.NOT_YET),
     KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
             "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",

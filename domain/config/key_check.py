@@ -49,10 +49,16 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
 
 
 def _is_default(spec: KeySpec, raw: str) -> bool:
-    """Whether ``raw`` spells the key's default (numbers by value, words case-insensitively)."""
+    """Whether ``raw`` spells the key's default (numbers by value, words case-insensitively).
+
+    An empty value means "not set", as :class:`~lakesink.domain.config.reader.PropertyReader`
+    reads it, so it is the default too.
+    """
     text, default = raw.strip(), spec.default
+    if not text:
+        return True
     if default is None:
-        return not text
+        return False
     if spec.type in (ValueType.INT, ValueType.LONG, ValueType.DOUBLE):
         try:
             return float(text) == float(default)
