@@ -157,8 +157,10 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("latest.schema.optimization.enabled", T.BOOLEAN, "false",
             "Do not roll files for older backward-compatible schemas (Avro/Parquet).", scope=_SINK),
     # --- source (restore) -------------------------------------------------------------------
-    KeySpec("source.partition.search.continuous", T.BOOLEAN, "true", "Keep looking for new directories.",
-            scope=_SOURCE),
+    KeySpec("source.partition.search.continuous", T.BOOLEAN, "true",
+            "Keep looking for new directories; a restore without --once always does "
+            "(lakesink restore --once runs one pass).",
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.partition.search.interval", T.LONG, "300000", "Milliseconds between directory searches.",
             scope=_SOURCE),
     KeySpec("source.partition.search.recurse.levels", T.INT, "0",

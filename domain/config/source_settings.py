@@ -4,8 +4,9 @@ Besides Lenses' keys, the restore's own (``source.partition.remap``,
 ``source.transaction.timeout.ms``, extractor types ``layout`` and ``none``) are parsed here,
 so every restore setting goes through the catalog: validated once and listed in
 docs/configuration.md. Lenses keys lakesink does not implement (``ordering.type``, the
-empty-results backoff, recurse levels, watermark headers, late arrival) are accepted at their
-defaults only (``Kind.NOT_YET``) and not kept here.
+empty-results backoff, recurse levels, watermark headers, late arrival,
+``source.partition.search.continuous=false``) are accepted at their defaults only
+(``Kind.NOT_YET``) and not kept here.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ class SourceSettings:
     ``p % partitions``). ``transaction_timeout_ms``: ``source.transaction.timeout.ms``.
     """
 
-    partition_search_continuous: bool = True
     partition_search_interval_ms: int = 300_000
     partition_search_excludes: tuple[str, ...] = (".indexes",)
     extension_includes: tuple[str, ...] = ()
@@ -41,7 +41,6 @@ def parse_source_settings(reader: PropertyReader) -> SourceSettings:
     """Typed source settings."""
     extractor, extractor_regex = _partition_extractor(reader)
     return SourceSettings(
-        partition_search_continuous=reader.flag("source.partition.search.continuous"),
         partition_search_interval_ms=_int(reader, "source.partition.search.interval", minimum=1),
         partition_search_excludes=reader.items("source.partition.search.excludes"),
         extension_includes=_extensions(reader, "source.extension.includes"),
