@@ -30,17 +30,19 @@ $(NODE_STAMP):
 	cd .tools && npm install --silent --no-audit --no-fund --prefix . azurite@3
 	touch $(NODE_STAMP)
 
-LINTED := domain adapters application bench tests contract-tests
+LINTED := domain adapters application bench tests contract-tests vulture_allowlist.py
 
 test: install lint
 	$(PY) -m pytest
 
 # ruff with the rules in pyproject.toml (pyflakes, bugbear, import order, pyupgrade...), then the
 # layer contracts of [tool.importlinter] (domain pure, adapters never import the application, the
-# application imports no SDK); seconds. Import cycles are tests/unit/test_architecture.py's.
+# application imports no SDK), then vulture's unused code ([tool.vulture], vulture_allowlist.py);
+# seconds. Import cycles are tests/unit/test_architecture.py's.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/vulture
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit

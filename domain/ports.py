@@ -20,13 +20,12 @@ class ObjectInfo:
     """Metadata of one stored object.
 
     ``etag`` is an opaque version token usable with :meth:`ObjectStore.put_if_match`
-    (S3/Azure ETag, GCS generation, local content hash). ``last_modified_ms`` is epoch millis.
+    (S3/Azure ETag, GCS generation, local content hash).
     """
 
     key: str
     size: int
     etag: str
-    last_modified_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,22 +234,6 @@ class FormatWriter(Protocol):
 
     def abort(self) -> None:
         """Discard the file: close it without finishing and delete it."""
-        ...
-
-
-class FormatReader(Protocol):
-    """Reads the records back from a local file written in one storage format."""
-
-    def __call__(self, path: Path) -> Iterator[Record]:
-        """Yield the file's records in order.
-
-        Without an envelope, records carry the value only, with ``offset`` set to the 0-based
-        index of the record in the file; with one, topic/partition/offset/timestamp/key/headers
-        come from the envelope.
-
-        Raises:
-            FormatError: the file is not valid for the format.
-        """
         ...
 
 

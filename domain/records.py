@@ -14,7 +14,6 @@ Header values follow the same rules (Kafka itself stores them as bytes or null).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,12 +60,3 @@ class Record:
     def describe(self) -> str:
         """``topic-partition@offset``: how errors name a record."""
         return f"{self.topic}-{self.partition}@{self.offset}"
-
-
-def iter_headers(headers: Mapping[str, Any] | Headers | None) -> Iterator[tuple[str, Any]]:
-    """Normalise a headers mapping or sequence of pairs into pairs."""
-    if headers is None:
-        return iter(())
-    if isinstance(headers, Mapping):
-        return iter(headers.items())
-    return iter(headers)

@@ -11,7 +11,6 @@ and every start is undone in reverse order.
 from __future__ import annotations
 
 from contextlib import ExitStack
-from types import TracebackType
 
 from lakesink.adapters.demo.kafka import DemoKafka
 from lakesink.adapters.demo.s3 import MotoS3
@@ -35,10 +34,5 @@ class DemoServices:
             self._stack = starting.pop_all()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self._stack.close()

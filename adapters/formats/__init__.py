@@ -70,7 +70,11 @@ def open_reader(
     csv_headers: bool = False,
     codec: CompressionCodec = CompressionCodec.UNCOMPRESSED,
 ) -> Iterator[Record]:
-    """The records of a file written in ``format`` (see :class:`lakesink.domain.ports.FormatReader`).
+    """The records of a local file written in ``format``, in order.
+
+    Without an envelope, records carry the value only, with ``offset`` set to the 0-based index
+    of the record in the file; with one, topic/partition/offset/timestamp/key/headers come from
+    the envelope.
 
     Raises:
         FormatError: the file is not valid for the format, or envelope is not supported.

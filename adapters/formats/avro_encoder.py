@@ -7,7 +7,7 @@ validated once per level before it is written. The sink's envelope rows (``key``
 26 µs each that way — most of the Avro writer's time — and the writer had already walked the
 row once more to check it fits the file's schema.
 
-:func:`compile_encoder` turns a schema into the source of ONE Python function (as
+:func:`compile_fields_encoder` turns schemas into the source of ONE Python function (as
 ``dataclasses`` does for ``__init__``) that walks the value once, checking it and appending
 its encoding to a buffer. One function per schema instead of one closure per field matters:
 for the benchmark's envelope rows nested closures took 10.8 µs, the generated function 6.8 µs.
@@ -59,20 +59,13 @@ class Unsupported(Exception):
     """The schema uses something this compiler leaves to fastavro."""
 
 
-def compile_encoder(schema: Schema) -> Encode | None:
-    """The checking encoder of ``schema`` (see the module docstring), None when out of scope."""
-    try:
-        return _Generator().function(schema)
-    except Unsupported:
-        return None
-
-
 def compile_fields_encoder(fields: Sequence[tuple[Read, Schema]]) -> Encode | None:
     """Encodes what each ``read`` gives of one object with its schema, one after the other.
 
     That is the encoding of a record whose fields are those values (a record is its fields'
     encodings in order), checked field by field, without building the record: the Avro writer
-    reads a Kafka record's value, or its envelope's fields, straight from the record.
+    reads a Kafka record's value, or its envelope's fields, straight from the record. None when
+    a schema is out of scope (see the module docstring).
     """
     try:
         return _Generator().function_of_fields(fields)

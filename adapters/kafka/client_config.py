@@ -7,8 +7,8 @@ config typically carries are translated (``sasl.jaas.config`` for PLAIN/SCRAM,
 ``fetch.max.wait.ms``). Java key stores have no librdkafka equivalent and are rejected.
 
 Secret values arrive as :class:`~lakesink.domain.config.secret.Secret` and are revealed here,
-at the single place they are handed to the client library. :func:`redacted` is what may be
-logged.
+at the single place they are handed to the client library; :func:`is_sensitive` names the keys
+that must never be shown.
 """
 
 from __future__ import annotations
@@ -80,7 +80,6 @@ _JAAS_MODULES = {
 }
 _JAAS = re.compile(r"^\s*(?P<module>[\w.$]+)\s+required\s*(?P<options>.*?)\s*;?\s*$", re.DOTALL)
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
-_MASK = "******"
 _QUOTED_VALUE = re.compile(r'Invalid value ".*" for', re.DOTALL)
 
 
@@ -173,11 +172,6 @@ def create_producer(config: Mapping[str, Any]) -> Producer:
         return Producer(dict(config))
     except KafkaException as exc:
         raise ConfigError(f"Invalid Kafka producer setting: {_without_values(exc)}") from None
-
-
-def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``config`` with every credential masked: the only form that may be logged."""
-    return {key: _MASK if is_sensitive(key) else value for key, value in config.items()}
 
 
 def _client_settings(settings: Mapping[str, SettingValue]) -> dict[str, Any]:

@@ -99,9 +99,9 @@ class SessionLaunch:
 
     def __exit__(
         self,
-        kind: type[BaseException] | None,
+        _kind: type[BaseException] | None,
         error: BaseException | None,
-        traceback: TracebackType | None,
+        _traceback: TracebackType | None,
     ) -> None:
         if error is not None and self._error is not None and self._error is not error:
             logger.debug("The Spark session did not start either", exc_info=self._error)

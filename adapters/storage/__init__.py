@@ -13,10 +13,8 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from types import MappingProxyType
 from typing import Any
 
 from lakesink.domain.config.backends import BackendSettings
@@ -40,9 +38,6 @@ _backends: dict[str, BackendSpec] = {}
 _classes: dict[str, type[Any]] = {}
 _lock = threading.Lock()
 _entry_points_loaded = False
-
-#: Read-only view of every registered backend.
-BACKENDS: Mapping[str, BackendSpec] = MappingProxyType(_backends)
 
 
 def register_backend(name: str, target: str, *, install_hint: str = "", replace: bool = False) -> None:

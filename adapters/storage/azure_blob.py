@@ -230,9 +230,7 @@ def _is_prefix(item: Any) -> bool:
 
 
 def _info(key: str, properties: Any) -> ObjectInfo:
-    modified = properties.last_modified
-    return ObjectInfo(key, int(properties.size), str(properties.etag),
-                      int(modified.timestamp() * 1000) if modified else 0)
+    return ObjectInfo(key, int(properties.size), str(properties.etag))
 
 
 def _key_of(info: ObjectInfo) -> str:

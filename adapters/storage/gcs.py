@@ -106,7 +106,7 @@ class GcsObjectStore:
         def fetch() -> ObjectInfo:
             blob = self._blob(bucket, key)
             blob.download_to_filename(str(path), **self._per_call())
-            return ObjectInfo(key, Path(path).stat().st_size, str(blob.generation), _millis(blob.updated))
+            return ObjectInfo(key, Path(path).stat().st_size, str(blob.generation))
 
         return self._call(bucket, key, "download", fetch)
 
@@ -266,8 +266,4 @@ def _generation(bucket: str, key: str, etag: str) -> int:
 
 
 def _info(blob: Any) -> ObjectInfo:
-    return ObjectInfo(blob.name, int(blob.size or 0), str(blob.generation), _millis(blob.updated))
-
-
-def _millis(moment: Any) -> int:
-    return int(moment.timestamp() * 1000) if moment is not None else 0
+    return ObjectInfo(blob.name, int(blob.size or 0), str(blob.generation))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -156,7 +155,7 @@ class InMemoryObjectStore:
         # changed body; identical bodies still differ, so a stale etag can never match again.
         self._version += 1
         etag = f"{hashlib.md5(data, usedforsecurity=False).hexdigest()}-{self._version}"
-        objects[key] = (data, ObjectInfo(key, len(data), etag, time.time_ns() // 1_000_000))
+        objects[key] = (data, ObjectInfo(key, len(data), etag))
         return etag
 
 

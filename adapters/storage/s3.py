@@ -133,8 +133,7 @@ class S3ObjectStore:
             with open(path, "wb") as out:
                 for chunk in response["Body"].iter_chunks(_CHUNK):
                     out.write(chunk)
-            return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]),
-                              _millis(response["LastModified"]))
+            return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]))
 
         return self._call(bucket, key, "GetObject", fetch)
 
@@ -144,7 +143,7 @@ class S3ObjectStore:
         except ObjectNotFoundError:
             self.check_bucket(bucket)  # a HEAD 404 carries no code: tell a missing bucket apart
             raise
-        return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]), _millis(response["LastModified"]))
+        return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]))
 
     def list_pages(
         self,
@@ -247,7 +246,7 @@ class S3ObjectStore:
         while True:
             response = self._call(bucket, None, "ListObjectsV2", lambda: self.client.list_objects_v2(**request))
             objects = tuple(
-                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"]), _millis(o["LastModified"]))
+                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"]))
                 for o in response.get("Contents", [])
             )
             prefixes = tuple(p["Prefix"] for p in response.get("CommonPrefixes", []))
@@ -289,7 +288,3 @@ def _build_client(settings: S3Settings) -> Any:
     session = boto3.session.Session()
     return session.client("s3", region_name=settings.region, endpoint_url=settings.custom_endpoint,
                           config=config, **credentials)
-
-
-def _millis(moment: Any) -> int:
-    return int(moment.timestamp() * 1000)

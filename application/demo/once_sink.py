@@ -32,7 +32,7 @@ class OnceSink:
         self._spark.sparkContext.setLogLevel("ERROR")  # the demo's own output is the point
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self._spark.stop()
 
     def run(self, config: Path, checkpoint: Path) -> None:

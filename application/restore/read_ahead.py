@@ -26,7 +26,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
@@ -103,9 +102,7 @@ class ReadAhead:
         self.start()
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self.close()
 
     def next_object(self, entry: IndexEntry) -> Iterator[MessageBatch]:

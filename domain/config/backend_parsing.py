@@ -88,13 +88,6 @@ def detect_backend(props: Mapping[str, str]) -> tuple[str, str]:
     raise ConfigError(f"Cannot tell the storage backend: no {known} setting and no Lenses connector.class.")
 
 
-def parse_backend(props: Mapping[str, str]) -> tuple[str, BackendSettings]:
-    """The backend name and its typed settings."""
-    normalised = normalise_keys(props)
-    backend, prefix = detect_backend(normalised)
-    return backend, backend_settings(backend, PropertyReader(normalised, prefix))
-
-
 def backend_settings(backend: str, reader: PropertyReader) -> BackendSettings:
     """Typed settings of an already detected backend, read through ``reader``."""
     return _PARSERS[backend](reader)
@@ -201,14 +194,12 @@ def _parse_gcs(reader: PropertyReader) -> GcsSettings:
         credentials=credentials,
         credentials_file=credentials_file,
         project_id=reader.text("gcp.project.id"),
-        quota_project_id=reader.text("gcp.quota.project.id"),
         endpoint=_endpoint(reader, "endpoint"),
         http_max_retries=_required_int(reader, "http.max.retries", minimum=0),
         http_retry_interval_ms=_millis(reader, "http.retry.interval"),
         http_retry_timeout_multiplier=3.0 if multiplier is None else multiplier,
         http_socket_timeout_ms=_millis(reader, "http.socket.timeout"),
         http_connection_timeout_ms=_millis(reader, "http.connection.timeout"),
-        avoid_resumable_upload=reader.flag("avoid.resumable.upload"),
     )
 
 

@@ -41,14 +41,12 @@ class GcsSettings:
     credentials: Secret | None = field(default=None, repr=False)  # service-account JSON text
     credentials_file: str | None = None
     project_id: str | None = None
-    quota_project_id: str | None = None
     endpoint: str | None = None
     http_max_retries: int = 5
     http_retry_interval_ms: int = 50
     http_retry_timeout_multiplier: float = 3.0
     http_socket_timeout_ms: int = 60_000
     http_connection_timeout_ms: int = 60_000
-    avoid_resumable_upload: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,10 +40,10 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False),
     KeySpec("value.converter", T.CLASS, None, "Converter class for record values (Kafka Connect name).",
             prefixed=False),
-    KeySpec("header.converter", T.CLASS, None,
-            f"Header values are kept as raw bytes: only {BYTES_HEADER_CONVERTER} is accepted; other header "
-            "converters (Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
-            prefixed=False),
+    KeySpec("header.converter", T.CLASS, BYTES_HEADER_CONVERTER,
+            "Header values are kept as raw bytes, as ByteArrayConverter does; other header converters "
+            "(Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
+            prefixed=False, kind=Kind.NOT_YET),
     KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
             "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",
@@ -157,8 +157,10 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("latest.schema.optimization.enabled", T.BOOLEAN, "false",
             "Do not roll files for older backward-compatible schemas (Avro/Parquet).", scope=_SINK),
     # --- source (restore) -------------------------------------------------------------------
-    KeySpec("source.partition.search.continuous", T.BOOLEAN, "true", "Keep looking for new directories.",
-            scope=_SOURCE),
+    KeySpec("source.partition.search.continuous", T.BOOLEAN, "true",
+            "Keep looking for new directories; a restore without --once always does "
+            "(lakesink restore --once runs one pass).",
+            scope=_SOURCE, kind=Kind.NOT_YET),
     KeySpec("source.partition.search.interval", T.LONG, "300000", "Milliseconds between directory searches.",
             scope=_SOURCE),
     KeySpec("source.partition.search.recurse.levels", T.INT, "0",

@@ -21,14 +21,13 @@ from lakesink.domain.config.backend_parsing import (
     normalise_keys,
 )
 from lakesink.domain.config.backends import BackendSettings
-from lakesink.domain.config.enums import DeleteMode, ErrorPolicy, SchemaChangeDetector
-from lakesink.domain.config.index_settings import IndexGcSettings, parse_index_gc, parse_indexes_name
+from lakesink.domain.config.enums import ErrorPolicy, SchemaChangeDetector
+from lakesink.domain.config.index_settings import parse_indexes_name
 from lakesink.domain.config.key_check import check_keys
 from lakesink.domain.config.passthrough import (
     ClientValue,
     ConverterSettings,
     parse_converter,
-    parse_header_converter,
     parse_kafka_client,
 )
 from lakesink.domain.config.reader import PropertyReader
@@ -55,7 +54,6 @@ class ConnectorSettings:
         backend / prefix / storage: the storage backend, its key prefix and typed settings.
         kcql / statements: the KCQL text and its parsed statements, in the order given.
         topics / topics_regex: the sink's subscription (exactly one is set for a sink).
-        ignored_keys: keys accepted for compatibility that have no effect.
         padding_strategy / padding_length: legacy offset padding (None = KCQL or default padding).
         compression_level: None = the codec's default.
         range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
@@ -74,7 +72,6 @@ class ConnectorSettings:
     bootstrap_servers: str | None = None
     key_converter: ConverterSettings = ConverterSettings()
     value_converter: ConverterSettings = ConverterSettings()
-    header_converter: ConverterSettings = ConverterSettings()
     kafka_client: Mapping[str, ClientValue] = dataclasses.field(default_factory=dict)
     compression_codec: CompressionCodec = CompressionCodec.UNCOMPRESSED
     compression_level: int | None = None
@@ -88,14 +85,10 @@ class ConnectorSettings:
     exactly_once: bool = True
     range_split_offsets: int = 250_000
     indexes_name: str = ".indexes"
-    indexes_gc: IndexGcSettings = IndexGcSettings()
     schema_change_detector: SchemaChangeDetector = SchemaChangeDetector.DEFAULT
     skip_null_values: bool = False
     latest_schema_optimization: bool = False
-    log_metrics: bool = False
-    delete_mode: DeleteMode = DeleteMode.BATCH_DELETE
     source: SourceSettings | None = None
-    ignored_keys: tuple[str, ...] = ()
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], *, role: str = "sink") -> ConnectorSettings:
@@ -105,7 +98,7 @@ class ConnectorSettings:
         normalised = normalise_keys(props)
         backend, prefix = detect_backend(normalised)
         _check_connector_class_role(normalised, role)
-        ignored = check_keys(normalised, prefix=prefix, backend=backend, role=role)
+        check_keys(normalised, prefix=prefix, backend=backend, role=role)
         reader = PropertyReader(normalised, prefix)
         kcql = _required(reader, "kcql")
         padding_strategy, padding_length = _legacy_padding(reader)
@@ -134,7 +127,6 @@ class ConnectorSettings:
             bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
             key_converter=parse_converter(normalised, "key"),
             value_converter=parse_converter(normalised, "value"),
-            header_converter=parse_header_converter(normalised),
             kafka_client=parse_kafka_client(normalised, role),
             compression_codec=reader.enum("compression.codec", CompressionCodec),
             compression_level=_compression_level(reader),
@@ -148,14 +140,10 @@ class ConnectorSettings:
             exactly_once=reader.flag("exactly.once.enable"),
             range_split_offsets=_int(reader, "range.split.offsets"),
             indexes_name=parse_indexes_name(reader),
-            indexes_gc=parse_index_gc(reader),
             schema_change_detector=reader.enum("schema.change.detector", SchemaChangeDetector),
             skip_null_values=reader.flag("skip.null.values"),
             latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
-            log_metrics=reader.flag("log.metrics"),
-            delete_mode=reader.enum("delete.mode", DeleteMode),
             source=parse_source_settings(reader) if role == "source" else None,
-            ignored_keys=ignored,
         )
 
     def describe(self) -> dict[str, object]:

@@ -6,7 +6,7 @@ from enum import Enum
 
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
 
-__all__ = ["DeleteMode", "ErrorPolicy", "OrderingType", "PartitionExtractorType", "SchemaChangeDetector"]
+__all__ = ["ErrorPolicy", "PartitionExtractorType", "SchemaChangeDetector"]
 
 
 class ErrorPolicy(Enum):
@@ -15,20 +15,6 @@ class ErrorPolicy(Enum):
     NOOP = "NOOP"  # log and continue
     THROW = "THROW"  # fail the task
     RETRY = "RETRY"  # redeliver the batch after retry.interval, max.retries times
-
-
-class DeleteMode(Enum):
-    """``delete.mode``: one DeleteObjects call per batch, or one DeleteObject per key."""
-
-    BATCH_DELETE = "BatchDelete"
-    SEPARATE_DELETE = "SeparateDelete"
-
-
-class OrderingType(Enum):
-    """``ordering.type``: the order a restore reads objects in."""
-
-    ALPHA_NUMERIC = "AlphaNumeric"
-    LAST_MODIFIED = "LastModified"
 
 
 class PartitionExtractorType(Enum):

@@ -3,7 +3,7 @@
 Lenses (and Kafka Connect) silently ignore keys they do not know, so a typo quietly falls back
 to a default. lakesink rejects unknown keys with a "did you mean" hint, rejects Kafka Connect
 features it does not have with the reason, and reports deprecated Lenses names the way Lenses
-does. Keys that are harmless are accepted and reported back as ignored.
+does. Keys that are harmless are accepted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lakesink.domain.errors import ConfigError
 _OTHER_ROLE = {"sink": "the restore (source)", "source": "the sink"}
 
 
-def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str) -> tuple[str, ...]:
+def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str) -> None:
     """Raise ConfigError for any deprecated, unsupported, misplaced or unknown key.
 
     Args:
@@ -26,14 +26,10 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
         prefix: the backend prefix in use (``connect.s3``).
         backend: the backend name (``s3``).
         role: ``sink`` or ``source``.
-
-    Returns:
-        The keys accepted but ignored, sorted.
     """
     specs = {key: find_spec(key, prefix=prefix, backend=backend) for key in props}
     _reject_deprecated(specs, prefix)
     problems: list[str] = []
-    ignored: list[str] = []
     for key, spec in specs.items():
         if spec is None:
             problems.append(_unknown(key, prefix=prefix, backend=backend))
@@ -46,20 +42,23 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
             )
         elif not spec.scope.allows(role):
             problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
-        elif spec.kind is Kind.IGNORED:
-            ignored.append(key)
     if len(problems) == 1:
         raise ConfigError(f"Invalid connector config: {problems[0]}")
     if problems:
         raise ConfigError("Invalid connector config:\n  " + "\n  ".join(sorted(problems)))
-    return tuple(sorted(ignored))
 
 
 def _is_default(spec: KeySpec, raw: str) -> bool:
-    """Whether ``raw`` spells the key's default (numbers by value, words case-insensitively)."""
+    """Whether ``raw`` spells the key's default (numbers by value, words case-insensitively).
+
+    An empty value means "not set", as :class:`~lakesink.domain.config.reader.PropertyReader`
+    reads it, so it is the default too.
+    """
     text, default = raw.strip(), spec.default
+    if not text:
+        return True
     if default is None:
-        return not text
+        return False
     if spec.type in (ValueType.INT, ValueType.LONG, ValueType.DOUBLE):
         try:
             return float(text) == float(default)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lakesink.domain.config.catalog import BYTES_HEADER_CONVERTER, looks_secret
+from lakesink.domain.config.catalog import looks_secret
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -24,7 +24,7 @@ _ROLE_CLIENT_PREFIX = {"sink": "consumer.", "source": "producer."}
 
 @dataclass(frozen=True, slots=True)
 class ConverterSettings:
-    """``key.converter`` / ``value.converter`` / ``header.converter``: class name and sub-settings."""
+    """``key.converter`` / ``value.converter``: class name and sub-settings."""
 
     class_name: str | None = None
     settings: Mapping[str, ClientValue] = field(default_factory=dict)
@@ -35,7 +35,7 @@ def _wrap(name: str, value: str) -> ClientValue:
 
 
 def parse_converter(props: Mapping[str, str], which: str) -> ConverterSettings:
-    """The converter called ``which`` (``key``, ``value`` or ``header``)."""
+    """The converter called ``which`` (``key`` or ``value``)."""
     base = f"{which}.converter"
     class_name = props.get(base, "").strip() or None
     sub_prefix = base + "."
@@ -50,22 +50,6 @@ def parse_converter(props: Mapping[str, str], which: str) -> ConverterSettings:
             f"{first} is set but {base} is not: name the converter class these settings are for."
         )
     return ConverterSettings(class_name=class_name, settings=settings)
-
-
-def parse_header_converter(props: Mapping[str, str]) -> ConverterSettings:
-    """``header.converter``: only the converter that keeps header values as raw bytes (today's behaviour).
-
-    Raises:
-        ConfigError: any other converter, named with the key; header converters are not supported yet.
-    """
-    converter = parse_converter(props, "header")
-    name = converter.class_name
-    if name is not None and name != BYTES_HEADER_CONVERTER:
-        raise ConfigError(
-            f"header.converter={name} is not supported yet: lakesink keeps header values as raw bytes; "
-            f"remove the key or set it to {BYTES_HEADER_CONVERTER}."
-        )
-    return converter
 
 
 def parse_kafka_client(props: Mapping[str, str], role: str) -> dict[str, ClientValue]:

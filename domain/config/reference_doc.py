@@ -91,7 +91,7 @@ def render_reference() -> str:
         )
     lines += _section(
         "Ignored keys",
-        "Accepted so existing Kafka Connect configs load; they have no effect (listed by `describe`).",
+        "Accepted so existing Kafka Connect configs load; they have no effect.",
         _pick(lambda s: s.kind is Kind.IGNORED),
         with_default=False,
     )

@@ -1,9 +1,12 @@
-"""Restore (source) settings: directory discovery, ordering, filtering, backoff, partitions (§6).
+"""Restore (source) settings: directory discovery, filtering, partitions (§6).
 
 Besides Lenses' keys, the restore's own (``source.partition.remap``,
 ``source.transaction.timeout.ms``, extractor types ``layout`` and ``none``) are parsed here,
 so every restore setting goes through the catalog: validated once and listed in
-docs/configuration.md.
+docs/configuration.md. Lenses keys lakesink does not implement (``ordering.type``, the
+empty-results backoff, recurse levels, watermark headers, late arrival,
+``source.partition.search.continuous=false``) are accepted at their defaults only
+(``Kind.NOT_YET``) and not kept here.
 """
 
 from __future__ import annotations
@@ -11,70 +14,41 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lakesink.domain.config.enums import OrderingType, PartitionExtractorType
+from lakesink.domain.config.enums import PartitionExtractorType
 from lakesink.domain.config.reader import PropertyReader
 from lakesink.domain.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
 class SourceSettings:
-    """``connect.<prefix>.source.*`` and ``ordering.type`` with the Lenses defaults.
+    """``connect.<prefix>.source.*`` with the Lenses defaults.
 
     ``partition_remap_modulo``: ``source.partition.remap=modulo`` (partition ``p`` goes to
     ``p % partitions``). ``transaction_timeout_ms``: ``source.transaction.timeout.ms``.
     """
 
-    partition_search_continuous: bool = True
     partition_search_interval_ms: int = 300_000
-    partition_search_recurse_levels: int = 0
     partition_search_excludes: tuple[str, ...] = (".indexes",)
-    ordering: OrderingType = OrderingType.ALPHA_NUMERIC
     extension_includes: tuple[str, ...] = ()
     extension_excludes: tuple[str, ...] = ()
-    empty_results_backoff_initial_ms: int = 1000
-    empty_results_backoff_max_ms: int = 10_000
-    empty_results_backoff_multiplier: float = 2.0
     partition_extractor: PartitionExtractorType = PartitionExtractorType.LAYOUT
     partition_extractor_regex: str | None = None
     partition_remap_modulo: bool = False
     transaction_timeout_ms: int = 60_000
-    write_watermark_headers: bool = False
-    late_arrival_interval_seconds: int = 300
 
 
 def parse_source_settings(reader: PropertyReader) -> SourceSettings:
-    """Typed source settings; backoff bounds as Lenses checks them (> 0, > 0, > 1)."""
-    initial = _int(reader, "source.empty.results.backoff.initial.delay", minimum=1)
-    maximum = _int(reader, "source.empty.results.backoff.max.delay", minimum=1)
-    if maximum < initial:
-        raise ConfigError(
-            f"{reader.key('source.empty.results.backoff.max.delay')} ({maximum}) must be at least "
-            f"{reader.key('source.empty.results.backoff.initial.delay')} ({initial})."
-        )
-    multiplier = reader.number("source.empty.results.backoff.multiplier")
-    if multiplier is None or multiplier <= 1.0:
-        raise ConfigError(
-            f"Invalid value {multiplier} for {reader.key('source.empty.results.backoff.multiplier')}: "
-            "must be greater than 1."
-        )
+    """Typed source settings."""
     extractor, extractor_regex = _partition_extractor(reader)
     return SourceSettings(
-        partition_search_continuous=reader.flag("source.partition.search.continuous"),
         partition_search_interval_ms=_int(reader, "source.partition.search.interval", minimum=1),
-        partition_search_recurse_levels=_int(reader, "source.partition.search.recurse.levels", minimum=0),
         partition_search_excludes=reader.items("source.partition.search.excludes"),
-        ordering=reader.enum("ordering.type", OrderingType),
         extension_includes=_extensions(reader, "source.extension.includes"),
         extension_excludes=_extensions(reader, "source.extension.excludes"),
-        empty_results_backoff_initial_ms=initial,
-        empty_results_backoff_max_ms=maximum,
-        empty_results_backoff_multiplier=multiplier,
         partition_extractor=extractor,
         partition_extractor_regex=extractor_regex,
         partition_remap_modulo=_remap_modulo(reader),
         transaction_timeout_ms=_int(reader, "source.transaction.timeout.ms", minimum=1000, maximum=900_000),
-        write_watermark_headers=reader.flag("source.write.watermark.headers"),
-        late_arrival_interval_seconds=_int(reader, "source.late.arrival.interval", minimum=1),
     )
 
 

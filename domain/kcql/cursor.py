@@ -49,11 +49,6 @@ class Name:
         """The name with quotes removed."""
         return "".join(piece.value for piece in self.pieces)
 
-    @property
-    def is_bare(self) -> bool:
-        """True when no piece was quoted."""
-        return all(piece.kind is Kind.WORD for piece in self.pieces)
-
 
 class Cursor:
     """Reads the tokens of one statement front to back."""

@@ -108,7 +108,7 @@ class KeyLayout:
         """The record's partition values, already made path-safe; group writers by this.
 
         Raises:
-            RecordError: the record cannot be partitioned (see PartitionSelection.extract).
+            RecordError: the record cannot be partitioned (see PartitionSelection.read).
         """
         selection = self.selection
         values = map(safe_value, selection.read(record, self.padding))

@@ -146,20 +146,13 @@ class PartitionSelection:
         fields = tuple(parse_partition_spec(spec, date_timezone=date_timezone) for spec in specs)
         return cls(fields, _display(include_keys, PartitionDisplay.KEYS_AND_VALUES), is_custom=True)
 
-    def extract(self, record: Record, padding: PaddingSettings) -> PartitionValues:
-        """The raw (not yet path-safe) partition values of ``record``; ``[missing]`` for absent fields.
+    def read(self, record: Record, padding: PaddingSettings) -> list[str]:
+        """The raw (not yet path-safe) partition values of ``record``, in field order (the names
+        are :attr:`names`); ``[missing]`` for absent fields.
 
         Raises:
             RecordError: naming the record and the field, when the record cannot be partitioned
                 (null key/value, absent header, no timestamp, non-primitive field...).
-        """
-        return PartitionValues(tuple(zip(self.names, self.read(record, padding), strict=True)))
-
-    def read(self, record: Record, padding: PaddingSettings) -> list[str]:
-        """The raw values of :meth:`extract` without their names, in field order.
-
-        Raises:
-            RecordError: as :meth:`extract`.
         """
         return [_value_of(f, record, padding) for f in self.fields]
 

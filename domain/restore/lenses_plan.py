@@ -45,7 +45,6 @@ def lenses_restore_plan(props: Mapping[str, str], *, parallelism: int | None = N
             regex=source.partition_extractor_regex,
             remap_modulo=source.partition_remap_modulo,
         ),
-        continuous=source.partition_search_continuous,
         poll_interval_ms=source.partition_search_interval_ms,
         tolerate_errors=settings.error_policy is ErrorPolicy.NOOP,
         parallelism=parallelism,

@@ -108,7 +108,6 @@ class RestorePlan:
     roots: tuple[RestoreRoot, ...]
     producer: Mapping[str, ClientValue] = field(repr=False, default_factory=dict)
     partition_rule: PartitionRule = PartitionRule()
-    continuous: bool = True
     poll_interval_ms: int = 300_000
     full_relist_every: int = 10
     tolerate_errors: bool = False

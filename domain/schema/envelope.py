@@ -67,9 +67,9 @@ def _metadata(item: Record) -> dict[str, Any]:
 def envelope_parts(fields: EnvelopeFields) -> tuple[Part, ...]:
     """The fields of the envelope row in row (and schema) order, each with how to read it.
 
-    The one definition of what a row holds: :func:`envelope_value` builds rows from it and the
-    Avro writer encodes records straight from it, without building the row. Writers ask once
-    per file and keep the answer.
+    The one definition of what a row holds: writers build rows from it (``{name: read(record)}``)
+    and the Avro writer encodes records straight from it, without building the row. Writers ask
+    once per file and keep the answer.
     """
     parts: list[Part] = []
     if fields.key:
@@ -83,13 +83,8 @@ def envelope_parts(fields: EnvelopeFields) -> tuple[Part, ...]:
     return tuple(parts)
 
 
-def envelope_value(item: Record, fields: EnvelopeFields) -> dict[str, Any]:
-    """The envelope row of a record (writers build it from :func:`envelope_parts` they keep)."""
-    return {name: read(item) for name, read in envelope_parts(fields)}
-
-
 def envelope_schema(item: Record, fields: EnvelopeFields) -> Schema:
-    """The Avro schema of :func:`envelope_value` for this record.
+    """The Avro schema of this record's envelope row (:func:`envelope_parts`).
 
     Raises:
         FormatError: the key, value or a header has a type no schema describes.

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.domain.config.backend_parsing import parse_backend
 from lakesink.domain.config.backends import (
     AzureSettings,
     GcsSettings,
@@ -16,6 +15,7 @@ from lakesink.domain.config.backends import (
 )
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+from tests.support.backend_settings import parse_backend
 
 
 @pytest.mark.parametrize(
@@ -143,12 +143,11 @@ def test_gcs_modes_and_settings() -> None:
         "connect.gcpstorage.gcp.file": "/k.json",
         "connect.gcpstorage.gcp.project.id": "p",
         "connect.gcpstorage.endpoint": "http://h:1",
-        "connect.gcpstorage.avoid.resumable.upload": "TRUE",
         "connect.gcpstorage.http.retry.timeout.multiplier": "1.5",
     })
     assert gcs == GcsSettings(
         auth_mode="File", credentials_file="/k.json", project_id="p", endpoint="http://h:1",
-        avoid_resumable_upload=True, http_retry_timeout_multiplier=1.5,
+        http_retry_timeout_multiplier=1.5,
     )
 
 

@@ -74,7 +74,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "bootstrap.servers": ("broker:9092", {}),
     "key.converter": ("org.apache.kafka.connect.storage.StringConverter", {}),
     "value.converter": ("org.apache.kafka.connect.storage.StringConverter", {}),
-    "header.converter": ("org.apache.kafka.connect.converters.ByteArrayConverter", {}),
+    "header.converter": ("org.apache.kafka.connect.storage.SimpleHeaderConverter", {}),
     "kcql": ("INSERT INTO bucket:other SELECT * FROM orders STOREAS `AVRO`", {}),
     "error.policy": ("RETRY", {}),
     "compression.codec": ("SNAPPY", {}),

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lakesink.domain.config.backend_parsing import parse_backend
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+from tests.support.backend_settings import parse_backend
 
 # A fixed marker keeps a random secret from accidentally equalling ordinary output ("0", "true").
 secrets = st.text(min_size=1, max_size=40).map(lambda tail: "S3CRET~" + tail)

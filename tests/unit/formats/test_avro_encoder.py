@@ -18,8 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lakesink.adapters.formats.avro_encoder import compile_encoder
+from lakesink.adapters.formats.avro_encoder import Encode, compile_fields_encoder
 from lakesink.domain.schema import checker, infer, merge, name_records
+
+
+def compile_encoder(schema: Any) -> Encode | None:
+    """The encoder of one value of ``schema``: a single field that reads the value itself."""
+    return compile_fields_encoder([(lambda value: value, schema)])
 
 
 def fastavro_bytes(schema: Any, value: Any) -> bytes:

@@ -3,12 +3,18 @@ from __future__ import annotations
 from lakesink.domain.records import Record
 from lakesink.domain.schema import fits
 from lakesink.domain.schema.envelope import (
+    envelope_parts,
     envelope_schema,
-    envelope_value,
     json_envelope,
     record_from_json_envelope,
 )
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
+
+
+def envelope_value(item: Record, fields: EnvelopeFields) -> dict[str, object]:
+    """The envelope row the writers build from :func:`envelope_parts`."""
+    return {name: read(item) for name, read in envelope_parts(fields)}
+
 
 RECORD = Record(
     "orders", 3, 42, 1000, key=b"\x01k", value={"a": 1}, headers=(("z", "last"), ("a", b"\x00"), ("n", None))

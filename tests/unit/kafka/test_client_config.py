@@ -9,7 +9,6 @@ from lakesink.adapters.kafka.client_config import (
     create_producer,
     is_sensitive,
     producer_config,
-    redacted,
 )
 from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -40,12 +39,10 @@ def test_pass_through_settings_reach_the_consumer_and_connector_settings_do_not(
     assert config["group.id"] == "g" and config["enable.auto.commit"] is False
 
 
-def test_secret_values_are_revealed_only_in_the_client_config() -> None:
+def test_secret_values_are_revealed_in_the_client_config() -> None:
     config = producer_config({**BASE, "sasl.password": Secret("hunter2"), "sasl.username": "u"})
 
     assert config["sasl.password"] == "hunter2"
-    assert redacted(config)["sasl.password"] == "******"
-    assert "hunter2" not in repr(redacted(config))
 
 
 def test_plain_jaas_config_is_translated_to_librdkafka_username_and_password() -> None:

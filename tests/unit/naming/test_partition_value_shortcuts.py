@@ -43,7 +43,7 @@ _DATA = st.recursive(
 
 def _outcome(selection: PartitionSelection, value: Any) -> object:
     try:
-        return selection.extract(Record("t", 0, 1, value=value), PaddingSettings())
+        return selection.read(Record("t", 0, 1, value=value), PaddingSettings())
     except RecordError as error:
         return str(error)
 

@@ -15,7 +15,8 @@ DEFAULT_PADDING = PaddingSettings()
 def values(
     specs: tuple[str, ...], record: Record, padding: PaddingSettings = DEFAULT_PADDING
 ) -> PartitionValues:
-    return PartitionSelection.create(specs).extract(record, padding)
+    selection = PartitionSelection.create(specs)
+    return PartitionValues(tuple(zip(selection.names, selection.read(record, padding), strict=True)))
 
 
 def record(**fields: object) -> Record:
@@ -34,7 +35,7 @@ def test_missing_value_field_is_marked_missing() -> None:
 
 
 def test_default_selection_gives_topic_and_unpadded_partition() -> None:
-    assert PartitionSelection.create(()).extract(record(), DEFAULT_PADDING).values == ("orders", "3")
+    assert values((), record()).values == ("orders", "3")
 
 
 def test_partition_value_uses_the_partition_padding() -> None:

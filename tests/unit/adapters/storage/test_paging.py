@@ -7,7 +7,7 @@ from lakesink.domain.ports import ListPage, ObjectInfo
 
 
 def _info(key: str) -> ObjectInfo:
-    return ObjectInfo(key, 1, "e", 0)
+    return ObjectInfo(key, 1, "e")
 
 
 def test_roll_up_applies_start_after_before_collapsing_prefixes() -> None:
