@@ -11,9 +11,6 @@ from lakesink.adapters.storage.gcs import GcsObjectStore
 from lakesink.adapters.storage.local import LocalObjectStore
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.storage.s3 import S3ObjectStore
-from lakesink.application.encoded_lines import EncodedLines
-from lakesink.application.sink import SinkJob
-from lakesink.domain.flush.policy import FlushPolicy, schema_change_reason
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
 
 # fastavro's Writer.write_block reads these two attributes of the block it is handed.
@@ -38,12 +35,3 @@ S3ObjectStore
 # Chosen by value from schema.change.detector (SchemaChangeDetector.parse); the last branch of
 # schema_changed.
 SchemaChangeDetector.COMPATIBILITY
-
-# sink restructuring in progress (read by tests/integration/sink/test_once_and_stream.py)
-SinkJob.recent_progress
-# sink restructuring in progress (read by nothing)
-EncodedLines.timestamp_span
-# sink restructuring in progress (docs/commit-model.md; tests/unit/flush/test_flush_policy.py)
-FlushPolicy.due_at_ms
-# sink restructuring in progress (tests/unit/flush/test_flush_policy.py)
-schema_change_reason

@@ -96,11 +96,6 @@ class EncodedLines:
         """The bytes of lines ``start..end-1``."""
         return self.buffer[self.start_byte(start) : int(self.ends[end - 1])]
 
-    def timestamp_span(self, start: int, end: int) -> tuple[int, int]:
-        """The smallest and largest timestamp of lines ``start..end-1``."""
-        span = self.timestamps[start:end]
-        return int(span.min()), int(span.max())
-
 
 def encode_lines(batch: pa.RecordBatch, format: Format, *, floor: int | None) -> EncodedLines | None:
     """The batch's records above ``floor`` as lines, or None when a record needs the per-record path."""

@@ -79,7 +79,6 @@ class SparkSink:
         self.settings = settings
         self.spark = spark
         self.once = once
-        self.recent_progress: list[Any] = []
         self._plan = plan
         self._store = store
         self._run_id = run_id
@@ -143,7 +142,6 @@ class SparkSink:
             if self._failure is None:
                 raise
         finally:
-            self.recent_progress = list(query.recentProgress)
             if query.isActive:
                 query.stop()
         if self._failure is not None:

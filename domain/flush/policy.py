@@ -34,12 +34,12 @@ DEFAULT_FLUSH_INTERVAL_S = 3_600
 
 
 class FlushReason(Enum):
-    """Why a file was flushed; logged and reported in metrics."""
+    """Why a file was flushed by the policy (a schema change rolls a file too:
+    :mod:`.declared_schemas` decides that one)."""
 
     COUNT = "count"
     SIZE = "size"
     INTERVAL = "interval"
-    SCHEMA_CHANGE = "schema_change"
 
 
 def flush_reason(
@@ -194,15 +194,3 @@ class FlushPolicy:
             candidates.append(max(room.records - 1, 0))
         first = min(candidates)
         return first + 1 if first < len(cumulative_bytes) else None
-
-
-def schema_change_reason(format: Format, *, schema_changed: bool) -> FlushReason | None:
-    """SCHEMA_CHANGE when a record's schema forces the open file to roll, else None.
-
-    The caller owns the detector (any change, a newer version, or an incompatible one, and
-    "no schema known yet" counts as unchanged); this function applies the format rule on top:
-    only single-schema formats (Avro, Parquet, CSV) roll, JSON/TEXT/BYTES files never do.
-    """
-    if schema_changed and format.rolls_on_schema_change:
-        return FlushReason.SCHEMA_CHANGE
-    return None

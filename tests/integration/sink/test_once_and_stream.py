@@ -54,7 +54,7 @@ def test_a_stream_after_a_once_run_reads_only_what_is_new(
     produce_ids(kafka, topic, range(20, 28))
     stream = run_sink(spark, props, checkpoint, once=False)
 
-    assert sum(r.records for r in once.reports) == 8 and once.compute.recent_progress == []
+    assert sum(r.records for r in once.reports) == 8
     assert sum(r.records for r in stream.reports) == 8
     assert sum(r.skipped for r in stream.reports) == 0
     assert_exactly_once(_stored_ids(store), range(28))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.flush.policy import FileStats, FlushPolicy, FlushReason, schema_change_reason
+from lakesink.domain.flush.policy import FileStats, FlushPolicy, FlushReason
 from lakesink.domain.formats import Format
 
 HOUR_MS = 3_600_000
@@ -107,14 +107,3 @@ def test_a_file_without_records_never_flushes() -> None:
     policy = FlushPolicy(count=1, size_bytes=1, interval_ms=1)
     empty = FileStats(0, 0, created_ms=0)
     assert policy.reason(empty, now_ms=1_000_000) is None
-
-
-@pytest.mark.parametrize("fmt", [Format.AVRO, Format.PARQUET, Format.CSV])
-def test_schema_change_rolls_single_schema_formats(fmt: Format) -> None:
-    assert schema_change_reason(fmt, schema_changed=True) is FlushReason.SCHEMA_CHANGE
-    assert schema_change_reason(fmt, schema_changed=False) is None
-
-
-@pytest.mark.parametrize("fmt", [Format.JSON, Format.TEXT, Format.BYTES])
-def test_schema_change_never_rolls_schemaless_formats(fmt: Format) -> None:
-    assert schema_change_reason(fmt, schema_changed=True) is None
