@@ -14,9 +14,8 @@ from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.engine import IndexScope, PartitionIndex, commit_partition, open_partition
 from lakesink.domain.commit.range_plans import replay_chunks, replay_end
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
-
-TopicPartition = tuple[str, int]
 
 
 class SinkIndex:

@@ -14,8 +14,7 @@ from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.domain.commit.range_results import RangeResult
-
-TopicPartition = tuple[str, int]
+from lakesink.domain.records import TopicPartition
 
 
 class SinkCompute(Protocol):

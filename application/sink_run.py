@@ -20,12 +20,13 @@ from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.application.sink_index import SinkIndex
-from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort, TopicPartition
+from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
 
 logger = logging.getLogger(__name__)

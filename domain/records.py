@@ -19,6 +19,9 @@ from typing import Any
 
 Headers = tuple[tuple[str, Any], ...]
 
+TopicPartition = tuple[str, int]
+"""A Kafka topic-partition, ``(topic, partition)``: the one type every layer keys partitions by."""
+
 #: Timestamp recorded for a record without one (Lenses uses -1, which then shows in file names).
 NO_TIMESTAMP = -1
 

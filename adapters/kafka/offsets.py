@@ -26,8 +26,10 @@ from pyspark.sql.datasource import InputPartition
 
 from lakesink.domain.commit.chunks import Chunk, chunk_bounds
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.records import TopicPartition
 
-TopicPartitionKey = tuple[str, int]
+TopicPartitionKey = TopicPartition
+"""The domain's :data:`~lakesink.domain.records.TopicPartition`, named apart from confluent_kafka's class."""
 Positions = dict[TopicPartitionKey, int]
 OffsetJson = dict[str, dict[str, int]]
 

@@ -40,6 +40,7 @@ from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,6 @@ logger = logging.getLogger(__name__)
 PROCESSING_TIME = "2 seconds"
 OBSERVATION = "lakesink"
 
-TopicPartition = tuple[str, int]
 BatchHandler = Callable[[int, Sequence[OffsetRange]], None]
 """What the use case does with one micro-batch: ``(batch_id, ranges)``; it calls :meth:`SparkSink.write`."""
 

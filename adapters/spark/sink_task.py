@@ -56,11 +56,11 @@ from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import LakesinkError, RecordError
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
 
 logger = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 RESULT_SCHEMA = pa.schema(
     [

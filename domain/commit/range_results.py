@@ -13,8 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lakesink.domain.errors import LakesinkError, error_of_kind
-
-TopicPartition = tuple[str, int]
+from lakesink.domain.records import TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,12 @@
 """The sink's exactly-once protocol, simulated: crash after every single store call, then restart.
 
-No Spark, no servers: the executor task (:func:`run_task`, one call per range, as one Spark task
-per range) and the driver's index (:class:`SinkIndex`) run in this process on the in-memory
-store, which is wrapped to crash (kill -9) right after its N-th call, to lose the answers of some
-writes (the SDK's retry then sees its own write: a 412), or raced by a second sink of the same
-name. For every N a restarted sink, which cuts its batches and chunks differently, must finish
+No Spark, no servers: the sink use case itself (:class:`~lakesink.application.sink_run.SinkRun`:
+start-up from the index, each batch written then committed, errors as the tasks report them) runs
+on a simulated compute: the batches of a fake Kafka topic, each range written by the real executor
+task (:func:`run_task`, one call per range, as one Spark task per range), all in this process on
+the in-memory store. The store is wrapped to crash (kill -9) right after its N-th call, to lose
+the answers of some writes (the SDK's retry then sees its own write: a 412), or raced by a second
+sink of the same name. For every N a restarted sink, which cuts its batches and chunks differently, must finish
 with every record stored exactly once and each partition's lock at its last offset. The kill -9
 tests of tests/integration/crash sample the same property on real processes; this is the proof.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -21,16 +23,21 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.adapters.spark.sink_job import SinkStart
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, result_of, run_task
 from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application.sink_index import SinkIndex
+from lakesink.application.sink_run import SinkRun
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.locks import decode_lock, master_lock_key
+from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
+from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
 from tests.support.faulty_store import Crash, FaultyStore
 
@@ -85,46 +92,84 @@ class Cutting:
     split: int
 
 
-class SinkRun:
-    """One sink process: the driver's start-up, batches of range tasks, the driver's commit."""
 
-    def __init__(self, store: ObjectStore, owner: str, flush_count: int, staging: str) -> None:
-        self.store, self.owner, self.staging = store, owner, staging
+
+class SimulatedCompute:
+    """The compute port of :class:`SinkRun` without Spark: batches cut as ``cutting`` says over the
+    fake ``topic``, each range written by the executor task on the store."""
+
+    def __init__(self, topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int,
+                 staging: str, *, batches: int | None = None) -> None:
+        self.topic, self.cutting, self.store, self.owner, self.staging = topic, cutting, store, owner, staging
         self.settings, self.plan = _plan(flush_count)
-        self.index = SinkIndex(store, self.plan, connector=NAME, indexes_name=".indexes", owner=owner)
+        self.batches = batches
 
-    def run(self, topic: Topic, cutting: Cutting, *, batches: int | None = None) -> None:
-        """Open the index, then write and commit batches until the topic is drained (or ``batches`` ran)."""
-        self.index.open([(TOPIC, p) for p in PARTITIONS])
-        position = {p: self.index.starting_offsets().get((TOPIC, p), 0) for p in PARTITIONS}
-        forced = {p: end for (_, p), end in self.index.first_batch_end().items()}
-        pinned = {p: chunks for (_, p), chunks in self.index.first_batch_chunks().items()}
-        high = {p: (topic[p][-1][0] + 1 if topic[p] else 0) for p in PARTITIONS}
-        ends = iter(cutting.batch_ends)
+    def run(self, start: SinkStart, on_batch: Callable[[int, Sequence[OffsetRange]], None],
+            timeout_s: float | None = None) -> None:
+        """The batches of a ``--once`` run, until the topic is drained (or ``batches`` ran)."""
+        position = {p: start.offsets.get((TOPIC, p), 0) for p in PARTITIONS}
+        forced = {p: end for (_, p), end in start.first_end.items()}
+        pinned = {p: chunks for (_, p), chunks in start.first_chunks.items()}
+        high = _high(self.topic)
+        ends = iter(self.cutting.batch_ends)
         number = 0
-        while position != high and (batches is None or number < batches):
+        while position != high and (self.batches is None or number < self.batches):
             end = next(ends, max(high.values()))
             batch_end = {p: forced.pop(p, max(position[p], min(end, high[p]))) for p in PARTITIONS}
-            self.batch(topic, position, batch_end, cutting.split, pinned)
+            on_batch(number, self.ranges(position, batch_end, pinned))
             position, number = batch_end, number + 1
 
-    def batch(self, topic: Topic, start: Mapping[int, int], end: Mapping[int, int], split: int,
-              pinned: Mapping[int, tuple[tuple[int, int], ...]]) -> None:
-        rows = []
-        for p in PARTITIONS:
-            for low, high in chunk_bounds(start[p], end[p], split, pinned.get(p, ())):
-                rows += self.task(p, [r for r in topic[p] if low <= r[0] < high])
-        for p in PARTITIONS:
-            lasts = [row["last"] for row in rows if row["partition"] == p and row["last"] >= 0]
-            if lasts:
-                self.index.commit(TOPIC, p, max(lasts))
+    def ranges(self, start: Mapping[int, int], end: Mapping[int, int],
+               pinned: Mapping[int, tuple[tuple[int, int], ...]] | None = None) -> list[OffsetRange]:
+        """The batch's ranges: each partition's offsets cut into chunks (pinned ones kept whole)."""
+        return [
+            OffsetRange(TOPIC, p, low, high)
+            for p in PARTITIONS
+            for low, high in chunk_bounds(start[p], end[p], self.cutting.split, (pinned or {}).get(p, ()))
+        ]
 
-    def task(self, partition: int, records: Sequence[tuple[int, bool]]) -> list[dict[str, object]]:
-        """One range's Spark task; the source hands it no batch when the range holds no record."""
+    def write(self, ranges: Sequence[OffsetRange], floors: Mapping[TopicPartition, int],
+              granular: Mapping[TopicPartition, Mapping[str, int]]) -> list[RangeResult]:
         spec = SinkTaskSpec.for_settings(self.settings, plan=self.plan, store=self.store, run_id=self.owner,
-                                         staging_root=self.staging, floors=self.index.floors())
-        batches = [_records(partition, records)] if records else []
-        return [row for out in run_task(spec, iter(batches)) for row in out.to_pylist()]
+                                         staging_root=self.staging, floors=floors, granular=granular)
+        results = []
+        for chunk in ranges:  # one Spark task per range; the source hands it no batch when it holds no record
+            records = [r for r in self.topic[chunk.partition] if chunk.start <= r[0] < chunk.end]
+            batches = [_records(chunk.partition, records)] if records else []
+            results += [result_of(row) for out in run_task(spec, iter(batches)) for row in out.to_pylist()]
+        return results
+
+
+class FakeTopics:
+    """The topic metadata port: the partitions, and their high watermarks for the lag."""
+
+    def __init__(self, topic: Topic) -> None:
+        self.topic = topic
+
+    def partitions(self, selection: TopicSelection) -> list[TopicPartition]:
+        return [(TOPIC, p) for p in PARTITIONS if selection.matches(TOPIC)]
+
+    def latest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return {(t, p): _high(self.topic)[p] for t, p in keys}
+
+    def close(self) -> None:
+        pass
+
+
+def _high(topic: Topic) -> dict[int, int]:
+    return {p: (topic[p][-1][0] + 1 if topic[p] else 0) for p in PARTITIONS}
+
+
+def _no_group() -> object:
+    raise AssertionError("an exactly-once sink never opens a consumer group")
+
+
+def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int, staging: str,
+         *, batches: int | None = None) -> SinkRun:
+    """One sink process: the application's use case on the simulated compute and fake topics."""
+    compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches)
+    return SinkRun(compute.settings, compute.plan, store=store, compute=compute, metadata=FakeTopics(topic),
+                   group=_no_group, run_id=owner)  # type: ignore[arg-type]
 
 
 def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
@@ -171,16 +216,15 @@ def test_a_sink_crashed_after_any_store_call_and_restarted_stores_every_record_o
 ) -> None:
     with tempfile.TemporaryDirectory() as staging:
         counting = FaultyStore(_store())
-        SinkRun(counting, "reference", flush_count, staging).run(topic, crashed)
+        sink(topic, crashed, counting, "reference", flush_count, staging).run()
         for crash_after in range(1, counting.calls + 1):
             store = _store()
             try:
-                SinkRun(FaultyStore(store, crash_after=crash_after, lose=lost), "run-1", flush_count, staging).run(
-                    topic, crashed
-                )
+                sink(topic, crashed, FaultyStore(store, crash_after=crash_after, lose=lost), "run-1", flush_count,
+                     staging).run()
             except Crash:
                 pass
-            SinkRun(store, "run-2", flush_count, staging).run(topic, restarted)
+            sink(topic, restarted, store, "run-2", flush_count, staging).run()
             _check_exactly_once(store, topic)
 
 
@@ -198,14 +242,17 @@ def test_a_second_sink_racing_the_first_fences_it_and_no_record_is_lost_or_doubl
 ) -> None:
     with tempfile.TemporaryDirectory() as staging:
         store = _store()
-        older = SinkRun(FaultyStore(store, lose=lost), "older", flush_count, staging)
-        older.run(topic, first, batches=1)
-        SinkRun(store, "newer", flush_count, staging).run(topic, racer, batches=racer_batches)
+        older = sink(topic, first, FaultyStore(store, lose=lost), "older", flush_count, staging, batches=1)
+        older.run()
+        sink(topic, racer, store, "newer", flush_count, staging, batches=racer_batches).run()
+        everything = SimulatedCompute(topic, first, store, "older", flush_count, staging).ranges(
+            dict.fromkeys(PARTITIONS, 0), dict.fromkeys(PARTITIONS, 21)
+        )
         try:
-            older.batch(topic, dict.fromkeys(PARTITIONS, 0), dict.fromkeys(PARTITIONS, 21), first.split, {})
+            older.write_batch(1, everything)
         except CommitConflictError:
             event("the older sink was fenced")  # its uploads are met again or replayed by the next run
-        SinkRun(store, "restarted", flush_count, staging).run(topic, racer)
+        sink(topic, racer, store, "restarted", flush_count, staging).run()
         _check_exactly_once(store, topic)
 
 
