@@ -4,8 +4,7 @@ Lenses stores one small JSON document per topic-partition (master lock) and per 
 (granular lock) under ``<indexes>/<connector>/.locks/``; it is the source of truth for where a
 restarted sink resumes. lakesink reads and writes the same documents byte for byte (circe's
 ``noSpaces`` printing of Lenses' ``IndexFile``), so Lenses and lakesink can take over from each
-other on one bucket. The key layout lives in :mod:`lakesink.domain.commit.lock_keys` and is re-exported
-here, so ``locks`` is the one place to import the index model from.
+other on one bucket. Where these documents live (their keys) is :mod:`lakesink.domain.commit.lock_keys`.
 """
 
 from __future__ import annotations
@@ -15,28 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lakesink.domain.commit.lock_keys import (
-    LegacyIndexKey,
-    granular_lock_key,
-    granular_locks_prefix,
-    granular_partition_key,
-    legacy_index_key,
-    legacy_index_prefix,
-    master_committed_offset,
-    master_lock_key,
-    old_master_lock_key,
-    parse_legacy_index_key,
-    sanitize,
-    sweep_marker_key,
-    temp_upload_key,
-)
 from lakesink.domain.errors import CommitError
 
 __all__ = [
     "CopyOp",
     "DeleteOp",
     "IndexLock",
-    "LegacyIndexKey",
     "LockFormatError",
     "PendingOperation",
     "PendingState",
@@ -46,18 +29,6 @@ __all__ = [
     "decode_sweep_marker",
     "encode_lock",
     "encode_sweep_marker",
-    "granular_lock_key",
-    "granular_locks_prefix",
-    "granular_partition_key",
-    "legacy_index_key",
-    "legacy_index_prefix",
-    "master_committed_offset",
-    "master_lock_key",
-    "old_master_lock_key",
-    "parse_legacy_index_key",
-    "sanitize",
-    "sweep_marker_key",
-    "temp_upload_key",
 ]
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1

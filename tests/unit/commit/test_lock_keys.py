@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.domain.commit.locks import (
+from lakesink.domain.commit.lock_keys import (
     LegacyIndexKey,
     granular_lock_key,
     granular_locks_prefix,

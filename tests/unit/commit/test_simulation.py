@@ -32,7 +32,8 @@ from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.commit.chunks import chunk_bounds
-from lakesink.domain.commit.locks import decode_lock, master_lock_key
+from lakesink.domain.commit.lock_keys import master_lock_key
+from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError
