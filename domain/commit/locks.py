@@ -16,26 +16,11 @@ from typing import Any
 
 from lakesink.domain.errors import CommitError
 
-__all__ = [
-    "CopyOp",
-    "DeleteOp",
-    "IndexLock",
-    "LockFormatError",
-    "PendingOperation",
-    "PendingState",
-    "SweepMarker",
-    "UploadOp",
-    "decode_lock",
-    "decode_sweep_marker",
-    "encode_lock",
-    "encode_sweep_marker",
-]
-
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
 class LockFormatError(CommitError, ValueError):
-    """A lock or sweep-marker document is not valid JSON of the expected shape."""
+    """A lock document is not valid JSON of the expected shape."""
 
 
 # --- model ---------------------------------------------------------------------------------
@@ -104,14 +89,6 @@ class IndexLock:
     pending: PendingState | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SweepMarker:
-    """When the orphan-lock sweep of a partition last ran and may next run (epoch millis)."""
-
-    last_run_epoch_millis: int
-    next_run_epoch_millis: int
-
-
 # --- encoding (exactly circe noSpaces) ---------------------------------------------------------
 
 
@@ -125,14 +102,6 @@ def encode_lock(lock: IndexLock) -> bytes:
         f'"pendingState":{pending}}}'
     )
     return _utf8(text)
-
-
-def encode_sweep_marker(marker: SweepMarker) -> bytes:
-    """The UTF-8 JSON Lenses writes for a sweep marker."""
-    return _utf8(
-        f'{{"lastRunEpochMillis":{marker.last_run_epoch_millis},'
-        f'"nextRunEpochMillis":{marker.next_run_epoch_millis}}}'
-    )
 
 
 def _encode_op(op: PendingOperation) -> str:
@@ -214,19 +183,6 @@ def decode_lock(data: bytes, *, key: str | None = None) -> IndexLock:
         owner=_str(doc, "owner", "", where),
         committed_offset=_optional_long_field(doc, "committedOffset", where),
         pending=pending,
-    )
-
-
-def decode_sweep_marker(data: bytes, *, key: str | None = None) -> SweepMarker:
-    """Parse a sweep marker.
-
-    Raises:
-        LockFormatError: not JSON or a field is missing or not a 64-bit integer.
-    """
-    where = f" in sweep marker {key}" if key else ""
-    doc = _object(_parse(data, where), "the document", where)
-    return SweepMarker(
-        _long(doc, "lastRunEpochMillis", "", where), _long(doc, "nextRunEpochMillis", "", where)
     )
 
 

@@ -1,4 +1,4 @@
-"""Lock and sweep-marker JSON: byte-exact Lenses (circe noSpaces) output and tolerant reading."""
+"""Lock JSON: byte-exact Lenses (circe noSpaces) output and tolerant reading."""
 
 from __future__ import annotations
 
@@ -12,12 +12,9 @@ from lakesink.domain.commit.locks import (
     IndexLock,
     LockFormatError,
     PendingState,
-    SweepMarker,
     UploadOp,
     decode_lock,
-    decode_sweep_marker,
     encode_lock,
-    encode_sweep_marker,
 )
 from lakesink.domain.errors import CommitError
 
@@ -160,22 +157,6 @@ def test_malformed_locks_are_domain_errors_naming_what_is_wrong(data: bytes, mes
 def test_a_pending_state_needs_at_least_one_operation() -> None:
     with pytest.raises(LockFormatError, match="at least one operation"):
         PendingState(1, ())
-
-
-def test_sweep_marker_round_trips_in_the_lenses_format() -> None:
-    marker = SweepMarker(1_700_000_000_000, 1_700_000_600_000)
-    data = encode_sweep_marker(marker)
-    assert data == b'{"lastRunEpochMillis":1700000000000,"nextRunEpochMillis":1700000600000}'
-    assert (
-        decode_sweep_marker(b'{ "nextRunEpochMillis": 1700000600000, "lastRunEpochMillis": 1700000000000 }')
-        == marker
-    )
-    assert decode_sweep_marker(data) == marker
-
-
-def test_a_malformed_sweep_marker_names_the_missing_field() -> None:
-    with pytest.raises(LockFormatError, match="nextRunEpochMillis is missing in sweep marker k"):
-        decode_sweep_marker(b'{"lastRunEpochMillis":1}', key="k")
 
 
 # --- property: whatever lakesink writes, it reads back --------------------------------------
