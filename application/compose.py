@@ -22,8 +22,7 @@ from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import plan_sink
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
+    from lakesink.adapters.spark.session import SparkSession
     from lakesink.adapters.spark.session_launch import SessionLaunch
 
 

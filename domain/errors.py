@@ -110,19 +110,18 @@ class CommitOutcomeUnknownError(CommitError):
 
 
 def error_of_kind(kind: str, message: str) -> LakesinkError:
-    """The error named ``kind`` (a class of this module) carrying ``message``.
+    """The error named ``kind`` (:class:`LakesinkError` or any subclass loaded here) carrying ``message``.
 
     Errors cross process boundaries (a Spark task to its driver) as data, class name and message:
     this rebuilds them on the other side, so the driver applies ``error.policy``, stops on a fencing
-    conflict and picks the CLI's exit code as if the task had raised in-process. An unknown name
-    (another version on the executors) gives the root class, message kept.
+    conflict and picks the CLI's exit code as if the task had raised in-process. The classes are
+    looked up when called, so subclasses defined outside this module (``LockFormatError``, the
+    Schema Registry's errors) count too. An unknown name (another version on the executors) gives
+    the root class, message kept.
     """
-    found = _ERRORS_BY_NAME.get(kind, LakesinkError)
+    found = next((cls for cls in _subclasses(LakesinkError) if cls.__name__ == kind), LakesinkError)
     return found(message)
 
 
 def _subclasses(root: type[LakesinkError]) -> list[type[LakesinkError]]:
     return [root, *(deeper for child in root.__subclasses__() for deeper in _subclasses(child))]
-
-
-_ERRORS_BY_NAME: dict[str, type[LakesinkError]] = {cls.__name__: cls for cls in _subclasses(LakesinkError)}

@@ -24,11 +24,13 @@ a dying worker) fails the task, and Spark retries it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -235,7 +237,7 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
             if _write_lines(spec, converters, root, ranges, batch):
                 continue
             _write_rows(spec, converters, root, ranges, batch)
-        results = [_make_durable(spec, ranges.enter(state)) for state in list(ranges.values())]
+        results = [_make_durable(spec, ranges.enter(state)) for state in ranges.values()]
     except LakesinkError as error:
         _abort(ranges)
         results = [ranges.failed(error)]
@@ -252,38 +254,18 @@ def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
             writer.abort()
 
 
-def _row(result: RangeResult) -> dict[str, object]:
-    failure = result.failure
-    return {
-        "topic": result.topic,
-        "partition": result.partition,
-        "first": result.first,
-        "last": result.last,
-        "records": result.records,
-        "skipped": result.skipped,
-        "poison": result.poison,
-        "bytes": result.bytes,
-        "files": list(result.files),
-        "error_kind": failure.kind if failure else None,
-        "error_message": failure.message if failure else None,
-    }
+def _row(result: RangeResult) -> dict[str, Any]:
+    row = dataclasses.asdict(result)
+    failure = row.pop("failure") or {}
+    return {**row, "files": list(result.files), "error_kind": failure.get("kind"), "error_message": failure.get("message")}
 
 
-def result_of(row: Mapping[str, object]) -> RangeResult:
+def result_of(row: Mapping[str, Any]) -> RangeResult:
     """The :class:`RangeResult` of one collected result row (the driver's side of :func:`_row`)."""
-    kind, message = row["error_kind"], row["error_message"]
-    return RangeResult(
-        topic=str(row["topic"]),
-        partition=int(row["partition"]),  # type: ignore[call-overload]
-        first=int(row["first"]),  # type: ignore[call-overload]
-        last=int(row["last"]),  # type: ignore[call-overload]
-        records=int(row["records"]),  # type: ignore[call-overload]
-        skipped=int(row["skipped"]),  # type: ignore[call-overload]
-        poison=int(row["poison"]),  # type: ignore[call-overload]
-        bytes=int(row["bytes"]),  # type: ignore[call-overload]
-        files=tuple(row["files"] or ()),  # type: ignore[call-overload]
-        failure=RangeFailure(str(kind), str(message)) if kind is not None else None,
-    )
+    fields = dict(row)
+    kind, message = fields.pop("error_kind"), fields.pop("error_message")
+    fields["files"] = tuple(fields["files"] or ())
+    return RangeResult(**fields, failure=RangeFailure(kind, message) if kind is not None else None)
 
 
 def run_range_task(

@@ -52,8 +52,8 @@ class RangeResult:
 
 def first_failure(results: Iterable[RangeResult]) -> LakesinkError | None:
     """The error of the first failed range (in topic-partition, offset order), or None when all succeeded."""
-    failed = sorted((r for r in results if r.failure is not None), key=lambda r: (r.topic, r.partition, r.last))
-    return failed[0].failure.error() if failed and failed[0].failure is not None else None
+    failures = [r.failure for r in sorted(results, key=lambda r: (r.topic, r.partition, r.last)) if r.failure]
+    return failures[0].error() if failures else None
 
 
 def commit_points(results: Iterable[RangeResult]) -> dict[TopicPartition, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain import errors
+from lakesink.domain.commit.locks import LockFormatError
 from lakesink.domain.commit.range_results import RangeFailure, RangeResult, commit_points, first_failure
 
 
@@ -16,6 +17,7 @@ from lakesink.domain.commit.range_results import RangeFailure, RangeResult, comm
         errors.CommitOutcomeUnknownError("the lock write failed"),
         errors.PreconditionFailedError("exists"),
         errors.KcqlError("bad KCQL"),
+        LockFormatError("committedOffset is not a long in k"),
     ],
     ids=lambda e: type(e).__name__,
 )
