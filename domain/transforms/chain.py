@@ -1,0 +1,109 @@
+"""The Single Message Transform chain: steps applied in order to each record, as Kafka Connect does.
+
+Connect runs a sink's transforms after the converters and before the sink sees the record; a
+step whose predicate does not match (or matches, with ``negate``) passes the record on
+unchanged, and a step that returns None drops the record (``Filter``), ending the chain for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from lakesink.domain.errors import RecordError
+from lakesink.domain.records import Record
+
+if TYPE_CHECKING:
+    from lakesink.domain.ports import Clock
+    from lakesink.domain.transforms.options import TransformOptions
+
+
+class Transform(Protocol):
+    """One configured Single Message Transform.
+
+    ``reads_wall_clock`` is True for transforms whose output depends on the time they run
+    (their object keys are then not a function of the records alone); ``routes`` is True for
+    transforms that may change a record's topic.
+    """
+
+    reads_wall_clock: bool
+    routes: bool
+
+    def apply(self, record: Record) -> Record | None:
+        """The transformed record, or None to drop it.
+
+        Raises:
+            RecordError: the transform cannot apply to this record (the message says why).
+        """
+        ...
+
+
+class Predicate(Protocol):
+    """A Kafka Connect predicate: decides whether a step applies to a record."""
+
+    def test(self, record: Record) -> bool:
+        """Whether the record matches."""
+        ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """A transform under its alias, with the predicate that guards it (if any)."""
+
+    alias: str
+    class_name: str
+    transform: Transform
+    predicate: Predicate | None = None
+    negate: bool = False
+
+    def applies_to(self, record: Record) -> bool:
+        """Whether the transform runs for ``record`` (Connect: ``predicate.test(record) != negate``)."""
+        return self.predicate is None or self.predicate.test(record) != self.negate
+
+
+@dataclass(frozen=True)
+class TransformChain:
+    """The transforms of ``transforms=``, in the order listed."""
+
+    steps: tuple[Step, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.steps)
+
+    @property
+    def reads_wall_clock(self) -> tuple[str, ...]:
+        """The aliases of steps whose output depends on the time they run."""
+        return tuple(step.alias for step in self.steps if step.transform.reads_wall_clock)
+
+    @property
+    def routes(self) -> bool:
+        """Whether some step may change a record's topic."""
+        return any(step.transform.routes for step in self.steps)
+
+    def apply(self, record: Record) -> Record | None:
+        """``record`` after every step that applies to it; None when a step dropped it.
+
+        Raises:
+            RecordError: a step cannot apply to the record; names the alias and the record.
+        """
+        current: Record | None = record
+        for step in self.steps:
+            if current is None:
+                return None
+            if not step.applies_to(current):
+                continue
+            try:
+                current = step.transform.apply(current)
+            except RecordError as error:
+                raise RecordError(
+                    f"transform {step.alias!r} ({step.class_name}) cannot apply to record "
+                    f"{current.describe()}: {error}"
+                ) from error
+        return current
+
+
+TransformFactory = Callable[["TransformOptions", "Clock"], Transform]
+"""Builds a configured transform from its options; raises ConfigError naming the option at fault."""
+PredicateFactory = Callable[["TransformOptions"], Predicate]
+"""Builds a configured predicate from its options."""
