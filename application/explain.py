@@ -36,7 +36,9 @@ class ExplainCommand:
     def from_cli(cls, *, kcql: str, config_path: str | None, record_json: str | None) -> ExplainCommand:
         """Read the config file and decode the record given on the command line."""
         config = {} if config_path is None else read_config_file(config_path)
-        return cls(kcql=kcql, config=config, record=None if record_json is None else parse_record(record_json))
+        return cls(
+            kcql=kcql, config=config, record=None if record_json is None else parse_record(record_json)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,9 @@ def _headers(raw: Any) -> tuple[tuple[str, Any], ...]:
         return ()
     if isinstance(raw, dict):
         return tuple((str(name), value) for name, value in raw.items())
-    if isinstance(raw, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in raw):
+    if isinstance(raw, list) and all(
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in raw
+    ):
         return tuple((name, value) for name, value in raw)
     raise RecordError('--record "headers" must be an object or a list of [name, value] pairs.')
 
@@ -175,7 +179,9 @@ def render_text(result: ExplainResult) -> str:
         lines.append(f"Statement {number}: {plan.statement.text}")
         for name in ("bucket", "prefix", "topic", "partition_by", "no_partition", "format", "csv_headers"):
             lines.append(f"  {name:<22} {_text(info[name])}")
-        lines.append(f"  {'compression.codec':<22} {plan.codec.value} (files end in .{plan.layout.file_extension})")
+        lines.append(
+            f"  {'compression.codec':<22} {plan.codec.value} (files end in .{plan.layout.file_extension})"
+        )
         lines.append("  properties:")
         for name, value in plan.resolved_properties().items():
             lines.append(f"    {name:<32} {_text(value)}")

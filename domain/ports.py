@@ -187,7 +187,6 @@ class Clock(Protocol):
         ...
 
 
-
 class FormatWriter(Protocol):
     """Streams records of one storage format into one local staging file.
 

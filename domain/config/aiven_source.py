@@ -38,21 +38,47 @@ _LEGACY = {
 }
 _USED = frozenset(
     {
-        "name", "connector.class", "bootstrap.servers", "topic", "topics",
-        "aws.access.key.id", "aws.secret.access.key", "aws.s3.bucket.name", "aws.s3.region",
-        "aws.s3.endpoint", "aws.s3.prefix", "aws.s3.fetch.page.size", "aws.s3.backoff.max.retries", "file.name.template", "file.compression.type", "input.format",
-        "transformer.max.buffer.size", "tasks.max", "errors.tolerance", "error.tolerance",
-        "poll.interval.ms", "max.poll.records", "native.start.key",
+        "name",
+        "connector.class",
+        "bootstrap.servers",
+        "topic",
+        "topics",
+        "aws.access.key.id",
+        "aws.secret.access.key",
+        "aws.s3.bucket.name",
+        "aws.s3.region",
+        "aws.s3.endpoint",
+        "aws.s3.prefix",
+        "aws.s3.fetch.page.size",
+        "aws.s3.backoff.max.retries",
+        "file.name.template",
+        "file.compression.type",
+        "input.format",
+        "transformer.max.buffer.size",
+        "tasks.max",
+        "errors.tolerance",
+        "error.tolerance",
+        "poll.interval.ms",
+        "max.poll.records",
+        "native.start.key",
     }
 )
 #: Keys accepted for compatibility that change nothing here (why: docs/restore.md).
 NO_EFFECT = frozenset(
     {
-        "aws.credentials.provider", "aws.s3.fetch.buffer.size", "aws.s3.backoff.delay.ms",
+        "aws.credentials.provider",
+        "aws.s3.fetch.buffer.size",
+        "aws.s3.backoff.delay.ms",
         "aws.s3.backoff.max.delay.ms",
-        "aws.s3.api.call.timeout", "ring.buffer.size", "distribution.type", "task.id",
-        "file.max.records", "file.prefix.template",
-        "file.name.timestamp.timezone", "file.name.timestamp.source", "kafka.retry.backoff.ms",
+        "aws.s3.api.call.timeout",
+        "ring.buffer.size",
+        "distribution.type",
+        "task.id",
+        "file.max.records",
+        "file.prefix.template",
+        "file.name.timestamp.timezone",
+        "file.name.timestamp.source",
+        "kafka.retry.backoff.ms",
     }
 )
 #: Converters: records are produced as the stored bytes, so only ByteArrayConverter says what happens.
@@ -95,10 +121,16 @@ def aiven_restore_plan(props: Mapping[str, str], *, parallelism: int | None = No
         limit=_int(config, "max.poll.records", 500, minimum=1),
         template=template,
         key_from_object_key=True,
-        bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1) if fmt is Format.BYTES else None,
-        compression=None if fmt is Format.PARQUET else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
+        bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1)
+        if fmt is Format.BYTES
+        else None,
+        compression=None
+        if fmt is Format.PARQUET
+        else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
     )
-    client = parse_kafka_client({k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT}, "source")
+    client = parse_kafka_client(
+        {k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT}, "source"
+    )
     return RestorePlan(
         name=_required(config, "name"),
         backend="s3",
@@ -129,9 +161,14 @@ def _reject_unknown(config: Mapping[str, str]) -> None:
                 f"{key}={name} is not supported yet: the restore produces the stored bytes; "
                 f"remove the key or set it to {_BYTES_CONVERTER}."
             )
-    for key in (*_REGISTRY_KEYS, *(k for k in config if k.startswith(("key.converter.", "value.converter.", "header.converter.")))):
+    for key in (
+        *_REGISTRY_KEYS,
+        *(k for k in config if k.startswith(("key.converter.", "value.converter.", "header.converter."))),
+    ):
         if key in config:
-            raise ConfigError(f"{key} is not supported yet: the restore runs no converter (it produces the stored bytes).")
+            raise ConfigError(
+                f"{key} is not supported yet: the restore runs no converter (it produces the stored bytes)."
+            )
     unknown = sorted(
         key
         for key in config
@@ -142,7 +179,9 @@ def _reject_unknown(config: Mapping[str, str]) -> None:
         and not key.startswith(_CLIENT_PREFIXES)
     )
     if any(key.startswith("aws.sts.") for key in unknown):
-        raise ConfigError("aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain.")
+        raise ConfigError(
+            "aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain."
+        )
     if unknown:
         raise ConfigError(f"Unknown Aiven S3 source settings: {', '.join(unknown)}.")
     if config.get("connector.class", AIVEN_CONNECTOR_CLASS).strip() != AIVEN_CONNECTOR_CLASS:
@@ -167,7 +206,11 @@ def _topic(config: Mapping[str, str]) -> str | None:
 
 
 def _tolerance_key(config: Mapping[str, str]) -> str:
-    return "error.tolerance" if "error.tolerance" in config and "errors.tolerance" not in config else "errors.tolerance"
+    return (
+        "error.tolerance"
+        if "error.tolerance" in config and "errors.tolerance" not in config
+        else "errors.tolerance"
+    )
 
 
 def _choice(config: Mapping[str, str], key: str, choices: Mapping[str, Any], default: str) -> Any:
@@ -185,7 +228,9 @@ def _int(config: Mapping[str, str], key: str, default: int, *, minimum: int) -> 
 def _s3_settings(config: Mapping[str, str]) -> S3Settings:
     access, secret = config.get("aws.access.key.id", ""), config.get("aws.secret.access.key", "")
     if bool(access) != bool(secret):
-        raise ConfigError("Set both aws.access.key.id and aws.secret.access.key, or neither (default credential chain).")
+        raise ConfigError(
+            "Set both aws.access.key.id and aws.secret.access.key, or neither (default credential chain)."
+        )
     endpoint = config.get("aws.s3.endpoint", "").strip() or None
     if endpoint is not None and "://" not in endpoint:
         endpoint = "https://" + endpoint  # Aiven assumes https when no scheme is given

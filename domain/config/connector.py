@@ -37,6 +37,9 @@ from lakesink.domain.config.statement_rules import check_padding, check_topics
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
+from lakesink.domain.ports import Clock
+from lakesink.domain.transforms.chain import TransformChain
+from lakesink.domain.transforms.registry import build_chain, transform_keys
 
 _ROLES = ("sink", "source")
 _PADDING_STRATEGIES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
@@ -58,6 +61,8 @@ class ConnectorSettings:
         compression_level: None = the codec's default.
         range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
         source: the restore's settings; None for a sink.
+        transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
+            building the chain once); :meth:`transform_chain` builds the chain a run applies.
     """
 
     role: str
@@ -89,6 +94,7 @@ class ConnectorSettings:
     skip_null_values: bool = False
     latest_schema_optimization: bool = False
     source: SourceSettings | None = None
+    transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], *, role: str = "sink") -> ConnectorSettings:
@@ -105,11 +111,13 @@ class ConnectorSettings:
         statements: tuple[KcqlStatement, ...] | tuple[SourceStatement, ...]
         topics: tuple[str, ...] = ()
         topics_regex: str | None = None
+        transforms = transform_keys(normalised)
+        chain = build_chain(transforms, _UNREAD_CLOCK)  # validation: an unknown class or option fails here
         if role == "sink":
             sink_statements = tuple(parse(kcql))
             topics = reader.items("topics", prefixed=False)
             topics_regex = reader.text("topics.regex", prefixed=False)
-            check_topics(sink_statements, topics, topics_regex)
+            check_topics(sink_statements, topics, topics_regex, routed=chain.routes)
             check_padding(sink_statements, legacy_set=padding_strategy is not None)
             statements = sink_statements
         else:
@@ -144,7 +152,12 @@ class ConnectorSettings:
             skip_null_values=reader.flag("skip.null.values"),
             latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
             source=parse_source_settings(reader) if role == "source" else None,
+            transforms=transforms,
         )
+
+    def transform_chain(self, clock: Clock) -> TransformChain:
+        """The Single Message Transform chain of this config; wall-clock transforms read ``clock``."""
+        return build_chain(self.transforms, clock)
 
     def describe(self) -> dict[str, object]:
         """Every resolved setting, defaults included, as plain JSON-able values; secrets masked."""
@@ -168,6 +181,16 @@ def _plain(value: object) -> object:
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     return value
+
+
+class _UnreadClock:
+    """The clock the validating chain build gets: building a transform never reads the time."""
+
+    def now_ms(self) -> int:
+        raise RuntimeError("the chain built to validate a config is never applied")
+
+
+_UNREAD_CLOCK = _UnreadClock()
 
 
 def _check_connector_class_role(props: Mapping[str, str], role: str) -> None:
