@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lakesink.adapters.clock import WallClock
 from lakesink.application.config_file import read_config_file
 from lakesink.domain.config.backend_parsing import detect_backend, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
@@ -19,6 +20,7 @@ from lakesink.domain.errors import RecordError
 from lakesink.domain.kcql import parse
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
+from lakesink.domain.transforms.chain import TraceStep
 
 _DEFAULT_PREFIX = "connect.s3"
 _RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "headers"}
@@ -43,12 +45,17 @@ class ExplainCommand:
 
 @dataclass(frozen=True, slots=True)
 class ExplainResult:
-    """The resolved plan of each statement and, when a record was given, its object key."""
+    """The resolved plan of each statement and, when a record was given, its object key.
+
+    ``steps`` is what each transform did to the record; ``record`` is the record the statement
+    saw (None when a transform dropped it, and then there is no key).
+    """
 
     plan: SinkPlan
     record: Record | None
     object_key: str | None
     bucket: str | None = None
+    steps: tuple[TraceStep, ...] = ()
 
 
 def explain(command: ExplainCommand) -> ExplainResult:
@@ -61,7 +68,10 @@ def explain(command: ExplainCommand) -> ExplainResult:
     plan = plan_sink(settings)
     if command.record is None:
         return ExplainResult(plan, None, None)
-    record = command.record
+    steps = tuple(settings.transform_chain(WallClock()).trace(command.record))
+    record = steps[-1].record if steps else command.record
+    if record is None:
+        return ExplainResult(plan, None, None, steps=steps)
     statement = plan.route(record.topic)
     layout = statement.layout
     timestamp = -1 if record.timestamp is None else record.timestamp
@@ -73,7 +83,7 @@ def explain(command: ExplainCommand) -> ExplainResult:
         earliest_ts=timestamp,
         latest_ts=timestamp,
     )
-    return ExplainResult(plan, record, key, statement.bucket)
+    return ExplainResult(plan, record, key, statement.bucket, steps)
 
 
 def _explain_config(kcql: str, config: Mapping[str, str]) -> dict[str, str]:
@@ -165,6 +175,7 @@ def render_json(result: ExplainResult) -> str:
     """One JSON object: ``{"statements": [...], "object_key": ...}``."""
     document = {
         "statements": [_statement_json(plan) for plan in result.plan.statements],
+        "transforms": [_step_json(step) for step in result.steps],
         "object_key": result.object_key,
         "object_bucket": result.bucket,
     }
@@ -185,10 +196,43 @@ def render_text(result: ExplainResult) -> str:
         lines.append("  properties:")
         for name, value in plan.resolved_properties().items():
             lines.append(f"    {name:<32} {_text(value)}")
+    for trace in result.steps:
+        step = trace.step
+        lines.append(f"Transform {step.alias} ({step.class_name}): {_effect(trace)}")
+        if trace.applied and trace.record is not None:
+            lines.append(f"  {json.dumps(_record_json(trace.record), ensure_ascii=False, default=str)}")
     if result.record is not None:
         lines.append(f"Record {result.record.describe()} goes to bucket {result.bucket!r}, key:")
         lines.append(f"  {result.object_key}")
     return "\n".join(lines)
+
+
+def _effect(trace: TraceStep) -> str:
+    if not trace.applied:
+        return "skipped (predicate)"
+    return "dropped the record" if trace.record is None else "applied"
+
+
+def _record_json(record: Record) -> dict[str, Any]:
+    return {
+        "topic": record.topic,
+        "partition": record.partition,
+        "offset": record.offset,
+        "timestamp": record.timestamp,
+        "key": record.key,
+        "value": record.value,
+        "headers": [list(pair) for pair in record.headers],
+    }
+
+
+def _step_json(trace: TraceStep) -> dict[str, object]:
+    record = trace.record
+    return {
+        "alias": trace.step.alias,
+        "class": trace.step.class_name,
+        "applied": trace.applied,
+        "record": None if record is None else json.loads(json.dumps(_record_json(record), default=str)),
+    }
 
 
 def _text(value: object) -> str:

@@ -7,7 +7,7 @@ unchanged, and a step that returns None drops the record (``Filter``), ending th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -91,6 +91,26 @@ class TransformChain:
         """The aliases of steps whose output depends on the time they run."""
         return tuple(step.alias for step in self.steps if step.transform.reads_wall_clock)
 
+    def trace(self, record: Record) -> Iterator[TraceStep]:
+        """Each step's effect on ``record``, in order, up to the step that drops it (``kcql explain``).
+
+        Raises:
+            RecordError: as :meth:`apply`.
+        """
+        current = record
+        for step in self.steps:
+            if not step.applies_to(current):
+                yield TraceStep(step, False, current)
+                continue
+            try:
+                result = step.transform.apply(current)
+            except RecordError as error:
+                raise RecordError(f"transform {step.alias!r} ({step.class_name}): {error}") from error
+            yield TraceStep(step, True, result)
+            if result is None:
+                return
+            current = result
+
     def wall_clock_note(self) -> str:
         """What wall-clock transforms do to object keys, and why no offset is lost or doubled anyway."""
         aliases = ", ".join(self.reads_wall_clock)
@@ -129,3 +149,12 @@ TransformFactory = Callable[["TransformOptions", "Clock"], Transform]
 """Builds a configured transform from its options; raises ConfigError naming the option at fault."""
 PredicateFactory = Callable[["TransformOptions"], Predicate]
 """Builds a configured predicate from its options."""
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One step of :meth:`TransformChain.trace`: whether it ran and the record it left (None: dropped)."""
+
+    step: Step
+    applied: bool
+    record: Record | None
