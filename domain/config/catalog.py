@@ -63,6 +63,14 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("ssl.*", T.ANY, None, "Kafka client TLS settings, handed to librdkafka; key material masked.",
             prefixed=False, kind=Kind.PASSTHROUGH),
+    # --- config providers (Kafka Connect worker keys, read before the settings are parsed) ---
+    KeySpec("config.providers", T.LIST, None,
+            "Aliases of the config providers that ${ALIAS:path:key} references in other values use.",
+            prefixed=False, kind=Kind.PROVIDER),
+    KeySpec("config.providers.*", T.ANY, None,
+            "ALIAS.class (FileConfigProvider, DirectoryConfigProvider or EnvVarConfigProvider) and "
+            "ALIAS.param.allowed.paths (file, directory) or ALIAS.param.allowlist.pattern (env).",
+            prefixed=False, kind=Kind.PROVIDER),
     # --- accepted for compatibility, no effect ------------------------------------------------
     KeySpec("connector.class", T.CLASS, None,
             "Only used to pick the backend when no connect.<backend>.* key does.",
