@@ -14,11 +14,13 @@ Deliberate differences from Aiven: the template is matched anchored (see
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import parse_kafka_client
+from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_int
 from lakesink.domain.errors import ConfigError
@@ -38,47 +40,21 @@ _LEGACY = {
 }
 _USED = frozenset(
     {
-        "name",
-        "connector.class",
-        "bootstrap.servers",
-        "topic",
-        "topics",
-        "aws.access.key.id",
-        "aws.secret.access.key",
-        "aws.s3.bucket.name",
-        "aws.s3.region",
-        "aws.s3.endpoint",
-        "aws.s3.prefix",
-        "aws.s3.fetch.page.size",
-        "aws.s3.backoff.max.retries",
-        "file.name.template",
-        "file.compression.type",
-        "input.format",
-        "transformer.max.buffer.size",
-        "tasks.max",
-        "errors.tolerance",
-        "error.tolerance",
-        "poll.interval.ms",
-        "max.poll.records",
-        "native.start.key",
+        "name", "connector.class", "bootstrap.servers", "topic", "topics",
+        "aws.access.key.id", "aws.secret.access.key", "aws.s3.bucket.name", "aws.s3.region",
+        "aws.s3.endpoint", "aws.s3.prefix", "aws.s3.fetch.page.size", "aws.s3.backoff.max.retries", "file.name.template", "file.compression.type", "input.format",
+        "transformer.max.buffer.size", "tasks.max", "errors.tolerance", "error.tolerance",
+        "poll.interval.ms", "max.poll.records", "native.start.key",
     }
 )
 #: Keys accepted for compatibility that change nothing here (why: docs/restore.md).
 NO_EFFECT = frozenset(
     {
-        "aws.credentials.provider",
-        "aws.s3.fetch.buffer.size",
-        "aws.s3.backoff.delay.ms",
+        "aws.credentials.provider", "aws.s3.fetch.buffer.size", "aws.s3.backoff.delay.ms",
         "aws.s3.backoff.max.delay.ms",
-        "aws.s3.api.call.timeout",
-        "ring.buffer.size",
-        "distribution.type",
-        "task.id",
-        "file.max.records",
-        "file.prefix.template",
-        "file.name.timestamp.timezone",
-        "file.name.timestamp.source",
-        "kafka.retry.backoff.ms",
+        "aws.s3.api.call.timeout", "ring.buffer.size", "distribution.type", "task.id",
+        "file.max.records", "file.prefix.template",
+        "file.name.timestamp.timezone", "file.name.timestamp.source", "kafka.retry.backoff.ms",
     }
 )
 #: Converters: records are produced as the stored bytes, so only ByteArrayConverter says what happens.
@@ -96,13 +72,26 @@ def is_aiven_source_config(props: Mapping[str, str]) -> bool:
     )
 
 
-def aiven_restore_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> RestorePlan:
+def aiven_restore_plan(
+    props: Mapping[str, str], *, parallelism: int | None = None, provided: Collection[str] = frozenset()
+) -> RestorePlan:
     """Translate an Aiven S3 source config.
+
+    ``provided`` names the keys a config provider filled: their values never appear in an error
+    and become secrets among the producer settings.
 
     Raises:
         ConfigError: unknown or unsupported keys (all named), a missing bucket, template or
             brokers, or an invalid value (naming its key).
     """
+    hidden = HiddenValues.of(props, provided)
+    try:
+        return _plan(props, parallelism, hidden)
+    except ConfigError as error:
+        raise hidden.scrub_error(error) from None
+
+
+def _plan(props: Mapping[str, str], parallelism: int | None, hidden: HiddenValues) -> RestorePlan:
     config = _with_legacy_names(props)
     _reject_unknown(config)
     template = KeyTemplate.compile(_required(config, TEMPLATE_KEY))
@@ -121,15 +110,13 @@ def aiven_restore_plan(props: Mapping[str, str], *, parallelism: int | None = No
         limit=_int(config, "max.poll.records", 500, minimum=1),
         template=template,
         key_from_object_key=True,
-        bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1)
-        if fmt is Format.BYTES
-        else None,
-        compression=None
-        if fmt is Format.PARQUET
-        else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
+        bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1) if fmt is Format.BYTES else None,
+        compression=None if fmt is Format.PARQUET else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
     )
     client = parse_kafka_client(
-        {k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT}, "source"
+        {k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT and not is_provider_key(k)},
+        "source",
+        hidden=hidden.keys,
     )
     return RestorePlan(
         name=_required(config, "name"),
@@ -161,14 +148,9 @@ def _reject_unknown(config: Mapping[str, str]) -> None:
                 f"{key}={name} is not supported yet: the restore produces the stored bytes; "
                 f"remove the key or set it to {_BYTES_CONVERTER}."
             )
-    for key in (
-        *_REGISTRY_KEYS,
-        *(k for k in config if k.startswith(("key.converter.", "value.converter.", "header.converter."))),
-    ):
+    for key in (*_REGISTRY_KEYS, *(k for k in config if k.startswith(("key.converter.", "value.converter.", "header.converter.")))):
         if key in config:
-            raise ConfigError(
-                f"{key} is not supported yet: the restore runs no converter (it produces the stored bytes)."
-            )
+            raise ConfigError(f"{key} is not supported yet: the restore runs no converter (it produces the stored bytes).")
     unknown = sorted(
         key
         for key in config
@@ -177,11 +159,10 @@ def _reject_unknown(config: Mapping[str, str]) -> None:
         and key not in _CONVERTERS
         and key not in _CLIENT_KEYS
         and not key.startswith(_CLIENT_PREFIXES)
+        and not is_provider_key(key)
     )
     if any(key.startswith("aws.sts.") for key in unknown):
-        raise ConfigError(
-            "aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain."
-        )
+        raise ConfigError("aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain.")
     if unknown:
         raise ConfigError(f"Unknown Aiven S3 source settings: {', '.join(unknown)}.")
     if config.get("connector.class", AIVEN_CONNECTOR_CLASS).strip() != AIVEN_CONNECTOR_CLASS:
@@ -206,11 +187,7 @@ def _topic(config: Mapping[str, str]) -> str | None:
 
 
 def _tolerance_key(config: Mapping[str, str]) -> str:
-    return (
-        "error.tolerance"
-        if "error.tolerance" in config and "errors.tolerance" not in config
-        else "errors.tolerance"
-    )
+    return "error.tolerance" if "error.tolerance" in config and "errors.tolerance" not in config else "errors.tolerance"
 
 
 def _choice(config: Mapping[str, str], key: str, choices: Mapping[str, Any], default: str) -> Any:
@@ -228,9 +205,7 @@ def _int(config: Mapping[str, str], key: str, default: int, *, minimum: int) -> 
 def _s3_settings(config: Mapping[str, str]) -> S3Settings:
     access, secret = config.get("aws.access.key.id", ""), config.get("aws.secret.access.key", "")
     if bool(access) != bool(secret):
-        raise ConfigError(
-            "Set both aws.access.key.id and aws.secret.access.key, or neither (default credential chain)."
-        )
+        raise ConfigError("Set both aws.access.key.id and aws.secret.access.key, or neither (default credential chain).")
     endpoint = config.get("aws.s3.endpoint", "").strip() or None
     if endpoint is not None and "://" not in endpoint:
         endpoint = "https://" + endpoint  # Aiven assumes https when no scheme is given

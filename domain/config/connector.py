@@ -9,7 +9,7 @@ bad values and unknown codecs are errors) are listed in docs/configuration.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import PurePath
@@ -18,10 +18,12 @@ from lakesink.domain.config.backend_parsing import (
     backend_settings,
     connector_class_target,
     detect_backend,
+    normal_key,
     normalise_keys,
 )
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import ErrorPolicy, SchemaChangeDetector
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.index_settings import parse_indexes_name
 from lakesink.domain.config.key_check import check_keys
 from lakesink.domain.config.passthrough import (
@@ -31,7 +33,7 @@ from lakesink.domain.config.passthrough import (
     parse_kafka_client,
 )
 from lakesink.domain.config.reader import PropertyReader
-from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
 from lakesink.domain.config.statement_rules import check_padding, check_topics
 from lakesink.domain.errors import ConfigError
@@ -44,7 +46,6 @@ from lakesink.domain.transforms.registry import build_chain, transform_keys
 _ROLES = ("sink", "source")
 _PADDING_STRATEGIES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
 _DEFAULT_PADDING_LENGTH = 12
-_MASK = "******"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class ConnectorSettings:
         source: the restore's settings; None for a sink.
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
+        hidden: the values config providers supplied (``${file:...}``, ``${env:...}``); masked in
+            ``repr``, ``describe()`` and error messages wherever they ended up.
     """
 
     role: str
@@ -95,17 +98,34 @@ class ConnectorSettings:
     latest_schema_optimization: bool = False
     source: SourceSettings | None = None
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    hidden: HiddenValues = dataclasses.field(default_factory=HiddenValues, compare=False)
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str], *, role: str = "sink") -> ConnectorSettings:
-        """Validate and type a flat config; raises ConfigError naming the key at fault."""
+    def from_properties(
+        cls, props: Mapping[str, str], *, role: str = "sink", provided: Collection[str] = frozenset()
+    ) -> ConnectorSettings:
+        """Validate and type a flat config; raises ConfigError naming the key at fault.
+
+        ``provided`` names the keys whose values a config provider supplied
+        (:func:`~lakesink.domain.config.providers.resolve_references`): those values are treated
+        as secrets and never shown, in errors included.
+        """
         if role not in _ROLES:
             raise ValueError(f"role must be 'sink' or 'source', not {role!r}")
+        hidden = HiddenValues.of(props, provided)
+        try:
+            return cls._parse(props, role, hidden)
+        except ConfigError as error:
+            raise hidden.scrub_error(error) from None
+
+    @classmethod
+    def _parse(cls, props: Mapping[str, str], role: str, hidden: HiddenValues) -> ConnectorSettings:
         normalised = normalise_keys(props)
+        hidden_keys = frozenset(map(normal_key, hidden.keys))
         backend, prefix = detect_backend(normalised)
         _check_connector_class_role(normalised, role)
-        check_keys(normalised, prefix=prefix, backend=backend, role=role)
-        reader = PropertyReader(normalised, prefix)
+        check_keys(normalised, prefix=prefix, backend=backend, role=role, hidden=hidden_keys)
+        reader = PropertyReader(normalised, prefix, hidden=hidden_keys)
         kcql = _required(reader, "kcql")
         padding_strategy, padding_length = _legacy_padding(reader)
         statements: tuple[KcqlStatement, ...] | tuple[SourceStatement, ...]
@@ -133,9 +153,9 @@ class ConnectorSettings:
             topics=topics,
             topics_regex=topics_regex,
             bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
-            key_converter=parse_converter(normalised, "key"),
-            value_converter=parse_converter(normalised, "value"),
-            kafka_client=parse_kafka_client(normalised, role),
+            key_converter=parse_converter(normalised, "key", hidden=hidden_keys),
+            value_converter=parse_converter(normalised, "value", hidden=hidden_keys),
+            kafka_client=parse_kafka_client(normalised, role, hidden=hidden_keys),
             compression_codec=reader.enum("compression.codec", CompressionCodec),
             compression_level=_compression_level(reader),
             error_policy=reader.enum("error.policy", ErrorPolicy),
@@ -153,6 +173,7 @@ class ConnectorSettings:
             latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
             source=parse_source_settings(reader) if role == "source" else None,
             transforms=transforms,
+            hidden=hidden,
         )
 
     def transform_chain(self, clock: Clock) -> TransformChain:
@@ -160,14 +181,27 @@ class ConnectorSettings:
         return build_chain(self.transforms, clock)
 
     def describe(self) -> dict[str, object]:
-        """Every resolved setting, defaults included, as plain JSON-able values; secrets masked."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """Every resolved setting, defaults included, as plain JSON-able values; secrets masked.
+
+        So are values equal to (or containing) one a config provider supplied.
+        """
+        return {
+            f.name: self.hidden.mask_leaves(_plain(getattr(self, f.name)))
+            for f in dataclasses.fields(self)
+            if f.name != "hidden"
+        }
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "hidden"
+        )
+        return self.hidden.scrub(f"{type(self).__name__}({fields})")
 
 
 def _plain(value: object) -> object:
     """Turn a settings value into str/int/float/bool/None/list/dict, masking secrets."""
     if isinstance(value, Secret):
-        return _MASK
+        return MASK
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (KcqlStatement, SourceStatement)):

@@ -22,6 +22,7 @@ class Kind(Enum):
         "default only"  # not implemented yet: accepted at its default value, any other value is an error
     )
     DEPRECATED = "deprecated"  # an old Lenses name: an error naming its replacement
+    PROVIDER = "config provider"  # declares a config provider; read before the settings are parsed
 
 
 class ValueType(Enum):

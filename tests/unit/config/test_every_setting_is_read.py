@@ -30,6 +30,7 @@ from lakesink.domain.config.catalog import CATALOG
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.keyspec import KeySpec, Kind, Scope
 from lakesink.domain.config.keyspec import ValueType as T
+from lakesink.domain.config.providers import resolve_references
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.statement_plan import plan_sink
 
@@ -130,6 +131,7 @@ FAMILY_KEYS = {
     "ssl.*": "ssl.ca.location",
     "header.converter.*": "header.converter.encoding",
     "errors.log.*": "errors.log.enable",
+    "config.providers.*": "config.providers.vault.class",
 }
 
 
@@ -231,6 +233,14 @@ def test_every_catalog_key_is_read_or_rejected_naming_it(prefix: str, backend: s
         with pytest.raises(ConfigError) as caught:
             _load({**base, key: value}, role)
         assert f"{key}={value} is not supported yet" in str(caught.value)
+        return
+    if spec.kind is Kind.PROVIDER:
+        # Read before the settings are parsed (what they do: test_config_providers.py); the
+        # settings accept them, and the provider step reads them: an unusable one is named.
+        assert ConnectorSettings.from_properties({**base, key: "x"}, role=role)
+        with pytest.raises(ConfigError) as caught:
+            resolve_references({**base, key: "x"}, source=None)  # type: ignore[arg-type]  # never reached
+        assert key in str(caught.value)
         return
     if spec.kind is Kind.IGNORED:
         assert spec.name in ACCEPTED_WITHOUT_EFFECT, f"{key} is accepted but read by nothing: read it or reject it"
