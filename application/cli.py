@@ -34,9 +34,7 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
     )
     explain.add_argument("kcql", help="one or more KCQL statements separated by ';'")
-    explain.add_argument(
-        "--config", metavar="FILE", help="connector config (.properties or Kafka Connect JSON)"
-    )
+    explain.add_argument("--config", metavar="FILE", help="connector config (.properties or Kafka Connect JSON)")
     explain.add_argument(
         "--record",
         metavar="JSON",
@@ -64,9 +62,7 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "the store; with --once, writes everything available at start, commits and exits."
         ),
     )
-    sink.add_argument(
-        "--config", metavar="FILE", required=True, help="connector config (.properties or JSON)"
-    )
+    sink.add_argument("--config", metavar="FILE", required=True, help="connector config (.properties or JSON)")
     sink.add_argument("--once", action="store_true", help="write what is available now, then exit 0")
     sink.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     sink.add_argument(
@@ -107,9 +103,7 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "Exits 1 when a record is missing, duplicated or different."
         ),
     )
-    demo.add_argument(
-        "--records", type=int, default=20_000, metavar="N", help="order events to produce (20000)"
-    )
+    demo.add_argument("--records", type=int, default=20_000, metavar="N", help="order events to produce (20000)")
     demo.add_argument("--seed", type=int, default=42, help="seed of the generated events (42)")
     demo.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (local[2])")
     demo.set_defaults(handler=_run_demo)
@@ -146,13 +140,9 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "exactly once through Kafka transactions. Lenses (KCQL) or Aiven S3 source configs."
         ),
     )
-    restore.add_argument(
-        "--config", metavar="FILE", required=True, help="source config (.properties or Kafka Connect JSON)"
-    )
+    restore.add_argument("--config", metavar="FILE", required=True, help="source config (.properties or Kafka Connect JSON)")
     restore.add_argument("--once", action="store_true", help="restore the objects that exist now, then exit")
-    restore.add_argument(
-        "--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])"
-    )
+    restore.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])")
     restore.set_defaults(handler=_run_restore)
 
 

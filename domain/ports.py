@@ -187,6 +187,7 @@ class Clock(Protocol):
         ...
 
 
+
 class FormatWriter(Protocol):
     """Streams records of one storage format into one local staging file.
 

@@ -56,8 +56,7 @@ class StatementPlan:
         """Every KCQL property with the value in force, defaults included (for explain)."""
         options = self.statement.options
         padding = {
-            f"padding.length.{name}": strategy.length
-            for name, strategy in self.layout.padding.strategies.items()
+            f"padding.length.{name}": strategy.length for name, strategy in self.layout.padding.strategies.items()
         }
         first = next(iter(self.layout.padding.strategies.values()), None)
         envelope = self.envelope

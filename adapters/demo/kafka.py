@@ -77,14 +77,8 @@ def kafka_contents(
     Raises:
         RuntimeError: a message came back with an error, or not all arrived within ``timeout_s``.
     """
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap_servers,
-            "group.id": "lakesink-audit",
-            "enable.auto.commit": False,
-            "enable.partition.eof": False,
-        }
-    )
+    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": "lakesink-audit",
+                         "enable.auto.commit": False, "enable.partition.eof": False})
     try:
         partitions = sorted(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
         ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in partitions}
@@ -116,3 +110,4 @@ def _decoded(message: Any) -> KafkaRecord:
         headers={name: raw.decode("utf-8") for name, raw in (message.headers() or []) if raw is not None},
         timestamp=timestamp if kind != 0 else None,
     )
+

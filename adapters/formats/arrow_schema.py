@@ -54,15 +54,11 @@ class _Converter:
 
     def fields(self, record: Schema, path: tuple[str, ...]) -> list[pa.Field]:
         if not record["fields"]:
-            raise FormatError(
-                f"Parquet cannot store a struct without fields (at {'.'.join(path) or 'the root'})"
-            )
+            raise FormatError(f"Parquet cannot store a struct without fields (at {'.'.join(path) or 'the root'})")
         name = str(record.get("name", ""))
         self._open_records.append(name)
         try:
-            return [
-                self.field(field["name"], field["type"], (*path, field["name"])) for field in record["fields"]
-            ]
+            return [self.field(field["name"], field["type"], (*path, field["name"])) for field in record["fields"]]
         finally:
             self._open_records.pop()
 
@@ -72,9 +68,7 @@ class _Converter:
         if not core:
             return pa.field(name, pa.null(), nullable=True)
         if len(core) > 1:
-            raise FormatError(
-                f"Parquet cannot store a union of several types at {'.'.join(path)}: {schema!r}"
-            )
+            raise FormatError(f"Parquet cannot store a union of several types at {'.'.join(path)}: {schema!r}")
         return pa.field(name, self.type(core[0], path), nullable=nullable)
 
     def type(self, schema: Schema, path: tuple[str, ...]) -> pa.DataType:

@@ -82,9 +82,7 @@ class AvroWriter(StructuredFile):
         envelope: EnvelopeFields | None = None,
     ) -> None:
         if codec not in SUPPORTED_CODECS[Format.AVRO]:
-            raise FormatError(
-                f"{codec.value} is not an Avro codec; use UNCOMPRESSED, SNAPPY, BZIP2, DEFLATE, XZ or ZSTD"
-            )
+            raise FormatError(f"{codec.value} is not an Avro codec; use UNCOMPRESSED, SNAPPY, BZIP2, DEFLATE, XZ or ZSTD")
         if codec in LEVEL_RANGES:
             level = DEFAULT_LEVELS[codec] if level is None else level
             low, high = LEVEL_RANGES[codec]

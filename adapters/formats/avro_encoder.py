@@ -177,22 +177,13 @@ class _Generator:
             emit(depth, "else: return False")
         elif type_name in ("int", "long"):
             low, high = (INT_MIN, INT_MAX) if type_name == "int" else (LONG_MIN, LONG_MAX)
-            emit(
-                depth,
-                f"if type({var}) is not int and (not isinstance({var}, int) or isinstance({var}, bool)): return False",
-            )
+            emit(depth, f"if type({var}) is not int and (not isinstance({var}, int) or isinstance({var}, bool)): return False")
             emit(depth, f"if not {low} <= {var} <= {high}: return False")
             zigzag = self._fresh("z")
             emit(depth, f"{zigzag} = ({var} << 1) ^ ({var} >> 63)")
-            emit(
-                depth,
-                f"out += {self._small(prefix)}[{zigzag}] if {zigzag} < 128 else {_after(prefix, f'VARINT({zigzag})')}",
-            )
+            emit(depth, f"out += {self._small(prefix)}[{zigzag}] if {zigzag} < 128 else {_after(prefix, f'VARINT({zigzag})')}")
         elif type_name in ("float", "double"):
-            emit(
-                depth,
-                f"if type({var}) is not float and (not isinstance({var}, (int, float)) or isinstance({var}, bool)): return False",
-            )
+            emit(depth, f"if type({var}) is not float and (not isinstance({var}, (int, float)) or isinstance({var}, bool)): return False")
             if type_name == "double" and len(prefix) == 1:
                 emit(depth, f"out += BYTE_DOUBLE({prefix[0]}, {var})")
             else:

@@ -32,9 +32,7 @@ def row_encoder(schema: Schema, envelope: EnvelopeFields | None) -> RowEncode | 
     if envelope is None:
         return compile_fields_encoder([(attrgetter("value"), schema)])
     parts = envelope_parts(envelope)
-    if kind(schema) != "record" or [field["name"] for field in schema["fields"]] != [
-        name for name, _ in parts
-    ]:
+    if kind(schema) != "record" or [field["name"] for field in schema["fields"]] != [name for name, _ in parts]:
         return None
     return compile_fields_encoder(
         [(read, field["type"]) for (_, read), field in zip(parts, schema["fields"], strict=True)]

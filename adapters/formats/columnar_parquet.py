@@ -146,9 +146,7 @@ def _plan(writer: RangeWriter, lines: EncodedLines) -> list[tuple[PartitionValue
     return planned
 
 
-def _group_batches(
-    parsed: pa.RecordBatch, groups: list[tuple[PartitionValues, np.ndarray]]
-) -> list[pa.RecordBatch]:
+def _group_batches(parsed: pa.RecordBatch, groups: list[tuple[PartitionValues, np.ndarray]]) -> list[pa.RecordBatch]:
     """Each group's rows: one ``take`` in group order, then zero-copy slices (a take per group
     cost twice as much for the benchmark's ten countries)."""
     if len(groups) == 1:
@@ -156,10 +154,7 @@ def _group_batches(
         return [parsed if len(indices) == parsed.num_rows else parsed.take(pa.array(indices))]
     grouped = parsed.take(pa.array(np.concatenate([indices for _values, indices in groups])))
     starts = np.cumsum([0] + [len(indices) for _values, indices in groups])
-    return [
-        grouped.slice(int(start), int(end - start))
-        for start, end in zip(starts[:-1], starts[1:], strict=True)
-    ]
+    return [grouped.slice(int(start), int(end - start)) for start, end in zip(starts[:-1], starts[1:], strict=True)]
 
 
 def _decode(lines: EncodedLines, index: int) -> Any:
@@ -170,9 +165,7 @@ def _decode(lines: EncodedLines, index: int) -> Any:
         return None
 
 
-def _partition_values(
-    writer: RangeWriter, lines: EncodedLines, index: int, value: Any
-) -> PartitionValues | None:
+def _partition_values(writer: RangeWriter, lines: EncodedLines, index: int, value: Any) -> PartitionValues | None:
     """Record ``index``'s partition values by the per-record code, None when it is a poison record."""
     if not isinstance(value, dict):
         return None
@@ -220,9 +213,7 @@ def _parse(lines: EncodedLines, schema: Schema) -> pa.RecordBatch | None:
     # twice as fast as 1 MiB blocks.
     reading = pa_json.ReadOptions(use_threads=False, block_size=max(_MIN_BLOCK_BYTES, len(lines.buffer) + 1))
     try:
-        table = pa_json.read_json(
-            pa.BufferReader(pa.py_buffer(lines.buffer)), read_options=reading, parse_options=options
-        )
+        table = pa_json.read_json(pa.BufferReader(pa.py_buffer(lines.buffer)), read_options=reading, parse_options=options)
     except (pa.ArrowException, ValueError):
         return None
     if table.num_rows != len(lines):

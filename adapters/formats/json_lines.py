@@ -43,18 +43,14 @@ class JsonWriter(LineFile):
         envelope: EnvelopeFields | None = None,
     ) -> None:
         if codec not in (CompressionCodec.UNCOMPRESSED, CompressionCodec.GZIP):
-            raise FormatError(
-                f"Invalid or missing `compressionCodec` specified. JSON accepts UNCOMPRESSED or GZIP, not {codec.value}"
-            )
+            raise FormatError(f"Invalid or missing `compressionCodec` specified. JSON accepts UNCOMPRESSED or GZIP, not {codec.value}")
         super().__init__(path)
         self._envelope = envelope
         if codec is CompressionCodec.GZIP:
             gzip_level = DEFAULT_GZIP_LEVEL if level is None else level
             if not 0 <= gzip_level <= 9:
                 raise FormatError(f"compression.level {gzip_level} is out of range 0-9 for GZIP")
-            self._out = gzip.GzipFile(
-                filename="", fileobj=self._raw, mode="wb", compresslevel=gzip_level, mtime=0
-            )
+            self._out = gzip.GzipFile(filename="", fileobj=self._raw, mode="wb", compresslevel=gzip_level, mtime=0)
 
     def _line(self, record: Record) -> bytes:
         if self._envelope is not None:

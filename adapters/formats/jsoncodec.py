@@ -70,3 +70,4 @@ def _exact(value: Any) -> str:
     if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
         return "[" + ",".join(_exact(item) for item in value) + "]"
     return _ENCODER.encode(value)
+

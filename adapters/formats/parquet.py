@@ -51,14 +51,9 @@ _LEVELLED = (CompressionCodec.GZIP, CompressionCodec.BROTLI, CompressionCodec.ZS
 def is_record_schema(schema: Schema) -> bool:
     """Whether values of ``schema`` are records (else the file stores them in one ``value`` column)."""
     core = non_null(schema)
-    return (
-        len(core) == 1
-        and len(core) == (len(schema) if isinstance(schema, list) else 1)
-        and kind(core[0])
-        in (
-            "record",
-            "error",
-        )
+    return len(core) == 1 and len(core) == (len(schema) if isinstance(schema, list) else 1) and kind(core[0]) in (
+        "record",
+        "error",
     )
 
 
@@ -75,13 +70,9 @@ class ParquetWriter(StructuredFile):
         row_group_bytes: int = ROW_GROUP_BYTES,
     ) -> None:
         if codec is CompressionCodec.LZO:
-            raise FormatError(
-                "LZO is not supported by the Parquet writer (pyarrow); use SNAPPY, ZSTD, GZIP, LZ4 or BROTLI"
-            )
+            raise FormatError("LZO is not supported by the Parquet writer (pyarrow); use SNAPPY, ZSTD, GZIP, LZ4 or BROTLI")
         if codec not in SUPPORTED_CODECS[Format.PARQUET]:
-            raise FormatError(
-                f"{codec.value} is not a Parquet codec; use UNCOMPRESSED, SNAPPY, GZIP, LZ4, BROTLI or ZSTD"
-            )
+            raise FormatError(f"{codec.value} is not a Parquet codec; use UNCOMPRESSED, SNAPPY, GZIP, LZ4, BROTLI or ZSTD")
         super().__init__(path, envelope=envelope)
         self._compression = "NONE" if codec is CompressionCodec.UNCOMPRESSED else codec.value
         self._level = level if codec in _LEVELLED else None
@@ -135,13 +126,9 @@ class ParquetWriter(StructuredFile):
 
     def _open(self, schema: Schema) -> None:
         self._wrap = not is_record_schema(schema)
-        table_schema = (
-            {"type": "record", "fields": [{"name": VALUE_COLUMN, "type": schema}]} if self._wrap else schema
-        )
+        table_schema = {"type": "record", "fields": [{"name": VALUE_COLUMN, "type": schema}]} if self._wrap else schema
         named = name_records(schema)
-        self._arrow = arrow_schema(table_schema).with_metadata(
-            {AVRO_SCHEMA_KEY: json.dumps(named, separators=(",", ":"))}
-        )
+        self._arrow = arrow_schema(table_schema).with_metadata({AVRO_SCHEMA_KEY: json.dumps(named, separators=(",", ":"))})
         self._writer = pq.ParquetWriter(
             self._raw, self._arrow, compression=self._compression, compression_level=self._level
         )
@@ -226,11 +213,7 @@ def read_parquet(path: Path, *, envelope: bool) -> Iterator[Record]:
                 yield record_from_envelope(row, index=index, **part_schemas)
             else:
                 yield Record(
-                    topic="",
-                    partition=0,
-                    offset=index,
-                    value=row[VALUE_COLUMN] if wrapped else row,
-                    value_schema=avro,
+                    topic="", partition=0, offset=index, value=row[VALUE_COLUMN] if wrapped else row, value_schema=avro
                 )
             index += 1
 

@@ -224,9 +224,7 @@ class RangeWriter:
             stats = FileStats(records, size - base, created_ms=0)
             taken = self.plan.flush.records_before_flush(stats, ends[start:])
             end = total if taken is None else start + taken
-            runs.append(
-                Run(start, end, sealed=taken is not None, continues=current is not None and start == 0)
-            )
+            runs.append(Run(start, end, sealed=taken is not None, continues=current is not None and start == 0))
             records, size, start = 0, 0, end
         return runs
 

@@ -108,9 +108,7 @@ class RawRow(NamedTuple):
         topic, partition, offset, timestamp, raw_key, raw_value, headers = self
         where = self.describe()
         key, key_schema = converters.key.decode(raw_key, record=where) if decode_key else (raw_key, None)
-        value, value_schema = (
-            converters.value.decode(raw_value, record=where) if decode_value else (raw_value, None)
-        )
+        value, value_schema = converters.value.decode(raw_value, record=where) if decode_value else (raw_value, None)
         # Positional: keywords cost a fifth of the Record's construction, once per Kafka message.
         return Record(topic, partition, offset, timestamp, key, value, headers, key_schema, value_schema)
 

@@ -146,9 +146,7 @@ class BatchPlanner:
         """``startingOffsets`` to ``endingOffsets`` over today's partitions (a batch query)."""
         keys = self._metadata.partitions(self._selection)
         watermarks = self._watermarks(keys)
-        return _resolve(self._options.starting, keys, *watermarks), _resolve(
-            self._options.ending, keys, *watermarks
-        )
+        return _resolve(self._options.starting, keys, *watermarks), _resolve(self._options.ending, keys, *watermarks)
 
     def starting_positions(self, keys: Sequence[TopicPartitionKey]) -> Positions:
         """``startingOffsets`` resolved against the current watermarks of ``keys``."""
@@ -179,7 +177,5 @@ class BatchPlanner:
         return {key: forced.get(key, offset) for key, offset in begin.items()}
 
 
-def _resolve(
-    spec: OffsetSpec, keys: Sequence[TopicPartitionKey], low: Positions, high: Positions
-) -> Positions:
+def _resolve(spec: OffsetSpec, keys: Sequence[TopicPartitionKey], low: Positions, high: Positions) -> Positions:
     return {key: spec.resolve(key, low[key], high[key]) for key in keys}

@@ -104,8 +104,7 @@ def connector_client_settings(settings: ConnectorSettings) -> dict[str, SettingV
     """The Kafka client settings a connector's config gives (``bootstrap.servers`` included; secrets
     stay wrapped until a client is configured)."""
     client: dict[str, SettingValue] = {
-        key: value if isinstance(value, Secret) else str(value)
-        for key, value in settings.kafka_client.items()
+        key: value if isinstance(value, Secret) else str(value) for key, value in settings.kafka_client.items()
     }
     client["bootstrap.servers"] = settings.bootstrap_servers or ""
     return client

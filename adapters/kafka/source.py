@@ -155,9 +155,7 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
         return to_json(planner.next_end(from_json(start, setting="start offset"), mode))
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        return self.planner.ranges(
-            from_json(start, setting="start offset"), from_json(end, setting="end offset")
-        )
+        return self.planner.ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
 
     def commit(self, end: dict[str, Any]) -> None:
         logger.debug("Kafka source batch committed up to %s", end)

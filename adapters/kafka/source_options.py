@@ -128,9 +128,8 @@ class SourceOptions:
         return cls(
             topics=plain.get(TOPICS),
             topics_regex=plain.get(TOPICS_REGEX),
-            starting=OffsetSpec.parse(
-                plain.get(STARTING_OFFSETS.lower()), setting=STARTING_OFFSETS, default=EARLIEST
-            ),
+            starting=OffsetSpec.parse(plain.get(STARTING_OFFSETS.lower()), setting=STARTING_OFFSETS,
+                                      default=EARLIEST),
             ending=OffsetSpec.parse(
                 plain.get(ENDING_OFFSETS.lower()), setting=ENDING_OFFSETS, default=LATEST
             ),
@@ -279,10 +278,7 @@ def _chunk_lists(
     chunks: Mapping[TopicPartitionKey, Sequence[Chunk]],
 ) -> tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]], ...]:
     return tuple(
-        sorted(
-            (_key(key), tuple(sorted((int(lo), int(hi)) for lo, hi in pairs)))
-            for key, pairs in chunks.items()
-        )
+        sorted((_key(key), tuple(sorted((int(lo), int(hi)) for lo, hi in pairs))) for key, pairs in chunks.items())
     )
 
 

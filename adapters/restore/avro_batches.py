@@ -50,9 +50,7 @@ def _header_kinds(schema: Any) -> dict[str, PartKind] | None:
     return None
 
 
-def avro_batches(
-    root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batch: int
-) -> Iterator[MessageBatch]:
+def avro_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batch: int) -> Iterator[MessageBatch]:
     """The batches of one Avro object container file.
 
     Raises:
@@ -66,20 +64,14 @@ def avro_batches(
         if plan is not None and frame is not None:
             yield from frame_batches(frame, plan, entry.partition, rows_per_batch)
             return
-        fields = (
-            {field["name"]: field["type"] for field in schema.get("fields", ())}
-            if isinstance(schema, dict)
-            else {}
-        )
+        fields = {field["name"]: field["type"] for field in schema.get("fields", ())} if isinstance(schema, dict) else {}
         key_kind, value_kind = avro_kind(fields.get("key", "null")), avro_kind(fields.get("value", "null"))
         header_kinds = _header_kinds(fields.get("headers", "null"))
         whole_kind = avro_kind(schema)
         object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
         while rows := list(islice(reader, rows_per_batch)):
             if not root.envelope:
-                yield MessageBatch.of_values(
-                    column_bytes(whole_kind, rows), key=object_key, partition=entry.partition
-                )
+                yield MessageBatch.of_values(column_bytes(whole_kind, rows), key=object_key, partition=entry.partition)
                 continue
             yield envelope_batch(
                 keys=[row.get("key") for row in rows],

@@ -108,11 +108,7 @@ def frame_plan(schema: Any) -> FramePlan | None:
     metadata = "metadata" in fields
     if metadata:
         record = _non_null(fields["metadata"])
-        names = (
-            {f["name"]: _type_name(_non_null(f["type"])) for f in record["fields"]}
-            if _type_name(record) == "record"
-            else {}
-        )
+        names = {f["name"]: _type_name(_non_null(f["type"])) for f in record["fields"]} if _type_name(record) == "record" else {}
         if names.get("timestamp") not in ("long", "int") or names.get("partition") not in ("long", "int"):
             return None
     return FramePlan(key, value, headers, metadata)
@@ -130,9 +126,7 @@ def read_frame(path: Path) -> pl.DataFrame | None:
     doubles = list(_double_columns(frame))
     if doubles:
         magnitude = [column.abs() for column in doubles]
-        plain = [
-            ((m == 0) | ((m >= _SMALLEST_PLAIN) & (m < _LARGEST_PLAIN))).fill_null(True) for m in magnitude
-        ]
+        plain = [((m == 0) | ((m >= _SMALLEST_PLAIN) & (m < _LARGEST_PLAIN))).fill_null(True) for m in magnitude]
         if not frame.select(pl.all_horizontal(plain).all()).item():
             return None
     return frame
@@ -153,18 +147,12 @@ def _double_columns(frame: pl.DataFrame) -> Iterator[pl.Expr]:
             yield from walk(pl.col(name), frame.schema[name])
 
 
-def frame_batches(
-    frame: pl.DataFrame, plan: FramePlan, partition: int | None, rows_per_batch: int
-) -> Iterator[MessageBatch]:
+def frame_batches(frame: pl.DataFrame, plan: FramePlan, partition: int | None, rows_per_batch: int) -> Iterator[MessageBatch]:
     """The messages of a decoded envelope frame, ``rows_per_batch`` at a time."""
     parts = frame.select(
         _bytes_expr("key", plan.key),
         _bytes_expr("value", plan.value),
-        *(
-            [pl.col("headers").struct.field(name).cast(pl.Binary).alias(f"h.{name}") for name in plan.headers]
-            if plan.headers
-            else []
-        ),
+        *([pl.col("headers").struct.field(name).cast(pl.Binary).alias(f"h.{name}") for name in plan.headers] if plan.headers else []),
         pl.col("headers").is_not_null().alias("h") if plan.headers else pl.lit(False).alias("h"),
         _metadata_expr("timestamp", plan.metadata, non_negative=True).alias("ts"),
         _metadata_expr("partition", plan.metadata, non_negative=False).alias("p"),

@@ -61,11 +61,7 @@ class KafkaOriginProducer:
         self._progress_partition = progress_partition(item.origin, progress_partitions)
         self._partitions = partition_count(self._producer, item.topic)
         return read_progress(
-            self._config,
-            plan.progress_topic,
-            self._progress_partition,
-            item.origin,
-            plan.transaction_timeout_ms,
+            self._config, plan.progress_topic, self._progress_partition, item.origin, plan.transaction_timeout_ms
         )
 
     def partitions(self) -> int:
@@ -74,9 +70,7 @@ class KafkaOriginProducer:
     def begin(self) -> None:
         self._producer.begin_transaction()
 
-    def produce(
-        self, batch: MessageBatch, start: int, stop: int, targets: Mapping[int | None, int | None]
-    ) -> None:
+    def produce(self, batch: MessageBatch, start: int, stop: int, targets: Mapping[int | None, int | None]) -> None:
         """One ``produce`` call per message and nothing else: no callback (a failed message fails
         the transaction's commit), the partition looked up once per distinct origin partition.
 
@@ -105,13 +99,7 @@ class KafkaOriginProducer:
                 self._produce_when_queue_drains(topic, value, key, partitions[origin], stamp, header)
 
     def _produce_when_queue_drains(
-        self,
-        topic: str,
-        value: bytes | None,
-        key: bytes | None,
-        partition: int,
-        timestamp: int,
-        headers: HeaderList | None,
+        self, topic: str, value: bytes | None, key: bytes | None, partition: int, timestamp: int, headers: HeaderList | None
     ) -> None:
         while True:
             self._producer.poll(0.05)

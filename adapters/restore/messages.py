@@ -65,11 +65,7 @@ def read_messages(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
     source = decompressed(root, path)
     object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
     if root.envelope:
-        codec = (
-            CompressionCodec.GZIP
-            if root.format is Format.JSON and entry.key.endswith(".gz")
-            else CompressionCodec.UNCOMPRESSED
-        )
+        codec = CompressionCodec.GZIP if root.format is Format.JSON and entry.key.endswith(".gz") else CompressionCodec.UNCOMPRESSED
         for record in open_reader(root.format, source, envelope=True, codec=codec):
             yield Message(
                 key=to_bytes(record.key),

@@ -28,15 +28,8 @@ def _is_json_type(arrow_type: pa.DataType) -> bool:
     return any(
         check(arrow_type)
         for check in (
-            types.is_struct,
-            types.is_list,
-            types.is_large_list,
-            types.is_map,
-            types.is_integer,
-            types.is_floating,
-            types.is_boolean,
-            types.is_decimal,
-            types.is_temporal,
+            types.is_struct, types.is_list, types.is_large_list, types.is_map, types.is_integer,
+            types.is_floating, types.is_boolean, types.is_decimal, types.is_temporal,
         )
     )
 
@@ -45,11 +38,7 @@ def arrow_kind(arrow_type: pa.DataType) -> PartKind:
     """How the Python values of an Arrow column (as :func:`_part` gives them) become bytes."""
     if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
         return PartKind.TEXT
-    if (
-        pa.types.is_binary(arrow_type)
-        or pa.types.is_large_binary(arrow_type)
-        or pa.types.is_fixed_size_binary(arrow_type)
-    ):
+    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type) or pa.types.is_fixed_size_binary(arrow_type):
         return PartKind.BYTES
     return PartKind.JSON if _is_json_type(arrow_type) else PartKind.ANY
 
@@ -74,9 +63,7 @@ def _header_kinds(column: pa.Array | None) -> dict[str, PartKind] | None:
     return None
 
 
-def parquet_batches(
-    root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batch: int
-) -> Iterator[MessageBatch]:
+def parquet_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batch: int) -> Iterator[MessageBatch]:
     """The batches of one Parquet file.
 
     Raises:
@@ -95,12 +82,8 @@ def parquet_batches(
             if wrapped:
                 values, kind = _part(column(VALUE_COLUMN), rows)
             else:
-                values, kind = _part(
-                    pa.StructArray.from_arrays(batch.columns, fields=list(batch.schema)), rows
-                )
-            yield MessageBatch.of_values(
-                column_bytes(kind, values), key=object_key, partition=entry.partition
-            )
+                values, kind = _part(pa.StructArray.from_arrays(batch.columns, fields=list(batch.schema)), rows)
+            yield MessageBatch.of_values(column_bytes(kind, values), key=object_key, partition=entry.partition)
             continue
         keys, key_kind = _part(column("key"), rows)
         values, value_kind = _part(column("value"), rows)

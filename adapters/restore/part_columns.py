@@ -53,10 +53,7 @@ def header_lists(
     """
     if kinds is None:
         return [[(name, to_bytes(value)) for name, value in row.items()] if row else None for row in headers]
-    columns = [
-        column_bytes(kind, [row.get(name) if row else None for row in headers])
-        for name, kind in kinds.items()
-    ]
+    columns = [column_bytes(kind, [row.get(name) if row else None for row in headers]) for name, kind in kinds.items()]
     return zipped_headers(tuple(kinds), columns, [bool(row) for row in headers])
 
 

@@ -42,8 +42,7 @@ def ensure_progress_topic(config: Mapping[str, Any], topic: str) -> bool:
     if topic in admin.list_topics(timeout=_METADATA_TIMEOUT_S).topics:
         return False
     futures = admin.create_topics(
-        [NewTopic(topic, num_partitions=4, config={"cleanup.policy": "compact"})],
-        request_timeout=_CREATE_TIMEOUT_S,
+        [NewTopic(topic, num_partitions=4, config={"cleanup.policy": "compact"})], request_timeout=_CREATE_TIMEOUT_S
     )
     try:
         futures[topic].result(timeout=_CREATE_TIMEOUT_S + 1)
@@ -62,24 +61,18 @@ def partition_count(producer: Any, topic: str) -> int:
         if metadata is not None and metadata.error is None and metadata.partitions:
             return len(metadata.partitions)
         if time.monotonic() > deadline:
-            raise TransientStorageError(
-                f"Kafka topic {topic} has no partition metadata after {_METADATA_TIMEOUT_S} s."
-            )
+            raise TransientStorageError(f"Kafka topic {topic} has no partition metadata after {_METADATA_TIMEOUT_S} s.")
         time.sleep(0.2)
 
 
 def fence(config: Mapping[str, Any], transactional: str, timeout_ms: int) -> None:
     """Initialise a producer under ``transactional``: aborts any transaction a crashed run left open."""
-    producer = create_producer(
-        {**config, "transactional.id": transactional, "transaction.timeout.ms": timeout_ms}
-    )
+    producer = create_producer({**config, "transactional.id": transactional, "transaction.timeout.ms": timeout_ms})
     producer.init_transactions(timeout_ms / 1000 + 30)
     producer.flush(5)
 
 
-def read_progress(
-    config: Mapping[str, Any], topic: str, partition: int, origin: str, timeout_ms: int
-) -> Progress | None:
+def read_progress(config: Mapping[str, Any], topic: str, partition: int, origin: str, timeout_ms: int) -> Progress | None:
     """The last committed progress of ``origin``, or None when it never committed any."""
     consumer = Consumer(
         {

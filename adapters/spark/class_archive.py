@@ -97,9 +97,7 @@ def find_archive(environ: Mapping[str, str] | None = None) -> Path | None:
     name = archive_name(environ)
     if name is None:
         return None
-    return next(
-        (directory / name for directory in archive_dirs(environ) if (directory / name).is_file()), None
-    )
+    return next((directory / name for directory in archive_dirs(environ) if (directory / name).is_file()), None)
 
 
 def archive_options(environ: Mapping[str, str] | None = None) -> str:
@@ -182,9 +180,8 @@ def _child(role: str, archive: Path, environ: Mapping[str, str]) -> dict[str, fl
     """Run :mod:`.class_archive_run` in a fresh process: a JVM archives or loads classes only when it starts."""
     command = [sys.executable, "-m", CHILD_MODULE, role, str(archive)]
     try:
-        done = subprocess.run(
-            command, env=dict(environ), capture_output=True, text=True, timeout=TRAIN_TIMEOUT_S, check=False
-        )
+        done = subprocess.run(command, env=dict(environ), capture_output=True, text=True, timeout=TRAIN_TIMEOUT_S,
+                              check=False)
     except subprocess.TimeoutExpired as timeout:
         raise ArchiveError(f"the {role} run did not finish within {TRAIN_TIMEOUT_S} s") from timeout
     if done.returncode != 0:

@@ -26,12 +26,8 @@ def _run_jvm(role: str, archive: Path) -> dict[str, float]:
     flag = "ArchiveClassesAtExit" if role == "train" else "SharedArchiveFile"
     options = f"{LOCAL_JVM_DEFAULTS[DRIVER_JAVA_OPTIONS]} -XX:{flag}={archive} {QUIET}"
     started = time.perf_counter()
-    spark = create_session(
-        "local[2]",
-        app_name=f"lakesink-jvm-archive-{role}",
-        ui_enabled=False,
-        conf={DRIVER_JAVA_OPTIONS: options},
-    )
+    spark = create_session("local[2]", app_name=f"lakesink-jvm-archive-{role}", ui_enabled=False,
+                           conf={DRIVER_JAVA_OPTIONS: options})
     seconds = {"session": time.perf_counter() - started}
     started = time.perf_counter()
     _workload(spark)
@@ -54,9 +50,7 @@ def _workload(spark: object) -> None:
     assert isinstance(spark, SparkSession)
     spark.range(0, 4, 1, 4).mapInArrow(_identity, "id long").collect()
     stream = spark.readStream.format("rate").option("rowsPerSecond", 10).load()
-    query = (
-        stream.writeStream.foreachBatch(lambda batch, _id: batch.count()).trigger(availableNow=True).start()
-    )
+    query = stream.writeStream.foreachBatch(lambda batch, _id: batch.count()).trigger(availableNow=True).start()
     query.awaitTermination(60)
     query.stop()
 

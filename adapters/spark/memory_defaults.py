@@ -66,8 +66,4 @@ def _spark_defaults_keys(environ: Mapping[str, str]) -> set[str]:
         lines = (Path(directory) / "spark-defaults.conf").read_text().splitlines()
     except OSError:
         return set()
-    return {
-        line.split(None, 1)[0].split("=", 1)[0]
-        for line in lines
-        if line.strip() and not line.lstrip().startswith("#")
-    }
+    return {line.split(None, 1)[0].split("=", 1)[0] for line in lines if line.strip() and not line.lstrip().startswith("#")}

@@ -48,7 +48,6 @@ def forget_streaming_checkpoint(spark: SparkSession, location: str) -> bool:
     fs.delete(path, True)
     logger.info(
         "Removed the streaming checkpoint %s: this run committed from the index or consumer group, "
-        "so the next streaming run starts from there",
-        location,
+        "so the next streaming run starts from there", location,
     )
     return True

@@ -49,9 +49,7 @@ def register_backend(name: str, target: str, *, install_hint: str = "", replace:
     """
     module, _, attribute = target.partition(":")
     if not module or not attribute:
-        raise ConfigError(
-            f"Storage backend {name!r}: target {target!r} must look like 'package.module:Class'."
-        )
+        raise ConfigError(f"Storage backend {name!r}: target {target!r} must look like 'package.module:Class'.")
     with _lock:
         if name in _backends and not replace:
             raise ConfigError(
@@ -110,9 +108,7 @@ def _load_entry_points() -> None:
         if point.name in _backends:
             logger.warning("Ignoring entry point %s=%s: backend already registered", point.name, point.value)
             continue
-        register_backend(
-            point.name, point.value, install_hint=f"reinstall the distribution providing {point.value}"
-        )
+        register_backend(point.name, point.value, install_hint=f"reinstall the distribution providing {point.value}")
 
 
 _BUILT_IN = {
@@ -120,10 +116,8 @@ _BUILT_IN = {
     "local": ("lakesink.adapters.storage.local:LocalObjectStore", "it ships with lakesink"),
     "s3": ("lakesink.adapters.storage.s3:S3ObjectStore", "pip install boto3"),
     "gcs": ("lakesink.adapters.storage.gcs:GcsObjectStore", "pip install google-cloud-storage"),
-    "azure": (
-        "lakesink.adapters.storage.azure_blob:AzureBlobObjectStore",
-        "pip install azure-storage-blob azure-identity",
-    ),
+    "azure": ("lakesink.adapters.storage.azure_blob:AzureBlobObjectStore",
+              "pip install azure-storage-blob azure-identity"),
 }
 for _name, (_target, _hint) in _BUILT_IN.items():
     register_backend(_name, _target, install_hint=_hint)

@@ -55,18 +55,10 @@ class AzureBlobObjectStore:
         from azure.core import MatchConditions
 
         try:
-            return self._upload(
-                bucket,
-                key,
-                lambda: data,
-                overwrite=True,
-                etag=etag,
-                match_condition=MatchConditions.IfNotModified,
-            )
+            return self._upload(bucket, key, lambda: data, overwrite=True, etag=etag,
+                                match_condition=MatchConditions.IfNotModified)
         except ObjectNotFoundError:
-            raise PreconditionFailedError(
-                f"Blob {bucket}/{key} was deleted since etag {etag} was read."
-            ) from None
+            raise PreconditionFailedError(f"Blob {bucket}/{key} was deleted since etag {etag} was read.") from None
 
     def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
         return self._upload(bucket, key, lambda: open(path, "rb"), overwrite=not if_absent)
@@ -96,17 +88,13 @@ class AzureBlobObjectStore:
         conditions: dict[str, Any] = {}
         if if_match is not None:
             conditions = {"source_etag": if_match, "source_match_condition": MatchConditions.IfNotModified}
-        result = self._call(
-            bucket, source_key, "copy", lambda: target.start_copy_from_url(source.url, **conditions)
-        )
+        result = self._call(bucket, source_key, "copy", lambda: target.start_copy_from_url(source.url, **conditions))
         while result.get("copy_status") == "pending":  # same-account copies normally finish at once
             time.sleep(_COPY_POLL_S)
             properties = self._call(bucket, destination_key, "copy status", target.get_blob_properties)
             result = {"copy_status": properties.copy.status, "etag": properties.etag}
         if result.get("copy_status") not in (None, "success"):
-            raise StorageError(
-                f"Copy of {bucket}/{source_key} to {destination_key} ended {result['copy_status']}."
-            )
+            raise StorageError(f"Copy of {bucket}/{source_key} to {destination_key} ended {result['copy_status']}.")
         return str(result["etag"])
 
     # --- reads --------------------------------------------------------------------------------
@@ -148,9 +136,7 @@ class AzureBlobObjectStore:
         return self._server_pages(bucket, prefix, delimiter, page_size)
 
     def check_bucket(self, bucket: str) -> None:
-        self._call(
-            bucket, None, "properties", self.client.get_container_client(bucket).get_container_properties
-        )
+        self._call(bucket, None, "properties", self.client.get_container_client(bucket).get_container_properties)
 
     # --- client lifecycle -----------------------------------------------------------------------
 
@@ -167,12 +153,8 @@ class AzureBlobObjectStore:
 
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
         """Run one Azure call; the client's retry policy retries inside ``attempt``."""
-        return sdk_call(
-            f"Azure {operation}",
-            attempt,
-            lambda exc: translate_azure_error(exc, bucket, key),
-            self.settings.http_max_retries,
-        )
+        return sdk_call(f"Azure {operation}", attempt, lambda exc: translate_azure_error(exc, bucket, key),
+                        self.settings.http_max_retries)
 
     def _upload(self, bucket: str, key: str, body: Callable[[], Any], **options: Any) -> str:
         def attempt() -> str:
@@ -185,22 +167,16 @@ class AzureBlobObjectStore:
 
         return self._call(bucket, key, "upload", attempt)
 
-    def _server_pages(
-        self, bucket: str, prefix: str, delimiter: str | None, page_size: int
-    ) -> Iterator[ListPage]:
+    def _server_pages(self, bucket: str, prefix: str, delimiter: str | None, page_size: int) -> Iterator[ListPage]:
         container = self.client.get_container_client(bucket)
         token: str | None = None
         while True:
-
             def fetch(continuation: str | None = token) -> tuple[list[Any], str | None]:
                 if delimiter:
-                    listing = container.walk_blobs(
-                        name_starts_with=prefix or None, delimiter=delimiter, results_per_page=page_size
-                    )
+                    listing = container.walk_blobs(name_starts_with=prefix or None, delimiter=delimiter,
+                                                   results_per_page=page_size)
                 else:
-                    listing = container.list_blobs(
-                        name_starts_with=prefix or None, results_per_page=page_size
-                    )
+                    listing = container.list_blobs(name_starts_with=prefix or None, results_per_page=page_size)
                 pager = listing.by_page(continuation_token=continuation)
                 return list(next(pager, [])), pager.continuation_token
 
@@ -220,24 +196,16 @@ def retry_policy(settings: AzureSettings) -> Any:
     from azure.storage.blob import LinearRetry
 
     interval_s, retries = settings.http_retry_interval_ms / 1000, settings.http_max_retries
-    return LinearRetry(
-        backoff=interval_s,
-        random_jitter_range=interval_s / 2,
-        retry_total=retries,
-        retry_connect=retries,
-        retry_read=retries,
-        retry_status=retries,
-    )
+    return LinearRetry(backoff=interval_s, random_jitter_range=interval_s / 2, retry_total=retries,
+                       retry_connect=retries, retry_read=retries, retry_status=retries)
 
 
 def _build_client(settings: AzureSettings) -> Any:
     from azure.storage.blob import BlobServiceClient
 
-    options: dict[str, Any] = {
-        "retry_policy": retry_policy(settings),
-        "connection_timeout": settings.http_socket_timeout_ms / 1000,
-        "read_timeout": settings.http_socket_timeout_ms / 1000,
-    }
+    options: dict[str, Any] = {"retry_policy": retry_policy(settings),
+                               "connection_timeout": settings.http_socket_timeout_ms / 1000,
+                               "read_timeout": settings.http_socket_timeout_ms / 1000}
     mode = settings.auth_mode.lower()
     if mode == "connectionstring":
         if not settings.connection_string:
@@ -249,10 +217,7 @@ def _build_client(settings: AzureSettings) -> Any:
     if mode == "credentials":
         if not settings.account_name or not settings.account_key:
             raise AccessDeniedError("Azure auth mode Credentials needs an account name and an account key.")
-        credential: Any = {
-            "account_name": settings.account_name,
-            "account_key": settings.account_key.reveal(),
-        }
+        credential: Any = {"account_name": settings.account_name, "account_key": settings.account_key.reveal()}
     else:
         from azure.identity import DefaultAzureCredential
 

@@ -13,13 +13,8 @@ from lakesink.domain.errors import (
 
 _MISSING_CONTAINER = {"ContainerNotFound", "ContainerBeingDeleted"}
 _MISSING_BLOB = {"BlobNotFound", "CannotVerifyCopySource"}
-_DENIED = {
-    "AuthorizationFailure",
-    "AuthenticationFailed",
-    "AuthorizationPermissionMismatch",
-    "InsufficientAccountPermissions",
-    "AccountIsDisabled",
-}
+_DENIED = {"AuthorizationFailure", "AuthenticationFailed", "AuthorizationPermissionMismatch",
+           "InsufficientAccountPermissions", "AccountIsDisabled"}
 _PRECONDITION = {"BlobAlreadyExists", "ConditionNotMet", "SourceConditionNotMet", "TargetConditionNotMet"}
 
 
@@ -36,11 +31,8 @@ def translate_azure_error(exc: Exception, container: str, key: str | None) -> Ex
             return BucketNotFoundError(f"Container {container} does not exist ({detail}).")
         if code in _MISSING_BLOB or status == 404:
             return ObjectNotFoundError(f"Blob {where} does not exist ({detail}).")
-        if (
-            code in _PRECONDITION
-            or isinstance(exc, az.ResourceExistsError | az.ResourceModifiedError)
-            or status == 412
-        ):
+        if code in _PRECONDITION or isinstance(exc, az.ResourceExistsError | az.ResourceModifiedError) \
+                or status == 412:
             return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
         if code in _DENIED or isinstance(exc, az.ClientAuthenticationError) or status in (401, 403):
             return AccessDeniedError(f"Access denied to {where} ({detail}).")

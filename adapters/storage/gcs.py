@@ -50,13 +50,9 @@ class GcsObjectStore:
     def put_if_match(self, bucket: str, key: str, data: bytes, etag: str) -> str:
         generation = _generation(bucket, key, etag)
         try:
-            return self._upload(
-                bucket, key, lambda blob, cond: blob.upload_from_string(data, **cond), generation
-            )
+            return self._upload(bucket, key, lambda blob, cond: blob.upload_from_string(data, **cond), generation)
         except ObjectNotFoundError:
-            raise PreconditionFailedError(
-                f"Object {bucket}/{key} was deleted since generation {etag}."
-            ) from None
+            raise PreconditionFailedError(f"Object {bucket}/{key} was deleted since generation {etag}.") from None
 
     def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
         if if_absent and self._exists(bucket, key):
@@ -64,12 +60,8 @@ class GcsObjectStore:
             # crash); ifGenerationMatch=0 below still decides races. It also covers emulators that
             # ignore preconditions on resumable uploads.
             raise PreconditionFailedError(f"Object {bucket}/{key} already exists.")
-        return self._upload(
-            bucket,
-            key,
-            lambda blob, cond: blob.upload_from_filename(str(path), **cond),
-            0 if if_absent else None,
-        )
+        return self._upload(bucket, key, lambda blob, cond: blob.upload_from_filename(str(path), **cond),
+                            0 if if_absent else None)
 
     def delete(self, bucket: str, key: str) -> None:
         try:
@@ -93,19 +85,11 @@ class GcsObjectStore:
         if if_match is not None:
             extra["if_source_generation_match"] = _generation(bucket, source_key, if_match)
             if self.head(bucket, source_key).etag != if_match:
-                raise PreconditionFailedError(
-                    f"Object {bucket}/{source_key} no longer has generation {if_match}."
-                )
+                raise PreconditionFailedError(f"Object {bucket}/{source_key} no longer has generation {if_match}.")
         client = self.client
         target = client.bucket(destination_bucket or bucket)
-        copied = self._call(
-            bucket,
-            source_key,
-            "copy",
-            lambda: client.bucket(bucket).copy_blob(
-                self._blob(bucket, source_key), target, destination_key, **self._per_call(), **extra
-            ),
-        )
+        copied = self._call(bucket, source_key, "copy", lambda: client.bucket(bucket).copy_blob(
+            self._blob(bucket, source_key), target, destination_key, **self._per_call(), **extra))
         return str(copied.generation)
 
     # --- reads --------------------------------------------------------------------------------
@@ -183,19 +167,14 @@ class GcsObjectStore:
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
         """Run one GCS call; the ``Retry`` it carries retries inside ``attempt``."""
         try:
-            return sdk_call(
-                f"GCS {operation}",
-                attempt,
-                lambda exc: translate_gcs_error(exc, bucket, key),
-                self.settings.http_max_retries,
-            )
+            return sdk_call(f"GCS {operation}", attempt, lambda exc: translate_gcs_error(exc, bucket, key),
+                            self.settings.http_max_retries)
         except ObjectNotFoundError:
             self.check_bucket(bucket)  # GCS answers 404 for a missing bucket too
             raise
 
-    def _upload(
-        self, bucket: str, key: str, send: Callable[[Any, dict[str, Any]], None], generation: int | None
-    ) -> str:
+    def _upload(self, bucket: str, key: str, send: Callable[[Any, dict[str, Any]], None],
+                generation: int | None) -> str:
         def attempt() -> str:
             blob = self._blob(bucket, key)
             send(blob, {"if_generation_match": generation, **self._per_call()})
@@ -208,18 +187,10 @@ class GcsObjectStore:
     ) -> Iterator[ListPage]:
         token: str | None = None
         while True:
-
             def fetch(page_token: str | None = token) -> tuple[list[Any], tuple[str, ...], str | None]:
                 found = self.client.list_blobs(
-                    bucket,
-                    prefix=prefix or None,
-                    delimiter=delimiter,
-                    start_offset=start_after,
-                    max_results=None,
-                    page_size=page_size,
-                    page_token=page_token,
-                    **self._per_call(),
-                )
+                    bucket, prefix=prefix or None, delimiter=delimiter, start_offset=start_after,
+                    max_results=None, page_size=page_size, page_token=page_token, **self._per_call())
                 page = next(found.pages, None)
                 if page is None:
                     return [], (), None
@@ -244,14 +215,9 @@ def retry_policy(settings: GcsSettings) -> Any:
     """
     from google.api_core.retry import Retry
 
-    return Retry(
-        predicate=is_retryable,
-        initial=settings.http_retry_interval_ms / 1000,
-        maximum=MAX_BACKOFF_S,
-        multiplier=settings.http_retry_timeout_multiplier,
-        timeout=None,
-        on_error=_RetryBudget(settings.http_max_retries).spend,
-    )
+    return Retry(predicate=is_retryable, initial=settings.http_retry_interval_ms / 1000,
+                 maximum=MAX_BACKOFF_S, multiplier=settings.http_retry_timeout_multiplier, timeout=None,
+                 on_error=_RetryBudget(settings.http_max_retries).spend)
 
 
 class _RetryBudget:
@@ -283,8 +249,7 @@ def _build_client(settings: GcsSettings) -> Any:
             if not settings.credentials:
                 raise AccessDeniedError("GCS auth mode Credentials needs the service-account JSON.")
             credentials = service_account.Credentials.from_service_account_info(
-                json.loads(settings.credentials.reveal())
-            )
+                json.loads(settings.credentials.reveal()))
         else:
             if not settings.credentials_file:
                 raise AccessDeniedError("GCS auth mode File needs a credentials file path.")

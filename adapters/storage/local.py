@@ -114,13 +114,8 @@ class LocalObjectStore:
             def copy_from(out: _HashingWriter) -> None:
                 shutil.copyfileobj(reader, out, _CHUNK)
 
-            return self._write(
-                destination_bucket or bucket,
-                destination_key,
-                copy_from,
-                mode="replace",
-                source_check=(f"{bucket}/{source_key}", if_match),
-            )
+            return self._write(destination_bucket or bucket, destination_key, copy_from, mode="replace",
+                               source_check=(f"{bucket}/{source_key}", if_match))
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -196,15 +191,11 @@ class LocalObjectStore:
             if expected_etag is not None:
                 current = _current_etag(path)
                 if current != expected_etag:
-                    raise PreconditionFailedError(
-                        f"Object {bucket}/{key} no longer has etag {expected_etag}."
-                    )
+                    raise PreconditionFailedError(f"Object {bucket}/{key} no longer has etag {expected_etag}.")
             temp, etag = self._stage(bucket, key, path, fill)
             try:
                 if source_check is not None and source_check[1] not in (None, etag):
-                    raise PreconditionFailedError(
-                        f"Object {source_check[0]} no longer has etag {source_check[1]}."
-                    )
+                    raise PreconditionFailedError(f"Object {source_check[0]} no longer has etag {source_check[1]}.")
                 if mode == "create":
                     try:
                         os.link(temp, path)
@@ -233,9 +224,7 @@ class LocalObjectStore:
             os.fsync(raw.fileno())
         if path.is_dir():
             temp.unlink()
-            raise StorageError(
-                f"Cannot store {bucket}/{key}: other keys use it as a prefix in this local store."
-            )
+            raise StorageError(f"Cannot store {bucket}/{key}: other keys use it as a prefix in this local store.")
         return temp, out.digest.hexdigest()
 
     def _path(self, bucket: str, key: str) -> Path:
@@ -281,14 +270,10 @@ class LocalObjectStore:
             self._require_bucket(bucket)
             raise ObjectNotFoundError(f"Object {bucket}/{key} does not exist.") from None
         except PermissionError as exc:
-            raise AccessDeniedError(
-                f"Access denied to {bucket}/{key} under {self.root}: {exc.strerror}."
-            ) from None
+            raise AccessDeniedError(f"Access denied to {bucket}/{key} under {self.root}: {exc.strerror}.") from None
         except OSError as exc:
             if exc.errno == errno.ENAMETOOLONG:
-                raise StorageError(
-                    f"Object key {bucket}/{key} is too long for the local filesystem."
-                ) from None
+                raise StorageError(f"Object key {bucket}/{key} is too long for the local filesystem.") from None
             raise StorageError(f"Local store operation on {bucket}/{key} failed: {exc.strerror}.") from exc
 
 

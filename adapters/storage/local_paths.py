@@ -30,9 +30,7 @@ def key_segments(bucket: str, key: str) -> list[str]:
         raise StorageError(f"Invalid object key {key!r} in bucket {bucket}: empty, absolute or contains NUL.")
     segments = key.split("/")
     if any(segment in (".", "..") for segment in segments):
-        raise StorageError(
-            f"Invalid object key {key!r} in bucket {bucket}: '.' and '..' segments are not allowed."
-        )
+        raise StorageError(f"Invalid object key {key!r} in bucket {bucket}: '.' and '..' segments are not allowed.")
     return [encode_segment(segment) for segment in segments]
 
 
@@ -61,8 +59,6 @@ def prefix_directory(root: Path, bucket: str, prefix: str) -> tuple[Path, str]:
     check_bucket_name(bucket)
     complete = prefix.split("/")[:-1]  # the last piece may be a partial name
     if any(segment in (".", "..") for segment in complete):
-        raise StorageError(
-            f"Invalid prefix {prefix!r} in bucket {bucket}: '.' and '..' segments are not allowed."
-        )
+        raise StorageError(f"Invalid prefix {prefix!r} in bucket {bucket}: '.' and '..' segments are not allowed.")
     directory = root.joinpath(bucket, *(encode_segment(s) for s in complete))
     return directory, "".join(f"{s}/" for s in complete)

@@ -126,11 +126,8 @@ class InMemoryObjectStore:
 
     def __getstate__(self) -> dict[str, Any]:
         with self._lock:
-            return {
-                "settings": self.settings,
-                "buckets": {b: dict(o) for b, o in self._buckets.items()},
-                "version": self._version,
-            }
+            return {"settings": self.settings, "buckets": {b: dict(o) for b, o in self._buckets.items()},
+                    "version": self._version}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.settings = state["settings"]
@@ -160,6 +157,7 @@ class InMemoryObjectStore:
         etag = f"{hashlib.md5(data, usedforsecurity=False).hexdigest()}-{self._version}"
         objects[key] = (data, ObjectInfo(key, len(data), etag))
         return etag
+
 
 
 def _key_of(info: ObjectInfo) -> str:

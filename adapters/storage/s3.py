@@ -71,13 +71,10 @@ class S3ObjectStore:
         try:
             return self._put(bucket, key, data, IfMatch=etag)
         except ObjectNotFoundError:  # AWS answers 404 when the object was deleted meanwhile
-            raise PreconditionFailedError(
-                f"Object {bucket}/{key} was deleted since etag {etag} was read."
-            ) from None
+            raise PreconditionFailedError(f"Object {bucket}/{key} was deleted since etag {etag} was read.") from None
 
     def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
         if Path(path).stat().st_size <= self.settings.multipart_threshold_bytes:
-
             def put_once() -> str:
                 with open(path, "rb") as body:
                     extra = {"IfNoneMatch": "*"} if if_absent else {}
@@ -110,21 +107,14 @@ class S3ObjectStore:
     ) -> str:
         extra: dict[str, str] = {}
         if if_match is not None:
-            self._call(
-                bucket,
-                source_key,
-                "HeadObject",
-                lambda: self.client.head_object(Bucket=bucket, Key=source_key, IfMatch=if_match),
-            )
+            self._call(bucket, source_key, "HeadObject",
+                       lambda: self.client.head_object(Bucket=bucket, Key=source_key, IfMatch=if_match))
             extra["CopySourceIfMatch"] = if_match
         target = destination_bucket or bucket
         response = self._call(
-            bucket,
-            source_key,
-            "CopyObject",
-            lambda: self.client.copy_object(
-                Bucket=target, Key=destination_key, CopySource={"Bucket": bucket, "Key": source_key}, **extra
-            ),
+            bucket, source_key, "CopyObject",
+            lambda: self.client.copy_object(Bucket=target, Key=destination_key,
+                                            CopySource={"Bucket": bucket, "Key": source_key}, **extra),
         )
         return str(response["CopyObjectResult"]["ETag"])
 
@@ -149,9 +139,7 @@ class S3ObjectStore:
 
     def head(self, bucket: str, key: str) -> ObjectInfo:
         try:
-            response = self._call(
-                bucket, key, "HeadObject", lambda: self.client.head_object(Bucket=bucket, Key=key)
-            )
+            response = self._call(bucket, key, "HeadObject", lambda: self.client.head_object(Bucket=bucket, Key=key))
         except ObjectNotFoundError:
             self.check_bucket(bucket)  # a HEAD 404 carries no code: tell a missing bucket apart
             raise
@@ -187,20 +175,12 @@ class S3ObjectStore:
 
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
         """Run one S3 call; botocore retries inside ``attempt``."""
-        return sdk_call(
-            f"S3 {operation}",
-            attempt,
-            lambda exc: translate_s3_error(exc, bucket, key),
-            self.settings.http_max_retries,
-        )
+        return sdk_call(f"S3 {operation}", attempt, lambda exc: translate_s3_error(exc, bucket, key),
+                        self.settings.http_max_retries)
 
     def _put(self, bucket: str, key: str, data: bytes, **conditions: str) -> str:
-        return self._call(
-            bucket,
-            key,
-            "PutObject",
-            lambda: str(self.client.put_object(Bucket=bucket, Key=key, Body=data, **conditions)["ETag"]),
-        )
+        return self._call(bucket, key, "PutObject", lambda: str(
+            self.client.put_object(Bucket=bucket, Key=key, Body=data, **conditions)["ETag"]))
 
     def _upload_multipart(self, bucket: str, key: str, path: Path, *, if_absent: bool) -> str:
         """Upload ``path`` in parts, :data:`PART_THREADS` at a time; abort the upload on failure.
@@ -211,26 +191,16 @@ class S3ObjectStore:
         carries ``If-None-Match: *``, so the object appears only if nobody created the key
         meanwhile, and a losing upload leaves nothing behind.
         """
-        upload_id = self._call(
-            bucket,
-            key,
-            "CreateMultipartUpload",
-            lambda: self.client.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"],
-        )
+        upload_id = self._call(bucket, key, "CreateMultipartUpload", lambda: self.client.create_multipart_upload(
+            Bucket=bucket, Key=key)["UploadId"])
         part_size = self.settings.multipart_part_size_bytes
         count = max(1, -(-Path(path).stat().st_size // part_size))
 
         def upload_part(number: int) -> dict[str, Any]:
             with open(path, "rb") as source:
                 chunk = os.pread(source.fileno(), part_size, (number - 1) * part_size)
-            etag = self._call(
-                bucket,
-                key,
-                "UploadPart",
-                lambda: self.client.upload_part(
-                    Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=chunk
-                )["ETag"],
-            )
+            etag = self._call(bucket, key, "UploadPart", lambda: self.client.upload_part(
+                Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=chunk)["ETag"])
             return {"ETag": etag, "PartNumber": number}
 
         try:
@@ -243,14 +213,8 @@ class S3ObjectStore:
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise
             extra = {"IfNoneMatch": "*"} if if_absent else {}
-            response = self._call(
-                bucket,
-                key,
-                "CompleteMultipartUpload",
-                lambda: self.client.complete_multipart_upload(
-                    Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}, **extra
-                ),
-            )
+            response = self._call(bucket, key, "CompleteMultipartUpload", lambda: self.client.complete_multipart_upload(
+                Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}, **extra))
             return str(response["ETag"])
         except BaseException:
             self._abort_multipart(bucket, key, upload_id)
@@ -260,25 +224,15 @@ class S3ObjectStore:
         try:
             self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
         except Exception:  # the original failure matters more; a lifecycle rule reaps leftovers
-            logger.warning(
-                "Could not abort multipart upload %s of %s/%s", upload_id, bucket, key, exc_info=True
-            )
+            logger.warning("Could not abort multipart upload %s of %s/%s", upload_id, bucket, key, exc_info=True)
 
     def _delete_batch(self, bucket: str, keys: list[str]) -> None:
-        response = self._call(
-            bucket,
-            None,
-            "DeleteObjects",
-            lambda: self.client.delete_objects(
-                Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True}
-            ),
-        )
+        response = self._call(bucket, None, "DeleteObjects", lambda: self.client.delete_objects(
+            Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True}))
         failures = [e for e in response.get("Errors", []) if e.get("Code") != "NoSuchKey"]
         if failures:
             listed = ", ".join(f"{f.get('Key')} ({f.get('Code')})" for f in failures[:5])
-            error = (
-                AccessDeniedError if all(f.get("Code") == "AccessDenied" for f in failures) else StorageError
-            )
+            error = AccessDeniedError if all(f.get("Code") == "AccessDenied" for f in failures) else StorageError
             raise error(f"S3 DeleteObjects in {bucket} failed for {len(failures)} key(s): {listed}.")
 
     def _server_pages(
@@ -290,11 +244,10 @@ class S3ObjectStore:
         if start_after is not None:
             request["StartAfter"] = start_after
         while True:
-            response = self._call(
-                bucket, None, "ListObjectsV2", lambda: self.client.list_objects_v2(**request)
-            )
+            response = self._call(bucket, None, "ListObjectsV2", lambda: self.client.list_objects_v2(**request))
             objects = tuple(
-                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"])) for o in response.get("Contents", [])
+                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"]))
+                for o in response.get("Contents", [])
             )
             prefixes = tuple(p["Prefix"] for p in response.get("CommonPrefixes", []))
             if objects or prefixes:
@@ -316,12 +269,9 @@ def _build_client(settings: S3Settings) -> Any:
     from botocore.config import Config
 
     if settings.http_retry_interval_ms != BOTOCORE_BASE_DELAY_MS:
-        logger.warning(
-            "S3: http.retry.interval=%d ms is not applied; botocore's standard retry mode backs off "
-            "from its own base (%d ms, 1 s for throttling replies). See docs/storage.md.",
-            settings.http_retry_interval_ms,
-            BOTOCORE_BASE_DELAY_MS,
-        )
+        logger.warning("S3: http.retry.interval=%d ms is not applied; botocore's standard retry mode backs off "
+                       "from its own base (%d ms, 1 s for throttling replies). See docs/storage.md.",
+                       settings.http_retry_interval_ms, BOTOCORE_BASE_DELAY_MS)
     config = Config(
         retries=retry_options(settings),
         connect_timeout=settings.http_connection_timeout_ms / 1000,
@@ -333,11 +283,8 @@ def _build_client(settings: S3Settings) -> Any:
     if settings.auth_mode.lower() == "credentials":
         if not settings.access_key or not settings.secret_key:
             raise AccessDeniedError("S3 auth mode Credentials needs both an access key and a secret key.")
-        credentials = {
-            "aws_access_key_id": settings.access_key.reveal(),
-            "aws_secret_access_key": settings.secret_key.reveal(),
-        }
+        credentials = {"aws_access_key_id": settings.access_key.reveal(),
+                       "aws_secret_access_key": settings.secret_key.reveal()}
     session = boto3.session.Session()
-    return session.client(
-        "s3", region_name=settings.region, endpoint_url=settings.custom_endpoint, config=config, **credentials
-    )
+    return session.client("s3", region_name=settings.region, endpoint_url=settings.custom_endpoint,
+                          config=config, **credentials)

@@ -19,35 +19,13 @@ _MISSING_KEY = {"NoSuchKey", "NotFound", "404", "NoSuchUpload"}
 _MISSING_BUCKET = {"NoSuchBucket"}
 _PRECONDITION = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
 _DENIED = {
-    "AccessDenied",
-    "InvalidAccessKeyId",
-    "SignatureDoesNotMatch",
-    "403",
-    "Forbidden",
-    "ExpiredToken",
-    "InvalidToken",
-    "TokenRefreshRequired",
-    "AllAccessDisabled",
-    "AccountProblem",
-    "InvalidSecurity",
+    "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403", "Forbidden", "ExpiredToken",
+    "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
 }
 _TRANSIENT = {
-    "SlowDown",
-    "Throttling",
-    "ThrottlingException",
-    "ThrottledException",
-    "RequestThrottled",
-    "RequestLimitExceeded",
-    "TooManyRequestsException",
-    "RequestTimeout",
-    "RequestTimeoutException",
-    "InternalError",
-    "ServiceUnavailable",
-    "503",
-    "500",
-    "502",
-    "504",
-    "OperationAborted",
+    "SlowDown", "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled",
+    "RequestLimitExceeded", "TooManyRequestsException", "RequestTimeout", "RequestTimeoutException",
+    "InternalError", "ServiceUnavailable", "503", "500", "502", "504", "OperationAborted",
 }
 
 

@@ -39,8 +39,6 @@ def sdk_call(
         if error is exc:
             raise
         if isinstance(error, TransientStorageError):
-            error = TransientStorageError(
-                f"{operation}: {error} Still failing after the SDK's retries "
-                f"(http.max.retries={max_retries})."
-            )
+            error = TransientStorageError(f"{operation}: {error} Still failing after the SDK's retries "
+                                          f"(http.max.retries={max_retries}).")
         raise error from exc

@@ -78,9 +78,7 @@ def execute(call: StoreCall, store: ObjectStore) -> Any:
     raise TypeError(f"Not a store call: {call!r}")
 
 
-def _upload_all(
-    store: ObjectStore, files: tuple[UploadFile, ...], create_only: bool
-) -> tuple[UploadOutcome, ...]:
+def _upload_all(store: ObjectStore, files: tuple[UploadFile, ...], create_only: bool) -> tuple[UploadOutcome, ...]:
     def upload(file: UploadFile) -> UploadOutcome:
         try:
             return store.upload_file(file.bucket, file.key, Path(file.local_path), if_absent=create_only)

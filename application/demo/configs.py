@@ -26,15 +26,8 @@ def _properties(values: Mapping[str, object]) -> str:
 
 
 def s3_parquet_config(
-    name: str,
-    *,
-    topic: str,
-    bootstrap_servers: str,
-    s3_settings: Mapping[str, str],
-    bucket: str,
-    prefix: str,
-    flush_count: int,
-    flush_interval_s: int | None = None,
+    name: str, *, topic: str, bootstrap_servers: str, s3_settings: Mapping[str, str], bucket: str, prefix: str,
+    flush_count: int, flush_interval_s: int | None = None,
 ) -> dict[str, str]:
     """Orders → Snappy Parquet in S3, partitioned by the order's country and day (UTC).
 
@@ -60,14 +53,7 @@ def s3_parquet_config(
 
 
 def local_json_config(
-    name: str,
-    *,
-    topic: str,
-    bootstrap_servers: str,
-    root: Path,
-    bucket: str,
-    prefix: str,
-    flush_count: int,
+    name: str, *, topic: str, bootstrap_servers: str, root: Path, bucket: str, prefix: str, flush_count: int,
 ) -> dict[str, str]:
     """Orders → JSON lines in a local directory, partitioned by the ``region`` header.
 

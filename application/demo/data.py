@@ -14,14 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-_COUNTRIES = {
-    "DE": ("EUR", "eu"),
-    "FR": ("EUR", "eu"),
-    "GB": ("GBP", "eu"),
-    "US": ("USD", "us"),
-    "CA": ("CAD", "us"),
-    "JP": ("JPY", "apac"),
-}
+_COUNTRIES = {"DE": ("EUR", "eu"), "FR": ("EUR", "eu"), "GB": ("GBP", "eu"),
+              "US": ("USD", "us"), "CA": ("CAD", "us"), "JP": ("JPY", "apac")}
 _CHANNELS = ("web", "ios", "android", "store")
 _STATUSES = ("PLACED", "PAID", "SHIPPED")
 _SKUS = tuple(f"SKU-{n:04d}" for n in range(1, 60))

@@ -68,38 +68,19 @@ def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] 
     with ExitStack() as stack:
         services = stack.enter_context(ports.services())
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lakesink-demo-")))
-        out(
-            f"{services.kafka.name} on {services.kafka.bootstrap_servers}, "
-            f"{services.s3.name} on {services.s3.url}"
-        )
+        out(f"{services.kafka.name} on {services.kafka.bootstrap_servers}, "
+            f"{services.s3.name} on {services.s3.url}")
         produced = _produce(services.kafka, options, out)
         services.s3.create_bucket(BUCKET)
         bootstrap = services.kafka.bootstrap_servers
         configs = {
-            "s3": write_config(
-                work,
-                s3_parquet_config(
-                    "demo-s3-parquet",
-                    topic=TOPIC,
-                    bootstrap_servers=bootstrap,
-                    s3_settings=services.s3.connector_settings(),
-                    bucket=BUCKET,
-                    prefix=PREFIX,
-                    flush_count=options.flush_count,
-                ),
-            ),
-            "local": write_config(
-                work,
-                local_json_config(
-                    "demo-local-json",
-                    topic=TOPIC,
-                    bootstrap_servers=bootstrap,
-                    root=work / "local",
-                    bucket=BUCKET,
-                    prefix=PREFIX,
-                    flush_count=options.flush_count,
-                ),
-            ),
+            "s3": write_config(work, s3_parquet_config(
+                "demo-s3-parquet", topic=TOPIC, bootstrap_servers=bootstrap,
+                s3_settings=services.s3.connector_settings(),
+                bucket=BUCKET, prefix=PREFIX, flush_count=options.flush_count)),
+            "local": write_config(work, local_json_config(
+                "demo-local-json", topic=TOPIC, bootstrap_servers=bootstrap, root=work / "local",
+                bucket=BUCKET, prefix=PREFIX, flush_count=options.flush_count)),
         }
         out(f"Connector configs: {configs['s3']}, {configs['local']}")
         expected = services.kafka.contents(TOPIC)
@@ -108,16 +89,10 @@ def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] 
         sink = stack.enter_context(ports.once_sink(options.master))
         out(f"Spark ready in {time.monotonic() - spark_started:.1f} s")
         targets = [
-            (
-                f"s3://{BUCKET}/{PREFIX} (Parquet, PARTITIONBY _value.country, _date.uuuu-MM-dd)",
-                configs["s3"],
-                services.s3.bucket(BUCKET),
-            ),
-            (
-                f"{work / 'local' / BUCKET}/{PREFIX} (JSON, PARTITIONBY _header.region)",
-                configs["local"],
-                ports.local_bucket(work / "local", BUCKET),
-            ),
+            (f"s3://{BUCKET}/{PREFIX} (Parquet, PARTITIONBY _value.country, _date.uuuu-MM-dd)",
+             configs["s3"], services.s3.bucket(BUCKET)),
+            (f"{work / 'local' / BUCKET}/{PREFIX} (JSON, PARTITIONBY _header.region)",
+             configs["local"], ports.local_bucket(work / "local", BUCKET)),
         ]
         results = [
             _run_target(label, config, bucket, sink, work / f"checkpoint-{index}", expected, out)
@@ -137,13 +112,8 @@ def _produce(kafka: Broker, options: DemoOptions, out: Callable[[str], None]) ->
 
 
 def _run_target(
-    label: str,
-    config: Path,
-    bucket: Bucket,
-    sink: OnceRunner,
-    checkpoint: Path,
-    expected: Mapping[Position, TopicRecord],
-    out: Callable[[str], None],
+    label: str, config: Path, bucket: Bucket, sink: OnceRunner, checkpoint: Path,
+    expected: Mapping[Position, TopicRecord], out: Callable[[str], None],
 ) -> TargetResult:
     out(f"\n== lakesink sink --once --config {config.name}")
     began = time.monotonic()
@@ -165,10 +135,8 @@ def _summarise(produced: int, results: list[TargetResult], seconds: float, out: 
         rate = result.report.stored / result.seconds if result.seconds else 0.0
         verdict = "exactly once" if result.report.ok else "FAILED"
         out(f"{verdict:>12}  {result.label}")
-        out(
-            f"{'':>12}  {result.report.stored}/{result.report.expected} records, {result.files} files, "
-            f"{human_size(result.bytes)}, {result.seconds:.1f} s, {rate:,.0f} records/s"
-        )
+        out(f"{'':>12}  {result.report.stored}/{result.report.expected} records, {result.files} files, "
+            f"{human_size(result.bytes)}, {result.seconds:.1f} s, {rate:,.0f} records/s")
         if not result.report.ok:
             failed = True
             out(result.report.describe())

@@ -52,8 +52,7 @@ def render_tree(root_label: str, objects: Iterable[ListedObject], *, max_entries
 
 def _render(node: _Directory, indent: str, lines: list[str], max_entries: int) -> None:
     entries: list[tuple[str, _Directory | int]] = [
-        *sorted(node.directories.items()),
-        *sorted(node.files.items()),
+        *sorted(node.directories.items()), *sorted(node.files.items())
     ]
     shown, hidden = entries[:max_entries], entries[max_entries:]
     for position, (name, entry) in enumerate(shown):

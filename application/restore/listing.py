@@ -38,9 +38,7 @@ class ListingCursors:
     polls: int = 0
 
 
-def discover(
-    store: ObjectStore, plan: RestorePlan, cursors: ListingCursors
-) -> tuple[list[IndexEntry], ListingStats]:
+def discover(store: ObjectStore, plan: RestorePlan, cursors: ListingCursors) -> tuple[list[IndexEntry], ListingStats]:
     """Index every object not listed before (everything on a full pass)."""
     stats = ListingStats()
     entries: list[IndexEntry] = []
@@ -56,10 +54,7 @@ def discover(
     stats.entries = len(entries)
     logger.info(
         "Listed %d objects in %d calls (%s pass), %d to restore",
-        stats.objects_listed,
-        stats.list_calls,
-        "full" if full else "incremental",
-        stats.entries,
+        stats.objects_listed, stats.list_calls, "full" if full else "incremental", stats.entries,
     )
     return entries, stats
 
@@ -75,9 +70,7 @@ def _list(
     stats: ListingStats,
     entries: list[IndexEntry],
 ) -> None:
-    pages = store.list_pages(
-        root.bucket, prefix, delimiter=delimiter, start_after=start_after, page_size=root.page_size
-    )
+    pages = store.list_pages(root.bucket, prefix, delimiter=delimiter, start_after=start_after, page_size=root.page_size)
     for page in pages:
         stats.list_calls += 1
         stats.largest_page = max(stats.largest_page, len(page.objects) + len(page.prefixes))

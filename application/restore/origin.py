@@ -39,13 +39,7 @@ class OriginReplay:
     """Restores one :class:`WorkItem` through its producer; one per origin inside a task."""
 
     def __init__(
-        self,
-        plan: RestorePlan,
-        item: WorkItem,
-        *,
-        producer: OriginProducer,
-        store: ObjectStore,
-        read: BatchReader,
+        self, plan: RestorePlan, item: WorkItem, *, producer: OriginProducer, store: ObjectStore, read: BatchReader
     ) -> None:
         self._plan = plan
         self._item = item
@@ -65,9 +59,7 @@ class OriginReplay:
         self._progress = self._producer.open()
         self._partitions = self._producer.partitions()
         self._skips = [records_to_skip(self._progress, entry) for entry in self._item.objects]
-        wanted = [
-            entry for entry, skip in zip(self._item.objects, self._skips, strict=True) if skip is not None
-        ]
+        wanted = [entry for entry, skip in zip(self._item.objects, self._skips, strict=True) if skip is not None]
         self._reader = ReadAhead(wanted, self._download, partial(self._read, self._root))
         self._opened = True
 
@@ -110,9 +102,7 @@ class OriginReplay:
         else:
             self._producer.abort()
         self._producer.close()
-        return OriginResult(
-            item.origin, objects, records, size, skipped, last[0], last[1], time.monotonic() - started
-        )
+        return OriginResult(item.origin, objects, records, size, skipped, last[0], last[1], time.monotonic() - started)
 
     def _begin(self) -> None:
         self._producer.begin()
@@ -158,9 +148,7 @@ class OriginReplay:
         read = 0
         for batch in batches:
             size = len(batch)
-            for start, stop in transaction_slices(
-                resume_at(skip, read, size), size, self._in_transaction, limit
-            ):
+            for start, stop in transaction_slices(resume_at(skip, read, size), size, self._in_transaction, limit):
                 self._producer.produce(batch, start, stop, self._targets(batch, start, stop))
                 self._in_transaction += stop - start
                 self._last_progress = Progress.of(entry, line=read + stop, complete=False)
@@ -175,8 +163,7 @@ class OriginReplay:
         """The target partition of each origin partition in rows ``[start, stop)`` (None: the producer's choice)."""
         rule, topic = self._plan.partition_rule, self._item.topic
         return {
-            origin: target_partition(rule, origin, self._partitions, topic)
-            for origin in set(batch.partitions[start:stop])
+            origin: target_partition(rule, origin, self._partitions, topic) for origin in set(batch.partitions[start:stop])
         }
 
     def _finish_object(self, entry: IndexEntry, *, line: int) -> None:

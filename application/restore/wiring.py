@@ -59,18 +59,12 @@ class OriginTasks:
 
         store = open_store(self.plan.backend, self.plan.storage)
         config = producer_config(self.plan.producer)
-        yield from deliver_in_order(
-            [origin_replay(self.plan, item, store, config) for item in items], OPEN_AHEAD
-        )
+        yield from deliver_in_order([origin_replay(self.plan, item, store, config) for item in items], OPEN_AHEAD)
 
 
-def origin_replay(
-    plan: RestorePlan, item: WorkItem, store: ObjectStore, config: Mapping[str, Any]
-) -> OriginReplay:
+def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config: Mapping[str, Any]) -> OriginReplay:
     """The replay of one origin over a confluent-kafka producer (``config``) and the format readers."""
     from lakesink.adapters.restore.batches import read_batches
     from lakesink.adapters.restore.delivery import KafkaOriginProducer
 
-    return OriginReplay(
-        plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read_batches
-    )
+    return OriginReplay(plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read_batches)

@@ -141,11 +141,7 @@ def open_partition(scope: IndexScope, owner: str) -> Steps[PartitionIndex]:
     pending = yield from _pending_plans(scope, committed)
     logger.info(
         "Index of %s-%d: committed offset %s, %d granular locks ahead, pending plans %s",
-        scope.topic,
-        scope.partition,
-        committed,
-        len(granular),
-        [(plan.start, plan.last) for plan in pending],
+        scope.topic, scope.partition, committed, len(granular), [(plan.start, plan.last) for plan in pending],
     )
     return PartitionIndex(scope, held, granular, pending)
 
@@ -235,9 +231,7 @@ def _write_plan(scope: IndexScope, plan: RangePlan) -> Steps[None]:
     except PreconditionFailedError:
         stored = yield Get(scope.bucket, key)
         check_existing_plan(decode_plan(stored.data, key=key), plan, where=f"{scope.bucket}/{key}")
-        logger.info(
-            "Range plan %s/%s exists with the same range: uploading the same objects", scope.bucket, key
-        )
+        logger.info("Range plan %s/%s exists with the same range: uploading the same objects", scope.bucket, key)
 
 
 def _check_same_object(file: UploadFile) -> Steps[None]:
@@ -264,11 +258,7 @@ def commit_partition(index: PartitionIndex, last: int, owner: str) -> Steps[Part
         return index
     scope = index.scope
     held = yield from write_lock(scope.master, index.held, IndexLock(owner, last, None))
-    starts = [
-        start
-        for key in (yield ListKeys(scope.bucket, scope.plans_prefix))
-        if (start := plan_start_of_key(key)) is not None
-    ]
+    starts = [start for key in (yield ListKeys(scope.bucket, scope.plans_prefix)) if (start := plan_start_of_key(key)) is not None]
     yield from _delete_plans(scope, starts, last)
     granular = {name: offset for name, offset in index.granular.items() if offset > last}
     return replace(index, held=held, granular=granular, pending=())
@@ -278,3 +268,4 @@ def _delete_plans(scope: IndexScope, starts: list[int], committed: int) -> Steps
     obsolete = obsolete_plan_starts(starts, committed)
     if obsolete:
         yield DeleteMany(scope.bucket, tuple(scope.plan_key(start) for start in obsolete))
+

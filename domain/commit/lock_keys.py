@@ -27,6 +27,8 @@ def master_lock_key(indexes_name: str, connector: str, topic: str, partition: in
     return f"{_topic_dir(indexes_name, connector, topic)}/{partition}.lock"
 
 
+
+
 def granular_locks_prefix(indexes_name: str, connector: str, topic: str, partition: int) -> str:
     """The folder holding a partition's granular locks and sweep marker (for the orphan sweep's listing)."""
     return f"{_topic_dir(indexes_name, connector, topic)}/{partition}/"
@@ -42,9 +44,15 @@ def granular_partition_key_of(prefix: str, key: str) -> str | None:
     return name[: -len(_LOCK_SUFFIX)]
 
 
+
+
 def old_master_lock_key(indexes_name: str, topic: str, partition: int) -> str:
     """The Lenses 9.0.0 master lock key (no connector name), migrated on open when present."""
     return f"{indexes_name}/{_LOCKS}/Topic({topic})/{partition}.lock"
+
+
+
+
 
 
 # --- granular partition key ------------------------------------------------------------------

@@ -46,9 +46,7 @@ def write_lock(ref: LockRef, held: HeldLock | None, lock: IndexLock) -> Steps[He
     return HeldLock(ref, lock, etag)
 
 
-def _established(
-    ref: LockRef, held: HeldLock | None, wanted: IndexLock, error: StorageError
-) -> Steps[HeldLock]:
+def _established(ref: LockRef, held: HeldLock | None, wanted: IndexLock, error: StorageError) -> Steps[HeldLock]:
     """The outcome of a rejected or unanswered lock write, read back from the store."""
     try:
         stored = yield from read_lock(ref)

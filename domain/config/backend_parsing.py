@@ -187,9 +187,8 @@ def _parse_gcs(reader: PropertyReader) -> GcsSettings:
     mode = _auth_mode(reader, "gcp.auth.mode", ("Credentials", "File", "Default", "None"))
     credentials, credentials_file = reader.secret("gcp.credentials"), reader.text("gcp.file")
     if mode == "Credentials" and not credentials:
-        raise ConfigError(
-            f"{reader.key('gcp.auth.mode')} is Credentials but {reader.key('gcp.credentials')} is missing."
-        )
+        raise ConfigError(f"{reader.key('gcp.auth.mode')} is Credentials but {reader.key('gcp.credentials')} "
+                          "is missing.")
     if mode == "File" and not credentials_file:
         raise ConfigError(f"{reader.key('gcp.auth.mode')} is File but {reader.key('gcp.file')} is missing.")
     by_mode = (("gcp.credentials", "Credentials"), ("gcp.file", "File"))
@@ -215,21 +214,15 @@ def _parse_azure(reader: PropertyReader) -> AzureSettings:
     account_key = reader.secret("azure.account.key")
     connection_string = reader.secret("azure.connection.string")
     if mode == "Credentials" and not (account_name and account_key):
-        raise ConfigError(
-            f"{reader.key('azure.auth.mode')} is Credentials but one or both of "
-            f"{reader.key('azure.account.name')} or {reader.key('azure.account.key')} "
-            "are missing."
-        )
+        raise ConfigError(f"{reader.key('azure.auth.mode')} is Credentials but one or both of "
+                          f"{reader.key('azure.account.name')} or {reader.key('azure.account.key')} "
+                          "are missing.")
     if mode == "ConnectionString" and not connection_string:
-        raise ConfigError(
-            f"{reader.key('azure.auth.mode')} is ConnectionString but "
-            f"{reader.key('azure.connection.string')} is missing."
-        )
-    unused = {
-        "Credentials": ("azure.connection.string",),
-        "ConnectionString": ("azure.account.key",),
-        "Default": ("azure.account.key", "azure.connection.string"),
-    }[mode]
+        raise ConfigError(f"{reader.key('azure.auth.mode')} is ConnectionString but "
+                          f"{reader.key('azure.connection.string')} is missing.")
+    unused = {"Credentials": ("azure.connection.string",),
+              "ConnectionString": ("azure.account.key",),
+              "Default": ("azure.account.key", "azure.connection.string")}[mode]
     _reject_unused(reader, "azure.auth.mode", mode, unused)
     return AzureSettings(
         auth_mode=mode,

@@ -126,7 +126,9 @@ def parse_connect_json(text: str) -> tuple[str | None, dict[str, str]]:
     try:
         document = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except json.JSONDecodeError as error:
-        raise ConfigError(f"Invalid JSON at line {error.lineno} column {error.colno}: {error.msg}.") from None
+        raise ConfigError(
+            f"Invalid JSON at line {error.lineno} column {error.colno}: {error.msg}."
+        ) from None
     if not isinstance(document, dict):
         raise ConfigError("The JSON config must be an object ({...}) at $.")
     if isinstance(document.get("config"), dict):

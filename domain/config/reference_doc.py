@@ -71,14 +71,8 @@ def _table(specs: Iterable[KeySpec], *, with_default: bool = True) -> list[str]:
     for spec in specs:
         if with_default:
             default = "" if spec.default is None else f"`{_cell(spec.default)}`"
-            row = [
-                f"`{_shown_name(spec)}`",
-                spec.type.value,
-                default,
-                spec.scope.value,
-                "yes" if spec.secret else "",
-                _cell(spec.doc),
-            ]
+            row = [f"`{_shown_name(spec)}`", spec.type.value, default, spec.scope.value,
+                   "yes" if spec.secret else "", _cell(spec.doc)]
         else:
             row = [f"`{_shown_name(spec)}`", spec.scope.value, _cell(spec.doc)]
         lines.append("| " + " | ".join(row) + " |")
@@ -155,15 +149,8 @@ def render_reference() -> str:
         with_default=False,
     )
     deprecated = _pick(lambda s: s.kind is Kind.DEPRECATED)
-    lines += [
-        "",
-        "## Deprecated keys",
-        "",
-        "Rejected with Lenses' deprecation message naming the new key.",
-        "",
-        "| Old key | New key |",
-        "|---|---|",
-    ]
+    lines += ["", "## Deprecated keys", "", "Rejected with Lenses' deprecation message naming the new key.",
+              "", "| Old key | New key |", "|---|---|"]
     lines += [f"| `{_shown_name(s)}` | `{_shown_name_of(s.replacement, s.prefixed)}` |" for s in deprecated]
     return "\n".join(lines) + "\n"
 

@@ -43,9 +43,7 @@ def read_path(data: Any, path: Sequence[str]) -> str | None:
     """
     current = data
     for depth, segment in enumerate(path):
-        if type(current) is dict or isinstance(
-            current, Mapping
-        ):  # plain dicts (JSON, Avro) skip the ABC check
+        if type(current) is dict or isinstance(current, Mapping):  # plain dicts (JSON, Avro) skip the ABC check
             current = current.get(segment)
         elif _is_array(current):
             current = _element(current, segment)

@@ -31,9 +31,7 @@ class MessageBatch:
         return len(self.values)
 
     @classmethod
-    def of_values(
-        cls, values: Sequence[bytes | None], *, key: bytes | None, partition: int | None
-    ) -> MessageBatch:
+    def of_values(cls, values: Sequence[bytes | None], *, key: bytes | None, partition: int | None) -> MessageBatch:
         """Values that share key and partition and carry no headers or timestamp (no envelope)."""
         count = len(values)
         return cls([key] * count, values, [None] * count, [0] * count, [partition] * count)

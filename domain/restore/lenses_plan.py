@@ -93,3 +93,4 @@ def _root(number: int, statement: SourceStatement) -> RestoreRoot:
         limit=statement.limit if statement.limit and statement.limit > 0 else DEFAULT_LIMIT,
         post_process=post,
     )
+

@@ -54,9 +54,7 @@ class OriginProducer(Protocol):
         """Begin a transaction."""
         ...
 
-    def produce(
-        self, batch: MessageBatch, start: int, stop: int, targets: Mapping[int | None, int | None]
-    ) -> None:
+    def produce(self, batch: MessageBatch, start: int, stop: int, targets: Mapping[int | None, int | None]) -> None:
         """Send rows ``[start, stop)`` of ``batch`` in the open transaction.
 
         ``targets``: each origin partition of those rows → the partition to produce to

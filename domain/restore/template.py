@@ -122,9 +122,7 @@ def _name(match: re.Match[str], template: str) -> str:
 def _check_supported(name: str) -> None:
     if name not in _SUPPORTED:
         supported = ", ".join(f"{{{{{n}}}}}" for n in _SUPPORTED)
-        raise ConfigError(
-            f"unsupported template variable used ({{{{{name}}}}}) in {TEMPLATE_KEY}, supported values are: {supported}"
-        )
+        raise ConfigError(f"unsupported template variable used ({{{{{name}}}}}) in {TEMPLATE_KEY}, supported values are: {supported}")
 
 
 def _parameter(match: re.Match[str], name: str) -> tuple[str, str] | None:
@@ -155,9 +153,7 @@ def _variable_pattern(name: str, parameter: tuple[str, str] | None, *, first: bo
         return f"[0-9]{{{_UNIT_DIGITS[parameter[1]]}}}"
     if name in _PADDED_WIDTH:
         if parameter is not None and parameter[0] != "padding":
-            raise ConfigError(
-                f"{TEMPLATE_KEY}: {{{{{name}}}}} takes only padding=true|false, not {parameter[0]}."
-            )
+            raise ConfigError(f"{TEMPLATE_KEY}: {{{{{name}}}}} takes only padding=true|false, not {parameter[0]}.")
         padded = parameter is not None and parameter[1].lower() == "true"
         digits = f"[0-9]{{{_PADDED_WIDTH[name]}}}" if padded else "[0-9]+"
         return f"(?P<{name}>{digits})"

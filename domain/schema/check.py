@@ -35,10 +35,8 @@ def checker(schema: Schema) -> Check:
 
 def _int_range(low: int, high: int) -> Check:
     def check(value: Any) -> bool:
-        return (
-            type(value) is int
-            and low <= value <= high
-            or (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high)
+        return type(value) is int and low <= value <= high or (
+            isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
         )
 
     return check
@@ -111,9 +109,7 @@ class _Compiler:
             return self._reference(schema)
         logical_type = logical(schema)
         if logical_type == "decimal":
-            return _decimal(
-                int(schema.get("precision", DEFAULT_DECIMAL_PRECISION)), int(schema.get("scale", 0))
-            )
+            return _decimal(int(schema.get("precision", DEFAULT_DECIMAL_PRECISION)), int(schema.get("scale", 0)))
         if logical_type in _LOGICAL_CHECKS:
             return _LOGICAL_CHECKS[logical_type]
         type_name = kind(schema)

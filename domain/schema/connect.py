@@ -184,9 +184,7 @@ def from_connect_envelope(document: Mapping[str, Any]) -> tuple[Schema | None, A
         FormatError: the document is not a Connect envelope or its payload does not match.
     """
     if not isinstance(document, Mapping) or set(document) != {"schema", "payload"}:
-        raise FormatError(
-            'a Connect JSON message with schemas.enable=true needs exactly "schema" and "payload"'
-        )
+        raise FormatError('a Connect JSON message with schemas.enable=true needs exactly "schema" and "payload"')
     schema = document["schema"]
     if schema is None:
         return None, document["payload"]

@@ -61,12 +61,7 @@ def _sorted_headers(item: Record) -> dict[str, Any] | None:
 
 
 def _metadata(item: Record) -> dict[str, Any]:
-    return {
-        "timestamp": item.timestamp,
-        "topic": item.topic,
-        "partition": item.partition,
-        "offset": item.offset,
-    }
+    return {"timestamp": item.timestamp, "topic": item.topic, "partition": item.partition, "offset": item.offset}
 
 
 def envelope_parts(fields: EnvelopeFields) -> tuple[Part, ...]:
