@@ -19,7 +19,6 @@ from typing import Any
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
-from lakesink.domain.schema.connect import time_of_day_millis
 from lakesink.domain.schema.model import Names, Schema, is_nullable, optional
 from lakesink.domain.transforms.chain import TransformFactory
 from lakesink.domain.transforms.kafka_data import (
@@ -27,6 +26,7 @@ from lakesink.domain.transforms.kafka_data import (
     TIME,
     TIMESTAMP,
     connect_type,
+    epoch_millis,
     field_value,
     require_map,
     require_struct,
@@ -78,28 +78,18 @@ def _schemaless_type(value: Any) -> str:
     )
 
 
-def _epoch_millis(value: date | time) -> int:
-    """The ``java.util.Date`` millis behind a Connect Date, Time or Timestamp value."""
-    if isinstance(value, datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-        return (aware - _EPOCH) // timedelta(milliseconds=1)
-    if isinstance(value, date):
-        return (value - _EPOCH.date()).days * _DAY_MILLIS
-    return time_of_day_millis(value)
-
-
 def _encoded(value: Any, logical: str | None) -> Any:
     """A logical value as the number Connect stores it as (days, millis of the day, epoch millis)."""
     if logical == DATE and isinstance(value, date):
-        return _epoch_millis(value) // _DAY_MILLIS
+        return epoch_millis(value) // _DAY_MILLIS
     if logical in (TIME, TIMESTAMP) and isinstance(value, date | time):
-        return _epoch_millis(value)
+        return epoch_millis(value)
     return value
 
 
 def _date_text(value: date | time) -> str:
     """Connect's ``Values.dateFormatFor``: a time before the first day passes for a Time, a whole day for a Date."""
-    millis = _epoch_millis(value)
+    millis = epoch_millis(value)
     moment = _EPOCH + timedelta(milliseconds=millis)
     clock = f"{moment:%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
     if millis < _DAY_MILLIS:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from lakesink.domain.errors import RecordError
+from lakesink.domain.schema.connect import time_of_day_millis
 from lakesink.domain.schema.model import Names, Schema, is_nullable, kind, logical, non_null, optional
 
 TIMESTAMP = "Timestamp"
@@ -23,6 +25,7 @@ DATE = "Date"
 TIME = "Time"
 DECIMAL = "Decimal"
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _INT_LOGICAL = {"date": DATE, "time-millis": TIME}
 _LONG_LOGICAL = {"timestamp-millis": TIMESTAMP, "timestamp-micros": TIMESTAMP, "time-micros": TIME}
 
@@ -137,3 +140,14 @@ def connect_type(schema: Schema, names: Names) -> tuple[str, str | None]:
     if avro not in simple:
         raise RecordError(f"the Avro type {avro!r} has no Connect type")
     return simple[avro], None
+
+
+def epoch_millis(value: date | time) -> int:
+    """The ``java.util.Date`` millis behind a Connect Timestamp (a naive ``datetime`` is UTC), Date
+    (midnight UTC) or Time (on the first day of 1970) value."""
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return (aware - _EPOCH) // timedelta(milliseconds=1)
+    if isinstance(value, date):
+        return (value - _EPOCH.date()).days * 86_400_000
+    return time_of_day_millis(value)
