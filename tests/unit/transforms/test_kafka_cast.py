@@ -110,7 +110,11 @@ def test_with_schema_fields_get_new_types_keeping_optionality_and_defaults(smt):
 
 def test_logical_types_cast_to_connect_iso_text(smt):
     out = smt("Cast$Value", spec="at:string,day:string,price:string").apply(rec(READING, SCHEMA))
-    assert (out.value["at"], out.value["day"], out.value["price"]) == ("2020-01-02T03:04:05.006Z", "2020-01-02", "12.75")
+    assert (out.value["at"], out.value["day"], out.value["price"]) == (
+        "2020-01-02T03:04:05.006Z",
+        "2020-01-02",
+        "12.75",
+    )
 
 
 def test_whole_value_with_schema_replaces_the_schema(smt):

@@ -14,7 +14,10 @@ PERSON = {
     "type": "record",
     "name": "Person",
     "namespace": "shop",
-    "fields": [{"name": "id", "type": "long"}, {"name": "email", "type": ["null", "string"], "default": None}],
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "email", "type": ["null", "string"], "default": None},
+    ],
 }
 
 
@@ -38,7 +41,14 @@ def test_insert_field_schemaless_adds_metadata_as_plain_values(smt):
         },
     )
     out = chain.apply(rec({"id": 7}))
-    assert out.value == {"id": 7, "t": "orders", "p": 3, "o": 42, "ts": 1_600_000_000_123, "origin": "eu-west"}
+    assert out.value == {
+        "id": 7,
+        "t": "orders",
+        "p": 3,
+        "o": 42,
+        "ts": 1_600_000_000_123,
+        "origin": "eu-west",
+    }
     assert out.value_schema is None
 
 
@@ -180,7 +190,9 @@ def test_mask_field_with_schema_uses_the_schema_width_and_keeps_the_schema(smt):
             {"name": "s", "type": "string"},
         ],
     }
-    out = smt("MaskField$Value", fields="tiny,f", replacement="300.7").apply(rec({"tiny": 5, "f": 1.0, "s": "x"}, schema))
+    out = smt("MaskField$Value", fields="tiny,f", replacement="300.7").apply(
+        rec({"tiny": 5, "f": 1.0, "s": "x"}, schema)
+    )
     assert out.value == {"tiny": 44, "f": pytest.approx(300.7, rel=1e-6), "s": "x"}
     assert out.value_schema is schema
 

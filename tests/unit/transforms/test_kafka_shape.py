@@ -7,7 +7,11 @@ import pytest
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.records import Record
 
-ADDRESS = {"type": "record", "name": "Address", "fields": [{"name": "city", "type": "string"}, {"name": "zip", "type": "int"}]}
+ADDRESS = {
+    "type": "record",
+    "name": "Address",
+    "fields": [{"name": "city", "type": "string"}, {"name": "zip", "type": "int"}],
+}
 CUSTOMER = {
     "type": "record",
     "name": "Customer",
