@@ -167,7 +167,11 @@ class ExtractField:
             if field is None:
                 raise RecordError(f"Unknown field: {self.original}")
             shape = struct_schema(field["type"], "nested field access", names)
-            value = None if value is None else field_value(value, field, True)
+            value = (
+                None
+                if value is None
+                else field_value(require_struct(value, "nested field access"), field, True)
+            )
         field = shape.field(self.path[-1])
         if field is None:
             raise RecordError(f"Unknown field: {self.original}")
