@@ -169,3 +169,45 @@ def test_a_batch_replayed_after_a_crash_reads_its_recorded_clock_and_lands_under
 
     assert set(uploaded) <= set(data_keys(store, "bkt"))
     assert_exactly_once(_ids(store), range(18))
+
+
+def test_kafka_transforms_route_reshape_and_drop_records_before_the_statement_sees_them(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    (tmp_path / "store" / "bkt").mkdir(parents=True)
+    props = local_props(
+        tmp_path / "store",
+        "INSERT INTO bkt:out SELECT * FROM `*` STOREAS `JSON` PROPERTIES('flush.count'=100, 'flush.interval'=1)",
+        topic, kafka,
+        **{
+            "transforms": "route,stamp,drop",
+            "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+            "transforms.route.regex": "(.*)",
+            "transforms.route.replacement": "routed-$1",
+            "transforms.stamp.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+            "transforms.stamp.static.field": "src",
+            "transforms.stamp.static.value": "lakesink",
+            "transforms.stamp.predicate": "tombstone",
+            "transforms.stamp.negate": "true",
+            "transforms.drop.type": "org.apache.kafka.connect.transforms.Filter",
+            "transforms.drop.predicate": "tombstone",
+            "predicates": "tombstone",
+            "predicates.tombstone.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+        },
+    )
+    kafka.produce(
+        topic,
+        [ProducedRecord(None if i % 5 == 4 else json.dumps({"id": i}).encode(), key=b"k", partition=i % 4)
+         for i in range(20)],
+    )
+    settings = ConnectorSettings.from_properties(props)
+    store = open_store(settings.backend, settings.storage)
+
+    job = run_sink(spark, props, tmp_path / "ck")
+
+    keys = data_keys(store, "bkt")
+    assert keys and all(key.startswith(f"out/routed-{topic}/") for key in keys)
+    values = [json.loads(line) for key in keys for line in store.get("bkt", key).data.splitlines()]
+    assert all(value["src"] == "lakesink" for value in values)
+    assert sorted(value["id"] for value in values) == [i for i in range(20) if i % 5 != 4]  # each once
+    assert sum(report.skipped for report in job.reports) == 4  # the tombstones the Filter dropped

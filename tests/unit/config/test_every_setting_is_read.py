@@ -66,6 +66,8 @@ AIVEN_ACCEPTED_WITHOUT_EFFECT = {
     "kafka.retry.backoff.ms": "the producer's own retry backoff is used",
 }
 
+_TOMBSTONE = "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
+
 #: A valid value other than the default, and any companion keys it needs (prefixed names
 #: without the prefix when they start with "."). Keys not listed get one from their type.
 VALUES: dict[str, tuple[str, dict[str, str]]] = {
@@ -121,8 +123,14 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "security.protocol": ("SSL", {}),
     "sasl.*": ("PLAIN", {}),
     "ssl.*": ("/tmp/ca.pem", {}),
+    "transforms": ("drop", {"transforms.drop.type": "org.apache.kafka.connect.transforms.Filter"}),
+    "transforms.*": ("org.apache.kafka.connect.transforms.Filter", {"transforms": "drop"}),
+    "predicates": ("tomb", {"predicates.tomb.type": _TOMBSTONE}),
+    "predicates.*": (_TOMBSTONE, {"predicates": "tomb"}),
 }
 FAMILY_KEYS = {
+    "transforms.*": "transforms.drop.type",
+    "predicates.*": "predicates.tomb.type",
     "key.converter.*": "key.converter.schemas.enable",
     "value.converter.*": "value.converter.schemas.enable",
     "consumer.*": "consumer.fetch.min.bytes",
