@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from lakesink.domain.transforms import lenses_timestamp_converter, lenses_wallclock
 from lakesink.domain.transforms.chain import PredicateFactory, TransformFactory
+from lakesink.domain.transforms.lenses_timestamp_converter import TimestampConverter
+from lakesink.domain.transforms.lenses_wallclock import InsertWallclock, InsertWallclockDateTimePart
 
-TRANSFORMS: dict[str, TransformFactory] = {}
+TRANSFORMS: dict[str, TransformFactory] = {
+    # Lenses' header SMTs (io.lenses.connect.smt.header.*)
+    lenses_timestamp_converter.CLASS_NAME: TimestampConverter.from_options,
+    lenses_wallclock.WALLCLOCK_CLASS: InsertWallclock.from_options,
+    lenses_wallclock.ROLLING_WALLCLOCK_CLASS: InsertWallclock.rolling_from_options,
+    lenses_wallclock.DATE_TIME_PART_CLASS: InsertWallclockDateTimePart.from_options,
+}
 """Transform classes by their Connect class name (``…InsertField$Value`` for a part's variant)."""
 
 PREDICATES: dict[str, PredicateFactory] = {}
