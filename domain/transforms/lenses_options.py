@@ -16,6 +16,7 @@ from collections.abc import Collection
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.date_zone import Zone, resolve_zone
 from lakesink.domain.layout.datetime_pattern import DateTimePattern
+from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern, PatternError
 from lakesink.domain.transforms.options import TransformOptions
 
 HEADER_NAME = "header.name"
@@ -94,3 +95,18 @@ def english_locale(options: TransformOptions, name: str) -> None:
             f"Invalid value {text!r} for {options.key(name)}: lakesink prints English month and day names "
             "only; use en."
         )
+
+
+def parse_patterns(options: TransformOptions, name: str) -> tuple[LocalDateTimePattern, ...] | None:
+    """A LIST option of Java parsing patterns (comma-separated, blanks trimmed); None when absent or empty.
+
+    Raises:
+        ConfigError: a pattern Java refuses, or one that cannot give a date and a time.
+    """
+    compiled = []
+    for text in options.items(name):
+        try:
+            compiled.append(LocalDateTimePattern.compile(text))
+        except PatternError as error:
+            raise ConfigError(f"Invalid pattern {text!r} for {options.key(name)}: {error}.") from None
+    return tuple(compiled) or None

@@ -58,7 +58,7 @@ from lakesink.domain.transforms.lenses_rolling import (
     RollingWindow,
     window_of,
 )
-from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern, PatternError
+from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern
 from lakesink.domain.transforms.options import TransformOptions
 
 CLASS_NAME = "io.lenses.connect.smt.header.TimestampConverter"
@@ -125,7 +125,7 @@ class TimestampConverter:
                 options, UNIX_PRECISION, tuple(PRECISIONS), DEFAULT_PRECISION
             ),
             to_pattern=to_pattern,
-            from_patterns=_from_patterns(options),
+            from_patterns=lenses_options.parse_patterns(options, FORMAT_FROM),
             window=_window(options),
         )
 
@@ -199,20 +199,6 @@ class TimestampConverter:
             return moment
         local = moment.astimezone(self.zone.tz)
         return local.date() if self.target == DATE else local.time()
-
-
-def _from_patterns(options: TransformOptions) -> tuple[LocalDateTimePattern, ...] | None:
-    """``format.from.pattern`` as Connect reads a LIST option: split on commas, blanks trimmed."""
-    patterns = options.items(FORMAT_FROM)
-    if not patterns:
-        return None
-    compiled = []
-    for text in patterns:
-        try:
-            compiled.append(LocalDateTimePattern.compile(text))
-        except PatternError as error:
-            raise ConfigError(f"Invalid pattern {text!r} for {options.key(FORMAT_FROM)}: {error}.") from None
-    return tuple(compiled)
 
 
 def _window(options: TransformOptions) -> RollingWindow | None:
