@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from lakesink.domain.transforms import lenses_timestamp_converter, lenses_timestamp_headers, lenses_wallclock
+from lakesink.domain.transforms import (
+    lenses_rename_header,
+    lenses_timestamp_converter,
+    lenses_timestamp_headers,
+    lenses_wallclock,
+)
 from lakesink.domain.transforms.chain import PredicateFactory, TransformFactory
+from lakesink.domain.transforms.lenses_rename_header import RenameHeader
 from lakesink.domain.transforms.lenses_timestamp_converter import TimestampConverter
 from lakesink.domain.transforms.lenses_wallclock import InsertWallclock, InsertWallclockDateTimePart
 
@@ -14,6 +20,7 @@ TRANSFORMS: dict[str, TransformFactory] = {
     lenses_wallclock.ROLLING_WALLCLOCK_CLASS: InsertWallclock.rolling_from_options,
     lenses_wallclock.DATE_TIME_PART_CLASS: InsertWallclockDateTimePart.from_options,
     **lenses_timestamp_headers.factories(),
+    lenses_rename_header.CLASS_NAME: RenameHeader.from_options,
 }
 """Transform classes by their Connect class name (``…InsertField$Value`` for a part's variant)."""
 
