@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from lakesink.domain.errors import ConfigError, RecordError
@@ -27,6 +26,7 @@ from lakesink.domain.layout.datetime_pattern import DateTimePattern
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.transforms import lenses_options
+from lakesink.domain.transforms.lenses_epoch import instant
 from lakesink.domain.transforms.lenses_rolling import (
     ROLLING_WINDOW_SIZE,
     ROLLING_WINDOW_TYPE,
@@ -44,7 +44,6 @@ FORMAT = "format"
 TIMEZONE = "timezone"
 DATE_TIME_PART = "date.time.part"
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PARTS = ("year", "month", "day", "hour", "minute", "second")
 
 
@@ -149,7 +148,7 @@ class InsertWallclockDateTimePart:
 
     def apply(self, record: Record) -> Record:
         """``record`` with the part appended as a string header."""
-        local = (_EPOCH + timedelta(milliseconds=self.clock.now_ms())).astimezone(self.zone.tz)
+        local = instant(self.clock.now_ms()).astimezone(self.zone.tz)
         text = str(getattr(local, self.part))
         return dataclasses.replace(record, headers=(*record.headers, (self.header, text)))
 
