@@ -210,7 +210,9 @@ class SparkSink:
             floors=floors,
             granular=granular,
             chain=chain,
-            clock_ms=clock_ms if chain.reads_wall_clock else None,
+            # Any chain records it: a transform may fall back to the clock (Lenses' timestamp headers
+            # read it for a record without a timestamp), and a replay must see the same time.
+            clock_ms=clock_ms if chain else None,
         )
         ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))

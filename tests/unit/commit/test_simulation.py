@@ -136,7 +136,7 @@ class SimulatedCompute:
         chain = self.settings.transform_chain(BatchClock(clock_ms))
         spec = SinkTaskSpec.for_settings(self.settings, plan=self.plan, store=self.store, run_id=self.owner,
                                          staging_root=self.staging, floors=floors, granular=granular, chain=chain,
-                                         clock_ms=clock_ms if chain.reads_wall_clock else None)
+                                         clock_ms=clock_ms if chain else None)
         results = []
         for chunk in ranges:  # one Spark task per range; the source hands it no batch when it holds no record
             records = [r for r in self.topic[chunk.partition] if chunk.start <= r[0] < chunk.end]
