@@ -14,11 +14,17 @@ from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.chain import TransformFactory
-from lakesink.domain.transforms.kafka_data import field_value, require_map, require_struct, struct_schema
+from lakesink.domain.transforms.kafka_data import (
+    PACKAGE,
+    REPLACE_NULL,
+    field_value,
+    replace_null_with_default,
+    require_map,
+    require_struct,
+    struct_schema,
+)
 from lakesink.domain.transforms.options import TransformOptions
 from lakesink.domain.transforms.parts import Part, variants
-
-_PACKAGE = "org.apache.kafka.connect.transforms."
 
 
 def literal_header_value(text: str) -> Any:
@@ -79,7 +85,7 @@ class HeaderFrom:
 
 def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFrom:
     """``HeaderFrom$Key`` / ``HeaderFrom$Value`` from their options."""
-    options.check_known(("fields", "headers", "operation", "replace.null.with.default"))
+    options.check_known(("fields", "headers", "operation", REPLACE_NULL))
     fields, headers = options.items("fields"), options.items("headers")
     for name, listed in (("fields", fields), ("headers", headers)):
         if not listed:
@@ -93,9 +99,7 @@ def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFr
         raise ConfigError(
             f"Invalid value {operation!r} for {options.key('operation')}: expected move or copy."
         )
-    return HeaderFrom(
-        part, fields, headers, operation == "move", options.boolean("replace.null.with.default", True)
-    )
+    return HeaderFrom(part, fields, headers, operation == "move", replace_null_with_default(options))
 
 
 @dataclass(frozen=True)
@@ -145,8 +149,8 @@ def drop_headers(options: TransformOptions, clock: Clock) -> DropHeaders:
 
 
 TRANSFORMS: dict[str, TransformFactory] = {
-    **variants(_PACKAGE + "HeaderFrom", header_from),
-    _PACKAGE + "InsertHeader": insert_header,
-    _PACKAGE + "DropHeaders": drop_headers,
+    **variants(PACKAGE + "HeaderFrom", header_from),
+    PACKAGE + "InsertHeader": insert_header,
+    PACKAGE + "DropHeaders": drop_headers,
 }
 """The registrations of this module, merged into the catalog."""
