@@ -60,7 +60,7 @@ from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
-from lakesink.domain.transforms.chain import TransformChain
+from lakesink.domain.transforms.chain import BatchClock, TransformChain
 
 logger = logging.getLogger(__name__)
 
@@ -121,10 +121,16 @@ class SinkTaskSpec:
         staging_root: str | None = None,
         floors: Mapping[TopicPartition, int] | None = None,
         granular: Mapping[TopicPartition, Mapping[str, int]] | None = None,
-        chain: TransformChain | None = None,
-        clock_ms: int | None = None,
+        clock_ms: int = 0,
     ) -> SinkTaskSpec:
-        """The spec of one batch: what the connector settings decide, plus this run's state."""
+        """The spec of one batch: what the connector settings decide, plus this run's state.
+
+        ``clock_ms`` is the batch clock the settings' transforms read. Any chain records it in the
+        range plans, not only one that reads the wall clock on purpose: a transform may fall back to
+        the clock (Lenses' timestamp headers do for a record without a timestamp), and a replay must
+        see the same time.
+        """
+        chain = settings.transform_chain(BatchClock(clock_ms))
         return cls(
             plan=plan,
             store=store,
@@ -140,8 +146,8 @@ class SinkTaskSpec:
             value_converter=settings.value_converter,
             floors=floors or {},
             granular=granular or {},
-            chain=chain or TransformChain(),
-            clock_ms=clock_ms,
+            chain=chain,
+            clock_ms=clock_ms if chain else None,
         )
 
 
