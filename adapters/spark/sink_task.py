@@ -387,7 +387,7 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
         state.skipped += 1
         return
     try:
-        if spec.chain:
+        if spec.chain.steps:  # the tuple, not TransformChain.__bool__: a Python call per record
             transformed = spec.chain.apply(row.to_record(converters, decode_key=True, decode_value=True))
             if transformed is None:  # a Filter dropped it: read, nothing to write
                 state.skipped += 1
