@@ -12,6 +12,12 @@ partition values rendered once per distinct value by the per-record code itself
 files cut where the per-record path would (:meth:`~lakesink.adapters.formats.range_writer.RangeWriter.runs`,
 :mod:`lakesink.adapters.formats.data_size`).
 
+With a transform chain that has a columnar form (:mod:`.columnar_transforms`), the values are
+parsed with the schema of the first record as read, the chain runs over the columns, and the
+result must have exactly the file's schema (names, order, types, no null in a required column);
+every check below then reads the records as the chain leaves them (the per-record chain run on
+the few records that start a partition value or a file).
+
 Exactly-once needs a retried task to write the same objects whichever path ran, so the batch is
 taken only when that is provable, else :func:`write_rows` writes nothing and returns None:
 
@@ -43,6 +49,7 @@ import pyarrow.json as pa_json
 
 from lakesink.adapters.formats.arrow_rows import ArrowRows
 from lakesink.adapters.formats.arrow_schema import arrow_schema
+from lakesink.adapters.formats.columnar_transforms import BatchRows, ColumnarChain, Columns
 from lakesink.adapters.formats.data_size import row_sizes
 from lakesink.adapters.formats.encoded_lines import EncodedLines, encode_lines
 from lakesink.adapters.formats.parquet import ParquetWriter
@@ -54,7 +61,7 @@ from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import FormatError, RecordError
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.partitioning import FieldKind, PartitionValues
-from lakesink.domain.records import Record
+from lakesink.domain.records import NO_TIMESTAMP, Record, TopicPartition
 from lakesink.domain.schema import Schema, fits, infer
 from lakesink.domain.schema.model import kind, non_null
 from lakesink.domain.statement_plan import StatementPlan
@@ -84,22 +91,65 @@ def takes_rows(plan: StatementPlan, value_settings: ConverterSettings) -> bool:
     return text.strip().lower() == "false"
 
 
-def write_rows(batch: pa.RecordBatch, writer: RangeWriter, *, floor: int | None) -> EncodedLines | None:
+def write_rows(
+    batch: pa.RecordBatch,
+    writer: RangeWriter,
+    *,
+    floor: int | None,
+    source: TopicPartition,
+    transforms: ColumnarChain | None = None,
+) -> EncodedLines | None:
     """Write the batch's records above ``floor`` into ``writer``'s files, columnar.
 
-    Returns the kept records' offsets and timestamps (as for the JSON-lines path), or None,
-    having written nothing, when the batch must go record by record.
+    ``source`` is the batch's topic-partition; ``writer`` writes the topic the ``transforms``
+    (if any) route it to. Returns the kept records' offsets and timestamps (as for the JSON-lines
+    path), or None, having written nothing, when the batch must go record by record.
     """
     if not _plain_objects(batch.column("value")):
         return None
     lines = encode_lines(batch, Format.JSON, floor=floor)
     if lines is None or not len(lines):
         return lines
-    groups = _plan(writer, lines)
+    groups = _plan(writer, _Records(lines, source, transforms))
     if groups is None:
         return None
     writer.write_rows(groups)
     return lines
+
+
+class _Records:
+    """The batch's records as the per-record path sees them, built only for the few rows the plan
+    checks (the first one, the first of each partition value and of each file)."""
+
+    def __init__(self, lines: EncodedLines, source: TopicPartition, transforms: ColumnarChain | None) -> None:
+        self.lines = lines
+        self.topic, self.partition = source
+        self.transforms = transforms
+        self._sources: dict[int, Record | None] = {}
+
+    def source(self, index: int) -> Record | None:
+        """Record ``index`` before the transforms; None when its value is not valid JSON."""
+        if index not in self._sources:
+            value = _decode(self.lines, index)
+            stamp = int(self.lines.timestamps[index])
+            self._sources[index] = None if value is None else Record(
+                self.topic,
+                self.partition,
+                self.lines.offset(index),
+                None if stamp == NO_TIMESTAMP else stamp,
+                value=value,
+            )
+        return self._sources[index]
+
+    def written(self, index: int) -> Record | None:
+        """Record ``index`` as the writer gets it; None when it is poison (or a transform drops it)."""
+        record = self.source(index)
+        if record is None or self.transforms is None:
+            return record
+        return self.transforms.record(record)
+
+    def rows(self) -> BatchRows:
+        return BatchRows(self.partition, self.lines.offsets, self.lines.timestamps)
 
 
 def _plain_objects(values: pa.Array) -> bool:
@@ -113,19 +163,20 @@ def _plain_objects(values: pa.Array) -> bool:
     return pc.all(pc.match_substring_regex(text, _OBJECT_LINE)).as_py() is not False
 
 
-def _plan(writer: RangeWriter, lines: EncodedLines) -> list[tuple[PartitionValues, ArrowRows]] | None:
+def _plan(writer: RangeWriter, records: _Records) -> list[tuple[PartitionValues, ArrowRows]] | None:
     """The rows of each partition value, or None when some file would differ from the per-record one."""
-    first = _decode(lines, 0)
-    first_values = _partition_values(writer, lines, 0, first)
+    lines = records.lines
+    first = records.written(0)
+    first_values = _partition_values(writer, first)
     if first_values is None:
         return None
     schema = _open_schema(writer, first_values) or _own_schema(first)
     if schema is None or not _parsable(schema):
         return None
-    parsed = _parse(lines, schema)
+    parsed = _parse(lines, schema) if records.transforms is None else _transformed(records, schema)
     if parsed is None:
         return None
-    groups = _groups(writer, lines, parsed, first_values)
+    groups = _groups(writer, records, parsed, first_values)
     if groups is None:
         return None
     sizes = row_sizes(parsed)
@@ -140,7 +191,7 @@ def _plan(writer: RangeWriter, lines: EncodedLines) -> list[tuple[PartitionValue
             lines.offsets[indices],
             lines.timestamps[indices],
         )
-        if not _files_agree(writer, values, rows, lines, indices):
+        if not _files_agree(writer, values, rows, records, indices):
             return None
         planned.append((values, rows))
     return planned
@@ -165,11 +216,10 @@ def _decode(lines: EncodedLines, index: int) -> Any:
         return None
 
 
-def _partition_values(writer: RangeWriter, lines: EncodedLines, index: int, value: Any) -> PartitionValues | None:
-    """Record ``index``'s partition values by the per-record code, None when it is a poison record."""
-    if not isinstance(value, dict):
+def _partition_values(writer: RangeWriter, record: Record | None) -> PartitionValues | None:
+    """The record's partition values by the per-record code, None when it is a poison record."""
+    if record is None or not isinstance(record.value, dict):
         return None
-    record = Record(writer.topic, writer.partition, lines.offset(index), value=value)
     try:
         return writer.plan.layout.partition_values(record)
     except RecordError:
@@ -182,8 +232,9 @@ def _open_schema(writer: RangeWriter, values: PartitionValues) -> Schema | None:
     return file.schema if isinstance(file, ParquetWriter) else None
 
 
-def _own_schema(value: Any) -> Schema | None:
-    """The schema a file starting with ``value`` gets; None when the value is not an object or is poison."""
+def _own_schema(record: Record | None) -> Schema | None:
+    """The schema a file starting with ``record`` gets; None when its value is not an object or is poison."""
+    value = None if record is None else record.value
     if not isinstance(value, dict):
         return None
     try:
@@ -222,6 +273,33 @@ def _parse(lines: EncodedLines, schema: Schema) -> pa.RecordBatch | None:
     return None if any(_inexact(column) for column in batch.columns) else batch
 
 
+def _transformed(records: _Records, schema: Schema) -> pa.RecordBatch | None:
+    """The values parsed with their own schema, through the transforms' columnar form, as rows of
+    ``schema`` (the file's); None when some row must go record by record."""
+    assert records.transforms is not None
+    source_schema = _own_schema(records.source(0))
+    if source_schema is None or not _parsable(source_schema):
+        return None
+    parsed = _parse(records.lines, source_schema)
+    first = records.source(0)
+    if parsed is None or first is None:
+        return None
+    columns = records.transforms.apply(dict(zip(parsed.schema.names, parsed.columns, strict=True)), first, records.rows())
+    return None if columns is None else _conformed(columns, schema)
+
+
+def _conformed(columns: Columns, schema: Schema) -> pa.RecordBatch | None:
+    """The columns as a batch of ``schema``'s Arrow schema, or None when their names, order, types
+    or nulls say some row would not fit it."""
+    target = arrow_schema(schema)
+    if list(columns) != target.names:
+        return None
+    for field, column in zip(target, columns.values(), strict=True):
+        if column.type != field.type or (column.null_count and not field.nullable):
+            return None
+    return pa.RecordBatch.from_arrays(list(columns.values()), schema=target)
+
+
 def _inexact(array: pa.Array) -> bool:
     """Whether a double somewhere in ``array`` is too large to be sure an integer converts exactly."""
     if pa.types.is_float64(array.type):
@@ -234,13 +312,13 @@ def _inexact(array: pa.Array) -> bool:
 
 
 def _groups(
-    writer: RangeWriter, lines: EncodedLines, parsed: pa.RecordBatch, first_values: PartitionValues
+    writer: RangeWriter, records: _Records, parsed: pa.RecordBatch, first_values: PartitionValues
 ) -> list[tuple[PartitionValues, np.ndarray]] | None:
     """Row indices per partition value, each ascending, ordered by their first row."""
     paths = [f.path for f in writer.plan.layout.selection.fields if f.kind is FieldKind.VALUE]
     if not paths:  # topic and partition only: every record has the first one's values
-        return [(first_values, np.arange(len(lines)))]
-    codes = np.zeros(len(lines), dtype=np.int64)
+        return [(first_values, np.arange(parsed.num_rows))]
+    codes = np.zeros(parsed.num_rows, dtype=np.int64)
     for path in paths:
         column = _partition_column(parsed, path)
         if column is None:
@@ -252,7 +330,7 @@ def _groups(
     splits = np.split(order, np.cumsum(np.bincount(codes))[:-1])
     by_values: dict[PartitionValues, list[np.ndarray]] = {}
     for indices in splits:
-        values = _partition_values(writer, lines, int(indices[0]), _decode(lines, int(indices[0])))
+        values = _partition_values(writer, records.written(int(indices[0])))
         if values is None:
             return None
         by_values.setdefault(values, []).append(indices)  # distinct raw values may render alike
@@ -276,7 +354,7 @@ def _partition_column(parsed: pa.RecordBatch, path: tuple[str, ...]) -> pa.Array
 
 
 def _files_agree(
-    writer: RangeWriter, values: PartitionValues, rows: ArrowRows, lines: EncodedLines, indices: np.ndarray
+    writer: RangeWriter, values: PartitionValues, rows: ArrowRows, records: _Records, indices: np.ndarray
 ) -> bool:
     """Whether every file the rows go to has, or would get from its first record, ``rows.schema``."""
     for run in writer.runs(values, rows.ends):
@@ -286,6 +364,6 @@ def _files_agree(
                 if schema != rows.schema:
                     return False
                 continue
-        if _own_schema(_decode(lines, int(indices[run.start]))) != rows.schema:
+        if _own_schema(records.written(int(indices[run.start]))) != rows.schema:
             return False
     return True

@@ -35,6 +35,7 @@ from typing import Any
 import pyarrow as pa
 
 from lakesink.adapters.formats.columnar_parquet import takes_rows, write_rows
+from lakesink.adapters.formats.columnar_transforms import ColumnarChain
 from lakesink.adapters.formats.encoded_lines import encode_lines, single_partition, takes_lines
 from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import (
@@ -263,9 +264,10 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
     converters = Converters.create(spec.key_converter, spec.value_converter)
     root = Path(spec.staging_root or tempfile.gettempdir()) / "lakesink-staging" / spec.connector
     ranges = _Ranges()
+    transforms = ColumnarChain.of(spec.chain) if spec.chain.steps else None
     try:
         for batch in batches:
-            if _write_lines(spec, converters, root, ranges, batch):
+            if _write_lines(spec, converters, root, ranges, batch, transforms):
                 continue
             _write_rows(spec, converters, root, ranges, batch)
         results = [_make_durable(spec, ranges.enter(state)) for state in ranges.values()]
@@ -324,31 +326,35 @@ def _write_lines(
     root: Path,
     ranges: _Ranges,
     batch: pa.RecordBatch,
+    transforms: ColumnarChain | None,
 ) -> bool:
     """Write the batch on a columnar path (:mod:`.encoded_lines`, :mod:`.columnar_parquet`) when
-    it gives the same files.
+    it gives the same files; ``transforms`` is the columnar form of the spec's chain, if it has one.
 
     Returns False, having changed nothing, when the batch must go record by record.
     """
     where = single_partition(batch)
-    if where is None or spec.granular.get(where) or spec.chain:
+    if where is None or spec.granular.get(where) or (spec.chain.steps and transforms is None):
         return False
     topic, partition = where
+    routed = topic if transforms is None else transforms.topic(topic, partition)
     floor = spec.floors.get(where)
     values: PartitionValues | None = None  # stays None for PARQUET, whose rows carry their own
     try:
-        index = _statement_index(spec.plan, topic)
+        index = _statement_index(spec.plan, routed)
         statement = spec.plan.statements[index]
         if not takes_rows(statement, spec.value_converter):
+            if transforms is not None:
+                return False  # only the PARQUET path runs transforms
             # takes_lines admits only topic/partition fields: one record's values are every record's.
             values = statement.layout.coordinate_values(topic, partition)
             if values is None or not takes_lines(statement, spec.value_converter, converters.value):
                 return False
     except RecordError:
         return False  # every record is poison: the per-record path reports or skips each one
-    writer = _range_of(spec, ranges, topic, partition).writer(index, statement, root)
+    writer = _range_of(spec, ranges, topic, partition).writer(index, statement, root, routed)
     if values is None:
-        lines = write_rows(batch, writer, floor=floor)
+        lines = write_rows(batch, writer, floor=floor, source=where, transforms=transforms)
     else:
         lines = encode_lines(batch, statement.format, floor=floor)
         if lines is not None and len(lines):

@@ -176,7 +176,7 @@ class Cast:
                     record, cast_value(data, _schemaless_type(data), None, self.whole), None
                 )
             value = require_map(data, "cast types")
-            cast = {name: _cast_schemaless(value.get(name), target) for name, target in self.casts.items()}
+            cast = {name: cast_schemaless(value.get(name), target) for name, target in self.casts.items()}
             return self.part.replace(record, {**value, **cast}, None)
         names = Names(schema)
         if self.whole is not None:
@@ -199,7 +199,12 @@ class Cast:
         return self.part.replace(record, updated, shape.rebuilt(fields))
 
 
-def _cast_schemaless(value: Any, target: str) -> Any:
+def cast_schemaless(value: Any, target: str) -> Any:
+    """A schemaless field value cast to ``target`` (null stays null).
+
+    Raises:
+        RecordError: as :func:`cast_value`.
+    """
     return None if value is None else cast_value(value, _schemaless_type(value), None, target)
 
 

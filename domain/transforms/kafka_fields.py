@@ -7,10 +7,11 @@ lakesink writes the same rows. With a schema, the part's schema is rebuilt to ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from enum import Enum
 from typing import Any
 
 from lakesink.domain.errors import ConfigError, RecordError
@@ -76,6 +77,16 @@ class _Insertion:
         return {"name": self.name, "type": schema}
 
 
+class Source(Enum):
+    """What an inserted field holds."""
+
+    TOPIC = "topic"
+    PARTITION = "partition"
+    OFFSET = "offset"
+    TIMESTAMP = "timestamp"
+    STATIC = "static"
+
+
 @dataclass(frozen=True)
 class InsertField:
     """Adds the record's topic, partition, offset, timestamp and/or a static string to the part."""
@@ -125,19 +136,31 @@ class InsertField:
                 raise RecordError(f'Invalid value: null used for required field: "{field["name"]}"')
         return self.part.replace(record, updated, shape.rebuilt(fields))
 
+    def inserted(self) -> tuple[tuple[str, Source], ...]:
+        """The fields to insert, in the order Connect puts them: (name, what the value is)."""
+        specs = (
+            (self.topic, Source.TOPIC),
+            (self.partition, Source.PARTITION),
+            (self.offset, Source.OFFSET),
+            (self.timestamp, Source.TIMESTAMP),
+            (self.static if self.static_value is not None else None, Source.STATIC),
+        )
+        return tuple((spec.name, source) for spec, source in specs if spec is not None)
+
     def _insertions(self, record: Record, *, schemaless: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        if self.topic is not None:
-            out[self.topic.name] = record.topic
-        if self.partition is not None:
-            out[self.partition.name] = record.partition
-        if self.offset is not None:
-            out[self.offset.name] = record.offset
-        if self.timestamp is not None and record.timestamp is not None:
-            stamp = record.timestamp
-            out[self.timestamp.name] = stamp if schemaless else _EPOCH + timedelta(milliseconds=stamp)
-        if self.static is not None and self.static_value is not None:
-            out[self.static.name] = self.static_value
+        for name, source in self.inserted():
+            if source is Source.TOPIC:
+                out[name] = record.topic
+            elif source is Source.PARTITION:
+                out[name] = record.partition
+            elif source is Source.OFFSET:
+                out[name] = record.offset
+            elif source is Source.STATIC:
+                out[name] = self.static_value
+            elif record.timestamp is not None:
+                stamp = record.timestamp
+                out[name] = stamp if schemaless else _EPOCH + timedelta(milliseconds=stamp)
         return out
 
 
@@ -180,6 +203,11 @@ class ReplaceField:
         """Whether a field survives the include/exclude filter."""
         return name not in self.exclude and (not self.include or name in self.include)
 
+    def output_names(self, names: Iterable[str]) -> dict[str, str]:
+        """Each field name of the result → the input field it comes from, in the result's order
+        (two fields renamed alike: the place of the first, the value of the last, as a map put)."""
+        return {self.renames.get(name, name): name for name in names if self.kept(name)}
+
     def apply(self, record: Record) -> Record:
         data = self.part.data(record)
         if data is None:
@@ -187,7 +215,7 @@ class ReplaceField:
         schema = self.part.schema(record)
         if schema is None:
             value = require_map(data, "field replacement")
-            updated = {self.renames.get(name, name): item for name, item in value.items() if self.kept(name)}
+            updated = {new: value[old] for new, old in self.output_names(value).items()}
             return self.part.replace(record, updated, None)
         struct = require_struct(data, "field replacement")
         shape = struct_schema(schema, "field replacement")
