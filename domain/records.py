@@ -33,6 +33,8 @@ class Record:
     ``timestamp`` is epoch milliseconds, or None when the message carries none.
     ``key_schema`` / ``value_schema`` are optional schema descriptions supplied by a converter
     (an Avro schema dict or a Connect schema); formats that need a schema use them when present.
+    ``header_schemas`` are the Avro schemas the header converter gave, one per header in order;
+    empty when headers were not converted (their schemas are then inferred from the values).
     """
 
     topic: str
@@ -44,6 +46,7 @@ class Record:
     headers: Headers = ()
     key_schema: Any = field(default=None, compare=False)
     value_schema: Any = field(default=None, compare=False)
+    header_schemas: tuple[Any, ...] = field(default=(), compare=False)
 
     def header(self, name: str) -> Any:
         """The value of the last header called ``name``; KeyError when there is none."""
