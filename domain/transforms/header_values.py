@@ -54,6 +54,7 @@ class Parsed(NamedTuple):
 
 _INTEGERS = (("int8", 7), ("int16", 15), ("int32", 31), ("int64", 63))
 _NUMERIC_ORDER = {"int8": 0, "int16": 1, "int32": 2, "int64": 3, "float32": 4, "float64": 5}
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _TIME = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z")
@@ -107,8 +108,17 @@ def _scalar(token: str) -> Parsed | None:
         temporal = _temporal(token)
         if temporal is not None:
             return temporal
-    if (digit or token[0] in "+-") and _NUMBER.fullmatch(token):
-        return _number(Decimal(token))
+    if not (digit or token[0] in "+-"):
+        return None
+    if _INTEGER.fullmatch(token):  # the common case, without a Decimal
+        return _integer(int(token)) or _number(Decimal(token))
+    return _number(Decimal(token)) if _NUMBER.fullmatch(token) else None
+
+
+def _integer(whole: int) -> Parsed | None:
+    for name, bits in _INTEGERS:
+        if -(1 << bits) <= whole < (1 << bits):
+            return Parsed(whole, {"type": name})
     return None
 
 
@@ -131,10 +141,9 @@ def _temporal(token: str) -> Parsed | None:
 
 def _number(number: Decimal) -> Parsed | None:
     if number == number.to_integral_value():
-        whole = int(number)
-        for name, bits in _INTEGERS:
-            if -(1 << bits) <= whole < (1 << bits):
-                return Parsed(whole, {"type": name})
+        integer = _integer(int(number))
+        if integer is not None:
+            return integer
     scale = -int(number.as_tuple().exponent)
     if scale != 0:
         as_double = float(number)
