@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
+from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
@@ -56,10 +57,13 @@ def sink_run(
         metadata=TopicMetadata(admin_config(client), read_committed=True),
         group=lambda: GroupOffsets(client, connect_group_id(settings.name)),
         run_id=run_id,
+        clock=WallClock(),
     )
 
 
-def run_sink(settings: ConnectorSettings, launch: SessionLaunch, *, once: bool, checkpoint: str | None = None) -> int:
+def run_sink(
+    settings: ConnectorSettings, launch: SessionLaunch, *, once: bool, checkpoint: str | None = None
+) -> int:
     """The ``lakesink sink`` command on a session that is starting; returns the number of records written.
 
     The caller validated ``settings`` (:func:`.sink_settings.load_settings`) before it started

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from lakesink.application.config_file import read_config_file
-from lakesink.domain.config.backend_parsing import detect_backend, normalise_keys
+from lakesink.adapters.clock import WallClock
+from lakesink.application.config_file import load_config
+from lakesink.domain.config.backend_parsing import detect_backend, normal_key, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.errors import RecordError
 from lakesink.domain.kcql import parse
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
+from lakesink.domain.transforms.chain import TraceStep
 
 _DEFAULT_PREFIX = "connect.s3"
 _RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "headers"}
@@ -26,27 +29,42 @@ _RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "
 
 @dataclass(frozen=True, slots=True)
 class ExplainCommand:
-    """What to explain: KCQL, an optional connector config and an optional record."""
+    """What to explain: KCQL, an optional connector config and an optional record.
+
+    ``provided`` names the config keys whose values a config provider supplied (never shown).
+    """
 
     kcql: str
     config: Mapping[str, str]
     record: Record | None
+    provided: frozenset[str] = frozenset()
 
     @classmethod
     def from_cli(cls, *, kcql: str, config_path: str | None, record_json: str | None) -> ExplainCommand:
         """Read the config file and decode the record given on the command line."""
-        config = {} if config_path is None else read_config_file(config_path)
-        return cls(kcql=kcql, config=config, record=None if record_json is None else parse_record(record_json))
+        record = None if record_json is None else parse_record(record_json)
+        if config_path is None:
+            return cls(kcql=kcql, config={}, record=record)
+        config = load_config(config_path)
+        return cls(kcql=kcql, config=config.values, record=record, provided=config.provided)
 
 
 @dataclass(frozen=True, slots=True)
 class ExplainResult:
-    """The resolved plan of each statement and, when a record was given, its object key."""
+    """The resolved plan of each statement and, when a record was given, its object key.
+
+    ``steps`` is what each transform did to the record; ``record`` is the record the statement
+    saw (None when a transform dropped it, and then there is no key).
+
+    ``hidden``: values config providers supplied, masked in both renderings.
+    """
 
     plan: SinkPlan
     record: Record | None
     object_key: str | None
     bucket: str | None = None
+    steps: tuple[TraceStep, ...] = ()
+    hidden: HiddenValues = field(default_factory=HiddenValues)
 
 
 def explain(command: ExplainCommand) -> ExplainResult:
@@ -55,11 +73,17 @@ def explain(command: ExplainCommand) -> ExplainResult:
     Raises:
         ConfigError: invalid KCQL or settings. RecordError: the record cannot be placed.
     """
-    settings = ConnectorSettings.from_properties(_explain_config(command.kcql, command.config))
+    props, kcql_key = _explain_config(command.kcql, command.config)
+    # The KCQL argument replaces the config's: it is the user's own text, not a provided value.
+    provided = {key for key in command.provided if normal_key(key) != kcql_key}
+    settings = ConnectorSettings.from_properties(props, provided=provided)
     plan = plan_sink(settings)
     if command.record is None:
-        return ExplainResult(plan, None, None)
-    record = command.record
+        return ExplainResult(plan, None, None, hidden=settings.hidden)
+    steps = tuple(settings.transform_chain(WallClock()).trace(command.record))
+    record = steps[-1].record if steps else command.record
+    if record is None:
+        return ExplainResult(plan, None, None, steps=steps, hidden=settings.hidden)
     statement = plan.route(record.topic)
     layout = statement.layout
     timestamp = -1 if record.timestamp is None else record.timestamp
@@ -71,14 +95,16 @@ def explain(command: ExplainCommand) -> ExplainResult:
         earliest_ts=timestamp,
         latest_ts=timestamp,
     )
-    return ExplainResult(plan, record, key, statement.bucket)
+    return ExplainResult(plan, record, key, statement.bucket, steps, hidden=settings.hidden)
 
 
-def _explain_config(kcql: str, config: Mapping[str, str]) -> dict[str, str]:
-    """The config with the KCQL argument in force and the keys explain can do without filled in."""
+def _explain_config(kcql: str, config: Mapping[str, str]) -> tuple[dict[str, str], str]:
+    """The config with the KCQL argument in force and the keys explain can do without filled in,
+    and the key that holds the KCQL."""
     props = normalise_keys(config)
     prefix = detect_backend(props)[1] if props else _DEFAULT_PREFIX
-    props[f"{prefix}.kcql"] = kcql
+    kcql_key = f"{prefix}.kcql"
+    props[kcql_key] = kcql
     props.setdefault("name", "explain")
     if "topics" not in props and "topics.regex" not in props:
         topics = [statement.topic for statement in parse(kcql)]
@@ -86,7 +112,7 @@ def _explain_config(kcql: str, config: Mapping[str, str]) -> dict[str, str]:
             props["topics.regex"] = ".*"
         else:
             props["topics"] = ",".join(dict.fromkeys(t for t in topics if t is not None))
-    return props
+    return props, kcql_key
 
 
 def parse_record(text: str) -> Record:
@@ -136,7 +162,9 @@ def _headers(raw: Any) -> tuple[tuple[str, Any], ...]:
         return ()
     if isinstance(raw, dict):
         return tuple((str(name), value) for name, value in raw.items())
-    if isinstance(raw, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in raw):
+    if isinstance(raw, list) and all(
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in raw
+    ):
         return tuple((name, value) for name, value in raw)
     raise RecordError('--record "headers" must be an object or a list of [name, value] pairs.')
 
@@ -161,10 +189,11 @@ def render_json(result: ExplainResult) -> str:
     """One JSON object: ``{"statements": [...], "object_key": ...}``."""
     document = {
         "statements": [_statement_json(plan) for plan in result.plan.statements],
+        "transforms": [_step_json(step) for step in result.steps],
         "object_key": result.object_key,
         "object_bucket": result.bucket,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    return json.dumps(result.hidden.mask_leaves(document), indent=2, ensure_ascii=False)
 
 
 def render_text(result: ExplainResult) -> str:
@@ -175,14 +204,49 @@ def render_text(result: ExplainResult) -> str:
         lines.append(f"Statement {number}: {plan.statement.text}")
         for name in ("bucket", "prefix", "topic", "partition_by", "no_partition", "format", "csv_headers"):
             lines.append(f"  {name:<22} {_text(info[name])}")
-        lines.append(f"  {'compression.codec':<22} {plan.codec.value} (files end in .{plan.layout.file_extension})")
+        lines.append(
+            f"  {'compression.codec':<22} {plan.codec.value} (files end in .{plan.layout.file_extension})"
+        )
         lines.append("  properties:")
         for name, value in plan.resolved_properties().items():
             lines.append(f"    {name:<32} {_text(value)}")
+    for trace in result.steps:
+        step = trace.step
+        lines.append(f"Transform {step.alias} ({step.class_name}): {_effect(trace)}")
+        if trace.applied and trace.record is not None:
+            lines.append(f"  {json.dumps(_record_json(trace.record), ensure_ascii=False, default=str)}")
     if result.record is not None:
         lines.append(f"Record {result.record.describe()} goes to bucket {result.bucket!r}, key:")
         lines.append(f"  {result.object_key}")
-    return "\n".join(lines)
+    return result.hidden.scrub("\n".join(lines))
+
+
+def _effect(trace: TraceStep) -> str:
+    if not trace.applied:
+        return "skipped (predicate)"
+    return "dropped the record" if trace.record is None else "applied"
+
+
+def _record_json(record: Record) -> dict[str, Any]:
+    return {
+        "topic": record.topic,
+        "partition": record.partition,
+        "offset": record.offset,
+        "timestamp": record.timestamp,
+        "key": record.key,
+        "value": record.value,
+        "headers": [list(pair) for pair in record.headers],
+    }
+
+
+def _step_json(trace: TraceStep) -> dict[str, object]:
+    record = trace.record
+    return {
+        "alias": trace.step.alias,
+        "class": trace.step.class_name,
+        "applied": trace.applied,
+        "record": None if record is None else json.loads(json.dumps(_record_json(record), default=str)),
+    }
 
 
 def _text(value: object) -> str:

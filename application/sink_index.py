@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.engine import IndexScope, PartitionIndex, commit_partition, open_partition
-from lakesink.domain.commit.range_plans import replay_chunks, replay_end
+from lakesink.domain.commit.range_plans import replay_chunks, replay_clock, replay_end
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
@@ -56,13 +56,15 @@ class SinkIndex:
 
     def first_batch_end(self) -> dict[TopicPartition, int]:
         """Where the first batch of a partition with uncommitted plans must end (after the highest)."""
-        return {
-            tp: end for tp, s in self._partitions.items() if (end := replay_end(s.pending)) is not None
-        }
+        return {tp: end for tp, s in self._partitions.items() if (end := replay_end(s.pending)) is not None}
 
     def first_batch_chunks(self) -> dict[TopicPartition, tuple[tuple[int, int], ...]]:
         """The chunks the first batch must contain per partition to reproduce every uncommitted plan."""
         return {tp: replay_chunks(s.pending) for tp, s in self._partitions.items() if s.pending}
+
+    def first_batch_clock(self) -> int | None:
+        """The batch clock the pending batch recorded (wall-clock transforms), None when none did."""
+        return replay_clock(plan for state in self._partitions.values() for plan in state.pending)
 
     def floors(self) -> dict[TopicPartition, int]:
         """The committed offset per partition: executors skip records at or below it."""

@@ -33,8 +33,12 @@ class SinkCompute(Protocol):
         ranges: Sequence[OffsetRange],
         floors: Mapping[TopicPartition, int],
         granular: Mapping[TopicPartition, Mapping[str, int]],
+        clock_ms: int,
     ) -> list[RangeResult]:
-        """Write ``ranges``, skipping offsets at or below ``floors``; one result per range."""
+        """Write ``ranges``, skipping offsets at or below ``floors``; one result per range.
+
+        ``clock_ms`` is the batch clock: the time every wall-clock transform of the batch reads.
+        """
 
 
 class TopicMetadataPort(Protocol):

@@ -25,7 +25,7 @@ from lakesink.domain.commit.range_results import RangeResult, commit_points, fir
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError
-from lakesink.domain.ports import ObjectStore
+from lakesink.domain.ports import Clock, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
 
@@ -61,6 +61,7 @@ class SinkRun:
         metadata: TopicMetadataPort,
         group: Callable[[], ConsumerGroup],
         run_id: str,
+        clock: Clock,
     ) -> None:
         self.settings = settings
         self.compute = compute
@@ -70,6 +71,8 @@ class SinkRun:
         self._metadata = metadata
         self._open_group = group
         self._run_id = run_id
+        self._clock = clock
+        self._replay_clock: int | None = None
         self._index: SinkIndex | None = None
         self._group: ConsumerGroup | None = None
         self._start = SinkStart()
@@ -91,13 +94,19 @@ class SinkRun:
                 owner=self._run_id,
             )
             index.open(partitions)
-            self._start = SinkStart(index.starting_offsets(), index.first_batch_end(), index.first_batch_chunks())
+            self._start = SinkStart(
+                index.starting_offsets(), index.first_batch_end(), index.first_batch_chunks()
+            )
+            self._replay_clock = index.first_batch_clock()
         else:
             self._group = self._open_group()
             self._start = SinkStart(self._group.committed(partitions))
         logger.info(
             "Sink %s (run %s) starts at %s", self.settings.name, self._run_id, to_json(self._start.offsets)
         )
+        chain = self.settings.transform_chain(self._clock)
+        if chain.reads_wall_clock:
+            logger.warning(chain.wall_clock_note())
 
     # --- the batches ------------------------------------------------------------------------
 
@@ -120,11 +129,16 @@ class SinkRun:
                 self._group.close()
 
     def write_batch(self, batch_id: int, ranges: Sequence[OffsetRange]) -> None:
-        """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them."""
-        results = self._write_with_policy(ranges)
+        """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them.
+
+        The batch reads one clock, through every retry: the time the batch a restart replays
+        recorded, else now.
+        """
+        clock_ms, self._replay_clock = self._replay_clock, None
+        results = self._write_with_policy(ranges, self._clock.now_ms() if clock_ms is None else clock_ms)
         self._commit(batch_id, results)
 
-    def _write_with_policy(self, ranges: Sequence[OffsetRange]) -> list[RangeResult]:
+    def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
         very same ranges. A fencing conflict is never retried.
 
@@ -135,7 +149,7 @@ class SinkRun:
         attempt = 0
         while True:
             try:
-                results = self._write(ranges)
+                results = self._write(ranges, clock_ms)
                 failure = first_failure(results)
                 if failure is not None:
                     raise failure
@@ -151,15 +165,18 @@ class SinkRun:
                 attempt += 1
                 logger.warning(
                     "Batch failed (%s); retry %d of %d in %d ms (error.policy=RETRY)",
-                    _first_line(exc), attempt, settings.max_retries, settings.retry_interval_ms,
+                    _first_line(exc),
+                    attempt,
+                    settings.max_retries,
+                    settings.retry_interval_ms,
                 )
                 time.sleep(settings.retry_interval_ms / 1000)
 
-    def _write(self, ranges: Sequence[OffsetRange]) -> list[RangeResult]:
+    def _write(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         index = self._index
         floors = index.floors() if index else {}
         granular = index.granular_floors() if index else {}
-        return self.compute.write(ranges, floors, granular)
+        return self.compute.write(ranges, floors, granular, clock_ms)
 
     def _commit(self, batch_id: int, results: list[RangeResult]) -> None:
         started = time.perf_counter()
@@ -185,8 +202,14 @@ class SinkRun:
         if results:
             logger.info(
                 "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped, lag %s, commit %.1f ms",
-                batch_id, report.records, report.bytes, len(report.files), report.skipped, report.poison,
-                report.lag, commit_ms,
+                batch_id,
+                report.records,
+                report.bytes,
+                len(report.files),
+                report.skipped,
+                report.poison,
+                report.lag,
+                commit_ms,
             )
 
     def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lakesink.application.config_file import read_config_file
+from lakesink.application.config_file import load_config
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.statement_plan import plan_sink
@@ -20,9 +20,11 @@ def load_settings(config_path: str | Path) -> ConnectorSettings:
     """Read and validate a connector config file for a sink, its KCQL plan included.
 
     Raises:
-        ConfigError: unreadable file, invalid settings or statements, or no ``bootstrap.servers``.
+        ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
+            or statements, or no ``bootstrap.servers``.
     """
-    settings = ConnectorSettings.from_properties(read_config_file(config_path), role="sink")
+    config = load_config(config_path)
+    settings = ConnectorSettings.from_properties(config.values, role="sink", provided=config.provided)
     if not settings.bootstrap_servers:
         raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
     plan_sink(settings)

@@ -66,6 +66,24 @@ SINK_SCENARIOS = (
                  properties=", 'store.envelope'=true"),
 )
 
+SMT_SCENARIO = SinkScenario(
+    "sink-parquet-smt", "PARTITIONBY _value.country STOREAS `PARQUET`", "SNAPPY",
+    {"key.converter": _STRING, "value.converter": _JSON, "value.converter.schemas.enable": "false"},
+    (),
+    settings=(
+        ("transforms", "source,trim,offset"),
+        ("transforms.source.type", "org.apache.kafka.connect.transforms.InsertField$Value"),
+        ("transforms.source.static.field", "source"),
+        ("transforms.source.static.value", "bench"),
+        ("transforms.trim.type", "org.apache.kafka.connect.transforms.ReplaceField$Value"),
+        ("transforms.trim.exclude", "channel"),
+        ("transforms.trim.renames", "status:state"),
+        ("transforms.offset.type", "org.apache.kafka.connect.transforms.InsertField$Value"),
+        ("transforms.offset.offset.field", "kafka_offset"),
+    ),
+)
+"""sink-parquet with a chain of three common Single Message Transforms (issue 14's cost figure)."""
+
 MEMORY_PARTITIONS = 64
 MEMORY_ZONES = 50
 MEMORY_FLUSH_SIZE = 10 * 1024 * 1024

@@ -17,6 +17,7 @@ from bench.lakesink_runs import (
     MEMORY_SCENARIO,
     MEMORY_ZONES,
     SINK_SCENARIOS,
+    SMT_SCENARIO,
     SinkScenario,
     bucket_of,
     run_restore,
@@ -29,8 +30,9 @@ from bench.services import Broker, S3Server, start_broker, start_moto
 CONSUME = "consume"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
 DEFAULT = (CONSUME, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
-ALL = (*DEFAULT, MEMORY_SCENARIO.name)
-"""``sink-memory`` is chosen by name only: it produces a second, 64-partition data set."""
+ALL = (*DEFAULT, SMT_SCENARIO.name, MEMORY_SCENARIO.name)
+"""``sink-memory`` is chosen by name only: it produces a second, 64-partition data set; so is
+``sink-parquet-smt`` (sink-parquet behind three transforms)."""
 TOPIC = "orders"
 SCALING_SPLIT = FLUSH_COUNT
 """``range.split.offsets`` of the scaling runs: a multiple of flush.count adds no file, and
@@ -98,7 +100,7 @@ class Run:
             return self._consume(data)
         if name == MEMORY_SCENARIO.name:
             return self._memory()
-        sink = next((s for s in SINK_SCENARIOS if s.name == name), None)
+        sink = next((s for s in (*SINK_SCENARIOS, SMT_SCENARIO) if s.name == name), None)
         if sink is not None:
             return run_sink(self.children, sink, data, bootstrap=bootstrap, endpoint=endpoint, work=self.work,
                             master=self.args.master, timeout_s=self._remaining())

@@ -111,14 +111,18 @@ def plan_sink(settings: ConnectorSettings) -> SinkPlan:
     """Plan every sink statement of ``settings``.
 
     Raises:
-        ConfigError: a rule that needs both the statement and the connector settings fails.
+        ConfigError: a rule that needs both the statement and the connector settings fails
+            (values a config provider supplied are masked in its message).
     """
     statements: Sequence[object] = settings.statements
     plans = []
     for statement in statements:
         if not isinstance(statement, KcqlStatement):
             raise ConfigError("A sink needs sink KCQL (INSERT INTO bucket[:prefix] SELECT * FROM topic).")
-        plans.append(plan_statement(statement, settings))
+        try:
+            plans.append(plan_statement(statement, settings))
+        except ConfigError as error:
+            raise settings.hidden.scrub_error(error) from None
     return SinkPlan(tuple(plans))
 
 

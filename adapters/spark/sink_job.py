@@ -42,6 +42,7 @@ from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
+from lakesink.domain.transforms.chain import BatchClock
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +100,9 @@ class SparkSink:
         source = self._source(start)
         options = source.options()
         reader = RangeReader.of(options)
-        needs_headers = any(headers_needed(statement) for statement in self._plan.statements)
+        needs_headers = bool(self.settings.transforms) or any(
+            headers_needed(statement) for statement in self._plan.statements
+        )
         self._reader = reader if needs_headers else reader.without_headers()
         if self.once:
             self._run_once(options, on_batch, timeout_s)
@@ -115,13 +118,18 @@ class SparkSink:
                 ranges = planner.ranges(start, end)
                 logger.info(
                     "Planned batch %d: %d ranges, %d offsets, up to %s",
-                    batch_id, len(ranges), sum(r.size for r in ranges), to_json(end),
+                    batch_id,
+                    len(ranges),
+                    sum(r.size for r in ranges),
+                    to_json(end),
                 )
                 on_batch(batch_id, ranges)
                 if batch_id == 0:  # from the first commit on, a streaming checkpoint is behind
                     forget_streaming_checkpoint(self.spark, self._checkpoint_dir)
                 if deadline is not None and time.monotonic() >= deadline:
-                    logger.warning("Sink %s stops after batch %d: %s s timeout", self.settings.name, batch_id, timeout_s)
+                    logger.warning(
+                        "Sink %s stops after batch %d: %s s timeout", self.settings.name, batch_id, timeout_s
+                    )
                     return
             forget_streaming_checkpoint(self.spark, self._checkpoint_dir)  # also when nothing was new
         finally:
@@ -184,15 +192,27 @@ class SparkSink:
         ranges: Sequence[OffsetRange],
         floors: Mapping[TopicPartition, int],
         granular: Mapping[TopicPartition, Mapping[str, int]],
+        clock_ms: int,
     ) -> list[RangeResult]:
         """Write ``ranges`` on the executors, one task per range (``spark.range`` ids, see
         :func:`.sink_task.run_range_task`); records at or below ``floors`` (and Lenses ``granular``
-        locks) are durable already and skipped. A failed range's result carries its error."""
+        locks) are durable already and skipped; wall-clock transforms read ``clock_ms``. A failed
+        range's result carries its error."""
         if not ranges:
             return []
         assert self._reader is not None, "run() sets the reader up"
+        chain = self.settings.transform_chain(BatchClock(clock_ms))
         spec = SinkTaskSpec.for_settings(
-            self.settings, plan=self._plan, store=self._store, run_id=self._run_id, floors=floors, granular=granular
+            self.settings,
+            plan=self._plan,
+            store=self._store,
+            run_id=self._run_id,
+            floors=floors,
+            granular=granular,
+            chain=chain,
+            # Any chain records it: a transform may fall back to the clock (Lenses' timestamp headers
+            # read it for a record without a timestamp), and a replay must see the same time.
+            clock_ms=clock_ms if chain else None,
         )
         ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))

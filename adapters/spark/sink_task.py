@@ -61,6 +61,7 @@ from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
+from lakesink.domain.transforms.chain import TransformChain
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +108,9 @@ class SinkTaskSpec:
     header_converter: ConverterSettings = ConverterSettings()
     floors: Mapping[TopicPartition, int] = field(default_factory=dict)
     granular: Mapping[TopicPartition, Mapping[str, int]] = field(default_factory=dict)
+    chain: TransformChain = field(default_factory=TransformChain)
+    clock_ms: int | None = None
+    """The batch clock the chain's wall-clock transforms read, recorded in the range plans; None: none does."""
 
     @classmethod
     def for_settings(
@@ -119,6 +123,8 @@ class SinkTaskSpec:
         staging_root: str | None = None,
         floors: Mapping[TopicPartition, int] | None = None,
         granular: Mapping[TopicPartition, Mapping[str, int]] | None = None,
+        chain: TransformChain | None = None,
+        clock_ms: int | None = None,
     ) -> SinkTaskSpec:
         """The spec of one batch: what the connector settings decide, plus this run's state."""
         return cls(
@@ -137,6 +143,8 @@ class SinkTaskSpec:
             header_converter=settings.header_converter,
             floors=floors or {},
             granular=granular or {},
+            chain=chain or TransformChain(),
+            clock_ms=clock_ms,
         )
 
 
@@ -161,26 +169,33 @@ class _Range:
     """The state of one topic-partition range inside a task.
 
     ``floor`` is the offset at or below which records are already durable; ``locks`` are the
-    range's Lenses granular locks (writer name → offset), empty when it has none.
+    range's Lenses granular locks (writer name → offset), empty when it has none. ``route`` is
+    where the range's records go; ``routed`` holds the routes of the topics a router transform
+    renamed them to (the statement, writer and object keys follow the new topic, as in Connect;
+    the range's index entry stays under the topic read).
     """
 
     topic: str
     partition: int
     floor: int | None = None
     locks: Mapping[str, int] = field(default_factory=dict)
-    writers: dict[int, RangeWriter] = field(default_factory=dict)
+    writers: dict[tuple[int, str], RangeWriter] = field(default_factory=dict)
     route: _Route | None = None
+    routed: dict[str, _Route] = field(default_factory=dict)
     first: int = -1
     last: int = -1
     records: int = 0
     skipped: int = 0
     poison: int = 0
 
-    def writer(self, index: int, statement: StatementPlan, root: Path) -> RangeWriter:
-        """The writer of statement ``index`` for this range, created on first use."""
-        writer = self.writers.get(index)
+    def writer(
+        self, index: int, statement: StatementPlan, root: Path, topic: str | None = None
+    ) -> RangeWriter:
+        """The writer of statement ``index`` for records of ``topic`` (default: the range's), created on first use."""
+        topic = topic or self.topic
+        writer = self.writers.get((index, topic))
         if writer is None:
-            writer = self.writers[index] = RangeWriter(statement, self.topic, self.partition, root)
+            writer = self.writers[index, topic] = RangeWriter(statement, topic, self.partition, root)
         return writer
 
     def resolve(self, spec: SinkTaskSpec, root: Path) -> _Route:
@@ -190,17 +205,27 @@ class _Range:
             RecordError: no statement takes the topic (asked again for each record, so each is
                 reported or skipped as poison).
         """
-        index = _statement_index(spec.plan, self.topic)
+        self.route = self._route(spec, root, self.topic)
+        return self.route
+
+    def resolve_routed(self, spec: SinkTaskSpec, root: Path, topic: str) -> _Route:
+        """The route of records a transform sent to ``topic``, kept for the next ones."""
+        route = self.routed.get(topic)
+        if route is None:
+            route = self.routed[topic] = self._route(spec, root, topic)
+        return route
+
+    def _route(self, spec: SinkTaskSpec, root: Path, topic: str) -> _Route:
+        index = _statement_index(spec.plan, topic)
         statement = spec.plan.statements[index]
-        self.route = _Route(
-            self.writer(index, statement, root),
+        return _Route(
+            self.writer(index, statement, root, topic),
             statement,
             decode_key=key_needed(statement),
             decode_value=not raw_value_passthrough(statement, spec.value_converter),
-            values=statement.layout.coordinate_values(self.topic, self.partition),
+            values=statement.layout.coordinate_values(topic, self.partition),
             decode_headers=headers_decoded(statement),
         )
-        return self.route
 
 
 class _Ranges(dict[TopicPartition, _Range]):
@@ -262,7 +287,12 @@ def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
 def _row(result: RangeResult) -> dict[str, Any]:
     row = dataclasses.asdict(result)
     failure = row.pop("failure") or {}
-    return {**row, "files": list(result.files), "error_kind": failure.get("kind"), "error_message": failure.get("message")}
+    return {
+        **row,
+        "files": list(result.files),
+        "error_kind": failure.get("kind"),
+        "error_message": failure.get("message"),
+    }
 
 
 def result_of(row: Mapping[str, Any]) -> RangeResult:
@@ -300,7 +330,7 @@ def _write_lines(
     Returns False, having changed nothing, when the batch must go record by record.
     """
     where = single_partition(batch)
-    if where is None or spec.granular.get(where):
+    if where is None or spec.granular.get(where) or spec.chain:
         return False
     topic, partition = where
     floor = spec.floors.get(where)
@@ -356,10 +386,21 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
         state.skipped += 1
         return
     try:
-        route = state.route or state.resolve(spec, root)
-        record = row.to_record(
-            converters, decode_key=route.decode_key, decode_value=route.decode_value, decode_headers=route.decode_headers
-        )
+        if spec.chain:
+            transformed = spec.chain.apply(row.to_record(converters, decode_key=True, decode_value=True, decode_headers=True))
+            if transformed is None:  # a Filter dropped it: read, nothing to write
+                state.skipped += 1
+                return
+            record = transformed
+            route = state.resolve_routed(spec, root, record.topic)
+        else:
+            route = state.route or state.resolve(spec, root)
+            record = row.to_record(
+                converters,
+                decode_key=route.decode_key,
+                decode_value=route.decode_value,
+                decode_headers=route.decode_headers,
+            )
         values = route.statement.layout.partition_values(record) if route.values is None else route.values
         if state.locks and _granular_skip(state.locks, row.offset, values):
             state.skipped += 1
@@ -397,7 +438,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
-        plan = RangePlan(spec.run_id, state.first, state.last) if spec.exactly_once else None
+        plan = RangePlan(spec.run_id, state.first, state.last, spec.clock_ms) if spec.exactly_once else None
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused

@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from lakesink.application.config_file import read_config_file
+from lakesink.application.config_file import load_config
 from lakesink.application.restore.driver import RestoreSummary
 from lakesink.application.restore.wiring import restore
 from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
@@ -26,18 +26,24 @@ class RestoreCommand:
     master: str = "local[2]"
 
 
-def load_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> RestorePlan:
-    """The plan of a Lenses-style or an Aiven-style source config."""
+def load_plan(
+    props: Mapping[str, str], *, parallelism: int | None = None, provided: Collection[str] = frozenset()
+) -> RestorePlan:
+    """The plan of a Lenses-style or an Aiven-style source config.
+
+    ``provided`` names the keys whose values a config provider supplied (never shown).
+    """
     if is_aiven_source_config(props):
-        return aiven_restore_plan(props, parallelism=parallelism)
-    return lenses_restore_plan(props, parallelism=parallelism)
+        return aiven_restore_plan(props, parallelism=parallelism, provided=provided)
+    return lenses_restore_plan(props, parallelism=parallelism, provided=provided)
 
 
 def run_restore_command(command: RestoreCommand) -> RestoreSummary:
     """The CLI's entry: load the config, start Spark, restore, stop Spark."""
     from lakesink.adapters.spark.session import create_session
 
-    plan = load_plan(read_config_file(command.config_path))
+    config = load_config(command.config_path)
+    plan = load_plan(config.values, provided=config.provided)
     spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
     try:
         return restore(plan, spark, once=command.once)

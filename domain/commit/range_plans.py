@@ -4,7 +4,8 @@ Before a sink task uploads the files of one topic-partition range it records, cr
 range it is about to make durable::
 
     <indexes>/<connector>/.plans/Topic(<topic>)/<partition>/<start, 20 digits>.json
-    {"owner":"<run uuid>","start":S,"last":L}
+    {"owner":"<run uuid>","start":S,"last":L}              (or, with wall-clock transforms,)
+    {"owner":"<run uuid>","start":S,"last":L,"clock":MS}
 
 ``start`` is the offset of the first record the task writes, ``last`` the offset of the last
 record of the range. File boundaries depend only on the records and this start, so two attempts
@@ -19,6 +20,10 @@ them; plans left above the committed offset all belong to the one batch that upl
 committing (a batch starts only after the previous one committed), and tell a restart (with or
 without Spark's checkpoint) how that partition's first batch must be cut and where it must end to
 reproduce the same files (:func:`pending_plans`, :func:`replay_chunks`, :func:`replay_end`).
+
+A transform that reads the wall clock (``InsertWallclock``…) would make keys depend on when a
+batch ran. Its batch instead reads one batch clock, recorded in ``clock``; a restart replays the
+pending batch at the recorded time (:func:`replay_clock`), so its keys are the same again.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ class RangePlan:
     owner: str
     start: int
     last: int
+    clock_ms: int | None = None
+    """The batch clock wall-clock transforms read (None when no transform reads one)."""
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.last < self.start:
@@ -71,9 +78,10 @@ def plan_start_of_key(key: str) -> int | None:
 
 def encode_plan(plan: RangePlan) -> bytes:
     """The compact JSON body of a plan object (stable key order, so equal plans are equal bytes)."""
-    return json.dumps(
-        {"owner": plan.owner, "start": plan.start, "last": plan.last}, separators=(",", ":")
-    ).encode("utf-8")
+    document: dict[str, object] = {"owner": plan.owner, "start": plan.start, "last": plan.last}
+    if plan.clock_ms is not None:
+        document["clock"] = plan.clock_ms
+    return json.dumps(document, separators=(",", ":")).encode("utf-8")
 
 
 def decode_plan(data: bytes, *, key: str) -> RangePlan:
@@ -84,30 +92,36 @@ def decode_plan(data: bytes, *, key: str) -> RangePlan:
     """
     try:
         doc = json.loads(data.decode("utf-8"))
-        owner, start, last = doc["owner"], doc["start"], doc["last"]
-    except (UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+        owner, start, last, clock = doc["owner"], doc["start"], doc["last"], doc.get("clock")
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise CommitError(f"Malformed batch plan {key}: {exc}.") from None
-    if not isinstance(owner, str) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in (start, last)
-    ):
-        raise CommitError(f"Malformed batch plan {key}: owner must be a string, start/last integers.")
-    return RangePlan(owner, start, last)
+    numbers = (start, last) if clock is None else (start, last, clock)
+    if not isinstance(owner, str) or not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
+        raise CommitError(f"Malformed batch plan {key}: owner must be a string, start/last/clock integers.")
+    return RangePlan(owner, start, last, clock)
 
 
 def check_existing_plan(existing: RangePlan, wanted: RangePlan, *, where: str) -> None:
     """Whether a task may continue when its plan object already exists.
 
-    Same ``last``: a retry or restart of the same plan — its uploads are the same objects.
+    Same ``last`` and batch clock: a retry or restart of the same plan — its uploads are the same
+    objects.
 
     Raises:
-        CommitConflictError: another run planned this start with a different range; uploading
-            would write differently cut files holding the same records.
+        CommitConflictError: another run planned this start with a different range (uploading
+            would write differently cut files holding the same records), or at another batch clock
+            (wall-clock transforms would put the same records under other keys).
     """
     if existing.start != wanted.start or existing.last != wanted.last:
         raise CommitConflictError(
             f"Batch plan {where} already exists for offsets {existing.start}..{existing.last} "
             f"(run {existing.owner}); this run planned {wanted.start}..{wanted.last}. Another sink with "
             "the same name is running, or the index was edited by hand: stopping before any upload."
+        )
+    if existing.clock_ms != wanted.clock_ms:
+        raise CommitConflictError(
+            f"Batch plan {where} was written at batch clock {existing.clock_ms} (run {existing.owner}); this run "
+            f"replays it at {wanted.clock_ms}, which would key its objects differently: stopping before any upload."
         )
 
 
@@ -134,6 +148,14 @@ def replay_chunks(plans: Iterable[RangePlan]) -> tuple[tuple[int, int], ...]:
 def replay_end(plans: Iterable[RangePlan]) -> int | None:
     """Where a replayed batch planned afresh ends: right after the highest ``last``; None without plans."""
     return max((plan.last + 1 for plan in plans), default=None)
+
+
+def replay_clock(plans: Iterable[RangePlan]) -> int | None:
+    """The batch clock a replayed batch must read: the one its pending plans recorded (None: none did).
+
+    Pending plans all belong to the one batch that uploaded without committing, so they agree.
+    """
+    return max((plan.clock_ms for plan in plans if plan.clock_ms is not None), default=None)
 
 
 def obsolete_plan_starts(starts: Iterable[int], committed_offset: int) -> tuple[int, ...]:

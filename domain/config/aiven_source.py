@@ -14,11 +14,13 @@ Deliberate differences from Aiven: the template is matched anchored (see
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import parse_kafka_client
+from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_int
 from lakesink.domain.errors import ConfigError
@@ -70,13 +72,26 @@ def is_aiven_source_config(props: Mapping[str, str]) -> bool:
     )
 
 
-def aiven_restore_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> RestorePlan:
+def aiven_restore_plan(
+    props: Mapping[str, str], *, parallelism: int | None = None, provided: Collection[str] = frozenset()
+) -> RestorePlan:
     """Translate an Aiven S3 source config.
+
+    ``provided`` names the keys a config provider filled: their values never appear in an error
+    and become secrets among the producer settings.
 
     Raises:
         ConfigError: unknown or unsupported keys (all named), a missing bucket, template or
             brokers, or an invalid value (naming its key).
     """
+    hidden = HiddenValues.of(props, provided)
+    try:
+        return _plan(props, parallelism, hidden)
+    except ConfigError as error:
+        raise hidden.scrub_error(error) from None
+
+
+def _plan(props: Mapping[str, str], parallelism: int | None, hidden: HiddenValues) -> RestorePlan:
     config = _with_legacy_names(props)
     _reject_unknown(config)
     template = KeyTemplate.compile(_required(config, TEMPLATE_KEY))
@@ -98,7 +113,11 @@ def aiven_restore_plan(props: Mapping[str, str], *, parallelism: int | None = No
         bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1) if fmt is Format.BYTES else None,
         compression=None if fmt is Format.PARQUET else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
     )
-    client = parse_kafka_client({k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT}, "source")
+    client = parse_kafka_client(
+        {k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT and not is_provider_key(k)},
+        "source",
+        hidden=hidden.keys,
+    )
     return RestorePlan(
         name=_required(config, "name"),
         backend="s3",
@@ -140,6 +159,7 @@ def _reject_unknown(config: Mapping[str, str]) -> None:
         and key not in _CONVERTERS
         and key not in _CLIENT_KEYS
         and not key.startswith(_CLIENT_PREFIXES)
+        and not is_provider_key(key)
     )
     if any(key.startswith("aws.sts.") for key in unknown):
         raise ConfigError("aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain.")

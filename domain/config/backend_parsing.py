@@ -47,11 +47,16 @@ def prefix_of(key: str) -> str | None:
     return next((prefix for prefix in BACKEND_PREFIXES if lowered.startswith(prefix + ".")), None)
 
 
+def normal_key(key: str) -> str:
+    """A key as :func:`normalise_keys` spells it: lower-cased under a backend prefix."""
+    return key.lower() if prefix_of(key) else key
+
+
 def normalise_keys(props: Mapping[str, str]) -> dict[str, str]:
     """Lower-case keys under a backend prefix, as Lenses does; other keys stay case-sensitive."""
     result: dict[str, str] = {}
     for key, value in props.items():
-        normal = key.lower() if prefix_of(key) else key
+        normal = normal_key(key)
         if normal in result:
             raise ConfigError(f"{key} is given twice (keys under connect.<backend>. are case-insensitive).")
         result[normal] = value

@@ -21,9 +21,6 @@ _CLOUD = frozenset({"s3", "gcs", "azure"})
 _SINK = Scope.SINK
 _SOURCE = Scope.SOURCE
 
-_NO_SMT = (
-    "Single Message Transforms are not supported yet; use PARTITIONBY (_header, _date) or transform upstream."
-)
 #: Kafka Connect's default header converter, and lakesink's.
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
@@ -63,6 +60,14 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("ssl.*", T.ANY, None, "Kafka client TLS settings, handed to librdkafka; key material masked.",
             prefixed=False, kind=Kind.PASSTHROUGH),
+    # --- config providers (Kafka Connect worker keys, read before the settings are parsed) ---
+    KeySpec("config.providers", T.LIST, None,
+            "Aliases of the config providers that ${ALIAS:path:key} references in other values use.",
+            prefixed=False, kind=Kind.PROVIDER),
+    KeySpec("config.providers.*", T.ANY, None,
+            "ALIAS.class (FileConfigProvider, DirectoryConfigProvider or EnvVarConfigProvider) and "
+            "ALIAS.param.allowed.paths (file, directory) or ALIAS.param.allowlist.pattern (env).",
+            prefixed=False, kind=Kind.PROVIDER),
     # --- accepted for compatibility, no effect ------------------------------------------------
     KeySpec("connector.class", T.CLASS, None,
             "Only used to pick the backend when no connect.<backend>.* key does.",
@@ -78,9 +83,18 @@ CATALOG: tuple[KeySpec, ...] = (
             kind=Kind.IGNORED),
     KeySpec("seek.max.files", T.INT, "5",
             "Vestigial in Lenses too (v1 indexes).", scope=_SINK, kind=Kind.IGNORED),
+    KeySpec("transforms", T.LIST, None,
+            "Single Message Transform aliases, applied in this order after the converters (docs/transforms.md).",
+            scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("transforms.*", T.ANY, None,
+            "transforms.<alias>.type names the class, the other transforms.<alias>.* keys configure it; "
+            "transforms.<alias>.predicate / .negate guard it. Unknown classes and options are errors.",
+            scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("predicates", T.LIST, None, "Predicate aliases the transforms' .predicate settings refer to.",
+            scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("predicates.*", T.ANY, None, "predicates.<alias>.type names the class; the other keys configure it.",
+            scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
     # --- Kafka Connect features lakesink does not have ------------------------------------
-    KeySpec("transforms*", T.ANY, None, _NO_SMT, prefixed=False, kind=Kind.UNSUPPORTED),
-    KeySpec("predicates*", T.ANY, None, _NO_SMT, prefixed=False, kind=Kind.UNSUPPORTED),
     KeySpec("errors.deadletterqueue.*", T.ANY, None,
             "lakesink has no dead-letter queue; use connect.<backend>.error.policy.",
             prefixed=False, kind=Kind.UNSUPPORTED),

@@ -9,7 +9,7 @@ bad values and unknown codecs are errors) are listed in docs/configuration.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import PurePath
@@ -18,10 +18,12 @@ from lakesink.domain.config.backend_parsing import (
     backend_settings,
     connector_class_target,
     detect_backend,
+    normal_key,
     normalise_keys,
 )
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import ErrorPolicy, SchemaChangeDetector
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.index_settings import parse_indexes_name
 from lakesink.domain.config.key_check import check_keys
 from lakesink.domain.config.passthrough import (
@@ -31,17 +33,19 @@ from lakesink.domain.config.passthrough import (
     parse_kafka_client,
 )
 from lakesink.domain.config.reader import PropertyReader
-from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
 from lakesink.domain.config.statement_rules import check_padding, check_topics
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
+from lakesink.domain.ports import Clock
+from lakesink.domain.transforms.chain import TransformChain
+from lakesink.domain.transforms.registry import build_chain, transform_keys
 
 _ROLES = ("sink", "source")
 _PADDING_STRATEGIES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
 _DEFAULT_PADDING_LENGTH = 12
-_MASK = "******"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,10 @@ class ConnectorSettings:
         compression_level: None = the codec's default.
         range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
         source: the restore's settings; None for a sink.
+        transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
+            building the chain once); :meth:`transform_chain` builds the chain a run applies.
+        hidden: the values config providers supplied (``${file:...}``, ``${env:...}``); masked in
+            ``repr``, ``describe()`` and error messages wherever they ended up.
     """
 
     role: str
@@ -90,27 +98,47 @@ class ConnectorSettings:
     skip_null_values: bool = False
     latest_schema_optimization: bool = False
     source: SourceSettings | None = None
+    transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    hidden: HiddenValues = dataclasses.field(default_factory=HiddenValues, compare=False)
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str], *, role: str = "sink") -> ConnectorSettings:
-        """Validate and type a flat config; raises ConfigError naming the key at fault."""
+    def from_properties(
+        cls, props: Mapping[str, str], *, role: str = "sink", provided: Collection[str] = frozenset()
+    ) -> ConnectorSettings:
+        """Validate and type a flat config; raises ConfigError naming the key at fault.
+
+        ``provided`` names the keys whose values a config provider supplied
+        (:func:`~lakesink.domain.config.providers.resolve_references`): those values are treated
+        as secrets and never shown, in errors included.
+        """
         if role not in _ROLES:
             raise ValueError(f"role must be 'sink' or 'source', not {role!r}")
+        hidden = HiddenValues.of(props, provided)
+        try:
+            return cls._parse(props, role, hidden)
+        except ConfigError as error:
+            raise hidden.scrub_error(error) from None
+
+    @classmethod
+    def _parse(cls, props: Mapping[str, str], role: str, hidden: HiddenValues) -> ConnectorSettings:
         normalised = normalise_keys(props)
+        hidden_keys = frozenset(map(normal_key, hidden.keys))
         backend, prefix = detect_backend(normalised)
         _check_connector_class_role(normalised, role)
-        check_keys(normalised, prefix=prefix, backend=backend, role=role)
-        reader = PropertyReader(normalised, prefix)
+        check_keys(normalised, prefix=prefix, backend=backend, role=role, hidden=hidden_keys)
+        reader = PropertyReader(normalised, prefix, hidden=hidden_keys)
         kcql = _required(reader, "kcql")
         padding_strategy, padding_length = _legacy_padding(reader)
         statements: tuple[KcqlStatement, ...] | tuple[SourceStatement, ...]
         topics: tuple[str, ...] = ()
         topics_regex: str | None = None
+        transforms = transform_keys(normalised)
+        chain = build_chain(transforms, _UNREAD_CLOCK)  # validation: an unknown class or option fails here
         if role == "sink":
             sink_statements = tuple(parse(kcql))
             topics = reader.items("topics", prefixed=False)
             topics_regex = reader.text("topics.regex", prefixed=False)
-            check_topics(sink_statements, topics, topics_regex)
+            check_topics(sink_statements, topics, topics_regex, routed=chain.routes)
             check_padding(sink_statements, legacy_set=padding_strategy is not None)
             statements = sink_statements
         else:
@@ -126,10 +154,10 @@ class ConnectorSettings:
             topics=topics,
             topics_regex=topics_regex,
             bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
-            key_converter=parse_converter(normalised, "key"),
-            value_converter=parse_converter(normalised, "value"),
-            header_converter=parse_converter(normalised, "header"),
-            kafka_client=parse_kafka_client(normalised, role),
+            key_converter=parse_converter(normalised, "key", hidden=hidden_keys),
+            value_converter=parse_converter(normalised, "value", hidden=hidden_keys),
+            header_converter=parse_converter(normalised, "header", hidden=hidden_keys),
+            kafka_client=parse_kafka_client(normalised, role, hidden=hidden_keys),
             compression_codec=reader.enum("compression.codec", CompressionCodec),
             compression_level=_compression_level(reader),
             error_policy=reader.enum("error.policy", ErrorPolicy),
@@ -146,17 +174,36 @@ class ConnectorSettings:
             skip_null_values=reader.flag("skip.null.values"),
             latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
             source=parse_source_settings(reader) if role == "source" else None,
+            transforms=transforms,
+            hidden=hidden,
         )
 
+    def transform_chain(self, clock: Clock) -> TransformChain:
+        """The Single Message Transform chain of this config; wall-clock transforms read ``clock``."""
+        return build_chain(self.transforms, clock)
+
     def describe(self) -> dict[str, object]:
-        """Every resolved setting, defaults included, as plain JSON-able values; secrets masked."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """Every resolved setting, defaults included, as plain JSON-able values; secrets masked.
+
+        So are values equal to (or containing) one a config provider supplied.
+        """
+        return {
+            f.name: self.hidden.mask_leaves(_plain(getattr(self, f.name)))
+            for f in dataclasses.fields(self)
+            if f.name != "hidden"
+        }
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "hidden"
+        )
+        return self.hidden.scrub(f"{type(self).__name__}({fields})")
 
 
 def _plain(value: object) -> object:
     """Turn a settings value into str/int/float/bool/None/list/dict, masking secrets."""
     if isinstance(value, Secret):
-        return _MASK
+        return MASK
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (KcqlStatement, SourceStatement)):
@@ -170,6 +217,16 @@ def _plain(value: object) -> object:
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     return value
+
+
+class _UnreadClock:
+    """The clock the validating chain build gets: building a transform never reads the time."""
+
+    def now_ms(self) -> int:
+        raise RuntimeError("the chain built to validate a config is never applied")
+
+
+_UNREAD_CLOCK = _UnreadClock()
 
 
 def _check_connector_class_role(props: Mapping[str, str], role: str) -> None:

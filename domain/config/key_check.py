@@ -9,16 +9,19 @@ does. Keys that are harmless are accepted.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.catalog import find_spec, known_keys
 from lakesink.domain.config.keyspec import KeySpec, Kind, ValueType
+from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
 
 _OTHER_ROLE = {"sink": "the restore (source)", "source": "the sink"}
 
 
-def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str) -> None:
+def check_keys(
+    props: Mapping[str, str], *, prefix: str, backend: str, role: str, hidden: Collection[str] = frozenset()
+) -> None:
     """Raise ConfigError for any deprecated, unsupported, misplaced or unknown key.
 
     Args:
@@ -26,6 +29,7 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
         prefix: the backend prefix in use (``connect.s3``).
         backend: the backend name (``s3``).
         role: ``sink`` or ``source``.
+        hidden: keys whose values came from a config provider (masked in messages).
     """
     specs = {key: find_spec(key, prefix=prefix, backend=backend) for key in props}
     _reject_deprecated(specs, prefix)
@@ -37,7 +41,7 @@ def check_keys(props: Mapping[str, str], *, prefix: str, backend: str, role: str
             problems.append(f"{key} is not supported: {spec.doc}")
         elif spec.kind is Kind.NOT_YET and not _is_default(spec, props[key]):
             problems.append(
-                f"{key}={props[key].strip()} is not supported yet: lakesink does not implement it, so only "
+                f"{key}={MASK if key in hidden else props[key].strip()} is not supported yet: lakesink does not implement it, so only "
                 f"its default {spec.default} is accepted ({spec.doc})"
             )
         elif not spec.scope.allows(role):

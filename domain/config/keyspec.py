@@ -20,6 +20,7 @@ class Kind(Enum):
     UNSUPPORTED = "unsupported"  # a Kafka Connect feature lakesink does not have: an error
     NOT_YET = "default only"  # not implemented yet: accepted at its default value, any other value is an error
     DEPRECATED = "deprecated"  # an old Lenses name: an error naming its replacement
+    PROVIDER = "config provider"  # declares a config provider; read before the settings are parsed
 
 
 class ValueType(Enum):

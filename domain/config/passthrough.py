@@ -2,12 +2,12 @@
 
 lakesink does not interpret these; the converter and Kafka adapters do. What matters here is
 routing them (prefixes stripped as Kafka Connect does) and wrapping secret-looking values so
-they never print.
+they never print. Values a config provider supplied (``hidden`` keys) are wrapped too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.catalog import looks_secret
@@ -30,17 +30,19 @@ class ConverterSettings:
     settings: Mapping[str, ClientValue] = field(default_factory=dict)
 
 
-def _wrap(name: str, value: str) -> ClientValue:
-    return Secret(value) if looks_secret(name) else value
+def _wrap(name: str, value: str, *, provided: bool = False) -> ClientValue:
+    return Secret(value) if provided or looks_secret(name) else value
 
 
-def parse_converter(props: Mapping[str, str], which: str) -> ConverterSettings:
-    """The converter called ``which`` (``key``, ``value`` or ``header``)."""
+def parse_converter(
+    props: Mapping[str, str], which: str, *, hidden: Collection[str] = frozenset()
+) -> ConverterSettings:
+    """The converter called ``which`` (``key``, ``value`` or ``header``); ``hidden`` keys' values become secrets."""
     base = f"{which}.converter"
     class_name = props.get(base, "").strip() or None
     sub_prefix = base + "."
     settings = {
-        key[len(sub_prefix) :]: _wrap(key[len(sub_prefix) :], value)
+        key[len(sub_prefix) :]: _wrap(key[len(sub_prefix) :], value, provided=key in hidden)
         for key, value in props.items()
         if key.startswith(sub_prefix)
     }
@@ -52,10 +54,15 @@ def parse_converter(props: Mapping[str, str], which: str) -> ConverterSettings:
     return ConverterSettings(class_name=class_name, settings=settings)
 
 
-def parse_kafka_client(props: Mapping[str, str], role: str) -> dict[str, ClientValue]:
-    """librdkafka settings for the role's client; ``consumer.``/``producer.`` entries win over shared ones."""
+def parse_kafka_client(
+    props: Mapping[str, str], role: str, *, hidden: Collection[str] = frozenset()
+) -> dict[str, ClientValue]:
+    """librdkafka settings for the role's client; ``consumer.``/``producer.`` entries win over shared ones.
+
+    ``hidden`` keys' values (from a config provider) become secrets whatever their name.
+    """
     shared: dict[str, ClientValue] = {
-        key: _wrap(key, value)
+        key: _wrap(key, value, provided=key in hidden)
         for key, value in props.items()
         if key in _SHARED_CLIENT_KEYS or key.startswith(_SHARED_CLIENT_PREFIXES)
     }
@@ -70,5 +77,5 @@ def parse_kafka_client(props: Mapping[str, str], role: str) -> dict[str, ClientV
         if name in origin:
             raise ConfigError(f"{origin[name]} and {key} set the same client setting; keep one.")
         origin[name] = key
-        specific[name] = _wrap(name, value)
+        specific[name] = _wrap(name, value, provided=key in hidden)
     return {**shared, **specific}

@@ -7,7 +7,7 @@ value means "not set", as Lenses' empty-string defaults do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import Enum
 from typing import TypeVar
 
@@ -19,13 +19,20 @@ E = TypeVar("E", bound=Enum)
 
 
 class PropertyReader:
-    """Reads settings of one config whose prefixed keys are already lower-cased."""
+    """Reads settings of one config whose prefixed keys are already lower-cased.
 
-    __slots__ = ("_props", "_prefix")
+    ``hidden`` names the keys whose values came from a config provider: their values never
+    appear in an error message.
+    """
 
-    def __init__(self, props: Mapping[str, str], prefix: str) -> None:
+    __slots__ = ("_props", "_prefix", "_hidden")
+
+    def __init__(
+        self, props: Mapping[str, str], prefix: str, *, hidden: Collection[str] = frozenset()
+    ) -> None:
         self._props = props
         self._prefix = prefix
+        self._hidden = frozenset(hidden)
 
     @property
     def prefix(self) -> str:
@@ -40,6 +47,9 @@ class PropertyReader:
         """Whether the config gives a non-empty value (defaults do not count)."""
         raw = self._props.get(self.key(name, prefixed=prefixed))
         return raw is not None and raw.strip() != ""
+
+    def _hides(self, name: str, prefixed: bool = True) -> bool:
+        return self.key(name, prefixed=prefixed) in self._hidden
 
     def _raw(self, name: str, prefixed: bool) -> str | None:
         spec = setting(name, prefixed=prefixed)
@@ -65,17 +75,27 @@ class PropertyReader:
         raw = self._raw(name, prefixed)
         if raw is None:
             return None
-        return values.as_int(self.key(name, prefixed=prefixed), raw, minimum=minimum, maximum=maximum)
+        return values.as_int(
+            self.key(name, prefixed=prefixed),
+            raw,
+            minimum=minimum,
+            maximum=maximum,
+            secret=self._hides(name, prefixed),
+        )
 
     def number(self, name: str, *, minimum: float | None = None) -> float | None:
         """A decimal number, optionally bounded below (inclusive)."""
         raw = self._raw(name, True)
-        return None if raw is None else values.as_float(self.key(name), raw, minimum=minimum)
+        return (
+            None
+            if raw is None
+            else values.as_float(self.key(name), raw, minimum=minimum, secret=self._hides(name))
+        )
 
     def boolean(self, name: str) -> bool | None:
         """``true``/``false`` in any case."""
         raw = self._raw(name, True)
-        return None if raw is None else values.as_bool(self.key(name), raw)
+        return None if raw is None else values.as_bool(self.key(name), raw, secret=self._hides(name))
 
     def flag(self, name: str) -> bool:
         """A boolean that has a catalog default, so it is never None."""
@@ -87,14 +107,16 @@ class PropertyReader:
     def choice(self, name: str, choices: Mapping[str, str]) -> str | None:
         """One of ``choices`` (lower-case spelling → canonical), case-insensitively."""
         raw = self._raw(name, True)
-        return None if raw is None else values.as_choice(self.key(name), raw, choices)
+        return (
+            None if raw is None else values.as_choice(self.key(name), raw, choices, secret=self._hides(name))
+        )
 
     def enum(self, name: str, enum: type[E]) -> E:
         """An enum member by name or value, case-insensitively; the catalog default must exist."""
         raw = self._raw(name, True)
         if raw is None:
             raise KeyError(f"{name} has no default in the catalog")
-        return values.as_enum(self.key(name), raw, enum)
+        return values.as_enum(self.key(name), raw, enum, secret=self._hides(name))
 
     def items(self, name: str, *, prefixed: bool = True) -> tuple[str, ...]:
         """A comma-separated list, entries stripped, empty entries dropped."""

@@ -18,6 +18,42 @@ _BACKEND_TITLES = {
     "memory": "In-memory store",
 }
 
+_PROVIDERS_INTRO = "\n".join([
+    "A value may hold `${alias:path:key}` or `${alias:key}` references, resolved before the config is "
+    "validated, as a Kafka Connect worker resolves them with Kafka's config providers. lakesink reads the "
+    "provider declarations from the connector config itself:",
+    "",
+    "```properties",
+    "config.providers=file,dir,env",
+    "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+    "config.providers.dir.class=org.apache.kafka.common.config.provider.DirectoryConfigProvider",
+    "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+    "config.providers.env.param.allowlist.pattern=^AWS_",
+    "connect.s3.aws.secret.key=${file:/run/secrets/s3.properties:secret}",
+    "sasl.jaas.config=${dir:/run/secrets/kafka:jaas}",
+    "connect.s3.aws.access.key=${env:AWS_ACCESS_KEY_ID}",
+    "```",
+    "",
+    "- `${file:PATH:KEY}`: the value of `KEY` in the Java `.properties` file `PATH` (UTF-8).",
+    "- `${dir:DIRECTORY:NAME}`: the whole content of the file `NAME` in `DIRECTORY`, trailing newline "
+    "included (as Kafka reads it; a file written by `echo` ends with one).",
+    "- `${env:NAME}`: the environment variable `NAME`; an empty variable gives an empty value (not set).",
+    "- `param.allowed.paths` (file, directory): comma-separated absolute paths that must exist; a "
+    "reference's path, normalised (`..` resolved), must lie under one of them. The check is lexical: "
+    "a symbolic link inside an allowed directory may lead elsewhere.",
+    "- `param.allowlist.pattern` (env): a regular expression a variable's name must match somewhere "
+    "in it (anchor it with `^...$` to match the whole name).",
+    "",
+    "A value may hold several references and text around them. Unlike Kafka, which leaves a "
+    "reference it cannot resolve in the value as text, lakesink stops with an error naming the "
+    "setting: an alias `config.providers` does not list, an unsupported provider class, a missing "
+    "file, directory entry, key or environment variable, or a path or name the parameters exclude. "
+    "Provider keys that configure an alias not listed, or a parameter the provider does not take, "
+    "are errors too. The `config.providers*` values themselves are never resolved. A resolved value "
+    "is validated like a typed one and is treated as a secret: it never appears in an error message, "
+    "`repr` or printed settings.",
+])
+
 
 def _shown_name(spec: KeySpec) -> str:
     return f"<prefix>.{spec.name}" if spec.prefixed else spec.name
@@ -72,6 +108,11 @@ def render_reference() -> str:
         "Kafka Connect keys",
         "Keys without a prefix. `*` entries are families passed on as maps.",
         _pick(lambda s: _is_used(s) and not s.prefixed),
+    )
+    lines += _section(
+        "Config providers",
+        _PROVIDERS_INTRO,
+        _pick(lambda s: s.kind is Kind.PROVIDER),
     )
     lines += _section(
         "Every backend",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-_MASK: Final = "******"
+#: What a secret shows instead of its value.
+MASK: Final = "******"
 
 
 class Secret:
@@ -32,13 +33,13 @@ class Secret:
         return hash(self._value)
 
     def __repr__(self) -> str:
-        return f"Secret({_MASK!r})"
+        return f"Secret({MASK!r})"
 
     def __str__(self) -> str:
-        return _MASK
+        return MASK
 
     def __format__(self, spec: str) -> str:
-        return _MASK
+        return MASK
 
     def __reduce__(self) -> tuple[type[Secret], tuple[str]]:
         # Spark pickles settings to ship them to executors; the value must survive that.

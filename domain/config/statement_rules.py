@@ -22,9 +22,17 @@ PADDING_CONFLICT = (
 
 
 def check_topics(
-    statements: Sequence[KcqlStatement], topics: tuple[str, ...], topics_regex: str | None
+    statements: Sequence[KcqlStatement],
+    topics: tuple[str, ...],
+    topics_regex: str | None,
+    *,
+    routed: bool = False,
 ) -> re.Pattern[str] | None:
     """Every subscribed topic needs a statement and every statement's topic must be subscribed.
+
+    With ``routed`` (a router transform renames topics, so statements name the new topics, as in
+    Connect) only the subscription itself is checked; a record whose routed topic no statement
+    takes is reported when it is written.
 
     Returns:
         The compiled ``topics.regex``, if one is given.
@@ -34,13 +42,12 @@ def check_topics(
     if not topics and topics_regex is None:
         raise ConfigError("One of topics or topics.regex is required (the topics to read).")
     _reject_duplicate_targets(statements)
+    if routed:
+        return _compiled(topics_regex)
     named = {s.topic for s in statements if s.topic is not None}
     has_wildcard = len(named) < len(statements)
-    if topics_regex is not None:
-        try:
-            pattern = re.compile(topics_regex)
-        except re.error as error:
-            raise ConfigError(f"Invalid regular expression for topics.regex: {error}.") from None
+    pattern = _compiled(topics_regex)
+    if pattern is not None:
         stray = sorted(t for t in named if pattern.fullmatch(t) is None)
         if stray:
             raise ConfigError(
@@ -57,6 +64,15 @@ def check_topics(
             f"KCQL reads topic(s) {', '.join(unlisted)} which are not in topics. " + TOPIC_WITHOUT_STATEMENT
         )
     return None
+
+
+def _compiled(topics_regex: str | None) -> re.Pattern[str] | None:
+    if topics_regex is None:
+        return None
+    try:
+        return re.compile(topics_regex)
+    except re.error as error:
+        raise ConfigError(f"Invalid regular expression for topics.regex: {error}.") from None
 
 
 def _reject_duplicate_targets(statements: Sequence[KcqlStatement]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
@@ -21,13 +21,17 @@ from lakesink.domain.restore.plan import (
 )
 
 
-def lenses_restore_plan(props: Mapping[str, str], *, parallelism: int | None = None) -> RestorePlan:
+def lenses_restore_plan(
+    props: Mapping[str, str], *, parallelism: int | None = None, provided: Collection[str] = frozenset()
+) -> RestorePlan:
     """Validate a Lenses-style source config and build the plan.
+
+    ``provided`` names the keys a config provider filled (see ``ConnectorSettings.from_properties``).
 
     Raises:
         ConfigError: any invalid setting or statement, or no ``bootstrap.servers``.
     """
-    settings = ConnectorSettings.from_properties(props, role="source")
+    settings = ConnectorSettings.from_properties(props, role="source", provided=provided)
     source = settings.source
     if source is None:  # from_properties always sets it for role="source"
         raise ConfigError("The restore needs a source config.")

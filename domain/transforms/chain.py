@@ -7,7 +7,7 @@ unchanged, and a step that returns None drops the record (``Filter``), ending th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -17,6 +17,21 @@ from lakesink.domain.records import Record
 if TYPE_CHECKING:
     from lakesink.domain.ports import Clock
     from lakesink.domain.transforms.options import TransformOptions
+
+
+@dataclass(frozen=True)
+class BatchClock:
+    """The one time every wall-clock transform of a batch reads: when the batch was planned.
+
+    Reading it instead of the system clock makes a batch's object keys a function of its records
+    and this time, which the batch's range plans record, so a retry or a restart writes the very
+    same keys (:mod:`lakesink.domain.commit.range_plans`).
+    """
+
+    ms: int
+
+    def now_ms(self) -> int:
+        return self.ms
 
 
 class Transform(Protocol):
@@ -76,6 +91,36 @@ class TransformChain:
         """The aliases of steps whose output depends on the time they run."""
         return tuple(step.alias for step in self.steps if step.transform.reads_wall_clock)
 
+    def trace(self, record: Record) -> Iterator[TraceStep]:
+        """Each step's effect on ``record``, in order, up to the step that drops it (``kcql explain``).
+
+        Raises:
+            RecordError: as :meth:`apply`.
+        """
+        current = record
+        for step in self.steps:
+            if not step.applies_to(current):
+                yield TraceStep(step, False, current)
+                continue
+            try:
+                result = step.transform.apply(current)
+            except RecordError as error:
+                raise RecordError(f"transform {step.alias!r} ({step.class_name}): {error}") from error
+            yield TraceStep(step, True, result)
+            if result is None:
+                return
+            current = result
+
+    def wall_clock_note(self) -> str:
+        """What wall-clock transforms do to object keys, and why no offset is lost or doubled anyway."""
+        aliases = ", ".join(self.reads_wall_clock)
+        return (
+            f"Transforms {aliases} read the wall clock: object keys that use their output depend on when a "
+            "batch was planned (a record read at 10:59:59 may land under 11), not on the record. Every offset is still stored exactly once: the batch's plan "
+            "and the index lock, not the key, decide what is written, and a retry replaces the failed "
+            "attempt's objects instead of adding to them (docs/transforms.md)."
+        )
+
     @property
     def routes(self) -> bool:
         """Whether some step may change a record's topic."""
@@ -85,7 +130,7 @@ class TransformChain:
         """``record`` after every step that applies to it; None when a step dropped it.
 
         Raises:
-            RecordError: a step cannot apply to the record; names the alias and the record.
+            RecordError: a step cannot apply to the record; names the step (the caller names the record).
         """
         current: Record | None = record
         for step in self.steps:
@@ -96,10 +141,7 @@ class TransformChain:
             try:
                 current = step.transform.apply(current)
             except RecordError as error:
-                raise RecordError(
-                    f"transform {step.alias!r} ({step.class_name}) cannot apply to record "
-                    f"{current.describe()}: {error}"
-                ) from error
+                raise RecordError(f"transform {step.alias!r} ({step.class_name}): {error}") from error
         return current
 
 
@@ -107,3 +149,12 @@ TransformFactory = Callable[["TransformOptions", "Clock"], Transform]
 """Builds a configured transform from its options; raises ConfigError naming the option at fault."""
 PredicateFactory = Callable[["TransformOptions"], Predicate]
 """Builds a configured predicate from its options."""
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One step of :meth:`TransformChain.trace`: whether it ran and the record it left (None: dropped)."""
+
+    step: Step
+    applied: bool
+    record: Record | None

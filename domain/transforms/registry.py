@@ -19,10 +19,16 @@ from lakesink.domain.transforms.catalog import PREDICATES, TRANSFORMS
 from lakesink.domain.transforms.chain import Predicate, Step, TransformChain
 from lakesink.domain.transforms.options import TransformOptions
 
+_FAMILIES = ("transforms", "predicates")
 
-def configured(props: Mapping[str, str]) -> bool:
-    """Whether the config names any transform or predicate (the keys, not yet validated)."""
-    return any(key.startswith(("transforms", "predicates")) for key in props)
+
+def transform_keys(props: Mapping[str, str]) -> dict[str, str]:
+    """The ``transforms*`` and ``predicates*`` keys of a config."""
+    return {
+        key: value
+        for key, value in props.items()
+        if key in _FAMILIES or key.startswith(tuple(f + "." for f in _FAMILIES))
+    }
 
 
 def build_chain(props: Mapping[str, str], clock: Clock) -> TransformChain:

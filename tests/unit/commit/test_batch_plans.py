@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.range_plans import (
     RangePlan,
+    check_existing_plan,
+    decode_plan,
+    encode_plan,
     obsolete_plan_starts,
     pending_plans,
     replay_chunks,
+    replay_clock,
     replay_end,
 )
+from lakesink.domain.errors import CommitConflictError
 
 
 def test_pending_plans_are_every_plan_above_the_committed_offset_in_start_order() -> None:
@@ -59,3 +65,23 @@ def test_a_replay_with_any_split_size_has_a_chunk_from_each_plan_start_to_its_la
 
     for plan in plans:
         assert (plan.start, plan.last + 1) in replayed
+
+
+def test_a_plan_without_a_batch_clock_keeps_its_bytes_and_one_with_a_clock_round_trips() -> None:
+    plain = RangePlan("run", 5, 9)
+    assert encode_plan(plain) == b'{"owner":"run","start":5,"last":9}'
+    clocked = RangePlan("run", 5, 9, clock_ms=1_709_622_000_123)
+    assert encode_plan(clocked) == b'{"owner":"run","start":5,"last":9,"clock":1709622000123}'
+    assert decode_plan(encode_plan(clocked), key="k") == clocked
+    assert decode_plan(encode_plan(plain), key="k") == plain
+
+
+def test_a_plan_replayed_at_another_batch_clock_is_a_conflict_before_any_upload() -> None:
+    check_existing_plan(RangePlan("a", 5, 9, 100), RangePlan("b", 5, 9, 100), where="w")
+    with pytest.raises(CommitConflictError, match="batch clock 100 .* replays it at 200"):
+        check_existing_plan(RangePlan("a", 5, 9, 100), RangePlan("b", 5, 9, 200), where="w")
+
+
+def test_the_replay_clock_is_the_one_the_pending_plans_recorded() -> None:
+    assert replay_clock([RangePlan("a", 0, 3), RangePlan("a", 4, 7)]) is None
+    assert replay_clock([RangePlan("a", 0, 3, 42), RangePlan("a", 4, 7, 42)]) == 42

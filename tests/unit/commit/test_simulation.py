@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.kafka.topic_selection import TopicSelection
@@ -40,6 +41,7 @@ from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
+from lakesink.domain.transforms.chain import BatchClock
 from tests.support.faulty_store import Crash, FaultyStore
 
 BUCKET = "lake"
@@ -130,9 +132,11 @@ class SimulatedCompute:
         ]
 
     def write(self, ranges: Sequence[OffsetRange], floors: Mapping[TopicPartition, int],
-              granular: Mapping[TopicPartition, Mapping[str, int]]) -> list[RangeResult]:
+              granular: Mapping[TopicPartition, Mapping[str, int]], clock_ms: int) -> list[RangeResult]:
+        chain = self.settings.transform_chain(BatchClock(clock_ms))
         spec = SinkTaskSpec.for_settings(self.settings, plan=self.plan, store=self.store, run_id=self.owner,
-                                         staging_root=self.staging, floors=floors, granular=granular)
+                                         staging_root=self.staging, floors=floors, granular=granular, chain=chain,
+                                         clock_ms=clock_ms if chain else None)
         results = []
         for chunk in ranges:  # one Spark task per range; the source hands it no batch when it holds no record
             records = [r for r in self.topic[chunk.partition] if chunk.start <= r[0] < chunk.end]
@@ -170,7 +174,7 @@ def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_c
     """One sink process: the application's use case on the simulated compute and fake topics."""
     compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches)
     return SinkRun(compute.settings, compute.plan, store=store, compute=compute, metadata=FakeTopics(topic),
-                   group=_no_group, run_id=owner)  # type: ignore[arg-type]
+                   group=_no_group, run_id=owner, clock=WallClock())  # type: ignore[arg-type]
 
 
 def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:

@@ -95,8 +95,7 @@ def test_unknown_keys_are_rejected_with_the_closest_known_key() -> None:
     assert "Unknown setting topic (did you mean topics?)" in message
 
 
-@pytest.mark.parametrize("key", ["transforms", "transforms.ts.type", "errors.deadletterqueue.topic.name",
-                                 "predicates.p.type", "errors.retry.timeout"])
+@pytest.mark.parametrize("key", ["errors.deadletterqueue.topic.name", "errors.retry.timeout"])
 def test_kafka_connect_features_lakesink_lacks_are_rejected_with_a_reason(key: str) -> None:
     with pytest.raises(ConfigError, match=f"{key} is not supported: "):
         load(sink(**{key: "x"}))
@@ -292,10 +291,22 @@ def test_an_empty_value_of_a_key_not_implemented_yet_means_not_set() -> None:
     assert load(sink(**{"connect.s3.delete.mode": " "})) == load(sink())
 
 
-def test_single_message_transforms_are_rejected_in_one_line_saying_not_supported_yet() -> None:
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        ({"transforms": "ts"}, "transforms.ts.type is required: name the class of transform 'ts'."),
+        ({"transforms": "ts", "transforms.ts.type": "com.example.Nope"},
+         "Unknown transform class 'com.example.Nope' for transforms.ts.type: lakesink runs "),
+        ({"transforms.ts.type": "x"}, "transforms.ts.type configures an alias that transforms='' does not list"),
+        ({"transforms": "a,a"}, "transforms lists an alias twice: 'a,a'."),
+        ({"predicates": "p", "predicates.p.type": "com.example.Nope"},
+         "Unknown predicate class 'com.example.Nope' for predicates.p.type"),
+    ],
+)
+def test_a_transform_chain_that_cannot_be_built_is_one_line_naming_the_key(
+    keys: dict[str, str], message: str
+) -> None:
     with pytest.raises(ConfigError) as caught:
-        load(sink(**{"transforms": "ts"}))
-    assert str(caught.value) == (
-        "Invalid connector config: transforms is not supported: Single Message Transforms are not "
-        "supported yet; use PARTITIONBY (_header, _date) or transform upstream."
-    )
+        load(sink(**keys))
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)

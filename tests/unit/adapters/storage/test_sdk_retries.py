@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+import types
 
 import pytest
 
@@ -39,7 +41,10 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     from google.api_core.retry import retry_unary
 
     recorded: list[float] = []
-    monkeypatch.setattr(retry_unary.time, "sleep", recorded.append)
+    # A stand-in for the module's ``time`` only: patching ``time.sleep`` itself made every other
+    # thread's sleep (a server's poll loop) return at once and land in the list, millions of times.
+    clock = types.SimpleNamespace(sleep=recorded.append, monotonic=time.monotonic, time=time.time)
+    monkeypatch.setattr(retry_unary, "time", clock)
     return recorded
 
 

@@ -1,0 +1,72 @@
+"""HeaderFrom, InsertHeader and DropHeaders behave as Kafka's."""
+
+from __future__ import annotations
+
+import pytest
+
+from lakesink.domain.errors import ConfigError, RecordError
+from lakesink.domain.records import Record
+
+SCHEMA = {
+    "type": "record",
+    "name": "Payment",
+    "fields": [{"name": "id", "type": "string"}, {"name": "amount", "type": "double"}],
+}
+
+
+def rec(value: object, schema: object = None) -> Record:
+    return Record("pay", 0, 0, 0, {"k": 1}, value, (("h", 1), ("dup", "a")), None, schema)
+
+
+def test_header_from_copy_schemaless_appends_headers_in_order(smt):
+    chain = smt("HeaderFrom$Value", fields="id,missing", headers="payment-id,other", operation="copy")
+    out = chain.apply(rec({"id": "p1", "amount": 2.0}))
+    assert out.value == {"id": "p1", "amount": 2.0}
+    assert out.headers == (("h", 1), ("dup", "a"), ("payment-id", "p1"), ("other", None))
+
+
+def test_header_from_move_with_schema_drops_the_field_from_the_schema(smt):
+    out = smt("HeaderFrom$Value", fields="id", headers="dup", operation="move").apply(
+        rec({"id": "p1", "amount": 2.0}, SCHEMA)
+    )
+    assert out.value == {"amount": 2.0}
+    assert out.value_schema == {**SCHEMA, "fields": [{"name": "amount", "type": "double"}]}
+    assert out.headers[-2:] == (("dup", "a"), ("dup", "p1"))
+
+
+def test_header_from_key_and_errors(smt):
+    out = smt("HeaderFrom$Key", fields="k", headers="key-k", operation="move").apply(rec(None))
+    assert (out.key, out.headers[-1]) == ({}, ("key-k", 1))
+    with pytest.raises(RecordError, match="not in the schema"):
+        smt("HeaderFrom$Value", fields="nope", headers="x", operation="copy").apply(
+            rec({"id": "p", "amount": 1.0}, SCHEMA)
+        )
+    with pytest.raises(RecordError, match="Only Map objects"):
+        smt("HeaderFrom$Value", fields="a", headers="x", operation="copy").apply(rec("text"))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"headers": "a", "operation": "copy"}, r"transforms\.x\.fields is required"),
+        ({"fields": "a,b", "headers": "a", "operation": "copy"}, "same number"),
+        ({"fields": "a", "headers": "a", "operation": "Copy"}, "move or copy"),
+    ],
+)
+def test_header_from_config_errors(smt, options, message):
+    with pytest.raises(ConfigError, match=message):
+        smt("HeaderFrom$Value", **options)
+
+
+def test_insert_header_appends_the_literal(smt):
+    out = smt("InsertHeader", header="source", **{"value.literal": "lakesink"}).apply(rec(1))
+    assert out.headers == (("h", 1), ("dup", "a"), ("source", "lakesink"))
+    with pytest.raises(ConfigError, match=r"transforms\.x\.value\.literal is required"):
+        smt("InsertHeader", header="source")
+
+
+def test_drop_headers_removes_every_header_with_a_listed_name(smt):
+    record = Record("t", 0, 0, 0, None, 1, (("a", 1), ("b", 2), ("a", 3), ("c", 4)))
+    assert smt("DropHeaders", headers="a,c").apply(record).headers == (("b", 2),)
+    with pytest.raises(ConfigError, match=r"transforms\.x\.headers"):
+        smt("DropHeaders")
