@@ -42,7 +42,6 @@ from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
-from lakesink.domain.transforms.chain import BatchClock
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +200,6 @@ class SparkSink:
         if not ranges:
             return []
         assert self._reader is not None, "run() sets the reader up"
-        chain = self.settings.transform_chain(BatchClock(clock_ms))
         spec = SinkTaskSpec.for_settings(
             self.settings,
             plan=self._plan,
@@ -209,10 +207,7 @@ class SparkSink:
             run_id=self._run_id,
             floors=floors,
             granular=granular,
-            chain=chain,
-            # Any chain records it: a transform may fall back to the clock (Lenses' timestamp headers
-            # read it for a record without a timestamp), and a replay must see the same time.
-            clock_ms=clock_ms if chain else None,
+            clock_ms=clock_ms,
         )
         ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))

@@ -61,7 +61,7 @@ from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
-from lakesink.domain.transforms.chain import TransformChain
+from lakesink.domain.transforms.chain import BatchClock, TransformChain
 
 logger = logging.getLogger(__name__)
 
@@ -123,10 +123,16 @@ class SinkTaskSpec:
         staging_root: str | None = None,
         floors: Mapping[TopicPartition, int] | None = None,
         granular: Mapping[TopicPartition, Mapping[str, int]] | None = None,
-        chain: TransformChain | None = None,
-        clock_ms: int | None = None,
+        clock_ms: int = 0,
     ) -> SinkTaskSpec:
-        """The spec of one batch: what the connector settings decide, plus this run's state."""
+        """The spec of one batch: what the connector settings decide, plus this run's state.
+
+        ``clock_ms`` is the batch clock the settings' transforms read. Any chain records it in the
+        range plans, not only one that reads the wall clock on purpose: a transform may fall back to
+        the clock (Lenses' timestamp headers do for a record without a timestamp), and a replay must
+        see the same time.
+        """
+        chain = settings.transform_chain(BatchClock(clock_ms))
         return cls(
             plan=plan,
             store=store,
@@ -143,8 +149,8 @@ class SinkTaskSpec:
             header_converter=settings.header_converter,
             floors=floors or {},
             granular=granular or {},
-            chain=chain or TransformChain(),
-            clock_ms=clock_ms,
+            chain=chain,
+            clock_ms=clock_ms if chain else None,
         )
 
 
@@ -386,7 +392,7 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
         state.skipped += 1
         return
     try:
-        if spec.chain:
+        if spec.chain.steps:  # the tuple, not TransformChain.__bool__: a Python call per record
             transformed = spec.chain.apply(row.to_record(converters, decode_key=True, decode_value=True, decode_headers=True))
             if transformed is None:  # a Filter dropped it: read, nothing to write
                 state.skipped += 1

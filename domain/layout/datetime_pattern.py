@@ -101,7 +101,7 @@ class DateTimePattern:
         resolved = resolve_zone(zone)
         try:
             printers = _parse(pattern, resolved)
-        except _PatternError as error:
+        except PatternError as error:
             raise ConfigError(f"Invalid date pattern {pattern!r}: {error}") from None
         return cls(pattern, resolved, printers)
 
@@ -120,8 +120,8 @@ class DateTimePattern:
         return "".join(printer(moment) for printer in self._printers)
 
 
-class _PatternError(Exception):
-    """Why a pattern is invalid; wrapped into a ConfigError naming the pattern."""
+class PatternError(ValueError):
+    """Why a Java date pattern is invalid; callers wrap it into a ConfigError naming the setting."""
 
 
 def _parse(pattern: str, zone: Zone) -> tuple[Printer, ...]:
@@ -135,18 +135,18 @@ def _parse(pattern: str, zone: Zone) -> tuple[Printer, ...]:
             printers.append(_letter_printer(char, end - pos, zone))
             pos = end
         elif char == "'":
-            text, pos = _quoted(pattern, pos)
+            text, pos = quoted_literal(pattern, pos)
             printers.append(Literal(text))
         elif char == "[":
             optional_depth += 1
             pos += 1
         elif char == "]":
             if optional_depth == 0:
-                raise _PatternError("Pattern invalid as it contains ] without previous [")
+                raise PatternError("Pattern invalid as it contains ] without previous [")
             optional_depth -= 1
             pos += 1
         elif char in _RESERVED:
-            raise _PatternError(f"Pattern includes reserved character: '{char}'")
+            raise PatternError(f"Pattern includes reserved character: '{char}'")
         else:
             printers.append(Literal(char))
             pos += 1
@@ -160,7 +160,7 @@ def _run_end(pattern: str, start: int) -> int:
     return end
 
 
-def _quoted(pattern: str, start: int) -> tuple[str, int]:
+def quoted_literal(pattern: str, start: int) -> tuple[str, int]:
     """The literal starting at the quote at ``start`` and the position after its closing quote."""
     pos = start + 1
     while pos < len(pattern):
@@ -171,14 +171,14 @@ def _quoted(pattern: str, start: int) -> tuple[str, int]:
             break
         pos += 1
     if pos >= len(pattern):
-        raise _PatternError("Pattern ends with an incomplete string literal")
+        raise PatternError("Pattern ends with an incomplete string literal")
     body = pattern[start + 1 : pos]
     return ("'" if body == "" else body.replace("''", "'")), pos + 1
 
 
 def _letter_printer(letter: str, count: int, zone: Zone) -> Printer:
     if letter in _UNSUPPORTED:
-        raise _PatternError(f"pattern letter '{letter}' is not supported by lakesink: {_UNSUPPORTED[letter]}")
+        raise PatternError(f"pattern letter '{letter}' is not supported by lakesink: {_UNSUPPORTED[letter]}")
     if letter in "uy":
         return _year(letter, count)
     if letter in _NUMBER_OR_TEXT_FIELDS:
@@ -207,7 +207,7 @@ def _letter_printer(letter: str, count: int, zone: Zone) -> Printer:
         return _number(name, count, 19, sign)
     if letter == "S":
         if count > 9:
-            raise _PatternError(f"Minimum width must be from 0 to 9 inclusive but was {count}")
+            raise PatternError(f"Minimum width must be from 0 to 9 inclusive but was {count}")
         return Fraction(count)
     return _zone_printer(letter, count, zone)
 
@@ -215,21 +215,21 @@ def _letter_printer(letter: str, count: int, zone: Zone) -> Printer:
 def _zone_printer(letter: str, count: int, zone: Zone) -> Printer:
     if letter == "V":
         if count != 2:
-            raise _PatternError(f"Pattern letter count must be 2: {letter}")
+            raise PatternError(f"Pattern letter count must be 2: {letter}")
         return Literal(zone.id)
     if letter == "z":
         if count > 4:
             _too_many(letter)
         name = zone.full_name if count == 4 else zone.short_name
         if name is None:
-            raise _PatternError(
+            raise PatternError(
                 f"pattern letter 'z' is not supported by lakesink for zone {zone.id!r}: Java prints CLDR "
                 "zone names Python does not have; use VV, O or XXX"
             )
         return Literal(name)
     if letter == "O":
         if count not in (1, 4):
-            raise _PatternError(f"Pattern letter count must be 1 or 4: {letter}")
+            raise PatternError(f"Pattern letter count must be 1 or 4: {letter}")
         return LocalizedOffset(full=count == 4)
     if letter == "Z":
         if count < 4:
@@ -244,7 +244,7 @@ def _zone_printer(letter: str, count: int, zone: Zone) -> Printer:
             _too_many(letter)
         zero = "Z" if letter == "X" else ("+00" if count == 1 else "+0000" if count % 2 == 0 else "+00:00")
         return OffsetId(*_OFFSET_STYLES[count], zero)
-    raise _PatternError(f"Unknown pattern letter: {letter}")
+    raise PatternError(f"Unknown pattern letter: {letter}")
 
 
 def _year(letter: str, count: int) -> Printer:
@@ -252,7 +252,7 @@ def _year(letter: str, count: int) -> Printer:
     if count == 2:
         return TwoDigitYear(name)
     if count > 10:
-        raise _PatternError(
+        raise PatternError(
             f"pattern '{letter * count}' is not supported by lakesink: Java fails to print it"
         )
     return _number(name, count, 19, Sign.NORMAL if count < 4 else Sign.EXCEEDS_PAD)
@@ -260,7 +260,7 @@ def _year(letter: str, count: int) -> Printer:
 
 def _number(name: str, min_width: int, max_width: int, sign: Sign) -> Number:
     if min_width > 19:
-        raise _PatternError(f"The minimum width must be from 1 to 19 inclusive but was {min_width}")
+        raise PatternError(f"The minimum width must be from 1 to 19 inclusive but was {min_width}")
     return Number(name, min_width, max_width, sign)
 
 
@@ -275,4 +275,4 @@ def _text_style(letter: str, count: int) -> int:
 
 
 def _too_many(letter: str) -> NoReturn:
-    raise _PatternError(f"Too many pattern letters: {letter}")
+    raise PatternError(f"Too many pattern letters: {letter}")

@@ -94,10 +94,10 @@ def _header_bytes(value: Any) -> bytes | None:
 
 def _header_schemas(item: Record) -> dict[str, Schema]:
     """Header name → Avro schema of its last value: the converter's, else inferred."""
-    schemas = item.header_schemas
-    if len(schemas) == len(item.headers):
-        return {name: schema for (name, _), schema in zip(item.headers, schemas, strict=True)}
-    return {name: infer(value) for name, value in item.headers}
+    return {
+        name: infer(value) if schema is None else schema
+        for (name, value), schema in zip(item.headers, item.aligned_header_schemas(), strict=True)
+    }
 
 
 def _metadata(item: Record) -> dict[str, Any]:

@@ -76,6 +76,17 @@ class Step:
         """Whether the transform runs for ``record`` (Connect: ``predicate.test(record) != negate``)."""
         return self.predicate is None or self.predicate.test(record) != self.negate
 
+    def run(self, record: Record) -> Record | None:
+        """The transform's result for ``record``.
+
+        Raises:
+            RecordError: the transform cannot apply; the message names this step.
+        """
+        try:
+            return self.transform.apply(record)
+        except RecordError as error:
+            raise RecordError(f"transform {self.alias!r} ({self.class_name}): {error}") from error
+
 
 @dataclass(frozen=True)
 class TransformChain:
@@ -102,10 +113,7 @@ class TransformChain:
             if not step.applies_to(current):
                 yield TraceStep(step, False, current)
                 continue
-            try:
-                result = step.transform.apply(current)
-            except RecordError as error:
-                raise RecordError(f"transform {step.alias!r} ({step.class_name}): {error}") from error
+            result = step.run(current)
             yield TraceStep(step, True, result)
             if result is None:
                 return
@@ -116,9 +124,10 @@ class TransformChain:
         aliases = ", ".join(self.reads_wall_clock)
         return (
             f"Transforms {aliases} read the wall clock: object keys that use their output depend on when a "
-            "batch was planned (a record read at 10:59:59 may land under 11), not on the record. Every offset is still stored exactly once: the batch's plan "
-            "and the index lock, not the key, decide what is written, and a retry replaces the failed "
-            "attempt's objects instead of adding to them (docs/transforms.md)."
+            "batch was planned (a record read at 10:59:59 may land under 11), not on the record. Every offset "
+            "is still stored exactly once: a batch reads one clock, its range plans record it, and a retry or "
+            "restart writes the batch again at the recorded time, so under the same keys; the plan and the "
+            "index lock decide what is written (docs/transforms.md)."
         )
 
     @property
@@ -136,12 +145,8 @@ class TransformChain:
         for step in self.steps:
             if current is None:
                 return None
-            if not step.applies_to(current):
-                continue
-            try:
-                current = step.transform.apply(current)
-            except RecordError as error:
-                raise RecordError(f"transform {step.alias!r} ({step.class_name}): {error}") from error
+            if step.applies_to(current):
+                current = step.run(current)
         return current
 
 

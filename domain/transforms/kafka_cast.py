@@ -23,11 +23,13 @@ from lakesink.domain.schema.model import Names, Schema, is_nullable, optional
 from lakesink.domain.transforms.chain import TransformFactory
 from lakesink.domain.transforms.kafka_data import (
     DATE,
+    REPLACE_NULL,
     TIME,
     TIMESTAMP,
     connect_type,
     epoch_millis,
     field_value,
+    replace_null_with_default,
     require_map,
     require_struct,
     struct_schema,
@@ -250,9 +252,9 @@ def _spec(options: TransformOptions) -> tuple[dict[str, str], str | None]:
 
 def cast(options: TransformOptions, clock: Clock, part: Part) -> Cast:
     """``Cast$Key`` / ``Cast$Value`` from their options."""
-    options.check_known(("spec", "replace.null.with.default"))
+    options.check_known(("spec", REPLACE_NULL))
     casts, whole = _spec(options)
-    return Cast(part, casts, whole, options.boolean("replace.null.with.default", True))
+    return Cast(part, casts, whole, replace_null_with_default(options))
 
 
 TRANSFORMS: dict[str, TransformFactory] = variants("org.apache.kafka.connect.transforms.Cast", cast)

@@ -19,6 +19,7 @@ from typing import Any
 from lakesink.domain.errors import RecordError
 from lakesink.domain.schema.connect import time_of_day_millis
 from lakesink.domain.schema.model import Names, Schema, is_nullable, kind, logical, non_null, optional
+from lakesink.domain.transforms.options import TransformOptions
 
 TIMESTAMP = "Timestamp"
 DATE = "Date"
@@ -26,6 +27,18 @@ TIME = "Time"
 DECIMAL = "Decimal"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+PACKAGE = "org.apache.kafka.connect.transforms."
+"""The package of Kafka's transform classes, the prefix of their registered names."""
+REPLACE_NULL = "replace.null.with.default"
+"""The option most of Kafka's field transforms share (KIP-1040); default true."""
+
+
+def replace_null_with_default(options: TransformOptions) -> bool:
+    """The ``replace.null.with.default`` option: whether a null struct field reads as its default."""
+    return options.boolean(REPLACE_NULL, True)
+
+
 _INT_LOGICAL = {"date": DATE, "time-millis": TIME}
 _LONG_LOGICAL = {"timestamp-millis": TIMESTAMP, "timestamp-micros": TIMESTAMP, "time-micros": TIME}
 

@@ -19,8 +19,11 @@ from lakesink.domain.records import Record
 from lakesink.domain.schema.model import TIMESTAMP_MILLIS, Schema, is_nullable, optional
 from lakesink.domain.transforms.chain import TransformFactory
 from lakesink.domain.transforms.kafka_data import (
+    PACKAGE,
+    REPLACE_NULL,
     connect_type,
     field_value,
+    replace_null_with_default,
     require_map,
     require_struct,
     struct_schema,
@@ -30,8 +33,6 @@ from lakesink.domain.transforms.kafka_numbers import BITS, float32, narrow, pars
 from lakesink.domain.transforms.options import TransformOptions
 from lakesink.domain.transforms.parts import Part, variants
 
-_PACKAGE = "org.apache.kafka.connect.transforms."
-REPLACE_NULL = "replace.null.with.default"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -156,7 +157,7 @@ def insert_field(options: TransformOptions, clock: Clock, part: Part) -> InsertF
             f"{options.key('static.value')}: no value specified for static field {static.name!r}."
         )
     return InsertField(
-        part, topic, partition, offset, timestamp, static, static_value, options.boolean(REPLACE_NULL, True)
+        part, topic, partition, offset, timestamp, static, static_value, replace_null_with_default(options)
     )
 
 
@@ -231,7 +232,7 @@ def replace_field(options: TransformOptions, clock: Clock, part: Part) -> Replac
         _listed(options, "exclude", "blacklist"),
         _listed(options, "include", "whitelist"),
         _renames(options),
-        options.boolean(REPLACE_NULL, True),
+        replace_null_with_default(options),
     )
 
 
@@ -327,12 +328,12 @@ def mask_field(options: TransformOptions, clock: Clock, part: Part) -> MaskField
     replacement = options.text("replacement")
     if replacement == "":
         raise ConfigError(f"Invalid value for {options.key('replacement')}: String must be non-empty.")
-    return MaskField(part, frozenset(fields), replacement, options.boolean(REPLACE_NULL, True))
+    return MaskField(part, frozenset(fields), replacement, replace_null_with_default(options))
 
 
 TRANSFORMS: dict[str, TransformFactory] = {
-    **variants(_PACKAGE + "InsertField", insert_field),
-    **variants(_PACKAGE + "ReplaceField", replace_field),
-    **variants(_PACKAGE + "MaskField", mask_field),
+    **variants(PACKAGE + "InsertField", insert_field),
+    **variants(PACKAGE + "ReplaceField", replace_field),
+    **variants(PACKAGE + "MaskField", mask_field),
 }
 """The registrations of this module, merged into the catalog."""

@@ -6,28 +6,26 @@ repeat (adding never replaces). Values are Python data, as the sink's header con
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
+from lakesink.domain.schema.headers import header_schema
 from lakesink.domain.transforms.chain import TransformFactory
-from lakesink.domain.transforms.kafka_data import field_value, require_map, require_struct, struct_schema
+from lakesink.domain.transforms.header_values import parse_string
+from lakesink.domain.transforms.kafka_data import (
+    PACKAGE,
+    REPLACE_NULL,
+    field_value,
+    replace_null_with_default,
+    require_map,
+    require_struct,
+    struct_schema,
+)
 from lakesink.domain.transforms.options import TransformOptions
 from lakesink.domain.transforms.parts import Part, variants
-
-_PACKAGE = "org.apache.kafka.connect.transforms."
-
-
-def literal_header_value(text: str) -> Any:
-    """The header value of ``InsertHeader``'s ``value.literal``.
-
-    PLACEHOLDER, to be swapped: Connect parses the literal with ``Values.parseString`` (numbers,
-    booleans, arrays, maps…); until lakesink's port of it lands, the literal stays a string.
-    """
-    return text
 
 
 @dataclass(frozen=True)
@@ -52,12 +50,10 @@ class HeaderFrom:
                 (header, value.get(name)) for name, header in zip(self.fields, self.headers, strict=True)
             )
             updated = {key: item for key, item in value.items() if not (self.move and key in self.fields)}
-            return dataclasses.replace(
-                self.part.replace(record, updated, None), headers=record.headers + added
-            )
+            return self.part.replace(record, updated, None).add_headers(added)
         struct = require_struct(data, purpose)
         shape = struct_schema(schema, purpose)
-        pairs = []
+        pairs, schemas = [], []
         for name, header in zip(self.fields, self.headers, strict=True):
             field = shape.field(name)
             if field is None:
@@ -65,6 +61,7 @@ class HeaderFrom:
                     f"field {name!r} is not in the schema of the record's {self.part.value.lower()}"
                 )
             pairs.append((header, field_value(struct, field, self.replace_null_with_default)))
+            schemas.append(shape.names.resolve(field["type"]))
         moved = self.part.hint(record)
         updated_value: Any = struct
         if self.move:
@@ -74,12 +71,12 @@ class HeaderFrom:
                 field["name"]: field_value(struct, field, self.replace_null_with_default) for field in kept
             }
         out = self.part.replace(record, updated_value, moved)
-        return dataclasses.replace(out, headers=record.headers + tuple(pairs))
+        return out.add_headers(tuple(pairs), schemas)
 
 
 def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFrom:
     """``HeaderFrom$Key`` / ``HeaderFrom$Value`` from their options."""
-    options.check_known(("fields", "headers", "operation", "replace.null.with.default"))
+    options.check_known(("fields", "headers", "operation", REPLACE_NULL))
     fields, headers = options.items("fields"), options.items("headers")
     for name, listed in (("fields", fields), ("headers", headers)):
         if not listed:
@@ -93,22 +90,22 @@ def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFr
         raise ConfigError(
             f"Invalid value {operation!r} for {options.key('operation')}: expected move or copy."
         )
-    return HeaderFrom(
-        part, fields, headers, operation == "move", options.boolean("replace.null.with.default", True)
-    )
+    return HeaderFrom(part, fields, headers, operation == "move", replace_null_with_default(options))
 
 
 @dataclass(frozen=True)
 class InsertHeader:
-    """Adds one header with a fixed value to every record."""
+    """Adds one header with a fixed value to every record: ``value.literal`` as Connect's
+    ``Values.parseString`` types it (``42`` an int8, ``[1,2]`` an array, ``abc`` a string)."""
 
     header: str
     value: Any
+    schema: Any
     reads_wall_clock = False
     routes = False
 
     def apply(self, record: Record) -> Record:
-        return dataclasses.replace(record, headers=(*record.headers, (self.header, self.value)))
+        return record.add_headers(((self.header, self.value),), (self.schema,))
 
 
 def insert_header(options: TransformOptions, clock: Clock) -> InsertHeader:
@@ -117,9 +114,8 @@ def insert_header(options: TransformOptions, clock: Clock) -> InsertHeader:
     for name in ("header", "value.literal"):
         if not options.is_set(name):
             raise ConfigError(f"{options.key(name)} is required by {options.class_name}.")
-    return InsertHeader(
-        options.text("header") or "", literal_header_value(options.text("value.literal") or "")
-    )
+    value, connect = parse_string(options.text("value.literal") or "")
+    return InsertHeader(options.text("header") or "", value, header_schema(connect))
 
 
 @dataclass(frozen=True)
@@ -131,8 +127,7 @@ class DropHeaders:
     routes = False
 
     def apply(self, record: Record) -> Record:
-        kept = tuple(pair for pair in record.headers if pair[0] not in self.headers)
-        return dataclasses.replace(record, headers=kept)
+        return record.keep_headers(lambda name: name not in self.headers)
 
 
 def drop_headers(options: TransformOptions, clock: Clock) -> DropHeaders:
@@ -145,8 +140,8 @@ def drop_headers(options: TransformOptions, clock: Clock) -> DropHeaders:
 
 
 TRANSFORMS: dict[str, TransformFactory] = {
-    **variants(_PACKAGE + "HeaderFrom", header_from),
-    _PACKAGE + "InsertHeader": insert_header,
-    _PACKAGE + "DropHeaders": drop_headers,
+    **variants(PACKAGE + "HeaderFrom", header_from),
+    PACKAGE + "InsertHeader": insert_header,
+    PACKAGE + "DropHeaders": drop_headers,
 }
 """The registrations of this module, merged into the catalog."""

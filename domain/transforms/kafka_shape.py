@@ -19,9 +19,12 @@ from lakesink.domain.records import Record
 from lakesink.domain.schema.model import Names, Schema, is_nullable, non_null, optional
 from lakesink.domain.transforms.chain import TransformFactory
 from lakesink.domain.transforms.kafka_data import (
+    PACKAGE,
+    REPLACE_NULL,
     StructSchema,
     connect_type,
     field_value,
+    replace_null_with_default,
     require_map,
     require_struct,
     struct_schema,
@@ -30,8 +33,6 @@ from lakesink.domain.transforms.kafka_data import (
 from lakesink.domain.transforms.options import TransformOptions
 from lakesink.domain.transforms.parts import Part, variants
 
-_PACKAGE = "org.apache.kafka.connect.transforms."
-REPLACE_NULL = "replace.null.with.default"
 _FLAT_TYPES = frozenset(
     {"INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES", "ARRAY"}
 )
@@ -77,7 +78,7 @@ def value_to_key(options: TransformOptions, clock: Clock) -> ValueToKey:
         raise ConfigError(
             f"{options.key('fields')} is required by {options.class_name}: list the value's fields."
         )
-    return ValueToKey(fields, options.boolean(REPLACE_NULL, True))
+    return ValueToKey(fields, replace_null_with_default(options))
 
 
 # --- ExtractField ---------------------------------------------------------------------------
@@ -187,7 +188,7 @@ def extract_field(options: TransformOptions, clock: Clock, part: Part) -> Extrac
     original = options.text("field") or ""
     version = options.choice("field.syntax.version", ("V1", "V2"), "V1")
     path = field_path(original, version, options.key("field"))
-    return ExtractField(part, path, original, options.boolean(REPLACE_NULL, True))
+    return ExtractField(part, path, original, replace_null_with_default(options))
 
 
 # --- HoistField -----------------------------------------------------------------------------
@@ -338,9 +339,9 @@ def flatten(options: TransformOptions, clock: Clock, part: Part) -> Flatten:
 
 
 TRANSFORMS: dict[str, TransformFactory] = {
-    _PACKAGE + "ValueToKey": value_to_key,
-    **variants(_PACKAGE + "ExtractField", extract_field),
-    **variants(_PACKAGE + "HoistField", hoist_field),
-    **variants(_PACKAGE + "Flatten", flatten),
+    PACKAGE + "ValueToKey": value_to_key,
+    **variants(PACKAGE + "ExtractField", extract_field),
+    **variants(PACKAGE + "HoistField", hoist_field),
+    **variants(PACKAGE + "Flatten", flatten),
 }
 """The registrations of this module, merged into the catalog."""

@@ -21,11 +21,13 @@ from lakesink.domain.schema.model import TIME_MILLIS, TIMESTAMP_MILLIS, Names, S
 from lakesink.domain.transforms.chain import TransformFactory
 from lakesink.domain.transforms.kafka_data import (
     DATE,
+    REPLACE_NULL,
     TIME,
     TIMESTAMP,
     connect_type,
     epoch_millis,
     field_value,
+    replace_null_with_default,
     require_map,
     require_struct,
     struct_schema,
@@ -203,7 +205,7 @@ def _compiled(options: TransformOptions, name: str, pattern: str, clock: Clock) 
 
 def timestamp_converter(options: TransformOptions, clock: Clock, part: Part) -> TimestampConverter:
     """``TimestampConverter$Key`` / ``TimestampConverter$Value`` from their options."""
-    options.check_known(("field", "target.type", "format", "unix.precision", "replace.null.with.default"))
+    options.check_known(("field", "target.type", "format", "unix.precision", REPLACE_NULL))
     target = _exact_choice(options, "target.type", _TARGETS, None)
     pattern = options.text("format") or ""
     if target == STRING and not pattern:
@@ -216,7 +218,7 @@ def timestamp_converter(options: TransformOptions, clock: Clock, part: Part) -> 
         target,
         _compiled(options, "format", pattern, clock) if pattern else None,
         _exact_choice(options, "unix.precision", tuple(_UNIT_NANOS), "milliseconds"),
-        options.boolean("replace.null.with.default", True),
+        replace_null_with_default(options),
     )
 
 

@@ -15,8 +15,8 @@ from collections.abc import Collection
 
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.date_zone import Zone, resolve_zone
-from lakesink.domain.layout.datetime_pattern import DateTimePattern
-from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern, PatternError
+from lakesink.domain.layout.datetime_pattern import DateTimePattern, PatternError
+from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern
 from lakesink.domain.transforms.options import TransformOptions
 
 HEADER_NAME = "header.name"

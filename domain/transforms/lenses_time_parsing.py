@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from enum import Enum
 
+from lakesink.domain.layout.datetime_pattern import PatternError, quoted_literal
+
 _MONTHS = "January February March April May June July August September October November December".split()
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 _RESERVED = "{}#[]"
@@ -45,10 +47,6 @@ _TWO_DIGIT = {
     "m": "minute",
     "s": "second",
 }
-
-
-class PatternError(ValueError):
-    """Why a pattern cannot be used for parsing (the caller names the option)."""
 
 
 class _Sign(Enum):
@@ -167,7 +165,7 @@ def _elements(pattern: str) -> tuple[_Element, ...]:
             continue
         base = None
         if char == "'":
-            literal, pos = _quoted(pattern, pos)
+            literal, pos = quoted_literal(pattern, pos)
             elements.append(_Literal(literal))
         elif char in _RESERVED:
             raise PatternError(f"'{char}' is not supported in a parsing pattern")
@@ -185,21 +183,6 @@ def _width(element: _Element) -> int:
     if isinstance(element, _Number):
         return element.min_width
     return element.digits if isinstance(element, _Fraction) else 2
-
-
-def _quoted(pattern: str, start: int) -> tuple[str, int]:
-    pos = start + 1
-    while pos < len(pattern):
-        if pattern[pos] == "'":
-            if pattern[pos + 1 : pos + 2] == "'":
-                pos += 2
-                continue
-            break
-        pos += 1
-    if pos >= len(pattern):
-        raise PatternError("Pattern ends with an incomplete string literal")
-    body = pattern[start + 1 : pos]
-    return ("'" if body == "" else body.replace("''", "'")), pos + 1
 
 
 def _letter(letter: str, count: int) -> _Element:

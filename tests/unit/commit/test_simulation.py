@@ -41,7 +41,6 @@ from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
-from lakesink.domain.transforms.chain import BatchClock
 from tests.support.faulty_store import Crash, FaultyStore
 
 BUCKET = "lake"
@@ -133,10 +132,8 @@ class SimulatedCompute:
 
     def write(self, ranges: Sequence[OffsetRange], floors: Mapping[TopicPartition, int],
               granular: Mapping[TopicPartition, Mapping[str, int]], clock_ms: int) -> list[RangeResult]:
-        chain = self.settings.transform_chain(BatchClock(clock_ms))
         spec = SinkTaskSpec.for_settings(self.settings, plan=self.plan, store=self.store, run_id=self.owner,
-                                         staging_root=self.staging, floors=floors, granular=granular, chain=chain,
-                                         clock_ms=clock_ms if chain else None)
+                                         staging_root=self.staging, floors=floors, granular=granular, clock_ms=clock_ms)
         results = []
         for chunk in ranges:  # one Spark task per range; the source hands it no batch when it holds no record
             records = [r for r in self.topic[chunk.partition] if chunk.start <= r[0] < chunk.end]

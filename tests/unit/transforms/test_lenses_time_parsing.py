@@ -6,7 +6,8 @@ from datetime import datetime
 
 import pytest
 
-from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern, PatternError
+from lakesink.domain.layout.datetime_pattern import PatternError
+from lakesink.domain.transforms.lenses_time_parsing import LocalDateTimePattern
 
 
 def parse(pattern: str, text: str) -> datetime | None:
