@@ -62,6 +62,7 @@ _TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})
 _JAVA_BLANKS = "".join(chr(code) for code in range(33))  # what Java's String.trim removes
 _DELIMITERS = frozenset(':,{}[]"')
 _MAX_DECIMAL_DIGITS = 38
+_INT64_DIGITS = 20  # "-9223372036854775808": no longer integer token is an int64
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _DAY_MS = 86_400_000
 _FLOAT32 = struct.Struct(">f")
@@ -110,7 +111,7 @@ def _scalar(token: str) -> Parsed | None:
             return temporal
     if not (digit or token[0] in "+-"):
         return None
-    if _INTEGER.fullmatch(token):  # the common case, without a Decimal
+    if len(token) <= _INT64_DIGITS and _INTEGER.fullmatch(token):  # the common case, without a Decimal
         return _integer(int(token)) or _number(Decimal(token))
     return _number(Decimal(token)) if _NUMBER.fullmatch(token) else None
 
@@ -140,7 +141,9 @@ def _temporal(token: str) -> Parsed | None:
 
 
 def _number(number: Decimal) -> Parsed | None:
-    if number == number.to_integral_value():
+    # adjusted() is the exponent of the leading digit: only a magnitude below 10**19 may be an int64,
+    # and only such a number is expanded (int(Decimal("9e999999999")) would take all the memory).
+    if number.adjusted() < _INT64_DIGITS - 1 and number == number.to_integral_value():
         integer = _integer(int(number))
         if integer is not None:
             return integer

@@ -67,6 +67,12 @@ def test_iso_temporals(text, value):
     assert convert_to_string(parsed.value, parsed.schema) == text
 
 
+@pytest.mark.parametrize("text", ["8e1234567", "9e999999999", "1" * 5000, "12345678e98765"])
+def test_numbers_too_large_for_any_type_stay_text_without_being_expanded(text):
+    # a hex trace id such as 8e1234567 once made int(Decimal(...)) take all the memory
+    assert parse_string(text) == (text, {"type": "string"})
+
+
 @pytest.mark.parametrize("text", ["2023-02-29", "08:15", "7 dwarfs", "[1,2] tail", "{a:1}", '[1,"two"]'])
 def test_text_that_is_not_wholly_a_value_stays_the_same_string(text):
     assert parse_string(text) == (text, {"type": "string"})
