@@ -14,7 +14,8 @@ Header values follow the same rules (Kafka itself stores them as bytes or null).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 Headers = tuple[tuple[str, Any], ...]
@@ -33,6 +34,10 @@ class Record:
     ``timestamp`` is epoch milliseconds, or None when the message carries none.
     ``key_schema`` / ``value_schema`` are optional schema descriptions supplied by a converter
     (an Avro schema dict or a Connect schema); formats that need a schema use them when present.
+    ``header_schemas`` are the Avro schemas the header converter gave, one per header in order;
+    empty when headers were not converted, and None for a header whose schema nobody gave (its
+    schema is then inferred from the value). Transforms edit headers through
+    :meth:`add_headers` / :meth:`keep_headers` so the two stay aligned.
     """
 
     topic: str
@@ -44,6 +49,7 @@ class Record:
     headers: Headers = ()
     key_schema: Any = field(default=None, compare=False)
     value_schema: Any = field(default=None, compare=False)
+    header_schemas: tuple[Any, ...] = field(default=(), compare=False)
 
     def header(self, name: str) -> Any:
         """The value of the last header called ``name``; KeyError when there is none."""
@@ -55,6 +61,32 @@ class Record:
     def has_header(self, name: str) -> bool:
         """Whether a header called ``name`` is present (its value may be None)."""
         return any(header_name == name for header_name, _ in self.headers)
+
+    def add_headers(self, added: Headers, schemas: Sequence[Any] | None = None) -> Record:
+        """This record with ``added`` appended, each with its schema in ``schemas`` (None: inferred)."""
+        if schemas is None and not self.header_schemas:
+            return replace(self, headers=self.headers + added)
+        new = tuple(schemas) if schemas is not None else (None,) * len(added)
+        return replace(self, headers=self.headers + added, header_schemas=self.aligned_header_schemas() + new)
+
+    def keep_headers(self, keep: Callable[[str], bool]) -> Record:
+        """This record with only the headers whose name ``keep`` accepts (their schemas kept)."""
+        if not self.header_schemas:
+            return replace(self, headers=tuple(pair for pair in self.headers if keep(pair[0])))
+        kept = [
+            (pair, schema)
+            for pair, schema in zip(self.headers, self.aligned_header_schemas(), strict=True)
+            if keep(pair[0])
+        ]
+        return replace(
+            self, headers=tuple(pair for pair, _ in kept), header_schemas=tuple(schema for _, schema in kept)
+        )
+
+    def aligned_header_schemas(self) -> tuple[Any, ...]:
+        """One schema (or None) per header, whether or not the headers were converted."""
+        if len(self.header_schemas) == len(self.headers):
+            return self.header_schemas
+        return (None,) * len(self.headers)
 
     def headers_dict(self) -> dict[str, Any]:
         """Headers as a dict; the last value wins when a name repeats."""

@@ -78,6 +78,7 @@ class StatementPlan:
                     "store.envelope.fields.value": envelope.value,
                     "store.envelope.fields.metadata": envelope.metadata,
                     "store.envelope.fields.headers": envelope.headers,
+                    "store.envelope.headers.layout": envelope.headers_layout.value,
                 }
             )
         resolved["partition.date.timezone"] = self.date_timezone

@@ -14,6 +14,7 @@ import base64
 import io
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,10 @@ class LocalBucket:
         return rows_of_object(key, self.read(key))
 
 
+_ESCAPED = "esc__"
+_ESCAPE = re.compile(r"_([0-9a-f]+)_")
+
+
 def _unescape(segment: str) -> str:
     return "" if segment == "%" else segment.replace("%25", "%")
 
@@ -114,10 +119,18 @@ def _headers(document: dict[str, Any]) -> dict[str, str]:
         if value is None:
             continue
         if name in base64_named:
-            decoded[name] = base64.b64decode(value).decode("utf-8")
+            decoded[_header_name(name)] = base64.b64decode(value).decode("utf-8")
         else:
-            decoded[name] = _text(value) or ""
+            decoded[_header_name(name)] = _text(value) or ""
     return decoded
+
+
+def _header_name(field: str) -> str:
+    """The header name of an Avro/Parquet headers field: ``esc__`` names undo lakesink's documented
+    escape (``_<hex>_`` for every character other than an ASCII letter or digit)."""
+    if not field.startswith(_ESCAPED):
+        return field
+    return _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), field[len(_ESCAPED) :])
 
 
 def _text(value: Any) -> str | None:

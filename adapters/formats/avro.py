@@ -41,6 +41,7 @@ from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, name_records
 from lakesink.domain.schema.envelope import record_from_envelope
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
+from lakesink.domain.schema.headers import header_names
 from lakesink.domain.schema.model import canonical_json
 
 LEVEL_REQUIRED = "No or invalid compressionCodec specified - does codec require a level?"
@@ -105,7 +106,7 @@ class AvroWriter(StructuredFile):
             pending = 0
         else:
             pending = len(self._block) if self._encode is not None else self._writer.io.tell()
-        return self._raw.count + pending
+        return self._segment_bytes + self._raw.count + pending
 
     def _open(self, schema: Schema) -> None:
         named = name_records(schema)
@@ -151,11 +152,18 @@ class AvroWriter(StructuredFile):
         assert self._writer is not None
         self._writer.write(row)
 
-    def _finish(self) -> None:
+    def _end_segment(self) -> None:
         if self._writer is not None:
             if self._block_records:
                 self._write_block()
             self._writer.flush()
+
+    def _reset_format(self) -> None:
+        self._writer = None
+        self._encode = None
+
+    def _read_segment(self, path: Path) -> Iterator[Record]:
+        return read_avro(path, envelope=True)
 
 
 def open_avro_reader(data: BinaryIO, path: Path) -> fastavro.reader:
@@ -182,7 +190,11 @@ def read_avro(path: Path, *, envelope: bool) -> Iterator[Record]:
         parts: dict[str, Any] = {}
         if envelope and isinstance(schema, dict):
             fields = {field["name"]: field["type"] for field in schema.get("fields", ())}
-            parts = {"key_schema": fields.get("key"), "value_schema": fields.get("value")}
+            parts = {
+                "key_schema": fields.get("key"),
+                "value_schema": fields.get("value"),
+                "header_names": header_names(fields.get("headers", "null")),
+            }
         for index, row in enumerate(reader):
             if envelope:
                 yield record_from_envelope(row, index=index, **parts)

@@ -39,6 +39,7 @@ from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, name_records
 from lakesink.domain.schema.envelope import record_from_envelope
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
+from lakesink.domain.schema.headers import header_names
 from lakesink.domain.schema.model import kind, non_null
 
 AVRO_SCHEMA_KEY = b"parquet.avro.schema"
@@ -166,12 +167,19 @@ class ParquetWriter(StructuredFile):
         self._batches = []
         self._buffered = 0
 
-    def _finish(self) -> None:
+    def _end_segment(self) -> None:
         if self._writer is None:
             return
         self._seal()
         self._flush_row_group()
         self._writer.close()
+
+    def _reset_format(self) -> None:
+        self._writer = None
+        self._rows, self._batches, self._buffered = [], [], 0
+
+    def _read_segment(self, path: Path) -> Iterator[Record]:
+        return read_parquet(path, envelope=True)
 
     def _discard(self) -> None:
         """Drop the buffers; close pyarrow's writer now, or it writes a footer when collected."""
@@ -220,7 +228,11 @@ def read_parquet(path: Path, *, envelope: bool) -> Iterator[Record]:
 
 def _part_schemas(avro: Schema) -> dict[str, Any]:
     fields = {field["name"]: field["type"] for field in avro.get("fields", ())}
-    return {"key_schema": fields.get("key"), "value_schema": fields.get("value")}
+    return {
+        "key_schema": fields.get("key"),
+        "value_schema": fields.get("value"),
+        "header_names": header_names(fields.get("headers", "null")),
+    }
 
 
 Fixer = Callable[[Any], Any]

@@ -5,6 +5,8 @@ JSON data read with ``JsonConverter`` (``schemas.enable=false``) into JSON files
 with ``StringConverter`` into TEXT files, with no envelope and no PARTITIONBY on value fields.
 Then the raw bytes go to the format writer, which writes them as they are (the architecture's
 "no parse and re-serialise" fast path). Keys are decoded only when something reads them.
+Headers are converted by ``header.converter`` (SimpleHeaderConverter unless configured) when
+the record is built, except for an envelope in the ``list`` layout, which keeps their bytes.
 """
 
 from __future__ import annotations
@@ -18,11 +20,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakesink.adapters.kafka.converters import JSON, STRING, Converter, create_converter
+from lakesink.adapters.kafka.header_converters import (
+    ByteArrayHeaderConverter,
+    HeaderConverter,
+    create_header_converter,
+)
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.partitioning import FieldKind
 from lakesink.domain.records import Headers, Record
+from lakesink.domain.schema.envelope_fields import HeadersLayout
 from lakesink.domain.statement_plan import StatementPlan
 
 _ALIASES = {"json": JSON, "string": STRING}
@@ -65,16 +73,41 @@ def headers_needed(plan: StatementPlan) -> bool:
     return plan.envelope is not None or any(f.kind is FieldKind.HEADER for f in plan.layout.selection.fields)
 
 
+def headers_decoded(plan: StatementPlan) -> bool:
+    """Whether the header converter runs: not for the envelope's ``list`` layout, which stores
+    the bytes Kafka had (PARTITIONBY ``_header.x`` then reads the header's text as sent)."""
+    return plan.envelope is None or plan.envelope.headers_layout is not HeadersLayout.LIST
+
+
 @dataclass
 class Converters:
-    """The key and value converters, built once per task from the connector settings."""
+    """The key, value and header converters, built once per task from the connector settings."""
 
     key: Converter
     value: Converter
+    header: HeaderConverter
 
     @classmethod
-    def create(cls, key: ConverterSettings, value: ConverterSettings) -> Converters:
-        return cls(_converter(key, "key.converter"), _converter(value, "value.converter"))
+    def create(
+        cls, key: ConverterSettings, value: ConverterSettings, header: ConverterSettings | None = None
+    ) -> Converters:
+        header = header or ConverterSettings()
+        return cls(
+            _converter(key, "key.converter"),
+            _converter(value, "value.converter"),
+            create_header_converter(header.class_name, header.settings),
+        )
+
+    def headers(self, headers: Headers, *, record: str) -> tuple[Headers, tuple[Any, ...]]:
+        """The headers converted, and the Avro schema of each (none for raw bytes: inferred)."""
+        if isinstance(self.header, ByteArrayHeaderConverter):
+            return headers, ()
+        convert = self.header.to_connect
+        converted = [convert(data, header=name, record=record) for name, data in headers]
+        return (
+            tuple((name, value) for (name, _), (value, _) in zip(headers, converted, strict=True)),
+            tuple(schema for _, schema in converted),
+        )
 
 
 def _converter(settings: ConverterSettings, setting: str) -> Converter:
@@ -99,18 +132,23 @@ class RawRow(NamedTuple):
     def describe(self) -> str:
         return f"{self.topic}-{self.partition}@{self.offset}"
 
-    def to_record(self, converters: Converters, *, decode_key: bool, decode_value: bool) -> Record:
+    def to_record(
+        self, converters: Converters, *, decode_key: bool, decode_value: bool, decode_headers: bool = True
+    ) -> Record:
         """The record the writers see.
 
         Raises:
-            RecordError: a converter cannot decode the key or value (names the record).
+            RecordError: a converter cannot decode the key, value or a header (names the record).
         """
         topic, partition, offset, timestamp, raw_key, raw_value, headers = self
         where = self.describe()
         key, key_schema = converters.key.decode(raw_key, record=where) if decode_key else (raw_key, None)
         value, value_schema = converters.value.decode(raw_value, record=where) if decode_value else (raw_value, None)
+        header_schemas: tuple[Any, ...] = ()
+        if headers and decode_headers:
+            headers, header_schemas = converters.headers(headers, record=where)
         # Positional: keywords cost a fifth of the Record's construction, once per Kafka message.
-        return Record(topic, partition, offset, timestamp, key, value, headers, key_schema, value_schema)
+        return Record(topic, partition, offset, timestamp, key, value, headers, key_schema, value_schema, header_schemas)
 
 
 def raw_rows(batch: pa.RecordBatch) -> Iterator[RawRow]:

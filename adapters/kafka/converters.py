@@ -180,13 +180,13 @@ def create_converter(class_name: str, settings: Mapping[str, str | Secret], *, s
 
     ``setting`` is the key that named it (``key.converter``/``value.converter``), for errors.
     """
-    canonical = _ALIASES.get(class_name.strip().lower(), class_name.strip())
+    canonical = canonical_name(class_name)
     if canonical == BYTE_ARRAY:
         return ByteArrayConverter()
     if canonical == STRING:
-        return StringConverter(_text(settings.get("converter.encoding", "utf-8")))
+        return StringConverter(setting_text(settings.get("converter.encoding", "utf-8")))
     if canonical == JSON:
-        enabled = as_bool(f"{setting}.schemas.enable", _text(settings.get("schemas.enable", "true")))
+        enabled = as_bool(f"{setting}.schemas.enable", setting_text(settings.get("schemas.enable", "true")))
         return JsonConverter(schemas_enable=enabled)
     if canonical == AVRO:
         return AvroConverter(SchemaRegistryClient(RegistrySettings.from_settings(settings)))
@@ -194,5 +194,11 @@ def create_converter(class_name: str, settings: Mapping[str, str | Secret], *, s
     raise ConfigError(f"Unsupported {setting} {class_name!r}: expected one of {known}.")
 
 
-def _text(value: str | Secret) -> str:
+def canonical_name(class_name: str) -> str:
+    """The Connect class a converter setting names, its alias (``json``, ``bytes``…) resolved."""
+    return _ALIASES.get(class_name.strip().lower(), class_name.strip())
+
+
+def setting_text(value: str | Secret) -> str:
+    """A converter setting's text, revealed: converters read it on the executor."""
     return value.reveal() if isinstance(value, Secret) else value

@@ -15,6 +15,8 @@ from typing import Any
 
 from lakesink.adapters.formats.avro import open_avro_reader
 from lakesink.adapters.restore.avro_frames import frame_batches, frame_plan, read_frame
+from lakesink.adapters.restore.header_bytes import StoredHeaders
+from lakesink.adapters.restore.messages import header_converter
 from lakesink.adapters.restore.part_columns import PartKind, column_bytes, envelope_batch
 from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
@@ -40,16 +42,6 @@ def avro_kind(schema: Any) -> PartKind:
     return PartKind.JSON if branch in _JSON_TYPES else PartKind.ANY
 
 
-def _header_kinds(schema: Any) -> dict[str, PartKind] | None:
-    """The envelope's headers record: field name → kind; None when the schema is not such a record."""
-    branches = [branch for branch in (schema if isinstance(schema, list) else [schema]) if branch != "null"]
-    if not branches:
-        return {}
-    if len(branches) == 1 and isinstance(branches[0], dict) and branches[0].get("type") == "record":
-        return {field["name"]: avro_kind(field["type"]) for field in branches[0]["fields"]}
-    return None
-
-
 def avro_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batch: int) -> Iterator[MessageBatch]:
     """The batches of one Avro object container file.
 
@@ -59,14 +51,14 @@ def avro_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batc
     with open(path, "rb") as data:
         reader = open_avro_reader(data, path)
         schema = reader.writer_schema
+        fields = {field["name"]: field["type"] for field in schema.get("fields", ())} if isinstance(schema, dict) else {}
+        stored_headers = StoredHeaders.of(header_converter(root), fields.get("headers", "null"))
         plan = frame_plan(schema) if root.envelope else None
         frame = read_frame(path) if plan is not None else None
         if plan is not None and frame is not None:
-            yield from frame_batches(frame, plan, entry.partition, rows_per_batch)
+            yield from frame_batches(frame, plan, stored_headers, entry.partition, rows_per_batch)
             return
-        fields = {field["name"]: field["type"] for field in schema.get("fields", ())} if isinstance(schema, dict) else {}
         key_kind, value_kind = avro_kind(fields.get("key", "null")), avro_kind(fields.get("value", "null"))
-        header_kinds = _header_kinds(fields.get("headers", "null"))
         whole_kind = avro_kind(schema)
         object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
         while rows := list(islice(reader, rows_per_batch)):
@@ -80,6 +72,6 @@ def avro_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batc
                 metadata=[row.get("metadata") for row in rows],
                 key_kind=key_kind,
                 value_kind=value_kind,
-                header_kinds=header_kinds,
+                stored_headers=stored_headers,
                 partition=entry.partition,
             )

@@ -10,7 +10,7 @@ only where its output is provably the record reader's, byte for byte (:func:`fra
   types or multi-type unions: their Python forms differ, so fastavro reads those files);
 * doubles only where Python and polars print them alike: zero or 1e-4 <= |x| < 1e16
   (Python switches to exponent notation outside that range, polars does not; checked per file);
-* headers as a record of string / bytes fields, the metadata record of the envelope;
+* headers as a record of string / bytes fields or the ``list`` layout, the metadata record of the envelope;
 * files up to :data:`MAX_FRAME_BYTES`, since polars reads a file whole.
 """
 
@@ -23,8 +23,10 @@ from typing import Any
 
 import polars as pl
 
-from lakesink.adapters.restore.part_columns import PartKind, zipped_headers
+from lakesink.adapters.restore.header_bytes import StoredHeaders
+from lakesink.adapters.restore.part_columns import PartKind
 from lakesink.domain.restore.batch import MessageBatch
+from lakesink.domain.schema.headers import is_header_list
 
 MAX_FRAME_BYTES = 64 << 20
 """Larger objects are streamed block by block by fastavro instead of being decoded whole."""
@@ -40,7 +42,7 @@ class FramePlan:
 
     key: PartKind | None
     value: PartKind | None
-    headers: tuple[str, ...] | None
+    headers: bool
     metadata: bool
 
 
@@ -97,14 +99,13 @@ def frame_plan(schema: Any) -> FramePlan | None:
     value = _part_kind(fields["value"]) if "value" in fields else None
     if ("key" in fields and key is None) or ("value" in fields and value is None):
         return None
-    headers: tuple[str, ...] | None = None
-    if fields.get("headers", "null") != "null":
+    headers = fields.get("headers", "null") != "null"
+    if headers and not is_header_list(fields["headers"]):
         record = _non_null(fields["headers"])
         if _type_name(record) != "record":
             return None
         if any(_type_name(_non_null(f["type"])) not in ("string", "bytes") for f in record["fields"]):
             return None
-        headers = tuple(f["name"] for f in record["fields"])
     metadata = "metadata" in fields
     if metadata:
         record = _non_null(fields["metadata"])
@@ -147,29 +148,24 @@ def _double_columns(frame: pl.DataFrame) -> Iterator[pl.Expr]:
             yield from walk(pl.col(name), frame.schema[name])
 
 
-def frame_batches(frame: pl.DataFrame, plan: FramePlan, partition: int | None, rows_per_batch: int) -> Iterator[MessageBatch]:
+def frame_batches(
+    frame: pl.DataFrame, plan: FramePlan, stored_headers: StoredHeaders, partition: int | None, rows_per_batch: int
+) -> Iterator[MessageBatch]:
     """The messages of a decoded envelope frame, ``rows_per_batch`` at a time."""
     parts = frame.select(
         _bytes_expr("key", plan.key),
         _bytes_expr("value", plan.value),
-        *([pl.col("headers").struct.field(name).cast(pl.Binary).alias(f"h.{name}") for name in plan.headers] if plan.headers else []),
-        pl.col("headers").is_not_null().alias("h") if plan.headers else pl.lit(False).alias("h"),
+        pl.col("headers") if plan.headers else pl.lit(None).alias("headers"),
         _metadata_expr("timestamp", plan.metadata, non_negative=True).alias("ts"),
         _metadata_expr("partition", plan.metadata, non_negative=False).alias("p"),
     )
     for start in range(0, parts.height, rows_per_batch):
         chunk = parts.slice(start, rows_per_batch)
         rows = chunk.height
-        names = plan.headers or ()
-        headers = zipped_headers(
-            names,
-            [chunk.get_column(f"h.{name}").to_list() for name in names],
-            chunk.get_column("h").to_list(),
-        )
         yield MessageBatch(
             keys=chunk.get_column("key").to_list(),
             values=chunk.get_column("value").to_list(),
-            headers=headers,
+            headers=stored_headers.rows(chunk.get_column("headers").to_list()),
             timestamps=chunk.get_column("ts").to_list(),
             partitions=[partition] * rows if partition is not None else chunk.get_column("p").to_list(),
         )

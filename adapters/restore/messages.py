@@ -6,13 +6,14 @@ Conversion of a stored part (key, value, each header) to Kafka bytes:
   the JSON envelope's base64 parts, flagged ``keyIsArray``/``valueIsArray``/``headersIsArray``,
   are decoded back to bytes by the reader);
 * ``str`` → its UTF-8 encoding;
-* ``None`` → null (a null key, a tombstone, a null header);
+* ``None`` → null (a null key, a tombstone);
 * anything else (numbers, booleans, structures decoded from JSON/Avro/Parquet) → compact JSON
   (:func:`lakesink.adapters.formats.jsoncodec.dumps`: Decimal exact, datetimes as epoch millis).
 
 Without an envelope, JSON, CSV and TEXT objects give one message per line, the line's bytes
 as they are stored (Lenses reads them as strings; no parse and re-serialise, so the value is
 byte-exact); empty lines are skipped and a CSV header line is skipped with CSV_WITHHEADERS.
+Headers are written back by the restore's ``header.converter`` (:mod:`.header_bytes`).
 BYTES gives the whole object as one message (or chunks of ``transformer.max.buffer.size`` for
 an Aiven config). Avro and Parquet give each row's value converted as above.
 """
@@ -27,6 +28,7 @@ from typing import IO, Any
 
 from lakesink.adapters.formats import open_reader
 from lakesink.adapters.formats.jsoncodec import dumps
+from lakesink.adapters.kafka.header_converters import HeaderConverter, create_header_converter
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
@@ -65,18 +67,24 @@ def read_messages(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
     source = decompressed(root, path)
     object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
     if root.envelope:
+        convert = header_converter(root).from_connect
         codec = CompressionCodec.GZIP if root.format is Format.JSON and entry.key.endswith(".gz") else CompressionCodec.UNCOMPRESSED
         for record in open_reader(root.format, source, envelope=True, codec=codec):
             yield Message(
                 key=to_bytes(record.key),
                 value=to_bytes(record.value),
-                headers=tuple((name, to_bytes(value)) for name, value in record.headers),
+                headers=tuple((name, convert(value, None)) for name, value in record.headers),
                 timestamp=record.timestamp,
                 partition=entry.partition if entry.partition is not None else record.partition,
             )
         return
     for value in stored_values(root, entry, source):
         yield Message(key=object_key, value=value, partition=entry.partition)
+
+
+def header_converter(root: RestoreRoot) -> HeaderConverter:
+    """The restore's header converter, built where the objects are read."""
+    return create_header_converter(root.header_converter.class_name, root.header_converter.settings)
 
 
 def stored_values(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[bytes | None]:

@@ -16,6 +16,8 @@ from typing import Any
 import pyarrow as pa
 
 from lakesink.adapters.formats.parquet import VALUE_COLUMN, open_parquet, python_fixer
+from lakesink.adapters.restore.header_bytes import StoredHeaders
+from lakesink.adapters.restore.messages import header_converter
 from lakesink.adapters.restore.part_columns import PartKind, column_bytes, envelope_batch
 from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
@@ -55,14 +57,6 @@ def _part(column: pa.Array | None, rows: int) -> tuple[list[Any], PartKind]:
     return ([fix(value) for value in values] if fix is not None else values), kind
 
 
-def _header_kinds(column: pa.Array | None) -> dict[str, PartKind] | None:
-    if column is None or pa.types.is_null(column.type):
-        return {}
-    if pa.types.is_struct(column.type):
-        return {field.name: arrow_kind(field.type) for field in column.type}
-    return None
-
-
 def parquet_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_batch: int) -> Iterator[MessageBatch]:
     """The batches of one Parquet file.
 
@@ -70,6 +64,8 @@ def parquet_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_b
         FormatError: the file is not Parquet.
     """
     parquet, avro, wrapped = open_parquet(path)
+    avro_fields = {field["name"]: field["type"] for field in avro.get("fields", ())} if isinstance(avro, dict) else {}
+    stored_headers = StoredHeaders.of(header_converter(root), avro_fields.get("headers", "null"))
     object_key = entry.key.encode("utf-8") if root.key_from_object_key else None
     for batch in parquet.iter_batches(batch_size=rows_per_batch):
         names = batch.schema.names
@@ -96,6 +92,6 @@ def parquet_batches(root: RestoreRoot, entry: IndexEntry, path: Path, rows_per_b
             metadata=meta,
             key_kind=key_kind,
             value_kind=value_kind,
-            header_kinds=_header_kinds(column("headers")),
+            stored_headers=stored_headers,
             partition=entry.partition,
         )

@@ -41,6 +41,7 @@ from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import (
     Converters,
     RawRow,
+    headers_decoded,
     key_needed,
     raw_rows,
     raw_value_passthrough,
@@ -105,6 +106,7 @@ class SinkTaskSpec:
     staging_root: str | None
     key_converter: ConverterSettings
     value_converter: ConverterSettings
+    header_converter: ConverterSettings = ConverterSettings()
     floors: Mapping[TopicPartition, int] = field(default_factory=dict)
     granular: Mapping[TopicPartition, Mapping[str, int]] = field(default_factory=dict)
     chain: TransformChain = field(default_factory=TransformChain)
@@ -145,6 +147,7 @@ class SinkTaskSpec:
             staging_root=staging_root or settings.local_tmp_directory,
             key_converter=settings.key_converter,
             value_converter=settings.value_converter,
+            header_converter=settings.header_converter,
             floors=floors or {},
             granular=granular or {},
             chain=chain,
@@ -165,6 +168,7 @@ class _Route:
     decode_key: bool
     decode_value: bool
     values: PartitionValues | None
+    decode_headers: bool = True
 
 
 @dataclass
@@ -227,6 +231,7 @@ class _Range:
             decode_key=key_needed(statement),
             decode_value=not raw_value_passthrough(statement, spec.value_converter),
             values=statement.layout.coordinate_values(topic, self.partition),
+            decode_headers=headers_decoded(statement),
         )
 
 
@@ -261,7 +266,7 @@ def _range_of(spec: SinkTaskSpec, ranges: _Ranges, topic: str, partition: int) -
 
 def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` body: write the task's ranges and yield their result rows."""
-    converters = Converters.create(spec.key_converter, spec.value_converter)
+    converters = Converters.create(spec.key_converter, spec.value_converter, spec.header_converter)
     root = Path(spec.staging_root or tempfile.gettempdir()) / "lakesink-staging" / spec.connector
     ranges = _Ranges()
     transforms = ColumnarChain.of(spec.chain) if spec.chain.steps else None
@@ -394,7 +399,7 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
         return
     try:
         if spec.chain.steps:  # the tuple, not TransformChain.__bool__: a Python call per record
-            transformed = spec.chain.apply(row.to_record(converters, decode_key=True, decode_value=True))
+            transformed = spec.chain.apply(row.to_record(converters, decode_key=True, decode_value=True, decode_headers=True))
             if transformed is None:  # a Filter dropped it: read, nothing to write
                 state.skipped += 1
                 return
@@ -402,7 +407,12 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
             route = state.resolve_routed(spec, root, record.topic)
         else:
             route = state.route or state.resolve(spec, root)
-            record = row.to_record(converters, decode_key=route.decode_key, decode_value=route.decode_value)
+            record = row.to_record(
+                converters,
+                decode_key=route.decode_key,
+                decode_value=route.decode_value,
+                decode_headers=route.decode_headers,
+            )
         values = route.statement.layout.partition_values(record) if route.values is None else route.values
         if state.locks and _granular_skip(state.locks, row.offset, values):
             state.skipped += 1

@@ -18,6 +18,10 @@ _CONVERTERS = {
     "key.converter": "org.apache.kafka.connect.storage.StringConverter",
     "value.converter": "org.apache.kafka.connect.json.JsonConverter",
     "value.converter.schemas.enable": "false",
+    # Headers stored as the text they are: Connect's default SimpleHeaderConverter would type a
+    # trace id such as 0123456789012345 as a number (and store 123456789012345), so the audit
+    # could not compare it with the topic.
+    "header.converter": "org.apache.kafka.connect.storage.StringConverter",
 }
 
 

@@ -21,8 +21,8 @@ _CLOUD = frozenset({"s3", "gcs", "azure"})
 _SINK = Scope.SINK
 _SOURCE = Scope.SOURCE
 
-#: The one header converter lakesink accepts: header values are kept as raw bytes.
-BYTES_HEADER_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
+#: Kafka Connect's default header converter, and lakesink's.
+SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
 CATALOG: tuple[KeySpec, ...] = (
     # --- Kafka Connect keys ------------------------------------------------------------------
@@ -37,17 +37,17 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False),
     KeySpec("value.converter", T.CLASS, None, "Converter class for record values (Kafka Connect name).",
             prefixed=False),
-    KeySpec("header.converter", T.CLASS, BYTES_HEADER_CONVERTER,
-            "Header values are kept as raw bytes, as ByteArrayConverter does; other header converters "
-            "(Kafka Connect's default SimpleHeaderConverter included) are not supported yet.",
-            prefixed=False, kind=Kind.NOT_YET),
+    KeySpec("header.converter", T.CLASS, SIMPLE_HEADER_CONVERTER,
+            "Converter class for header values, as Kafka Connect applies it: SimpleHeaderConverter "
+            "(typed values parsed from UTF-8 text), StringConverter, ByteArrayConverter (raw bytes) or "
+            "JsonConverter, or their aliases string, bytes, json. The restore uses its own to write headers back.",
+            prefixed=False),
     KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
             "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",
             prefixed=False, kind=Kind.PASSTHROUGH),
-    KeySpec("header.converter.*", T.ANY, None,
-            "Header converter settings are not supported yet (header values are kept as raw bytes).",
-            prefixed=False, kind=Kind.UNSUPPORTED),
+    KeySpec("header.converter.*", T.ANY, None, "Header converter settings (schemas.enable for JsonConverter, "
+            "converter.encoding for StringConverter).", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("consumer.*", T.ANY, None,
             "librdkafka consumer settings, prefix stripped (consumer.override.* too).",
             scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),

@@ -80,6 +80,7 @@ class ConnectorSettings:
     bootstrap_servers: str | None = None
     key_converter: ConverterSettings = ConverterSettings()
     value_converter: ConverterSettings = ConverterSettings()
+    header_converter: ConverterSettings = ConverterSettings()
     kafka_client: Mapping[str, ClientValue] = dataclasses.field(default_factory=dict)
     compression_codec: CompressionCodec = CompressionCodec.UNCOMPRESSED
     compression_level: int | None = None
@@ -155,6 +156,7 @@ class ConnectorSettings:
             bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
             key_converter=parse_converter(normalised, "key", hidden=hidden_keys),
             value_converter=parse_converter(normalised, "value", hidden=hidden_keys),
+            header_converter=parse_converter(normalised, "header", hidden=hidden_keys),
             kafka_client=parse_kafka_client(normalised, role, hidden=hidden_keys),
             compression_codec=reader.enum("compression.codec", CompressionCodec),
             compression_level=_compression_level(reader),

@@ -24,7 +24,7 @@ _ROLE_CLIENT_PREFIX = {"sink": "consumer.", "source": "producer."}
 
 @dataclass(frozen=True, slots=True)
 class ConverterSettings:
-    """``key.converter`` / ``value.converter``: class name and sub-settings."""
+    """``key.converter`` / ``value.converter`` / ``header.converter``: class name and sub-settings."""
 
     class_name: str | None = None
     settings: Mapping[str, ClientValue] = field(default_factory=dict)
@@ -37,7 +37,7 @@ def _wrap(name: str, value: str, *, provided: bool = False) -> ClientValue:
 def parse_converter(
     props: Mapping[str, str], which: str, *, hidden: Collection[str] = frozenset()
 ) -> ConverterSettings:
-    """The converter called ``which`` (``key`` or ``value``); ``hidden`` keys' values become secrets."""
+    """The converter called ``which`` (``key``, ``value`` or ``header``); ``hidden`` keys' values become secrets."""
     base = f"{which}.converter"
     class_name = props.get(base, "").strip() or None
     sub_prefix = base + "."

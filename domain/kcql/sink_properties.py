@@ -17,7 +17,7 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.kcql.frozen_map import FrozenMap
 from lakesink.domain.kcql.property_reader import PropertyReader
-from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields
+from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields, HeadersLayout
 
 FLUSH_COUNT = "flush.count"
 FLUSH_SIZE = "flush.size"
@@ -29,10 +29,12 @@ PADDING_LENGTH_PREFIX = "padding.length."
 PADDING_FIELDS = ("partition", "offset")
 KEY_SUFFIX = "key.suffix"
 STORE_ENVELOPE = "store.envelope"
+HEADERS_LAYOUT = "store.envelope.headers.layout"
 PARTITION_DATE_TIMEZONE = "partition.date.timezone"
 FILE_NAMER_KEYS = ("store.file.namer", "store.file.namer.param")
 
 PADDING_TYPES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
+_LAYOUTS = {layout.value: layout.value for layout in HeadersLayout}
 MAX_PADDING_LENGTH = 64
 
 SINK_KEYS = (
@@ -46,6 +48,7 @@ SINK_KEYS = (
     KEY_SUFFIX,
     STORE_ENVELOPE,
     *FIELD_KEYS,
+    HEADERS_LAYOUT,
     PARTITION_DATE_TIMEZONE,
 )
 
@@ -127,17 +130,24 @@ def _padding_lengths(reader: PropertyReader) -> Mapping[str, int] | None:
 
 
 def _envelope(reader: PropertyReader) -> EnvelopeFields | None:
-    """Lenses' all-or-none rule for the four ``store.envelope.fields.*`` keys."""
-    given = [key for key in FIELD_KEYS if reader.has(key)]
+    """Lenses' all-or-none rule for the four ``store.envelope.fields.*`` keys, and lakesink's
+    ``store.envelope.headers.layout`` (``struct``, Lenses' layout and the default, or ``list``;
+    :mod:`lakesink.domain.schema.headers` says what each keeps)."""
+    given = [key for key in (*FIELD_KEYS, HEADERS_LAYOUT) if reader.has(key)]
     if not reader.read(STORE_ENVELOPE, as_bool):
         if given:
             raise reader.error(given[0], f"'{given[0]}' applies only when 'store.envelope' is true.")
         return None
-    if given and len(given) != len(FIELD_KEYS):
-        raise reader.error(given[0], ENVELOPE_ALL_OR_NONE_MESSAGE)
+    fields_given = [key for key in given if key in FIELD_KEYS]
+    if fields_given and len(fields_given) != len(FIELD_KEYS):
+        raise reader.error(fields_given[0], ENVELOPE_ALL_OR_NONE_MESSAGE)
     flags = {key.rsplit(".", 1)[1]: reader.read(key, as_bool) for key in FIELD_KEYS}
+    layout = reader.read(HEADERS_LAYOUT, partial(as_choice, choices=_LAYOUTS)) or HeadersLayout.STRUCT.value
     try:
-        return EnvelopeFields(**{field: True if flag is None else flag for field, flag in flags.items()})
+        return EnvelopeFields(
+            **{field: True if flag is None else flag for field, flag in flags.items()},
+            headers_layout=HeadersLayout(layout),
+        )
     except ConfigError as error:
         raise reader.error(STORE_ENVELOPE, str(error)) from None
 

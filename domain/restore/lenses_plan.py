@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
-from lakesink.domain.config.passthrough import ClientValue
+from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import SourceStatement
 from lakesink.domain.layout.key_segments import normalise_prefix
@@ -42,7 +42,7 @@ def lenses_restore_plan(
         name=settings.name,
         backend=settings.backend,
         storage=settings.storage,
-        roots=tuple(_root(number, statement) for number, statement in enumerate(statements)),
+        roots=tuple(_root(number, statement, settings.header_converter) for number, statement in enumerate(statements)),
         producer=producer_settings(settings.bootstrap_servers, settings.kafka_client),
         partition_rule=PartitionRule(
             mode=source.partition_extractor.value,
@@ -70,7 +70,7 @@ def producer_settings(
     return {**client, "bootstrap.servers": bootstrap_servers}
 
 
-def _root(number: int, statement: SourceStatement) -> RestoreRoot:
+def _root(number: int, statement: SourceStatement, header_converter: ConverterSettings) -> RestoreRoot:
     options = statement.options
     post = None
     if options.post_process_action is not None:
@@ -92,5 +92,6 @@ def _root(number: int, statement: SourceStatement) -> RestoreRoot:
         page_size=page_size(statement.batch),
         limit=statement.limit if statement.limit and statement.limit > 0 else DEFAULT_LIMIT,
         post_process=post,
+        header_converter=header_converter,
     )
 

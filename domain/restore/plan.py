@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import PartitionExtractorType
-from lakesink.domain.config.passthrough import ClientValue
+from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.template import KeyTemplate
 
@@ -76,6 +76,7 @@ class RestoreRoot:
         bytes_chunk_size: Aiven ``input.format=bytes``: one record per chunk of this size.
         compression: Aiven ``file.compression.type`` (gzip, zstd; Aiven's snappy framing is not read): the whole object is
             decompressed before it is read (never for Parquet, as in Aiven); None = as stored.
+        header_converter: the restore's ``header.converter``, which writes stored header values back as bytes.
     """
 
     number: int
@@ -92,6 +93,7 @@ class RestoreRoot:
     key_from_object_key: bool = False
     bytes_chunk_size: int | None = None
     compression: str | None = None
+    header_converter: ConverterSettings = ConverterSettings()
 
     def relative(self, key: str) -> str:
         """``key`` without the listing prefix (what an Aiven template is matched against)."""

@@ -8,7 +8,10 @@ Layout (Lenses §5.3; field names are a compatibility contract)::
 Avro/Parquet schema of the row: an unnamed record (``ConnectDefault`` once named) with
 
 * ``key`` / ``value``: the part's schema made optional; a null part is ``"null"``;
-* ``headers``: a record of optional header fields sorted by name, or ``"null"`` without headers;
+* ``headers``: in the default ``struct`` layout a record of optional header fields sorted by
+  name, typed by the header converter, or ``"null"`` without headers; in the ``list`` layout
+  an array of ``{key, value}`` records holding the raw bytes (:mod:`.headers` has both, and
+  what happens to header names Avro forbids and to files whose records carry other headers);
 * ``metadata``: ``{timestamp: ["null","long"], topic: string, partition: int, offset: long}``.
 
 Deliberate deviations from Lenses, all in favour of a lossless restore:
@@ -21,22 +24,27 @@ Deliberate deviations from Lenses, all in favour of a lossless restore:
 * ``metadata.timestamp`` is nullable (Lenses declares it required and fails on a record
   without a timestamp);
 * JSON: bytes headers are base64 and listed in ``headersIsArray`` (Lenses has no way to tell
-  a bytes header from a string header); readers that do not know the field ignore it.
+  a bytes header from a string header); readers that do not know the field ignore it. In the
+  ``list`` layout every value is base64 (the list is always bytes), so no flag is written.
 """
 
 from __future__ import annotations
 
 import base64
+import math
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from operator import attrgetter
 from typing import Any
 
 from lakesink.domain.errors import FormatError
 from lakesink.domain.records import Record
-from lakesink.domain.schema.envelope_fields import EnvelopeFields
+from lakesink.domain.schema.envelope_fields import EnvelopeFields, HeadersLayout
+from lakesink.domain.schema.headers import HEADER_LIST_SCHEMA, avro_field_name, headers_record
 from lakesink.domain.schema.infer import infer
-from lakesink.domain.schema.model import Schema, optional, record
+from lakesink.domain.schema.model import Schema, non_null, optional, record
 from lakesink.domain.schema.resolve import schema_for
+from lakesink.domain.transforms.header_values import convert_to_string, java_float
 
 METADATA_SCHEMA: Schema = {
     "type": "record",
@@ -55,9 +63,41 @@ Part = tuple[str, Callable[[Record], Any]]
 
 
 def _sorted_headers(item: Record) -> dict[str, Any] | None:
+    """Header name → value, the last value of a repeated name, sorted by name (the JSON object)."""
     if not item.headers:
         return None
     return dict(sorted(item.headers_dict().items()))
+
+
+def _header_fields(item: Record) -> dict[str, Any] | None:
+    """The struct layout's row: the Avro field name of each header → its (last) value."""
+    if not item.headers:
+        return None
+    return {avro_field_name(name): value for name, value in sorted(item.headers_dict().items())}
+
+
+def _header_list(item: Record) -> list[dict[str, Any]]:
+    """The list layout's row: every header in order, as bytes."""
+    return [{"key": name, "value": _header_bytes(value)} for name, value in item.headers]
+
+
+def _header_bytes(value: Any) -> bytes | None:
+    """A header value as bytes: raw headers are bytes already; one a transform set is written
+    as SimpleHeaderConverter would send it."""
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, _BYTES):
+        return bytes(value)
+    text = value if isinstance(value, str) else convert_to_string(value)
+    return None if text is None else text.encode("utf-8")
+
+
+def _header_schemas(item: Record) -> dict[str, Schema]:
+    """Header name → Avro schema of its last value: the converter's, else inferred."""
+    return {
+        name: infer(value) if schema is None else schema
+        for (name, value), schema in zip(item.headers, item.aligned_header_schemas(), strict=True)
+    }
 
 
 def _metadata(item: Record) -> dict[str, Any]:
@@ -77,7 +117,9 @@ def envelope_parts(fields: EnvelopeFields) -> tuple[Part, ...]:
     if fields.value:
         parts.append(("value", attrgetter("value")))
     if fields.headers:
-        parts.append(("headers", _sorted_headers))
+        parts.append(
+            ("headers", _header_list if fields.headers_layout is HeadersLayout.LIST else _header_fields)
+        )
     if fields.metadata:
         parts.append(("metadata", _metadata))
     return tuple(parts)
@@ -95,23 +137,32 @@ def envelope_schema(item: Record, fields: EnvelopeFields) -> Schema:
     if fields.value:
         parts.append(("value", optional(schema_for(item.value, item.value_schema))))
     if fields.headers:
-        headers = _sorted_headers(item)
-        if headers is None:
+        if fields.headers_layout is HeadersLayout.LIST:
+            parts.append(("headers", HEADER_LIST_SCHEMA))
+        elif not item.headers:
             parts.append(("headers", "null"))
         else:
-            header_fields = [(name, infer(value)) for name, value in headers.items()]
-            parts.append(("headers", optional(record(header_fields, optional_fields=True))))
+            parts.append(("headers", optional(headers_record(_header_schemas(item)))))
     if fields.metadata:
         parts.append(("metadata", METADATA_SCHEMA))
     return record(parts)
 
 
 def record_from_envelope(
-    row: Mapping[str, Any], *, index: int, key_schema: Any = None, value_schema: Any = None
+    row: Mapping[str, Any],
+    *,
+    index: int,
+    key_schema: Any = None,
+    value_schema: Any = None,
+    header_names: Mapping[str, str] | None = None,
 ) -> Record:
-    """Rebuild a record from an envelope row; ``index`` is the offset when metadata is absent."""
+    """Rebuild a record from an envelope row; ``index`` is the offset when metadata is absent.
+
+    ``header_names`` (field → header name) is given for a file whose schema fixes the header
+    fields (Avro, Parquet): there a null field is a header the record did not have, since every
+    record of the file has every field (see :mod:`.headers`), and is left out.
+    """
     metadata = row.get("metadata") or {}
-    headers = row.get("headers") or {}
     return Record(
         topic=metadata.get("topic", ""),
         partition=metadata.get("partition", 0),
@@ -119,10 +170,37 @@ def record_from_envelope(
         timestamp=metadata.get("timestamp"),
         key=row.get("key"),
         value=row.get("value"),
-        headers=tuple(headers.items()),
+        headers=stored_headers(row.get("headers"), header_names),
         key_schema=key_schema,
         value_schema=value_schema,
     )
+
+
+def _float32_as_written(headers: dict[str, Any], item: Record) -> dict[str, Any]:
+    """Float32 headers as their own shortest digits (``3.1415927``, as Jackson writes a Java
+    float), not the longer digits of the double that holds them in Python."""
+    if not item.header_schemas or not any(type(value) is float for value in headers.values()):
+        return headers
+    schemas = _header_schemas(item)
+    return {
+        name: Decimal(java_float(value))
+        if type(value) is float and math.isfinite(value) and non_null(schemas[name]) == ["float"]
+        else value
+        for name, value in headers.items()
+    }
+
+
+def stored_headers(stored: Any, header_names: Mapping[str, str] | None) -> tuple[tuple[str, Any], ...]:
+    """The ``(name, value)`` headers of a stored ``headers`` part, in either layout."""
+    if not stored:
+        return ()
+    if isinstance(stored, Mapping):
+        if header_names is None:
+            return tuple(stored.items())
+        return tuple(
+            (header_names.get(field, field), value) for field, value in stored.items() if value is not None
+        )
+    return tuple((pair["key"], pair["value"]) for pair in stored)
 
 
 def json_envelope(item: Record, fields: EnvelopeFields) -> dict[str, Any]:
@@ -136,8 +214,16 @@ def json_envelope(item: Record, fields: EnvelopeFields) -> dict[str, Any]:
             document[f"{part}IsArray"] = True
         else:
             document[part] = value
-    if fields.headers:
-        headers = _sorted_headers(item) or {}
+    if fields.headers and fields.headers_layout is HeadersLayout.LIST:
+        document["headers"] = [
+            {
+                "key": pair["key"],
+                "value": None if pair["value"] is None else base64.b64encode(pair["value"]).decode("ascii"),
+            }
+            for pair in _header_list(item)
+        ]
+    elif fields.headers:
+        headers = _float32_as_written(_sorted_headers(item) or {}, item)
         binary = [name for name, value in headers.items() if isinstance(value, _BYTES)]
         document["headers"] = {
             name: base64.b64encode(value).decode("ascii") if name in binary else value
@@ -166,6 +252,14 @@ def record_from_json_envelope(document: Any, *, index: int) -> Record:
         for part in ("key", "value"):
             if row.get(f"{part}IsArray") and row.get(part) is not None:
                 row[part] = base64.b64decode(row[part])
+        if isinstance(row.get("headers"), list):
+            row["headers"] = [
+                {
+                    "key": pair["key"],
+                    "value": None if pair.get("value") is None else base64.b64decode(pair["value"]),
+                }
+                for pair in row["headers"]
+            ]
         binary = row.get("headersIsArray") or {}
         if binary:
             row["headers"] = {

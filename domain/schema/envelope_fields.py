@@ -7,6 +7,7 @@ rebuild the original message. The field names are Lenses' so files interoperate.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from lakesink.domain.errors import ConfigError
 
@@ -18,14 +19,24 @@ FIELD_KEYS = (
 )
 
 
+class HeadersLayout(Enum):
+    """How the envelope stores headers (``store.envelope.headers.layout``, :mod:`.headers`)."""
+
+    STRUCT = "struct"
+    """Lenses' layout: one field per header name, values as the header converter gives them."""
+    LIST = "list"
+    """lakesink's: an ordered list of ``{key, value}`` pairs holding the raw header bytes."""
+
+
 @dataclass(frozen=True, slots=True)
 class EnvelopeFields:
-    """The parts of the message an envelope keeps; all true by default."""
+    """The parts of the message an envelope keeps (all true by default) and the headers' layout."""
 
     key: bool = True
     value: bool = True
     metadata: bool = True
     headers: bool = True
+    headers_layout: HeadersLayout = HeadersLayout.STRUCT
 
     def __post_init__(self) -> None:
         if not (self.key or self.value or self.metadata or self.headers):

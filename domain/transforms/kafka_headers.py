@@ -6,14 +6,15 @@ repeat (adding never replaces). Values are Python data, as the sink's header con
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
+from lakesink.domain.schema.headers import header_schema
 from lakesink.domain.transforms.chain import TransformFactory
+from lakesink.domain.transforms.header_values import parse_string
 from lakesink.domain.transforms.kafka_data import (
     PACKAGE,
     REPLACE_NULL,
@@ -25,15 +26,6 @@ from lakesink.domain.transforms.kafka_data import (
 )
 from lakesink.domain.transforms.options import TransformOptions
 from lakesink.domain.transforms.parts import Part, variants
-
-
-def literal_header_value(text: str) -> Any:
-    """The header value of ``InsertHeader``'s ``value.literal``.
-
-    PLACEHOLDER, to be swapped: Connect parses the literal with ``Values.parseString`` (numbers,
-    booleans, arrays, maps…); until lakesink's port of it lands, the literal stays a string.
-    """
-    return text
 
 
 @dataclass(frozen=True)
@@ -58,12 +50,10 @@ class HeaderFrom:
                 (header, value.get(name)) for name, header in zip(self.fields, self.headers, strict=True)
             )
             updated = {key: item for key, item in value.items() if not (self.move and key in self.fields)}
-            return dataclasses.replace(
-                self.part.replace(record, updated, None), headers=record.headers + added
-            )
+            return self.part.replace(record, updated, None).add_headers(added)
         struct = require_struct(data, purpose)
         shape = struct_schema(schema, purpose)
-        pairs = []
+        pairs, schemas = [], []
         for name, header in zip(self.fields, self.headers, strict=True):
             field = shape.field(name)
             if field is None:
@@ -71,6 +61,7 @@ class HeaderFrom:
                     f"field {name!r} is not in the schema of the record's {self.part.value.lower()}"
                 )
             pairs.append((header, field_value(struct, field, self.replace_null_with_default)))
+            schemas.append(shape.names.resolve(field["type"]))
         moved = self.part.hint(record)
         updated_value: Any = struct
         if self.move:
@@ -80,7 +71,7 @@ class HeaderFrom:
                 field["name"]: field_value(struct, field, self.replace_null_with_default) for field in kept
             }
         out = self.part.replace(record, updated_value, moved)
-        return dataclasses.replace(out, headers=record.headers + tuple(pairs))
+        return out.add_headers(tuple(pairs), schemas)
 
 
 def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFrom:
@@ -104,15 +95,17 @@ def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFr
 
 @dataclass(frozen=True)
 class InsertHeader:
-    """Adds one header with a fixed value to every record."""
+    """Adds one header with a fixed value to every record: ``value.literal`` as Connect's
+    ``Values.parseString`` types it (``42`` an int8, ``[1,2]`` an array, ``abc`` a string)."""
 
     header: str
     value: Any
+    schema: Any
     reads_wall_clock = False
     routes = False
 
     def apply(self, record: Record) -> Record:
-        return dataclasses.replace(record, headers=(*record.headers, (self.header, self.value)))
+        return record.add_headers(((self.header, self.value),), (self.schema,))
 
 
 def insert_header(options: TransformOptions, clock: Clock) -> InsertHeader:
@@ -121,9 +114,8 @@ def insert_header(options: TransformOptions, clock: Clock) -> InsertHeader:
     for name in ("header", "value.literal"):
         if not options.is_set(name):
             raise ConfigError(f"{options.key(name)} is required by {options.class_name}.")
-    return InsertHeader(
-        options.text("header") or "", literal_header_value(options.text("value.literal") or "")
-    )
+    value, connect = parse_string(options.text("value.literal") or "")
+    return InsertHeader(options.text("header") or "", value, header_schema(connect))
 
 
 @dataclass(frozen=True)
@@ -135,8 +127,7 @@ class DropHeaders:
     routes = False
 
     def apply(self, record: Record) -> Record:
-        kept = tuple(pair for pair in record.headers if pair[0] not in self.headers)
-        return dataclasses.replace(record, headers=kept)
+        return record.keep_headers(lambda name: name not in self.headers)
 
 
 def drop_headers(options: TransformOptions, clock: Clock) -> DropHeaders:

@@ -8,7 +8,6 @@ record without the old header is left as it is.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from lakesink.domain.ports import Clock
@@ -41,8 +40,12 @@ class RenameHeader:
 
     def apply(self, record: Record) -> Record:
         """``record`` with the old headers moved to the end under the new name."""
-        renamed = tuple((self.new, value) for name, value in record.headers if name == self.old)
-        if not renamed:
+        moved = [
+            ((self.new, value), schema)
+            for (name, value), schema in zip(record.headers, record.aligned_header_schemas(), strict=True)
+            if name == self.old
+        ]
+        if not moved:
             return record
-        kept = tuple(header for header in record.headers if header[0] != self.old)
-        return dataclasses.replace(record, headers=kept + renamed)
+        kept = record.keep_headers(lambda name: name != self.old)
+        return kept.add_headers(tuple(pair for pair, _ in moved), [schema for _, schema in moved])

@@ -28,7 +28,6 @@ schema lacks, or a null struct on the path, leaves the record without the header
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -140,7 +139,7 @@ class TimestampConverter:
         if reading is None:
             return record
         value = None if reading.value is None else self._convert(reading)
-        return dataclasses.replace(record, headers=(*record.headers, (self.header, value)))
+        return record.add_headers(((self.header, value),))
 
     def _convert(self, reading: Reading) -> Any:
         source = TIMESTAMP if reading.from_timestamp else _kind_of(reading)

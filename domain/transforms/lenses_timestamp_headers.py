@@ -25,7 +25,6 @@ precision, and parse other strings with ``format.from.pattern`` in ``timezone`` 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from lakesink.domain.errors import RecordError
@@ -158,7 +157,7 @@ class InsertTimestampHeaders:
             added = tuple((name, printer.format_epoch_millis(millis)) for name, printer in self.headers)
         except ValueError as error:
             raise RecordError(str(error)) from None
-        return dataclasses.replace(record, headers=(*record.headers, *added))
+        return record.add_headers(added)
 
     def _millis(self, record: Record) -> int:
         if self.field_timestamp is not None:

@@ -16,7 +16,6 @@ time comes from the injected :class:`~lakesink.domain.ports.Clock`.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -120,7 +119,7 @@ class InsertWallclock:
                 text = self.formatter.format_epoch_millis(now)
             except ValueError as error:
                 raise RecordError(str(error)) from None
-        return dataclasses.replace(record, headers=(*record.headers, (self.header, text)))
+        return record.add_headers(((self.header, text),))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +149,7 @@ class InsertWallclockDateTimePart:
         """``record`` with the part appended as a string header."""
         local = instant(self.clock.now_ms()).astimezone(self.zone.tz)
         text = str(getattr(local, self.part))
-        return dataclasses.replace(record, headers=(*record.headers, (self.header, text)))
+        return record.add_headers(((self.header, text),))
 
 
 def _formatter(options: TransformOptions) -> _Formatter | None:

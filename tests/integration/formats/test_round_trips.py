@@ -66,7 +66,10 @@ def test_envelope_round_trip_restores_whole_messages(tmp_path, records, format):
         assert (restored.topic, restored.partition, restored.offset, restored.timestamp) == (
             original.topic, original.partition, original.offset, original.timestamp)
         assert restored.key == original.key
-        assert dict(restored.headers) == dict(original.headers)
+        headers = dict(original.headers)
+        if format is not Format.JSON:  # a null header field is an absent header in Avro/Parquet (schema/headers.py)
+            headers = {name: value for name, value in headers.items() if value is not None}
+        assert dict(restored.headers) == headers
         if format is not Format.JSON:  # JSON carries logical types as numbers
             assert restored.value == original.value
 

@@ -101,6 +101,15 @@ def test_json_envelope_headers_listed_as_bytes_are_base64_decoded() -> None:
     assert row.headers == {"trace": "hello"}
 
 
+def test_escaped_header_fields_are_read_back_under_their_header_names() -> None:
+    headers = {"esc__trace_2d_id": "0123", "esc__a_5f_b_2e_c": "x", "plain": "y"}
+    document = {"value": 1, "headers": headers, "metadata": {"topic": "t", "partition": 0, "offset": 0}}
+
+    (row,) = rows_of_object("x.json", json.dumps(document).encode())
+
+    assert row.headers == {"trace-id": "0123", "a_b.c": "x", "plain": "y"}
+
+
 def test_a_file_without_envelope_metadata_is_refused() -> None:
     with pytest.raises(ValueError, match="store.envelope=true"):
         list(rows_of_object("x.json", b'{"n": 1}\n'))

@@ -271,32 +271,24 @@ def test_settings_survive_pickling_for_spark() -> None:
 
 
 @pytest.mark.parametrize("role", ["sink", "source"])
-def test_the_byte_array_header_converter_is_accepted_because_headers_stay_raw_bytes(role: str) -> None:
-    props = sink(**{"header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter"})
+def test_the_header_converter_and_its_settings_are_read_for_both_roles(role: str) -> None:
+    props = sink(**{"header.converter": "org.apache.kafka.connect.json.JsonConverter",
+                    "header.converter.schemas.enable": "false"})
     if role == "source":
         props = {**{k: v for k, v in props.items() if k not in ("topics",)},
                  "connect.s3.kcql": "INSERT INTO t SELECT * FROM b:p"}
-    assert ConnectorSettings.from_properties(props, role=role)
+    converter = ConnectorSettings.from_properties(props, role=role).header_converter
+    assert converter.class_name == "org.apache.kafka.connect.json.JsonConverter"
+    assert converter.settings == {"schemas.enable": "false"}
 
 
-@pytest.mark.parametrize("converter", ["org.apache.kafka.connect.storage.SimpleHeaderConverter",
-                                       "org.apache.kafka.connect.storage.StringConverter"])
-def test_any_other_header_converter_is_rejected_in_one_line_naming_the_key(converter: str) -> None:
-    with pytest.raises(ConfigError) as caught:
-        load(sink(**{"header.converter": converter}))
-    message = str(caught.value)
-    assert "\n" not in message
-    assert f"header.converter={converter} is not supported yet" in message
+def test_header_converter_settings_need_the_converter_class() -> None:
+    with pytest.raises(ConfigError, match="header.converter.schemas.enable is set but header.converter is not"):
+        load(sink(**{"header.converter.schemas.enable": "false"}))
 
 
 def test_an_empty_value_of_a_key_not_implemented_yet_means_not_set() -> None:
-    assert load(sink(**{"header.converter": "", "connect.s3.delete.mode": " "})) == load(sink())
-
-
-def test_header_converter_settings_are_rejected_as_not_supported_yet() -> None:
-    with pytest.raises(ConfigError, match="header.converter.encoding is not supported: .*not supported yet"):
-        load(sink(**{"header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
-                     "header.converter.encoding": "UTF-8"}))
+    assert load(sink(**{"connect.s3.delete.mode": " "})) == load(sink())
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "bootstrap.servers": ("broker:9092", {}),
     "key.converter": ("org.apache.kafka.connect.storage.StringConverter", {}),
     "value.converter": ("org.apache.kafka.connect.storage.StringConverter", {}),
-    "header.converter": ("org.apache.kafka.connect.storage.SimpleHeaderConverter", {}),
+    "header.converter": ("org.apache.kafka.connect.storage.StringConverter", {}),
     "kcql": ("INSERT INTO bucket:other SELECT * FROM orders STOREAS `AVRO`", {}),
     "error.policy": ("RETRY", {}),
     "compression.codec": ("SNAPPY", {}),
@@ -118,6 +118,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     # families: one representative key each
     "key.converter.*": ("false", {"key.converter": "org.apache.kafka.connect.json.JsonConverter"}),
     "value.converter.*": ("false", {"value.converter": "org.apache.kafka.connect.json.JsonConverter"}),
+    "header.converter.*": ("false", {"header.converter": "org.apache.kafka.connect.json.JsonConverter"}),
     "consumer.*": ("1024", {}),
     "producer.*": ("1024", {}),
     "security.protocol": ("SSL", {}),
@@ -137,7 +138,7 @@ FAMILY_KEYS = {
     "producer.*": "producer.batch.size",
     "sasl.*": "sasl.mechanism",
     "ssl.*": "ssl.ca.location",
-    "header.converter.*": "header.converter.encoding",
+    "header.converter.*": "header.converter.schemas.enable",
     "errors.log.*": "errors.log.enable",
     "config.providers.*": "config.providers.vault.class",
 }

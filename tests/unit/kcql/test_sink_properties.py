@@ -6,7 +6,7 @@ import pytest
 
 from lakesink.domain.errors import KcqlError
 from lakesink.domain.kcql import KcqlStatement, SinkProperties, parse
-from lakesink.domain.schema.envelope_fields import EnvelopeFields
+from lakesink.domain.schema.envelope_fields import EnvelopeFields, HeadersLayout
 
 
 def with_props(props: str, storeas: str = "") -> KcqlStatement:
@@ -165,6 +165,14 @@ def test_envelope_fields_all_false_are_rejected() -> None:
 
 def test_envelope_fields_without_the_envelope_are_rejected() -> None:
     assert "applies only when 'store.envelope' is true" in error_of("'store.envelope.fields.key'=true").reason
+
+
+def test_the_headers_layout_is_chosen_per_statement_and_needs_the_envelope() -> None:
+    assert with_props("'store.envelope'=true").options.envelope == EnvelopeFields(headers_layout=HeadersLayout.STRUCT)
+    chosen = with_props("'store.envelope'=true, 'store.envelope.headers.layout'='LIST'").options.envelope
+    assert chosen == EnvelopeFields(headers_layout=HeadersLayout.LIST)
+    assert "expected one of list, struct" in error_of("'store.envelope'=true, 'store.envelope.headers.layout'=map").reason
+    assert "applies only when 'store.envelope' is true" in error_of("'store.envelope.headers.layout'=list").reason
 
 
 def test_envelope_off_gives_no_envelope_fields() -> None:

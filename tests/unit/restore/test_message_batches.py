@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from lakesink.adapters.formats import open_writer
+from lakesink.adapters.kafka.header_converters import SimpleHeaderConverter
 from lakesink.adapters.restore import avro_frames, batches
 from lakesink.adapters.restore.batches import read_batches
+from lakesink.adapters.restore.header_bytes import StoredHeaders
 from lakesink.adapters.restore.messages import Message, read_messages
-from lakesink.adapters.restore.part_columns import zipped_headers
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.records import Record
 from lakesink.domain.restore.index import IndexEntry
@@ -184,11 +185,17 @@ def test_line_and_bytes_batches_equal_the_record_readers_messages(tmp_path: Path
     assert _batched(root, entry, path) == expected
 
 
-def test_header_columns_become_per_row_pairs_and_rows_without_headers_get_none() -> None:
-    rows = zipped_headers(("origin", "trace"), [[b"a", None, b"c"], [b"1", b"2", None]], [True, False, True])
-    assert rows == [[("origin", b"a"), ("trace", b"1")], None, [("origin", b"c"), ("trace", None)]]
+def test_struct_headers_come_back_under_their_names_without_the_fields_a_record_lacked() -> None:
+    schema = ["null", {"type": "record", "fields": [
+        {"name": "esc__x_2d_id", "type": ["null", "string"], "lakesink.header.name": "x-id"},
+        {"name": "rate", "type": ["null", "float"]},
+    ]}]
+    stored = StoredHeaders.of(SimpleHeaderConverter(), schema)
+    rows = stored.rows([{"esc__x_2d_id": "a7", "rate": 0.10000000149011612}, None, {"esc__x_2d_id": None, "rate": None}])
+    assert rows == [[("x-id", b"a7"), ("rate", b"0.1")], None, None]
 
 
-def test_header_columns_of_another_length_than_the_rows_are_refused() -> None:
-    with pytest.raises(ValueError, match="differ in length"):
-        zipped_headers(("origin",), [[b"a"]], [True, True])
+def test_list_headers_come_back_as_stored_and_json_nulls_stay() -> None:
+    stored = StoredHeaders.of(SimpleHeaderConverter(), None)
+    assert stored.row([{"key": "k", "value": b"\x00"}, {"key": "k", "value": None}]) == [("k", b"\x00"), ("k", None)]
+    assert stored.row({"n": 12, "gone": None}) == [("n", b"12"), ("gone", None)]

@@ -61,6 +61,7 @@ def test_header_from_config_errors(smt, options, message):
 def test_insert_header_appends_the_literal(smt):
     out = smt("InsertHeader", header="source", **{"value.literal": "lakesink"}).apply(rec(1))
     assert out.headers == (("h", 1), ("dup", "a"), ("source", "lakesink"))
+    assert out.aligned_header_schemas() == (None, None, "string")
     with pytest.raises(ConfigError, match=r"transforms\.x\.value\.literal is required"):
         smt("InsertHeader", header="source")
 
@@ -70,3 +71,31 @@ def test_drop_headers_removes_every_header_with_a_listed_name(smt):
     assert smt("DropHeaders", headers="a,c").apply(record).headers == (("b", 2),)
     with pytest.raises(ConfigError, match=r"transforms\.x\.headers"):
         smt("DropHeaders")
+
+
+@pytest.mark.parametrize(
+    ("literal", "value", "schema"),
+    [
+        ("42", 42, {"type": "int", "connect.type": "int8"}),
+        ("true", True, "boolean"),
+        ("[1,2]", [1, 2], {"type": "array", "items": {"type": "int", "connect.type": "int8"}}),
+        ("2.5", 2.5, "float"),
+        ("a b", "a b", "string"),
+    ],
+)
+def test_insert_header_types_the_literal_as_values_parse_string(smt, literal, value, schema):
+    out = smt("InsertHeader", header="n", **{"value.literal": literal}).apply(rec(1))
+    assert out.headers[-1] == ("n", value)
+    assert out.aligned_header_schemas()[-1] == schema
+
+
+def test_header_edits_keep_the_converters_schemas_beside_their_headers(smt):
+    typed = Record(
+        "t", 0, 0, headers=(("a", 1), ("b", "x"), ("c", 2)), header_schemas=("int", "string", "long")
+    )
+    dropped = smt("DropHeaders", headers="b").apply(typed)
+    assert (dropped.headers, dropped.header_schemas) == ((("a", 1), ("c", 2)), ("int", "long"))
+    copied = smt("HeaderFrom$Value", fields="amount", headers="amt", operation="copy").apply(
+        Record("t", 0, 0, value={"id": "p", "amount": 1.5}, value_schema=SCHEMA, headers=(("a", 1),))
+    )
+    assert copied.aligned_header_schemas() == (None, "double")

@@ -30,6 +30,12 @@ def test_every_old_header_moves_to_the_end_under_the_new_name() -> None:
     assert result.headers == (("dst", b"0"), ("x", None), ("dst", b"1"), ("dst", b"2"))
 
 
+def test_renamed_headers_keep_their_schemas() -> None:
+    record = Record("t", 0, 0, headers=(("src", 1), ("x", "v")), header_schemas=("int", "string"))
+    result = renamed(record, header_name_old="src", header_name_new="dst")
+    assert (result.headers, result.header_schemas) == ((("x", "v"), ("dst", 1)), ("string", "int"))
+
+
 def test_a_record_without_the_header_is_unchanged() -> None:
     record = Record("t", 0, 0, headers=(("other", "v"),))
     assert renamed(record, header_name_old="src", header_name_new="dst") is record

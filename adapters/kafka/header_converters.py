@@ -1,0 +1,263 @@
+"""Header converters: Kafka header bytes to typed values and back, as Kafka Connect applies them.
+
+``header.converter`` names the class (Connect name or the key/value converters' alias) and
+``header.converter.<setting>`` configures it. The sink turns each header into a value and the
+Avro schema the envelope stores it with (:meth:`HeaderConverter.to_connect`); the restore
+turns a stored value back into header bytes with its own ``header.converter``
+(:meth:`HeaderConverter.from_connect`).
+
+=========================================================  =========  ===================================
+Connect class                                              alias      value / bytes written back
+=========================================================  =========  ===================================
+org.apache.kafka.connect.storage.SimpleHeaderConverter     (default)  ``Values.parseString`` of the UTF-8
+                                                                      text / ``Values.convertToString``
+org.apache.kafka.connect.storage.StringConverter           string     the text / its encoding
+org.apache.kafka.connect.converters.ByteArrayConverter     bytes      the bytes / the bytes
+org.apache.kafka.connect.json.JsonConverter                json       the JSON (``schemas.enable``) / JSON
+=========================================================  =========  ===================================
+
+Deliberate deviations, all so that no header is lost: bytes that are not valid text for
+SimpleHeaderConverter or StringConverter stay bytes (Connect would replace them with U+FFFD);
+and writing back, a bytes value is produced as the bytes under every converter (it is what
+the sink kept of a header it could not or was told not to read; Connect's SimpleHeaderConverter
+would send base64 text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from lakesink.adapters.formats.jsoncodec import dumps
+from lakesink.adapters.kafka.converters import (
+    BYTE_ARRAY,
+    JSON,
+    STRING,
+    JsonConverter,
+    canonical_name,
+    setting_text,
+)
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.values import as_bool
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.schema.headers import header_schema
+from lakesink.domain.schema.model import Schema, kind, non_null
+from lakesink.domain.schema.resolve import schema_for
+from lakesink.domain.transforms.header_values import convert_to_string, parse_string
+
+SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+
+Converted = tuple[Any, Schema]
+"""A header's value and the Avro schema of it (``"null"`` for a null header)."""
+
+_NULL: Converted = (None, "null")
+_CACHE_LIMIT = 4096
+_BINARY = (bytes, bytearray, memoryview)
+
+
+class HeaderConverter(Protocol):
+    """Turns one header's bytes into a value and a value back into bytes."""
+
+    name: str
+
+    def to_connect(self, data: bytes | None, *, header: str, record: str) -> Converted:
+        """The header's value and its Avro schema; ``header``/``record`` name it in errors.
+
+        Raises:
+            RecordError: the bytes are not valid for this converter (JsonConverter only).
+        """
+        ...
+
+    def from_connect(self, value: Any, schema: Schema | None) -> bytes | None:
+        """The bytes Kafka gets for a stored value whose Avro schema (if known) is ``schema``."""
+        ...
+
+
+class SimpleHeaderConverter:
+    """UTF-8 text typed by :func:`~lakesink.domain.transforms.header_values.parse_string`.
+
+    Parsing is a few microseconds, and headers repeat (a trace flag, a source name, a schema
+    version), so results are kept per distinct bytes, up to :data:`_CACHE_LIMIT` of them;
+    arrays and maps are parsed each time, since a record's value must not be shared.
+    """
+
+    name = "SimpleHeaderConverter"
+
+    def __init__(self) -> None:
+        self._seen: dict[bytes, Converted] = {}
+        self._schemas: dict[tuple[str, str | None, str] | None, Schema] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, _state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def to_connect(self, data: bytes | None, *, header: str, record: str) -> Converted:
+        if data is None:
+            return _NULL
+        known = self._seen.get(data)
+        if known is not None:
+            return known
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data, "bytes"
+        value, connect = parse_string(text)
+        if isinstance(value, list | dict):
+            return value, header_schema(connect)
+        converted = (value, self._scalar_schema(connect))
+        if len(self._seen) >= _CACHE_LIMIT:
+            self._seen.clear()
+        self._seen[data] = converted
+        return converted
+
+    def _scalar_schema(self, connect: Mapping[str, Any] | None) -> Schema:
+        """The Avro schema of a scalar's Connect schema, made once per type (half the cost of a miss)."""
+        key = None if connect is None else (connect["type"], connect.get("name"), str(connect.get("parameters")))
+        schema = self._schemas.get(key)
+        if schema is None:
+            schema = self._schemas[key] = header_schema(connect)
+        return schema
+
+    def from_connect(self, value: Any, schema: Schema | None) -> bytes | None:
+        if value is None or isinstance(value, _BINARY):
+            return _bytes(value)
+        text = convert_to_string(value, _connect_hint(schema))
+        return None if text is None else text.encode("utf-8")
+
+
+class StringHeaderConverter:
+    """Text in ``converter.encoding`` (UTF-8 unless configured)."""
+
+    name = "StringConverter"
+
+    def __init__(self, encoding: str = "utf-8") -> None:
+        self._encoding = encoding
+
+    def to_connect(self, data: bytes | None, *, header: str, record: str) -> Converted:
+        if data is None:
+            return _NULL
+        try:
+            return data.decode(self._encoding), "string"
+        except UnicodeDecodeError:
+            return data, "bytes"
+
+    def from_connect(self, value: Any, schema: Schema | None) -> bytes | None:
+        if value is None or isinstance(value, _BINARY):
+            return _bytes(value)
+        text = value if isinstance(value, str) else convert_to_string(value, _connect_hint(schema))
+        return None if text is None else text.encode(self._encoding)
+
+
+class ByteArrayHeaderConverter:
+    """The raw bytes: what lakesink did before header converters, and Lenses' advice for a restore."""
+
+    name = "ByteArrayConverter"
+
+    def to_connect(self, data: bytes | None, *, header: str, record: str) -> Converted:
+        return _NULL if data is None else (data, "bytes")
+
+    def from_connect(self, value: Any, schema: Schema | None) -> bytes | None:
+        if value is None or isinstance(value, _BINARY):
+            return _bytes(value)
+        text = value if isinstance(value, str) else convert_to_string(value, _connect_hint(schema))
+        return None if text is None else text.encode("utf-8")
+
+
+class JsonHeaderConverter:
+    """Connect JSON: an envelope with ``schemas.enable=true`` (the default), else plain JSON.
+
+    Written back with schemas enabled, a value gets the Connect schema of its stored type when
+    that is a primitive, and a null schema otherwise (a schemaless payload JsonConverter reads).
+    """
+
+    name = "JsonConverter"
+
+    def __init__(self, *, schemas_enable: bool = True) -> None:
+        self._schemas_enable = schemas_enable
+        self._decoder = JsonConverter(schemas_enable=schemas_enable)
+
+    def to_connect(self, data: bytes | None, *, header: str, record: str) -> Converted:
+        if data is None:
+            return _NULL
+        value, connect = self._decoder.decode(data, record=f"{record} header {header!r}")
+        return value, schema_for(value, connect)
+
+    def from_connect(self, value: Any, schema: Schema | None) -> bytes | None:
+        if value is None or isinstance(value, _BINARY):
+            return _bytes(value)
+        document = (
+            {"schema": _json_schema(value, schema), "payload": value} if self._schemas_enable else value
+        )
+        return dumps(document).encode("utf-8")
+
+
+_JSON_PRIMITIVES = {
+    "boolean": "boolean",
+    "int": "int32",
+    "long": "int64",
+    "float": "float32",
+    "double": "float64",
+    "string": "string",
+    "bytes": "bytes",
+}
+_PYTHON_PRIMITIVES = (
+    (bool, "boolean"),
+    (int, "int64"),
+    (float, "float64"),
+    (str, "string"),
+    (_BINARY, "bytes"),
+)
+
+
+def _json_schema(value: Any, schema: Schema | None) -> dict[str, Any] | None:
+    """The Connect schema of a primitive value (from its stored Avro type, else its Python type)."""
+    core = non_null(schema) if schema is not None else []
+    if len(core) == 1 and isinstance(core[0], str) and core[0] in _JSON_PRIMITIVES:
+        return {"type": _JSON_PRIMITIVES[core[0]], "optional": False}
+    for python_type, connect in _PYTHON_PRIMITIVES:
+        if isinstance(value, python_type):
+            return {"type": connect, "optional": False}
+    return None
+
+
+def _connect_hint(schema: Schema | None) -> dict[str, Any] | None:
+    """What ``convert_to_string`` needs from a stored Avro schema: where the float32s are."""
+    core = non_null(schema) if schema is not None else []
+    if len(core) != 1:
+        return None
+    type_name = kind(core[0])
+    if type_name == "float":
+        return {"type": "float32"}
+    if type_name == "array":
+        return {"type": "array", "items": _connect_hint(core[0]["items"])}
+    if type_name == "map":
+        return {"type": "map", "values": _connect_hint(core[0]["values"])}
+    return None
+
+
+def _bytes(value: bytes | bytearray | memoryview | None) -> bytes | None:
+    return None if value is None else bytes(value)
+
+
+def create_header_converter(class_name: str | None, settings: Mapping[str, str | Secret]) -> HeaderConverter:
+    """The header converter named ``class_name`` (None = SimpleHeaderConverter), ``header.converter.`` removed.
+
+    Raises:
+        ConfigError: the class is not a header converter lakesink has.
+    """
+    canonical = SIMPLE if class_name is None else canonical_name(class_name)
+    if canonical == SIMPLE:
+        return SimpleHeaderConverter()
+    if canonical == STRING:
+        return StringHeaderConverter(setting_text(settings.get("converter.encoding", "utf-8")))
+    if canonical == BYTE_ARRAY:
+        return ByteArrayHeaderConverter()
+    if canonical == JSON:
+        enabled = as_bool(
+            "header.converter.schemas.enable", setting_text(settings.get("schemas.enable", "true"))
+        )
+        return JsonHeaderConverter(schemas_enable=enabled)
+    known = ", ".join([SIMPLE, STRING, BYTE_ARRAY, JSON, "string", "bytes", "json"])
+    raise ConfigError(f"Unsupported header.converter {class_name!r}: expected one of {known}.")
