@@ -30,10 +30,13 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="show every resolved setting of each statement and, given a record, its object key",
         description=(
             "Parse KCQL, resolve every setting (defaults included) and, given a record, "
-            "print the object key of a one-record file holding it. Nothing is read or written."
+            "print the object key of a one-record file holding it. Nothing is read or written. "
+            "A Confluent S3 sink config (--config) takes no KCQL: its own settings are explained."
         ),
     )
-    explain.add_argument("kcql", help="one or more KCQL statements separated by ';'")
+    explain.add_argument(
+        "kcql", nargs="?", help="one or more KCQL statements separated by ';' (none for a Confluent config)"
+    )
     explain.add_argument("--config", metavar="FILE", help="connector config (.properties or Kafka Connect JSON)")
     explain.add_argument(
         "--record",
@@ -45,11 +48,9 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _run_explain(args: argparse.Namespace) -> int:
-    from lakesink.application.explain import ExplainCommand, explain, render_json, render_text
+    from lakesink.application.explain_command import run_explain
 
-    command = ExplainCommand.from_cli(kcql=args.kcql, config_path=args.config, record_json=args.record)
-    result = explain(command)
-    print(render_json(result) if args.json else render_text(result))
+    print(run_explain(kcql=args.kcql, config_path=args.config, record_text=args.record, as_json=args.json))
     return EXIT_OK
 
 

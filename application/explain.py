@@ -24,7 +24,7 @@ from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
 from lakesink.domain.transforms.chain import TraceStep
 
 _DEFAULT_PREFIX = "connect.s3"
-_RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "headers"}
+_RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "headers", "value_schema"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +116,12 @@ def _explain_config(kcql: str, config: Mapping[str, str]) -> tuple[dict[str, str
 
 
 def parse_record(text: str) -> Record:
-    """A record from ``{"topic","partition","offset","timestamp","key","value","headers"}``.
+    """A record from ``{"topic","partition","offset","timestamp","key","value","headers","value_schema"}``.
 
     ``headers`` is an object or a list of ``[name, value]`` pairs; key and value are any JSON.
+    ``value_schema`` (optional) is the value's schema as a converter would give it (a Kafka
+    Connect JSON schema or an Avro schema): with a struct schema the value is a Struct, which
+    Confluent's FieldPartitioner needs.
 
     Raises:
         RecordError: the JSON is invalid or a field has the wrong type.
@@ -143,7 +146,14 @@ def parse_record(text: str) -> Record:
         key=data.get("key"),
         value=data.get("value"),
         headers=_headers(data.get("headers")),
+        value_schema=_value_schema(data.get("value_schema")),
     )
+
+
+def _value_schema(raw: Any) -> Any:
+    if raw is None or isinstance(raw, dict | str):
+        return raw
+    raise RecordError('--record "value_schema" must be a schema object (Kafka Connect JSON or Avro).')
 
 
 def _int_field(data: Mapping[str, Any], name: str, default: int) -> int:
@@ -189,7 +199,7 @@ def render_json(result: ExplainResult) -> str:
     """One JSON object: ``{"statements": [...], "object_key": ...}``."""
     document = {
         "statements": [_statement_json(plan) for plan in result.plan.statements],
-        "transforms": [_step_json(step) for step in result.steps],
+        "transforms": [step_json(step) for step in result.steps],
         "object_key": result.object_key,
         "object_bucket": result.bucket,
     }
@@ -212,22 +222,22 @@ def render_text(result: ExplainResult) -> str:
             lines.append(f"    {name:<32} {_text(value)}")
     for trace in result.steps:
         step = trace.step
-        lines.append(f"Transform {step.alias} ({step.class_name}): {_effect(trace)}")
+        lines.append(f"Transform {step.alias} ({step.class_name}): {transform_effect(trace)}")
         if trace.applied and trace.record is not None:
-            lines.append(f"  {json.dumps(_record_json(trace.record), ensure_ascii=False, default=str)}")
+            lines.append(f"  {json.dumps(record_json(trace.record), ensure_ascii=False, default=str)}")
     if result.record is not None:
         lines.append(f"Record {result.record.describe()} goes to bucket {result.bucket!r}, key:")
         lines.append(f"  {result.object_key}")
     return result.hidden.scrub("\n".join(lines))
 
 
-def _effect(trace: TraceStep) -> str:
+def transform_effect(trace: TraceStep) -> str:
     if not trace.applied:
         return "skipped (predicate)"
     return "dropped the record" if trace.record is None else "applied"
 
 
-def _record_json(record: Record) -> dict[str, Any]:
+def record_json(record: Record) -> dict[str, Any]:
     return {
         "topic": record.topic,
         "partition": record.partition,
@@ -239,13 +249,13 @@ def _record_json(record: Record) -> dict[str, Any]:
     }
 
 
-def _step_json(trace: TraceStep) -> dict[str, object]:
+def step_json(trace: TraceStep) -> dict[str, object]:
     record = trace.record
     return {
         "alias": trace.step.alias,
         "class": trace.step.class_name,
         "applied": trace.applied,
-        "record": None if record is None else json.loads(json.dumps(_record_json(record), default=str)),
+        "record": None if record is None else json.loads(json.dumps(record_json(record), default=str)),
     }
 
 

@@ -1,0 +1,152 @@
+"""How lakesink treats each key of a Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``).
+
+Every key of a Confluent config falls in exactly one class, and docs/dialects.md is the same
+table in prose:
+
+* **used**: parsed into :class:`~lakesink.domain.config.confluent_sink.ConfluentSinkConfig`
+  (object keys, formats, rotation, null values, converters, transforms...);
+* **held**: validated and kept for the run, but what lakesink does with it is decided when the
+  sink runs Confluent configs (Kafka Connect's ``errors.*`` handling);
+* **no effect**: accepted because it only tunes how Confluent's Java code does its work (part
+  sizes, retries, buffers), never what is written or where;
+* **default only**: a feature lakesink's stores do not have yet (SSE, canned ACLs, tagging,
+  proxies...): the key is accepted at Confluent's default, any other value is an error;
+* anything else is an error naming the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lakesink.domain.config.providers import is_provider_key
+
+#: Keys read into the config (exact names).
+USED = frozenset(
+    {
+        "name",
+        "connector.class",
+        "topics",
+        "topics.regex",
+        "bootstrap.servers",
+        "s3.bucket.name",
+        "s3.region",
+        "store.url",
+        "s3.path.style.access.enabled",
+        "aws.access.key.id",
+        "aws.secret.access.key",
+        "s3.credentials.provider.class",
+        "storage.class",
+        "format.class",
+        "parquet.codec",
+        "avro.codec",
+        "s3.compression.type",
+        "s3.compression.level",
+        "format.bytearray.extension",
+        "format.bytearray.separator",
+        "topics.dir",
+        "directory.delim",
+        "file.delim",
+        "filename.offset.zero.pad.width",
+        "partitioner.class",
+        "partition.field.name",
+        "partition.duration.ms",
+        "path.format",
+        "locale",
+        "timezone",
+        "timestamp.extractor",
+        "timestamp.field",
+        "flush.size",
+        "rotate.interval.ms",
+        "rotate.schedule.interval.ms",
+        "rotate.file.on.partition.change",
+        "schema.compatibility",
+        "behavior.on.null.values",
+        "tombstone.encoded.partition",
+        "store.kafka.keys",
+        "store.kafka.headers",
+        "keys.format.class",
+        "headers.format.class",
+        "key.converter",
+        "value.converter",
+        "header.converter",
+        "transforms",
+        "predicates",
+    }
+)
+#: Key families read into the config: converter settings, transforms, Kafka client settings.
+USED_PREFIXES = (
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "transforms.",
+    "predicates.",
+    "consumer.",
+    "sasl.",
+    "ssl.",
+)
+USED_CLIENT_KEYS = frozenset({"security.protocol"})
+
+#: Kafka Connect error handling: validated and held; acted on once the sink runs Confluent configs.
+HELD_PREFIXES = ("errors.",)
+HELD = frozenset({"report.null.values.to.dlq"})
+
+#: Accepted without effect, and why.
+NO_EFFECT: Mapping[str, str] = {
+    "tasks.max": "Spark decides the parallelism (one task per topic-partition range).",
+    "s3.part.size": "lakesink's S3 store sizes its own multipart parts; keys and contents do not depend on it.",
+    "s3.part.retries": "lakesink's S3 store has its own retry policy.",
+    "s3.retry.backoff.ms": "lakesink's S3 store has its own retry policy.",
+    "retry.backoff.ms": "Kafka Connect's pause after a retriable error; Spark retries failed tasks.",
+    "s3.elastic.buffer.enable": "Memory tuning of Confluent's upload buffers.",
+    "s3.elastic.buffer.init.capacity": "Memory tuning of Confluent's upload buffers.",
+    "s3.http.send.expect.continue": "An HTTP detail of the AWS SDK for Java.",
+    "s3.send.digest": "lakesink's S3 store decides its own request checksums.",
+    "shutdown.timeout.ms": "Confluent's executor shutdown wait.",
+    "schemas.cache.size": "A cache size of Confluent's converters.",
+    "enable.conditional.writes": "lakesink's commit protocol keeps every offset exactly once without it.",
+    "max.files.scan.limit": "Only used by Confluent's conditional writes.",
+    "schema.generator.class": "Deprecated in Confluent; only Hive integration used it.",
+    "partitioner.max.open.files": "Confluent-internal; lakesink bounds memory per Spark task.",
+}
+
+#: Features lakesink does not have yet: accepted at Confluent's default (second item), and why.
+DEFAULT_ONLY: Mapping[str, tuple[str, str]] = {
+    "s3.ssea.name": ("", "server-side encryption is not implemented in lakesink's S3 store yet"),
+    "s3.sse.kms.key.id": ("", "server-side encryption is not implemented in lakesink's S3 store yet"),
+    "s3.sse.customer.key": ("", "server-side encryption is not implemented in lakesink's S3 store yet"),
+    "s3.acl.canned": ("", "canned ACLs are not implemented in lakesink's S3 store yet"),
+    "s3.object.tagging": ("false", "object tagging is not implemented in lakesink's S3 store yet"),
+    "s3.object.tagging.key.value.pairs": ("", "object tagging is not implemented in lakesink's S3 store yet"),
+    "s3.object.behavior.on.tagging.error": (
+        "ignore",
+        "object tagging is not implemented in lakesink's S3 store yet",
+    ),
+    "s3.wan.mode": ("false", "S3 Transfer Acceleration endpoints are not supported"),
+    "s3.proxy.url": ("", "HTTP proxies are not supported by lakesink's S3 store yet"),
+    "s3.proxy.user": ("", "HTTP proxies are not supported by lakesink's S3 store yet"),
+    "s3.proxy.password": ("", "HTTP proxies are not supported by lakesink's S3 store yet"),
+    "s3.schema.partition.affix.type": ("NONE", "the schema-name partition affix is not implemented yet"),
+    "hive.integration": ("false", "lakesink has no Hive metastore integration"),
+    "allow.optional.map.keys": ("false", "optional map keys are not implemented yet"),
+    "json.decimal.format": ("BASE64", "JsonFormat decimals are written only as Confluent's default, BASE64"),
+    "enhanced.avro.schema.support": ("true", "lakesink's Avro schemas follow Confluent's default"),
+    "connect.meta.data": ("true", "lakesink's Avro schemas follow Confluent's default"),
+}
+
+#: Keys whose values are never shown (wrapped in Secret, masked in errors).
+SECRET_KEYS = frozenset(
+    {"aws.access.key.id", "aws.secret.access.key", "s3.sse.customer.key", "s3.proxy.password"}
+)
+
+
+def key_class(key: str) -> str | None:
+    """``used``, ``held``, ``no effect``, ``default only``, or None for a key Confluent's sink does not take here."""
+    if key in USED or key in USED_CLIENT_KEYS or key.startswith(USED_PREFIXES) or is_provider_key(key):
+        return "used"
+    if key in HELD or key.startswith(HELD_PREFIXES):
+        return "held"
+    if key in NO_EFFECT or (key.startswith("hive.") and key != "hive.integration"):
+        return "no effect"
+    if key in DEFAULT_ONLY:
+        return "default only"
+    return None

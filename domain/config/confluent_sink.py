@@ -1,0 +1,361 @@
+"""A Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``), validated and typed.
+
+Users moving from Confluent's S3 sink keep their config (Connect JSON or ``.properties``). It is
+validated as strictly as the Lenses dialect: every key is used, held, accepted without effect
+or accepted only at its default (:mod:`lakesink.domain.config.confluent_keys`, with the reasons),
+and anything else is a one-line ConfigError naming the key. Values are parsed by Kafka's
+``ConfigDef`` rules (:mod:`lakesink.domain.layout.confluent_settings`) and checked the way
+Confluent's validator checks them, in its words where it has them.
+
+Deliberate difference: ``flush.size`` must be at least 1 (Confluent takes 0 and negative values
+and then rotates after every record).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, SECRET_KEYS, key_class
+from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
+from lakesink.domain.config.secret import MASK, Secret
+from lakesink.domain.config.values import as_bool
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.layout.confluent_naming import ConfluentFormat, ConfluentKeyLayout, format_extension
+from lakesink.domain.layout.confluent_partitioners import partitioner_from_settings
+from lakesink.domain.layout.confluent_settings import int_setting, long_setting, string_setting
+from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone
+from lakesink.domain.transforms.registry import build_chain, transform_keys
+
+CONFLUENT_S3_SINK = "io.confluent.connect.s3.S3SinkConnector"
+S3_STORAGE = "io.confluent.connect.s3.storage.S3Storage"
+#: ``s3.credentials.provider.class`` values meaning the AWS default chain (SDK v1 and v2 names).
+DEFAULT_CREDENTIAL_CHAINS = frozenset(
+    {
+        "com.amazonaws.auth.DefaultAWSCredentialsProviderChain",
+        "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider",
+    }
+)
+_NULL_BEHAVIOURS = ("fail", "ignore", "write")
+_COMPATIBILITIES = ("NONE", "BACKWARD", "FORWARD", "FULL")
+_AVRO_CODECS = ("null", "deflate", "snappy", "bzip2")
+_TOLERANCES = ("none", "all")
+
+
+def is_confluent_sink(props: Mapping[str, str]) -> bool:
+    """Whether ``props`` is a Confluent S3 sink config (its ``connector.class``)."""
+    return props.get("connector.class", "").strip() == CONFLUENT_S3_SINK
+
+
+@dataclass(frozen=True, slots=True)
+class StoredView:
+    """A keys or headers view Confluent stores next to each value file: its format and extension."""
+
+    format: ConfluentFormat
+    extension: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConfluentSinkConfig:
+    """A validated Confluent S3 sink config; ``repr`` never shows a secret or a provided value.
+
+    Attributes:
+        region: ``s3.region`` (Confluent's default ``us-west-2``); endpoint: ``store.url``.
+        access_key / secret_key: static credentials, or None for the default chain.
+        extension: the value files' extension (``.snappy.parquet``, ``.json.gz``...).
+        layout: topics.dir, delimiters, offset padding and the partitioner.
+        rotate_interval_ms / rotate_schedule_interval_ms: -1 when disabled.
+        keys / headers: the ``.keys`` / ``.headers`` views when stored, else None.
+        error_handling: the ``errors.*`` / ``report.null.values.to.dlq`` keys as given (held, see module doc).
+        kafka_client: ``consumer.*``, ``sasl.*``, ``ssl.*`` settings for the Kafka consumer.
+    """
+
+    name: str
+    topics: tuple[str, ...]
+    topics_regex: str | None
+    bootstrap_servers: str | None
+    bucket: str
+    region: str
+    endpoint: str | None
+    path_style_access: bool
+    access_key: Secret | None
+    secret_key: Secret | None
+    format: ConfluentFormat
+    extension: str
+    layout: ConfluentKeyLayout
+    flush_size: int
+    rotate_interval_ms: int
+    rotate_schedule_interval_ms: int
+    rotate_on_partition_change: bool
+    schema_compatibility: str
+    null_values: str
+    tombstone_partition: str
+    compression_level: int
+    avro_codec: str
+    keys: StoredView | None
+    headers: StoredView | None
+    key_converter: ConverterSettings
+    value_converter: ConverterSettings
+    header_converter: ConverterSettings
+    transforms: Mapping[str, str]
+    kafka_client: Mapping[str, object]
+    error_handling: Mapping[str, str]
+    hidden: HiddenValues = field(default_factory=HiddenValues, compare=False)
+
+    @classmethod
+    def from_properties(
+        cls, props: Mapping[str, str], provided: Collection[str] = frozenset()
+    ) -> ConfluentSinkConfig:
+        """Validate a Confluent S3 sink config.
+
+        ``provided`` names the keys a config provider filled: their values never appear in an
+        error or ``repr``.
+
+        Raises:
+            ConfigError: one line naming the key at fault (unknown, unsupported or invalid).
+        """
+        hidden = HiddenValues.of(props, provided)
+        try:
+            return _parse(props, hidden)
+        except ConfigError as error:
+            raise hidden.scrub_error(error) from None
+
+    def describe(self) -> dict[str, object]:
+        """The resolved settings as plain JSON-able values (explain); secrets masked."""
+        shown = {
+            f.name: _plain(getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if f.name not in ("hidden", "layout")
+        }
+        layout = self.layout
+        shown["layout"] = {
+            "topics_dir": layout.topics_dir,
+            "directory_delim": layout.directory_delim,
+            "file_delim": layout.file_delim,
+            "zero_pad_width": layout.zero_pad_width,
+            "partitioner": type(layout.partitioner).__name__,
+        }
+        masked = self.hidden.mask_leaves(shown)
+        assert isinstance(masked, dict)
+        return masked
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "hidden"
+        )
+        return self.hidden.scrub(f"{type(self).__name__}({fields})")
+
+
+def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:
+    _check_keys(props, hidden.keys)
+    if not is_confluent_sink(props):
+        raise ConfigError(f"connector.class must be {CONFLUENT_S3_SINK} for a Confluent S3 sink config.")
+    storage = string_setting(props, "storage.class", "")
+    if storage != S3_STORAGE:
+        raise ConfigError(f"storage.class is required and must be {S3_STORAGE}, not {storage!r}.")
+    topics, topics_regex = _subscription(props)
+    fmt = ConfluentFormat.from_settings(props)
+    extension = format_extension(fmt, props)
+    layout = ConfluentKeyLayout.from_settings(props, partitioner_from_settings(props))
+    access, secret = _credentials(props)
+    store_keys = as_bool("store.kafka.keys", props.get("store.kafka.keys", "false"))
+    null_values = _choice(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True)
+    if null_values == "write" and not store_keys:
+        raise ConfigError(
+            "behavior.on.null.values=write requires store.kafka.keys=true (null values are written as keys files)."
+        )
+    schedule = long_setting(props, "rotate.schedule.interval.ms", -1)
+    timezone = string_setting(props, TIMEZONE_SETTING, "")
+    if schedule > 0 and not timezone:
+        raise ConfigError("timezone configuration must be set when using rotate.schedule.interval.ms")
+    if timezone:
+        resolve_joda_zone(timezone)
+    _check_tuning(props)
+    transforms = transform_keys(props)
+    build_chain(transforms, _UNREAD_CLOCK)  # validation: an unknown class or option fails here
+    return ConfluentSinkConfig(
+        name=_required(props, "name"),
+        topics=topics,
+        topics_regex=topics_regex,
+        bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
+        bucket=_required(props, "s3.bucket.name"),
+        region=string_setting(props, "s3.region", "us-west-2") or "us-west-2",
+        endpoint=string_setting(props, "store.url", "") or None,
+        path_style_access=as_bool(
+            "s3.path.style.access.enabled", props.get("s3.path.style.access.enabled", "true")
+        ),
+        access_key=access,
+        secret_key=secret,
+        format=fmt,
+        extension=extension,
+        layout=layout,
+        flush_size=_flush_size(props),
+        rotate_interval_ms=long_setting(props, "rotate.interval.ms", -1),
+        rotate_schedule_interval_ms=schedule,
+        rotate_on_partition_change=as_bool(
+            "rotate.file.on.partition.change", props.get("rotate.file.on.partition.change", "true")
+        ),
+        schema_compatibility=_choice(props, "schema.compatibility", _COMPATIBILITIES, "NONE"),
+        null_values=null_values,
+        tombstone_partition=string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone",
+        compression_level=_compression_level(props),
+        avro_codec=_choice(props, "avro.codec", _AVRO_CODECS, "null"),
+        keys=_view(props, "keys", stored=store_keys),
+        headers=_view(
+            props, "headers", stored=as_bool("store.kafka.headers", props.get("store.kafka.headers", "false"))
+        ),
+        key_converter=parse_converter(props, "key", hidden=hidden.keys),
+        value_converter=parse_converter(props, "value", hidden=hidden.keys),
+        header_converter=parse_converter(props, "header", hidden=hidden.keys),
+        transforms=transforms,
+        kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
+        error_handling=_errors(props),
+        hidden=hidden,
+    )
+
+
+def _check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
+    for key in sorted(props):
+        kind = key_class(key)
+        if kind is None:
+            if key.startswith("s3.credentials."):
+                raise ConfigError(
+                    f"{key} is not supported: only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used."
+                )
+            raise ConfigError(f"Unknown Confluent S3 sink setting {key}.")
+        if kind == "default only":
+            default, why = DEFAULT_ONLY[key]
+            value = string_setting(props, key, default)
+            if value.lower() != default.lower():
+                shown = MASK if key in SECRET_KEYS or key in provided else repr(value)
+                raise ConfigError(
+                    f"{key}={shown} is not supported yet: {why}; only its default {default!r} is accepted."
+                )
+
+
+#: Accepted-without-effect keys Confluent still validates: (INT or LONG, minimum).
+_TUNING_BOUNDS = {
+    "tasks.max": (int_setting, 1),
+    "s3.part.size": (int_setting, 5 * 1024 * 1024),
+    "s3.part.retries": (int_setting, 0),
+    "s3.retry.backoff.ms": (long_setting, 0),
+    "retry.backoff.ms": (long_setting, 0),
+}
+
+
+def _check_tuning(props: Mapping[str, str]) -> None:
+    for key, (read, minimum) in _TUNING_BOUNDS.items():
+        value = read(props, key, minimum)
+        if value < minimum:
+            raise ConfigError(f"Invalid value {value} for configuration {key}: must be at least {minimum}.")
+
+
+def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None]:
+    topics = tuple(t for t in (part.strip() for part in props.get("topics", "").split(",")) if t)
+    regex = string_setting(props, "topics.regex", "") or None
+    if bool(topics) == bool(regex):
+        raise ConfigError("Set exactly one of topics and topics.regex (Kafka Connect requires one).")
+    return topics, regex
+
+
+def _credentials(props: Mapping[str, str]) -> tuple[Secret | None, Secret | None]:
+    provider = string_setting(
+        props, "s3.credentials.provider.class", "com.amazonaws.auth.DefaultAWSCredentialsProviderChain"
+    )
+    if provider not in DEFAULT_CREDENTIAL_CHAINS:
+        raise ConfigError(
+            f"s3.credentials.provider.class {provider} is not supported: only the default chain "
+            f"({', '.join(sorted(DEFAULT_CREDENTIAL_CHAINS))}) or aws.access.key.id/aws.secret.access.key."
+        )
+    access = string_setting(props, "aws.access.key.id", "")
+    secret = string_setting(props, "aws.secret.access.key", "")
+    if bool(access) != bool(secret):
+        raise ConfigError(
+            "Set both aws.access.key.id and aws.secret.access.key, or neither (default credential chain)."
+        )
+    return (Secret(access), Secret(secret)) if access else (None, None)
+
+
+def _view(props: Mapping[str, str], which: str, *, stored: bool) -> StoredView | None:
+    key = f"{which}.format.class"
+    fmt = ConfluentFormat.from_settings(props, key, ConfluentFormat.AVRO.value)
+    if which == "headers" and fmt is ConfluentFormat.BYTEARRAY:
+        raise ConfigError(
+            f"Invalid value {fmt.value} for configuration {key}: headers cannot be written as ByteArrayFormat."
+        )
+    compression = string_setting(props, "s3.compression.type", "none")
+    if stored and compression == "gzip" and fmt in (ConfluentFormat.AVRO, ConfluentFormat.PARQUET):
+        raise ConfigError(
+            f"Compression Type gzip not valid for {key}: ( {fmt.value} ) (s3.compression.type applies to JsonFormat and ByteArrayFormat only)."
+        )
+    return StoredView(fmt, format_extension(fmt, props)) if stored else None
+
+
+def _flush_size(props: Mapping[str, str]) -> int:
+    if "flush.size" not in props:
+        raise ConfigError('Missing required configuration "flush.size" which has no default value.')
+    size = int_setting(props, "flush.size", 0)
+    if size < 1:
+        raise ConfigError(f"Invalid value {size} for configuration flush.size: must be at least 1.")
+    return size
+
+
+def _compression_level(props: Mapping[str, str]) -> int:
+    level = int_setting(props, "s3.compression.level", -1)
+    if not -1 <= level <= 9:
+        raise ConfigError(
+            f"Invalid value {level} for configuration s3.compression.level: must be between -1 and 9."
+        )
+    return level
+
+
+def _choice(
+    props: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str, *, lower: bool = False
+) -> str:
+    value = string_setting(props, key, default)
+    if lower:
+        value = value.lower()
+    if value not in allowed:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {key}: String must be one of: {', '.join(allowed)}"
+        )
+    return value
+
+
+def _required(props: Mapping[str, str], key: str) -> str:
+    value = string_setting(props, key, "")
+    if not value:
+        raise ConfigError(f'Missing required configuration "{key}" which has no default value.')
+    return value
+
+
+def _errors(props: Mapping[str, str]) -> dict[str, str]:
+    held = {key: value for key, value in props.items() if key_class(key) == "held"}
+    _choice(props, "errors.tolerance", _TOLERANCES, "none", lower=True)
+    return held
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Secret):
+        return MASK
+    if isinstance(value, ConfluentFormat):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _UnreadClock:
+    """The clock the validating chain build gets: building a transform never reads the time."""
+
+    def now_ms(self) -> int:
+        raise RuntimeError("the chain built to validate a config is never applied")
+
+
+_UNREAD_CLOCK = _UnreadClock()
