@@ -16,9 +16,13 @@ table in prose:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.providers import is_provider_key
+from lakesink.domain.config.secret import MASK
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.layout.confluent_settings import int_setting, long_setting, string_setting
 
 #: Keys read into the config (exact names).
 USED = frozenset(
@@ -138,6 +142,9 @@ SECRET_KEYS = frozenset(
     {"aws.access.key.id", "aws.secret.access.key", "s3.sse.customer.key", "s3.proxy.password"}
 )
 
+#: Every exact key name of the table (for "did you mean" hints).
+KNOWN_KEYS = sorted({*USED, *USED_CLIENT_KEYS, *HELD, *NO_EFFECT, *DEFAULT_ONLY})
+
 
 def key_class(key: str) -> str | None:
     """``used``, ``held``, ``no effect``, ``default only``, or None for a key Confluent's sink does not take here."""
@@ -150,3 +157,51 @@ def key_class(key: str) -> str | None:
     if key in DEFAULT_ONLY:
         return "default only"
     return None
+
+
+def check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
+    """Refuse the first key (in name order) that is unknown or set away from its only accepted default.
+
+    Raises:
+        ConfigError: naming the key; a secret's or provided value is masked.
+    """
+    for key in sorted(props):
+        kind = key_class(key)
+        if kind is None:
+            if key.startswith("s3.credentials."):
+                raise ConfigError(
+                    f"{key} is not supported: only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used."
+                )
+            matches = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.7)
+            hint = f" (did you mean {matches[0]}?)" if matches else ""
+            raise ConfigError(f"Unknown Confluent S3 sink setting {key}{hint}.")
+        if kind == "default only":
+            default, why = DEFAULT_ONLY[key]
+            value = string_setting(props, key, default)
+            if value.lower() != default.lower():
+                shown = MASK if key in SECRET_KEYS or key in provided else repr(value)
+                raise ConfigError(
+                    f"{key}={shown} is not supported yet: {why}; only its default {default!r} is accepted."
+                )
+
+
+#: Accepted-without-effect keys Confluent still validates: (INT or LONG, minimum).
+_TUNING_BOUNDS = {
+    "tasks.max": (int_setting, 1),
+    "s3.part.size": (int_setting, 5 * 1024 * 1024),
+    "s3.part.retries": (int_setting, 0),
+    "s3.retry.backoff.ms": (long_setting, 0),
+    "retry.backoff.ms": (long_setting, 0),
+}
+
+
+def check_tuning(props: Mapping[str, str]) -> None:
+    """Confluent's bounds on keys that have no effect here, so a config Confluent refuses is refused.
+
+    Raises:
+        ConfigError: naming the key.
+    """
+    for key, (read, minimum) in _TUNING_BOUNDS.items():
+        value = read(props, key, minimum)
+        if value < minimum:
+            raise ConfigError(f"Invalid value {value} for configuration {key}: must be at least {minimum}.")

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, SECRET_KEYS, key_class
+from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import MASK, Secret
@@ -149,7 +149,7 @@ class ConfluentSinkConfig:
 
 
 def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:
-    _check_keys(props, hidden.keys)
+    check_keys(props, hidden.keys)
     if not is_confluent_sink(props):
         raise ConfigError(f"connector.class must be {CONFLUENT_S3_SINK} for a Confluent S3 sink config.")
     storage = string_setting(props, "storage.class", "")
@@ -172,7 +172,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         raise ConfigError("timezone configuration must be set when using rotate.schedule.interval.ms")
     if timezone:
         resolve_joda_zone(timezone)
-    _check_tuning(props)
+    check_tuning(props)
     transforms = transform_keys(props)
     build_chain(transforms, _UNREAD_CLOCK)  # validation: an unknown class or option fails here
     return ConfluentSinkConfig(
@@ -214,42 +214,6 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         error_handling=_errors(props),
         hidden=hidden,
     )
-
-
-def _check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
-    for key in sorted(props):
-        kind = key_class(key)
-        if kind is None:
-            if key.startswith("s3.credentials."):
-                raise ConfigError(
-                    f"{key} is not supported: only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used."
-                )
-            raise ConfigError(f"Unknown Confluent S3 sink setting {key}.")
-        if kind == "default only":
-            default, why = DEFAULT_ONLY[key]
-            value = string_setting(props, key, default)
-            if value.lower() != default.lower():
-                shown = MASK if key in SECRET_KEYS or key in provided else repr(value)
-                raise ConfigError(
-                    f"{key}={shown} is not supported yet: {why}; only its default {default!r} is accepted."
-                )
-
-
-#: Accepted-without-effect keys Confluent still validates: (INT or LONG, minimum).
-_TUNING_BOUNDS = {
-    "tasks.max": (int_setting, 1),
-    "s3.part.size": (int_setting, 5 * 1024 * 1024),
-    "s3.part.retries": (int_setting, 0),
-    "s3.retry.backoff.ms": (long_setting, 0),
-    "retry.backoff.ms": (long_setting, 0),
-}
-
-
-def _check_tuning(props: Mapping[str, str]) -> None:
-    for key, (read, minimum) in _TUNING_BOUNDS.items():
-        value = read(props, key, minimum)
-        if value < minimum:
-            raise ConfigError(f"Invalid value {value} for configuration {key}: must be at least {minimum}.")
 
 
 def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None]:
