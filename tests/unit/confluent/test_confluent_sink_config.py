@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -291,3 +292,9 @@ def test_every_key_table_entry_has_one_class() -> None:
     assert key_class("s3.part.size") == "no effect"
     assert key_class("s3.ssea.name") == "default only"
     assert key_class("s3.bucket") is None
+
+
+def test_docs_dialects_lists_every_key_of_the_table() -> None:
+    text = (Path(__file__).parents[3] / "docs" / "dialects.md").read_text(encoding="utf-8")
+    missing = sorted(key for key in (*USED, *NO_EFFECT, *DEFAULT_ONLY) if f"`{key}" not in text)
+    assert missing == []
