@@ -157,6 +157,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         raise ConfigError(f"storage.class is required and must be {S3_STORAGE}, not {storage!r}.")
     topics, topics_regex = _subscription(props)
     fmt = ConfluentFormat.from_settings(props)
+    _check_compression(props, "data", fmt, "format.class")
     extension = format_extension(fmt, props)
     layout = ConfluentKeyLayout.from_settings(props, partitioner_from_settings(props))
     access, secret = _credentials(props)
@@ -164,7 +165,8 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
     null_values = _choice(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True)
     if null_values == "write" and not store_keys:
         raise ConfigError(
-            "behavior.on.null.values=write requires store.kafka.keys=true (null values are written as keys files)."
+            "Writing Kafka record keys to storage is mandatory when tombstone writing is enabled "
+            "(behavior.on.null.values=write needs store.kafka.keys=true)."
         )
     schedule = long_setting(props, "rotate.schedule.interval.ms", -1)
     timezone = string_setting(props, TIMEZONE_SETTING, "")
@@ -249,12 +251,19 @@ def _view(props: Mapping[str, str], which: str, *, stored: bool) -> StoredView |
         raise ConfigError(
             f"Invalid value {fmt.value} for configuration {key}: headers cannot be written as ByteArrayFormat."
         )
-    compression = string_setting(props, "s3.compression.type", "none")
-    if stored and compression == "gzip" and fmt in (ConfluentFormat.AVRO, ConfluentFormat.PARQUET):
-        raise ConfigError(
-            f"Compression Type gzip not valid for {key}: ( {fmt.value} ) (s3.compression.type applies to JsonFormat and ByteArrayFormat only)."
-        )
+    if stored:
+        _check_compression(props, which, fmt, key)
     return StoredView(fmt, format_extension(fmt, props)) if stored else None
+
+
+def _check_compression(props: Mapping[str, str], which: str, fmt: ConfluentFormat, key: str) -> None:
+    """Confluent's validator: gzip only for JsonFormat and ByteArrayFormat data, keys and headers."""
+    compression = string_setting(props, "s3.compression.type", "none")
+    if compression == "gzip" and fmt in (ConfluentFormat.AVRO, ConfluentFormat.PARQUET):
+        raise ConfigError(
+            f"Compression Type gzip not valid for {which} format class: ( {fmt.value} ) "
+            f"(s3.compression.type=gzip needs JsonFormat or ByteArrayFormat as {key})."
+        )
 
 
 def _flush_size(props: Mapping[str, str]) -> int:

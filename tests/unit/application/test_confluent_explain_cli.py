@@ -289,3 +289,32 @@ def test_sink_validates_a_confluent_config_then_says_running_it_is_not_implement
         == 2
     )
     assert "Unknown Confluent S3 sink setting s3.bucket" in capsys.readouterr().err
+
+
+def test_a_properties_config_with_provided_values_never_prints_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LAKESINK_TEST_SECRET", SECRET)
+    monkeypatch.setenv("LAKESINK_TEST_REGION", "eu-central-1")
+    path = tmp_path / "confluent.properties"
+    path.write_text(
+        "\n".join(
+            [
+                "name=props-sink",
+                *(f"{key}={value}" for key, value in BASIC.items()),
+                "format.class=io.confluent.connect.s3.format.json.JsonFormat",
+                "s3.compression.type=gzip",
+                "config.providers=env",
+                "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                "aws.access.key.id=AKIAPLAIN",
+                "aws.secret.access.key=${env:LAKESINK_TEST_SECRET}",
+                "s3.region=${env:LAKESINK_TEST_REGION}",
+            ]
+        ),
+        encoding="utf-8",
+    )
+    for extra in ((), ("--json",)):
+        code, out, _ = explain(capsys, str(path), {"topic": "events", "value": {"x": 1}}, *extra)
+        assert code == 0
+        assert SECRET not in out and "eu-central-1" not in out and "AKIAPLAIN" not in out
+        assert "topics/events/partition=0/events+0+0000000000.json.gz" in out
