@@ -277,12 +277,12 @@ def _transformed(records: _Records, schema: Schema) -> pa.RecordBatch | None:
     """The values parsed with their own schema, through the transforms' columnar form, as rows of
     ``schema`` (the file's); None when some row must go record by record."""
     assert records.transforms is not None
-    source_schema = _own_schema(records.source(0))
-    if source_schema is None or not _parsable(source_schema):
+    first = records.source(0)
+    source_schema = _own_schema(first)
+    if first is None or source_schema is None or not _parsable(source_schema):
         return None
     parsed = _parse(records.lines, source_schema)
-    first = records.source(0)
-    if parsed is None or first is None:
+    if parsed is None:
         return None
     columns = records.transforms.apply(dict(zip(parsed.schema.names, parsed.columns, strict=True)), first, records.rows())
     return None if columns is None else _conformed(columns, schema)

@@ -19,7 +19,9 @@ replaced), and the chain's own code decides everything that is not a column oper
 A chain with any other step (keys, headers, timestamps, flattening, filters, record-dependent
 predicates...) has no columnar form (:meth:`ColumnarChain.of` gives None) and goes record by
 record; so does a batch where some step meets a value it cannot handle as a column (a missing
-field, a struct to mask, a record without a timestamp): :meth:`ColumnarChain.apply` gives None.
+field, a struct to mask, a record without a timestamp, two fields renamed onto one name, a cast or
+custom mask of a double column holding a whole number, which JSON may have written as the integer
+the per-record path then sees): :meth:`ColumnarChain.apply` gives None.
 The caller (:mod:`.columnar_parquet`) then still proves, as for a batch without transforms, that
 every file gets the schema the per-record path would give it, from the per-record result of the
 few records that start a file or a partition value.
@@ -55,7 +57,12 @@ _ARROW_TYPES: Mapping[type, pa.DataType] = {
     str: pa.string(),
 }
 """The column type of each Python type a schemaless JSON value holds (what ``infer`` makes of it)."""
-_SAMPLES: Mapping[pa.DataType, Any] = {pa.bool_(): True, pa.int64(): 1, pa.float64(): 1.0, pa.string(): "x"}
+_TYPE_PROBES: Mapping[pa.DataType, Any] = {
+    pa.bool_(): True,
+    pa.int64(): 1,
+    pa.float64(): 1.5,
+    pa.string(): "x",
+}
 """A value of each scalar column type, to ask a type-driven transform (MaskField) what it makes of the type."""
 
 
@@ -71,19 +78,23 @@ class BatchRows:
 
 @dataclass(frozen=True)
 class ColumnarChain:
-    """A transform chain every step of which has a columnar form."""
+    """A transform chain every step of which has a columnar form (``operations``, one per step)."""
 
     chain: TransformChain
+    operations: tuple[Operation, ...]
 
     @classmethod
     def of(cls, chain: TransformChain) -> ColumnarChain | None:
         """The chain's columnar form, or None when some step needs the per-record path."""
-        supported = all(
-            _columnar(step) is not None
-            and (step.predicate is None or isinstance(step.predicate, _BATCH_CONSTANT_PREDICATES))
-            for step in chain.steps
-        )
-        return cls(chain) if supported else None
+        operations = []
+        for step in chain.steps:
+            operation = _columnar(step)
+            if operation is None:
+                return None
+            if step.predicate is not None and not isinstance(step.predicate, _BATCH_CONSTANT_PREDICATES):
+                return None
+            operations.append(operation)
+        return cls(chain, tuple(operations))
 
     def topic(self, topic: str, partition: int) -> str:
         """The topic the chain routes a batch of ``topic`` to (the same for every record of it)."""
@@ -104,11 +115,9 @@ class ColumnarChain:
         """The batch's value columns after the chain, ``first`` being its first record (pre-chain),
         or None when some row must go record by record."""
         current = first
-        for step in self.chain.steps:
+        for step, operation in zip(self.chain.steps, self.operations, strict=True):
             if not step.applies_to(current):
                 continue
-            operation = _columnar(step)
-            assert operation is not None  # of() admitted only columnar steps
             try:
                 result = operation(columns, current, rows)
                 after = step.run(current)
@@ -168,17 +177,22 @@ def _insert(transform: InsertField, columns: Columns, first: Record, rows: Batch
     return {**columns, **added}
 
 
-def _replace(transform: ReplaceField, columns: Columns) -> Columns:
-    return {new: columns[old] for new, old in transform.output_names(columns).items()}
+def _replace(transform: ReplaceField, columns: Columns) -> Columns | None:
+    outputs = transform.output_names(columns)
+    if len(outputs) != sum(map(transform.kept, columns)):
+        return None  # two fields land on one name: which wins depends on each row's own field order
+    return {new: columns[old] for new, old in outputs.items()}
 
 
 def _mask(transform: MaskField, columns: Columns) -> Columns | None:
     masked = {}
     for name in sorted(transform.fields):
         column = columns.get(name)
-        if column is None or column.type not in _SAMPLES:
+        if column is None or column.type not in _TYPE_PROBES:
             return None  # a missing field becomes a null one; a struct or list is masked to {} / []
-        blank = transform.masked(_SAMPLES[column.type], None)  # depends on the type only
+        if transform.replacement is not None and _holds_whole_doubles(column):
+            return None  # a JSON 3 in a double column is an int to the per-record mask (3 → int(replacement))
+        blank = transform.masked(_TYPE_PROBES[column.type], None)  # depends on the type only
         masked[name] = pc.if_else(
             pc.is_valid(column), pa.scalar(blank, column.type), pa.scalar(None, column.type)
         )
@@ -189,8 +203,8 @@ def _cast(transform: Cast, columns: Columns) -> Columns | None:
     cast = {}
     for name, target in transform.casts.items():
         column = columns.get(name)
-        if column is None or column.type not in _SAMPLES:
-            return None
+        if column is None or column.type not in _TYPE_PROBES or _holds_whole_doubles(column):
+            return None  # a JSON 3 in a double column is cast as the int it is on the per-record path
         distinct = pc.unique(column)
         results = [cast_schemaless(value, target) for value in distinct.to_pylist()]
         kinds = {type(result) for result in results if result is not None}
@@ -199,3 +213,11 @@ def _cast(transform: Cast, columns: Columns) -> Columns | None:
         results_array = pa.array(results, _ARROW_TYPES[kinds.pop()])
         cast[name] = results_array.take(pc.index_in(column, value_set=distinct))
     return {**columns, **cast}
+
+
+def _holds_whole_doubles(column: pa.Array) -> bool:
+    """Whether a double column holds a whole number: parsed from JSON it may have been an integer
+    (``3``), which the per-record path sees as a Python int, not the double the column holds."""
+    if not pa.types.is_float64(column.type):
+        return False
+    return bool(pc.any(pc.equal(column, pc.floor(column))).as_py())

@@ -74,9 +74,19 @@ def headers_needed(plan: StatementPlan) -> bool:
 
 
 def headers_decoded(plan: StatementPlan) -> bool:
-    """Whether the header converter runs: not for the envelope's ``list`` layout, which stores
-    the bytes Kafka had (PARTITIONBY ``_header.x`` then reads the header's text as sent)."""
-    return plan.envelope is None or plan.envelope.headers_layout is not HeadersLayout.LIST
+    """Whether the header converter runs: only where converted headers are written (the struct
+    layout of an envelope with headers) or partitioned by (``_header.x`` without an envelope).
+
+    Not for the envelope's ``list`` layout, which stores the bytes Kafka had (PARTITIONBY
+    ``_header.x`` then reads the header's text as sent), nor where no header is used: a header
+    the converter refuses is then no poison record, whichever write path (per record or
+    columnar, which never reads headers) takes the batch.
+    """
+    envelope = plan.envelope
+    if envelope is not None and envelope.headers_layout is HeadersLayout.LIST:
+        return False
+    partitioned = any(field.kind is FieldKind.HEADER for field in plan.layout.selection.fields)
+    return partitioned or (envelope is not None and envelope.headers)
 
 
 @dataclass

@@ -52,6 +52,7 @@ Converted = tuple[Any, Schema]
 
 _NULL: Converted = (None, "null")
 _CACHE_LIMIT = 4096
+_CACHED_BYTES = 256  # longer headers (a payload, a stack trace) are rarely repeated: not kept
 _BINARY = (bytes, bytearray, memoryview)
 
 
@@ -77,8 +78,9 @@ class SimpleHeaderConverter:
     """UTF-8 text typed by :func:`~lakesink.domain.transforms.header_values.parse_string`.
 
     Parsing is a few microseconds, and headers repeat (a trace flag, a source name, a schema
-    version), so results are kept per distinct bytes, up to :data:`_CACHE_LIMIT` of them;
-    arrays and maps are parsed each time, since a record's value must not be shared.
+    version), so results are kept per distinct bytes of at most :data:`_CACHED_BYTES`, up to
+    :data:`_CACHE_LIMIT` of them (about a megabyte); arrays and maps are parsed each time, since a
+    record's value must not be shared.
     """
 
     name = "SimpleHeaderConverter"
@@ -107,9 +109,10 @@ class SimpleHeaderConverter:
         if isinstance(value, list | dict):
             return value, header_schema(connect)
         converted = (value, self._scalar_schema(connect))
-        if len(self._seen) >= _CACHE_LIMIT:
-            self._seen.clear()
-        self._seen[data] = converted
+        if len(data) <= _CACHED_BYTES:
+            if len(self._seen) >= _CACHE_LIMIT:
+                self._seen.clear()
+            self._seen[data] = converted
         return converted
 
     def _scalar_schema(self, connect: Mapping[str, Any] | None) -> Schema:

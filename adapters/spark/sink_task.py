@@ -29,6 +29,7 @@ import logging
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,12 @@ class SinkTaskSpec:
     chain: TransformChain = field(default_factory=TransformChain)
     clock_ms: int | None = None
     """The batch clock the chain's wall-clock transforms read, recorded in the range plans; None: none does."""
+
+    @cached_property
+    def chain_headers(self) -> bool:
+        """Whether the chain sees converted headers: when some statement it may route to uses them
+        (else it sees the bytes, which the ``list`` layout stores exactly)."""
+        return any(headers_decoded(statement) for statement in self.plan.statements)
 
     @classmethod
     def for_settings(
@@ -399,7 +406,9 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
         return
     try:
         if spec.chain.steps:  # the tuple, not TransformChain.__bool__: a Python call per record
-            transformed = spec.chain.apply(row.to_record(converters, decode_key=True, decode_value=True, decode_headers=True))
+            transformed = spec.chain.apply(
+                row.to_record(converters, decode_key=True, decode_value=True, decode_headers=spec.chain_headers)
+            )
             if transformed is None:  # a Filter dropped it: read, nothing to write
                 state.skipped += 1
                 return

@@ -35,7 +35,7 @@ import re
 import struct
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
 from lakesink.domain.layout.field_paths import java_double
@@ -62,6 +62,7 @@ _TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})
 _JAVA_BLANKS = "".join(chr(code) for code in range(33))  # what Java's String.trim removes
 _DELIMITERS = frozenset(':,{}[]"')
 _MAX_DECIMAL_DIGITS = 38
+_MAX_DEPTH = 64  # arrays and maps nested deeper stay text
 _INT64_DIGITS = 20  # "-9223372036854775808": no longer integer token is an int64
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _DAY_MS = 86_400_000
@@ -113,7 +114,12 @@ def _scalar(token: str) -> Parsed | None:
         return None
     if len(token) <= _INT64_DIGITS and _INTEGER.fullmatch(token):  # the common case, without a Decimal
         return _integer(int(token)) or _number(Decimal(token))
-    return _number(Decimal(token)) if _NUMBER.fullmatch(token) else None
+    if not _NUMBER.fullmatch(token):
+        return None
+    try:
+        return _number(Decimal(token))
+    except InvalidOperation:  # an exponent beyond what Decimal holds (1e99999999999999999999)
+        return None
 
 
 def _integer(whole: int) -> Parsed | None:
@@ -165,6 +171,7 @@ class _Tokens:
     def __init__(self, text: str) -> None:
         self._tokens = list(self._split(text))
         self._at = 0
+        self.depth = 0
 
     @staticmethod
     def _split(text: str) -> Iterator[str]:
@@ -218,9 +225,13 @@ class _Tokens:
 
 
 def _structure(tokens: _Tokens) -> Parsed:
-    if tokens.take() == "[":
-        return _array(tokens)
-    return _map(tokens)
+    if tokens.depth >= _MAX_DEPTH:
+        raise _NotParsable  # the text stays a string instead of exhausting the stack
+    tokens.depth += 1
+    try:
+        return _array(tokens) if tokens.take() == "[" else _map(tokens)
+    finally:
+        tokens.depth -= 1
 
 
 def _array(tokens: _Tokens) -> Parsed:

@@ -6,6 +6,7 @@ repeat (adding never replaces). Values are Python data, as the sink's header con
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,7 +62,7 @@ class HeaderFrom:
                     f"field {name!r} is not in the schema of the record's {self.part.value.lower()}"
                 )
             pairs.append((header, field_value(struct, field, self.replace_null_with_default)))
-            schemas.append(shape.names.resolve(field["type"]))
+            schemas.append(_header_field_schema(shape.names.resolve(field["type"])))
         moved = self.part.hint(record)
         updated_value: Any = struct
         if self.move:
@@ -72,6 +73,25 @@ class HeaderFrom:
             }
         out = self.part.replace(record, updated_value, moved)
         return out.add_headers(tuple(pairs), schemas)
+
+
+_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
+
+
+def _header_field_schema(schema: Any) -> Any:
+    """The copied field's schema as its header's, or None (inferred from the value) when it holds a
+    named type: the headers record would define that name a second time beside the value's."""
+    return schema if not _names_a_type(schema) else None
+
+
+def _names_a_type(schema: Any) -> bool:
+    if isinstance(schema, str):
+        return schema not in _PRIMITIVES
+    if isinstance(schema, list):
+        return any(_names_a_type(branch) for branch in schema)
+    if schema.get("type") in ("record", "error", "enum", "fixed"):
+        return True
+    return any(_names_a_type(schema[part]) for part in ("items", "values", "type") if part in schema)
 
 
 def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFrom:
@@ -105,7 +125,8 @@ class InsertHeader:
     routes = False
 
     def apply(self, record: Record) -> Record:
-        return record.add_headers(((self.header, self.value),), (self.schema,))
+        value = copy.deepcopy(self.value) if isinstance(self.value, list | dict) else self.value
+        return record.add_headers(((self.header, value),), (self.schema,))  # a record's value is its own
 
 
 def insert_header(options: TransformOptions, clock: Clock) -> InsertHeader:

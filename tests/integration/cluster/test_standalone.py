@@ -50,7 +50,9 @@ def test_sink_on_a_local_cluster_with_two_executor_processes_stores_every_record
     assert sink.wait(timeout_s=5) == 0, sink.tail()
     print(f"local-cluster run: {time.monotonic() - started:.1f} s, executor processes {sorted(executors)}")
 
-    assert len(executors) == 2
+    # Two executors ran the job; under CPU pressure the standalone worker may relaunch one that was
+    # slow to register, so a third process id can appear (the run must still be exact, below).
+    assert len(executors) >= 2
     stored = read_rows(moto.bucket(bucket), "orders")
     report = audit(kafka_contents(kafka.bootstrap_servers, topic), stored)
     assert report.expected == RECORDS

@@ -67,10 +67,26 @@ def test_iso_temporals(text, value):
     assert convert_to_string(parsed.value, parsed.schema) == text
 
 
-@pytest.mark.parametrize("text", ["8e1234567", "9e999999999", "1" * 5000, "12345678e98765"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "8e1234567",
+        "9e999999999",
+        "1" * 5000,
+        "12345678e98765",
+        "1e99999999999999999999",
+        "[1e99999999999999999999]",
+    ],
+)
 def test_numbers_too_large_for_any_type_stay_text_without_being_expanded(text):
     # a hex trace id such as 8e1234567 once made int(Decimal(...)) take all the memory
     assert parse_string(text) == (text, {"type": "string"})
+
+
+def test_arrays_nested_beyond_64_levels_stay_text_instead_of_exhausting_the_stack():
+    assert parse_string("[" * 64 + "]" * 64).schema["type"] == "array"
+    assert parse_string("[" * 65 + "]" * 65).schema == {"type": "string"}
+    assert parse_string("[" * 5000).schema == {"type": "string"}
 
 
 @pytest.mark.parametrize("text", ["2023-02-29", "08:15", "7 dwarfs", "[1,2] tail", "{a:1}", '[1,"two"]'])

@@ -99,3 +99,26 @@ def test_header_edits_keep_the_converters_schemas_beside_their_headers(smt):
         Record("t", 0, 0, value={"id": "p", "amount": 1.5}, value_schema=SCHEMA, headers=(("a", 1),))
     )
     assert copied.aligned_header_schemas() == (None, "double")
+
+
+def test_a_copied_field_of_a_named_type_gets_an_inferred_header_schema(smt):
+    address = {
+        "type": "record",
+        "name": "Address",
+        "namespace": "com.x",
+        "fields": [{"name": "city", "type": "string"}],
+    }
+    schema = {
+        "type": "record",
+        "name": "Order",
+        "fields": [{"name": "to", "type": address}, {"name": "n", "type": "long"}],
+    }
+    record = Record("t", 0, 0, value={"to": {"city": "Oslo"}, "n": 3}, value_schema=schema)
+    out = smt("HeaderFrom$Value", fields="to,n", headers="to,n", operation="copy").apply(record)
+    assert out.aligned_header_schemas() == (None, "long")  # com.x.Address is defined once, in the value
+
+
+def test_a_structured_literal_is_a_fresh_value_for_every_record(smt):
+    insert = smt("InsertHeader", header="tags", **{"value.literal": "[1,2]"})
+    first, second = insert.apply(rec(1)), insert.apply(rec(2))
+    assert first.headers[-1][1] == second.headers[-1][1] and first.headers[-1][1] is not second.headers[-1][1]

@@ -95,9 +95,9 @@ def test_coordinates_masks_casts_and_predicates_run_as_columns(tmp_path: Path, c
         "transforms.coords.partition.field": "p!",
         "transforms.coords.timestamp.field": "ts",
         "transforms.mask.type": KAFKA + "MaskField$Value",
-        "transforms.mask.fields": "note,paid",
+        "transforms.mask.fields": "note,paid,amount",
         "transforms.maskto.type": KAFKA + "MaskField$Value",
-        "transforms.maskto.fields": "id,amount",
+        "transforms.maskto.fields": "id",
         "transforms.maskto.replacement": "-7",
         "transforms.cast.type": KAFKA + "Cast$Value",
         "transforms.cast.spec": "code:int8,paid:string",
@@ -147,6 +147,63 @@ def test_a_batch_a_step_cannot_take_as_columns_goes_record_by_record(
     )
     assert_same_outcomes(fast, slow)
     assert columnar_calls[:1] == [False]
+
+
+@pytest.mark.parametrize(
+    ("values", "chain"),
+    [
+        (
+            [{"country": "DE", "x": 1.5}, {"country": "DE", "x": 3}],
+            {"transforms.t.type": KAFKA + "Cast$Value", "transforms.t.spec": "x:string"},
+        ),
+        (
+            [{"country": "DE", "x": 0.5}, {"country": "FR", "x": 2**40}],
+            {"transforms.t.type": KAFKA + "Cast$Value", "transforms.t.spec": "x:int8"},
+        ),
+        (
+            [{"country": "DE", "x": 0.5}, {"country": "DE", "x": 3}],
+            {
+                "transforms.t.type": KAFKA + "MaskField$Value",
+                "transforms.t.fields": "x",
+                "transforms.t.replacement": "1.5",
+            },
+        ),
+        (
+            [{"country": "DE", "a": 1, "b": 2}, {"country": "DE", "b": 20, "a": 10}],
+            {"transforms.t.type": KAFKA + "ReplaceField$Value", "transforms.t.renames": "a:b"},
+        ),
+        (
+            [{"country": "DE", "a": 1, "b": 2}, {"country": "DE", "a": 5}],
+            {"transforms.t.type": KAFKA + "ReplaceField$Value", "transforms.t.renames": "b:a"},
+        ),
+    ],
+    ids=[
+        "integer in a double column cast to text",
+        "to int8",
+        "custom mask",
+        "rename onto a field",
+        "two onto one",
+    ],
+)
+def test_what_the_parse_or_the_column_order_hides_goes_record_by_record(
+    values: list[dict[str, object]], chain: dict[str, str], tmp_path: Path, columnar_calls: Spy
+) -> None:
+    batch = kafka_batch([json.dumps(value).encode() for value in values * 20], first_offset=10)
+    fast, slow = both_outcomes(
+        _spec(PARTITIONED, {"transforms": "t", **chain}), [batch], tmp_path, columnar_calls
+    )
+    assert_same_outcomes(fast, slow)
+    assert columnar_calls == [False]
+
+
+def test_a_swap_of_two_names_stays_columnar(tmp_path: Path, columnar_calls: Spy) -> None:
+    chain = {
+        "transforms": "t",
+        "transforms.t.type": KAFKA + "ReplaceField$Value",
+        "transforms.t.renames": "id:code,code:id",
+    }
+    _same(tmp_path, columnar_calls, chain, _batches())
+    assert columnar_calls == [True, True]
 
 
 def test_records_without_a_timestamp_keep_the_per_record_shape(tmp_path: Path, columnar_calls: Spy) -> None:
