@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakesink.adapters.clock import WallClock
-from lakesink.application.config_file import load_config
 from lakesink.domain.config.backend_parsing import detect_backend, normal_key, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.providers import ResolvedConfig
 from lakesink.domain.errors import RecordError
 from lakesink.domain.kcql import parse
 from lakesink.domain.records import Record
@@ -40,12 +40,12 @@ class ExplainCommand:
     provided: frozenset[str] = frozenset()
 
     @classmethod
-    def from_cli(cls, *, kcql: str, config_path: str | None, record_json: str | None) -> ExplainCommand:
-        """Read the config file and decode the record given on the command line."""
+    def from_cli(cls, *, kcql: str, config: ResolvedConfig | None, record_json: str | None) -> ExplainCommand:
+        """The command for a loaded config file (:func:`~.config_file.load_config`) and the record
+        given on the command line."""
         record = None if record_json is None else parse_record(record_json)
-        if config_path is None:
+        if config is None:
             return cls(kcql=kcql, config={}, record=record)
-        config = load_config(config_path)
         return cls(kcql=kcql, config=config.values, record=record, provided=config.provided)
 
 

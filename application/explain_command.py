@@ -53,7 +53,7 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
             "kcql explain needs a KCQL argument, unless --config is a Confluent S3 sink config "
             f"(connector.class={CONFLUENT_S3_SINK})."
         )
-    lenses = explain(ExplainCommand.from_cli(kcql=kcql, config_path=config_path, record_json=record_text))
+    lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
     return render_json(lenses) if as_json else render_text(lenses)
 
 
