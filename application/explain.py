@@ -213,13 +213,13 @@ def render_text(result: ExplainResult) -> str:
         info = _statement_json(plan)
         lines.append(f"Statement {number}: {plan.statement.text}")
         for name in ("bucket", "prefix", "topic", "partition_by", "no_partition", "format", "csv_headers"):
-            lines.append(f"  {name:<22} {_text(info[name])}")
+            lines.append(f"  {name:<22} {display_text(info[name])}")
         lines.append(
             f"  {'compression.codec':<22} {plan.codec.value} (files end in .{plan.layout.file_extension})"
         )
         lines.append("  properties:")
         for name, value in plan.resolved_properties().items():
-            lines.append(f"    {name:<32} {_text(value)}")
+            lines.append(f"    {name:<32} {display_text(value)}")
     for trace in result.steps:
         step = trace.step
         lines.append(f"Transform {step.alias} ({step.class_name}): {transform_effect(trace)}")
@@ -259,11 +259,14 @@ def step_json(trace: TraceStep) -> dict[str, object]:
     }
 
 
-def _text(value: object) -> str:
+def display_text(value: object) -> str:
+    """A setting's value as explain prints it: ``(none)`` for nothing, lowercase booleans, lists joined."""
     if value is None:
         return "(none)"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, list):
         return ", ".join(map(str, value)) if value else "(none)"
+    if isinstance(value, Mapping) and not value:
+        return "(none)"
     return str(value)

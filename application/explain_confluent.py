@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lakesink.application.explain import display_text
 from lakesink.domain.config.confluent_notes import content_notes, file_boundaries, replay_differences
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.errors import RecordError
@@ -146,7 +147,7 @@ def render_confluent_text(result: ConfluentExplainResult, transform_lines: list[
     """The resolved settings, one per line, then the transforms and the record's keys."""
     config = result.config
     lines = [f"Confluent S3 sink config {config.name!r} (io.confluent.connect.s3.S3SinkConnector):"]
-    lines.extend(f"  {name:<36} {_text(value)}" for name, value in _flatten(config.describe()))
+    lines.extend(f"  {name:<36} {display_text(value)}" for name, value in _flatten(config.describe()))
     for title, items in (
         ("Files roll on", file_boundaries(config)),
         ("Keys may differ from Confluent's on a replay", replay_differences(config)),
@@ -182,15 +183,3 @@ def _flatten(document: Mapping[str, object], prefix: str = "") -> list[tuple[str
         else:
             items.append((f"{prefix}{name}", value))
     return items
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return "(none)"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) if value else "(none)"
-    if isinstance(value, Mapping):
-        return "(none)"
-    return str(value)

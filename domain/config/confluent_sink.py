@@ -18,9 +18,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
+from lakesink.domain.config.connector import UNREAD_CLOCK, plain_value
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
-from lakesink.domain.config.secret import MASK, Secret
+from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.confluent_naming import ConfluentFormat, ConfluentKeyLayout, format_extension
@@ -125,7 +126,7 @@ class ConfluentSinkConfig:
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
         shown = {
-            f.name: _plain(getattr(self, f.name))
+            f.name: plain_value(getattr(self, f.name))
             for f in dataclasses.fields(self)
             if f.name not in ("hidden", "layout")
         }
@@ -176,7 +177,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         resolve_joda_zone(timezone)
     check_tuning(props)
     transforms = transform_keys(props)
-    build_chain(transforms, _UNREAD_CLOCK)  # validation: an unknown class or option fails here
+    build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
     return ConfluentSinkConfig(
         name=_required(props, "name"),
         topics=topics,
@@ -308,27 +309,3 @@ def _errors(props: Mapping[str, str]) -> dict[str, str]:
     held = {key: value for key, value in props.items() if key_class(key) == "held"}
     _choice(props, "errors.tolerance", _TOLERANCES, "none", lower=True)
     return held
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Secret):
-        return MASK
-    if isinstance(value, ConfluentFormat):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
-
-
-class _UnreadClock:
-    """The clock the validating chain build gets: building a transform never reads the time."""
-
-    def now_ms(self) -> int:
-        raise RuntimeError("the chain built to validate a config is never applied")
-
-
-_UNREAD_CLOCK = _UnreadClock()

@@ -133,7 +133,7 @@ class ConnectorSettings:
         topics: tuple[str, ...] = ()
         topics_regex: str | None = None
         transforms = transform_keys(normalised)
-        chain = build_chain(transforms, _UNREAD_CLOCK)  # validation: an unknown class or option fails here
+        chain = build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
         if role == "sink":
             sink_statements = tuple(parse(kcql))
             topics = reader.items("topics", prefixed=False)
@@ -188,7 +188,7 @@ class ConnectorSettings:
         So are values equal to (or containing) one a config provider supplied.
         """
         return {
-            f.name: self.hidden.mask_leaves(_plain(getattr(self, f.name)))
+            f.name: self.hidden.mask_leaves(plain_value(getattr(self, f.name)))
             for f in dataclasses.fields(self)
             if f.name != "hidden"
         }
@@ -200,7 +200,7 @@ class ConnectorSettings:
         return self.hidden.scrub(f"{type(self).__name__}({fields})")
 
 
-def _plain(value: object) -> object:
+def plain_value(value: object) -> object:
     """Turn a settings value into str/int/float/bool/None/list/dict, masking secrets."""
     if isinstance(value, Secret):
         return MASK
@@ -211,11 +211,11 @@ def _plain(value: object) -> object:
     if isinstance(value, PurePath):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_value(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     return value
 
 
@@ -226,7 +226,7 @@ class _UnreadClock:
         raise RuntimeError("the chain built to validate a config is never applied")
 
 
-_UNREAD_CLOCK = _UnreadClock()
+UNREAD_CLOCK = _UnreadClock()
 
 
 def _check_connector_class_role(props: Mapping[str, str], role: str) -> None:
