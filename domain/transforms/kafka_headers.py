@@ -14,6 +14,7 @@ from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.schema.headers import header_schema
+from lakesink.domain.schema.model import NAMED, PRIMITIVES
 from lakesink.domain.transforms.chain import TransformFactory
 from lakesink.domain.transforms.header_values import parse_string
 from lakesink.domain.transforms.kafka_data import (
@@ -75,9 +76,6 @@ class HeaderFrom:
         return out.add_headers(tuple(pairs), schemas)
 
 
-_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
-
-
 def _header_field_schema(schema: Any) -> Any:
     """The copied field's schema as its header's, or None (inferred from the value) when it holds a
     named type: the headers record would define that name a second time beside the value's."""
@@ -86,10 +84,10 @@ def _header_field_schema(schema: Any) -> Any:
 
 def _names_a_type(schema: Any) -> bool:
     if isinstance(schema, str):
-        return schema not in _PRIMITIVES
+        return schema not in PRIMITIVES
     if isinstance(schema, list):
         return any(_names_a_type(branch) for branch in schema)
-    if schema.get("type") in ("record", "error", "enum", "fixed"):
+    if schema.get("type") in NAMED:
         return True
     return any(_names_a_type(schema[part]) for part in ("items", "values", "type") if part in schema)
 

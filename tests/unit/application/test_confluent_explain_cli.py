@@ -15,43 +15,14 @@ from pathlib import Path
 import pytest
 
 from lakesink.application.cli import main
+from tests.support.confluent_configs import COMPLETE as SEED_COMPLETE
+from tests.support.confluent_configs import FMT, PKG
 
-PKG = "io.confluent.connect.storage.partitioner."
-FMT = "io.confluent.connect.s3.format."
 SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 #: 2024-05-09T03:17:33Z: 23:17:33 the day before in Santiago (UTC-4), 08:47:33 in Kolkata (UTC+5:30).
 TS = 1715224653000
 
-#: The seed's "Complete Example" with JSON converters, brokers, an endpoint and static credentials.
-COMPLETE = {
-    "connector.class": "io.confluent.connect.s3.S3SinkConnector",
-    "tasks.max": "6",
-    "topics": "events,transactions",
-    "s3.bucket.name": "analytics-data-lake",
-    "s3.region": "us-east-1",
-    "s3.credentials.provider.class": "com.amazonaws.auth.DefaultAWSCredentialsProviderChain",
-    "format.class": f"{FMT}parquet.ParquetFormat",
-    "parquet.codec": "snappy",
-    "storage.class": "io.confluent.connect.s3.storage.S3Storage",
-    "partitioner.class": f"{PKG}TimeBasedPartitioner",
-    "path.format": "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH",
-    "locale": "en-US",
-    "timezone": "UTC",
-    "partition.duration.ms": "3600000",
-    "flush.size": "50000",
-    "rotate.interval.ms": "600000",
-    "s3.part.size": "52428800",
-    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-    "value.converter.schemas.enable": "false",
-    "errors.tolerance": "all",
-    "errors.deadletterqueue.topic.name": "dlq-s3-sink",
-    "errors.deadletterqueue.topic.replication.factor": 3,
-    "bootstrap.servers": "127.0.0.1:9092",
-    "store.url": "http://127.0.0.1:9000",
-    "aws.access.key.id": "AKIAEXAMPLEACCESS",
-    "aws.secret.access.key": SECRET,
-}
+COMPLETE = {**SEED_COMPLETE, "aws.access.key.id": "AKIAEXAMPLEACCESS", "aws.secret.access.key": SECRET}
 BASIC = {
     key: COMPLETE[key]
     for key in ("connector.class", "topics", "s3.bucket.name", "format.class", "flush.size", "storage.class")
