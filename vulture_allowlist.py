@@ -11,6 +11,7 @@ from lakesink.adapters.storage.gcs import GcsObjectStore
 from lakesink.adapters.storage.local import LocalObjectStore
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.storage.s3 import S3ObjectStore
+from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
 
 # fastavro's Writer.write_block reads these two attributes of the block it is handed.
@@ -35,3 +36,7 @@ S3ObjectStore
 # Chosen by value from schema.change.detector (SchemaChangeDetector.parse); the last branch of
 # schema_changed.
 SchemaChangeDetector.COMPATIBILITY
+
+# schema.compatibility values, looked up by name from the config (SchemaCompatibility(text)).
+SchemaCompatibility.BACKWARD
+SchemaCompatibility.FULL

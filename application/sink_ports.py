@@ -47,6 +47,9 @@ class TopicMetadataPort(Protocol):
     def partitions(self, selection: TopicSelection) -> list[TopicPartition]:
         """Every partition of the topics ``selection`` names or matches."""
 
+    def earliest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The low watermark (first offset still in the log) of each partition."""
+
     def latest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         """The high watermark (next offset to be written) of each partition."""
 

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
+from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.ports import Clock, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
@@ -76,6 +78,7 @@ class SinkRun:
         self._index: SinkIndex | None = None
         self._group: ConsumerGroup | None = None
         self._start = SinkStart()
+        self._held: HeldRecords | None = None
 
     # --- start-up ------------------------------------------------------------------------
 
@@ -101,6 +104,9 @@ class SinkRun:
         else:
             self._group = self._open_group()
             self._start = SinkStart(self._group.committed(partitions))
+        if self._holds_cycles():
+            earliest = self._metadata.earliest(partitions)
+            self._held = HeldRecords({**earliest, **self._start.offsets})
         logger.info(
             "Sink %s (run %s) starts at %s", self.settings.name, self._run_id, to_json(self._start.offsets)
         )
@@ -135,6 +141,8 @@ class SinkRun:
         recorded, else now.
         """
         clock_ms, self._replay_clock = self._replay_clock, None
+        if self._held is not None:
+            ranges = self._held.stretch(ranges)
         results = self._write_with_policy(ranges, self._clock.now_ms() if clock_ms is None else clock_ms)
         self._commit(batch_id, results)
 
@@ -181,6 +189,8 @@ class SinkRun:
     def _commit(self, batch_id: int, results: list[RangeResult]) -> None:
         started = time.perf_counter()
         ends = commit_points(results)
+        if self._held is not None:
+            self._held.committed(ends)
         if self._index is not None:
             for (topic, partition), last in sorted(ends.items()):
                 self._index.commit(topic, partition, last)
@@ -211,6 +221,13 @@ class SinkRun:
                 report.lag,
                 commit_ms,
             )
+
+    def _holds_cycles(self) -> bool:
+        """Whether ranges may end with records held back in an open Confluent cycle."""
+        return any(
+            statement.confluent is not None and statement.confluent.rotation.cycle_end is CycleEnd.WAIT
+            for statement in self._plan.statements
+        )
 
     def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
         if not ends:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lakesink.application.config_file import load_config
+from lakesink.domain.config.confluent_connector import connector_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
@@ -20,29 +21,22 @@ from lakesink.domain.statement_plan import plan_sink
 def load_settings(config_path: str | Path) -> ConnectorSettings:
     """Read and validate a connector config file for a sink, its KCQL plan included.
 
+    A Confluent S3 sink config (its ``connector.class``) is validated in its own dialect and
+    runs with Confluent's keys, files and rotation (:mod:`lakesink.domain.config.confluent_connector`).
+
     Raises:
         ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
-            or statements, or no ``bootstrap.servers``; and, for now, any Confluent S3 sink
-            config (validated first, so an invalid one is reported as such).
+            or statements, or no ``bootstrap.servers``.
     """
     config = load_config(config_path)
     if is_confluent_sink(config.values):
-        _refuse_confluent(ConfluentSinkConfig.from_properties(config.values, config.provided), config_path)
-    settings = ConnectorSettings.from_properties(config.values, role="sink", provided=config.provided)
+        settings = connector_settings(ConfluentSinkConfig.from_properties(config.values, config.provided))
+    else:
+        settings = ConnectorSettings.from_properties(config.values, role="sink", provided=config.provided)
     if not settings.bootstrap_servers:
         raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
     plan_sink(settings)
     return settings
-
-
-def _refuse_confluent(settings: ConfluentSinkConfig, config_path: str | Path) -> None:
-    if not settings.bootstrap_servers:
-        raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
-    raise ConfigError(
-        f"{config_path} is a valid Confluent S3 sink config, but running the Confluent layout in lakesink "
-        f"sink is not implemented yet; see its keys with: lakesink kcql explain --config {config_path} "
-        "--record JSON"
-    )
 
 
 def sink_app_name(settings: ConnectorSettings) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.confluent_writing import ConfluentWriting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.policy import FlushPolicy
 from lakesink.domain.flush.schema_change import SchemaRules
@@ -36,6 +37,8 @@ class StatementPlan:
     envelope: EnvelopeFields | None
     date_timezone: str
     schema_rules: SchemaRules = SchemaRules()
+    confluent: ConfluentWriting | None = None
+    """A Confluent S3 sink config's files, keys and rotation; they replace the layout's and the flush rule's."""
 
     @property
     def bucket(self) -> str:
@@ -166,6 +169,7 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
         envelope=options.envelope,
         date_timezone=timezone,
         schema_rules=SchemaRules(settings.schema_change_detector, settings.latest_schema_optimization),
+        confluent=settings.confluent,
     )
 
 

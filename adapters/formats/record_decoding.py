@@ -45,7 +45,7 @@ def canonical_converter(settings: ConverterSettings) -> str | None:
 
 def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSettings) -> bool:
     """Whether the statement can write the value bytes without decoding them."""
-    if plan.envelope is not None:
+    if plan.envelope is not None or plan.confluent is not None:
         return False
     if any(f.kind is FieldKind.VALUE for f in plan.layout.selection.fields):
         return False
@@ -58,7 +58,9 @@ def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSetting
 
 
 def key_needed(plan: StatementPlan) -> bool:
-    """Whether keys must be decoded: an envelope stores them or PARTITIONBY reads them."""
+    """Whether keys must be decoded: an envelope or Confluent's keys files store them, or PARTITIONBY reads them."""
+    if plan.confluent is not None:
+        return plan.confluent.keys is not None
     return plan.envelope is not None or any(
         f.kind in (FieldKind.KEY, FieldKind.WHOLE_KEY) for f in plan.layout.selection.fields
     )
@@ -69,7 +71,10 @@ def headers_needed(plan: StatementPlan) -> bool:
 
     When no statement needs them the sink's ranges are read without headers, which spares the
     executors about 40% of their CPU on the JSON passthrough path (a Python tuple per header).
+    Confluent's headers files need them too.
     """
+    if plan.confluent is not None:
+        return plan.confluent.headers is not None
     return plan.envelope is not None or any(f.kind is FieldKind.HEADER for f in plan.layout.selection.fields)
 
 
@@ -80,8 +85,11 @@ def headers_decoded(plan: StatementPlan) -> bool:
     Not for the envelope's ``list`` layout, which stores the bytes Kafka had (PARTITIONBY
     ``_header.x`` then reads the header's text as sent), nor where no header is used: a header
     the converter refuses is then no poison record, whichever write path (per record or
-    columnar, which never reads headers) takes the batch.
+    columnar, which never reads headers) takes the batch. Confluent's headers files hold the
+    converted values as text.
     """
+    if plan.confluent is not None:
+        return plan.confluent.headers is not None
     envelope = plan.envelope
     if envelope is not None and envelope.headers_layout is HeadersLayout.LIST:
         return False

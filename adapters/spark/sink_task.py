@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from lakesink.adapters.formats.columnar_parquet import takes_rows, write_rows
 from lakesink.adapters.formats.columnar_transforms import ColumnarChain
+from lakesink.adapters.formats.cycle_writer import CycleWriter
 from lakesink.adapters.formats.encoded_lines import encode_lines, single_partition, takes_lines
 from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import (
@@ -115,6 +116,12 @@ class SinkTaskSpec:
     """The batch clock the chain's wall-clock transforms read, recorded in the range plans; None: none does."""
 
     @cached_property
+    def columnar(self) -> bool:
+        """Whether batches may take the columnar paths: not under a Confluent config, whose
+        cycles are placed record by record."""
+        return all(statement.confluent is None for statement in self.plan.statements)
+
+    @cached_property
     def chain_headers(self) -> bool:
         """Whether the chain sees converted headers: when some statement it may route to uses them
         (else it sees the bytes, which the ``list`` layout stores exactly)."""
@@ -141,6 +148,7 @@ class SinkTaskSpec:
         see the same time.
         """
         chain = settings.transform_chain(BatchClock(clock_ms))
+        reads_clock = bool(chain) or (settings.confluent is not None and settings.confluent.reads_clock)
         return cls(
             plan=plan,
             store=store,
@@ -158,7 +166,7 @@ class SinkTaskSpec:
             floors=floors or {},
             granular=granular or {},
             chain=chain,
-            clock_ms=clock_ms if chain else None,
+            clock_ms=clock_ms if reads_clock else None,
         )
 
 
@@ -170,7 +178,7 @@ class _Route:
     topic and partition (default layout, NOPARTITION, ``_topic``/``_partition``), else None.
     """
 
-    writer: RangeWriter
+    writer: RangeWriter | CycleWriter
     statement: StatementPlan
     decode_key: bool
     decode_value: bool
@@ -194,6 +202,8 @@ class _Range:
     floor: int | None = None
     locks: Mapping[str, int] = field(default_factory=dict)
     writers: dict[tuple[int, str], RangeWriter] = field(default_factory=dict)
+    cycles: CycleWriter | None = None
+    """The range's files under a Confluent config (one cycle per topic-partition, whatever the topic a router picks)."""
     route: _Route | None = None
     routed: dict[str, _Route] = field(default_factory=dict)
     first: int = -1
@@ -211,6 +221,18 @@ class _Range:
         if writer is None:
             writer = self.writers[index, topic] = RangeWriter(statement, topic, self.partition, root)
         return writer
+
+    def _cycles(self, spec: SinkTaskSpec, root: Path) -> CycleWriter:
+        if self.cycles is None:
+            statement = spec.plan.statements[0]
+            assert statement.confluent is not None
+            self.cycles = CycleWriter(statement.confluent, statement.bucket, self.partition, root, spec.clock_ms)
+        return self.cycles
+
+    def all_writers(self) -> list[RangeWriter | CycleWriter]:
+        """Every writer of the range."""
+        cycles: list[RangeWriter | CycleWriter] = [self.cycles] if self.cycles is not None else []
+        return [*self.writers.values(), *cycles]
 
     def resolve(self, spec: SinkTaskSpec, root: Path) -> _Route:
         """The range's route, kept for its next records.
@@ -233,7 +255,7 @@ class _Range:
         index = _statement_index(spec.plan, topic)
         statement = spec.plan.statements[index]
         return _Route(
-            self.writer(index, statement, root, topic),
+            self.writer(index, statement, root, topic) if statement.confluent is None else self._cycles(spec, root),
             statement,
             decode_key=key_needed(statement),
             decode_value=not raw_value_passthrough(statement, spec.value_converter),
@@ -295,7 +317,7 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
 
 def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
     for state in ranges.values():
-        for writer in state.writers.values():
+        for writer in state.all_writers():
             writer.abort()
 
 
@@ -346,7 +368,7 @@ def _write_lines(
     Returns False, having changed nothing, when the batch must go record by record.
     """
     where = single_partition(batch)
-    if where is None or spec.granular.get(where) or (spec.chain.steps and transforms is None):
+    if where is None or not spec.columnar or spec.granular.get(where) or (spec.chain.steps and transforms is None):
         return False
     topic, partition = where
     routed = topic if transforms is None else transforms.topic(topic, partition)
@@ -455,7 +477,7 @@ def _granular_skip(locks: Mapping[str, int], offset: int, values: PartitionValue
 
 def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
-    sealed = [file for writer in state.writers.values() for file in writer.finish()]
+    sealed = [file for writer in state.all_writers() for file in writer.finish()]
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
@@ -465,12 +487,13 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
             for file in sealed:
                 file.path.unlink(missing_ok=True)
+    held = state.cycles.held if state.cycles is not None else 0
     return RangeResult(
         topic=state.topic,
         partition=state.partition,
         first=state.first,
-        last=state.last,
-        records=state.records,
+        last=state.last if not held or state.cycles is None else state.cycles.durable_through,
+        records=state.records - held,
         skipped=state.skipped,
         poison=state.poison,
         bytes=sum(upload.size for upload in uploads),

@@ -23,9 +23,12 @@ from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
+from lakesink.domain.confluent_writing import ConfluentWriting, NullValues, cycle_end, file_format
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.flush.confluent_rotation import RotationRules
+from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.layout.confluent_naming import ConfluentFormat, ConfluentKeyLayout, format_extension
-from lakesink.domain.layout.confluent_partitioners import partitioner_from_settings
+from lakesink.domain.layout.confluent_partitioners import TimeBasedPartitioner, partitioner_from_settings
 from lakesink.domain.layout.confluent_settings import int_setting, long_setting, string_setting
 from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone
 from lakesink.domain.transforms.registry import build_chain, transform_keys
@@ -103,7 +106,13 @@ class ConfluentSinkConfig:
     transforms: Mapping[str, str]
     kafka_client: Mapping[str, object]
     error_handling: Mapping[str, str]
+    writing: ConfluentWriting
     hidden: HiddenValues = field(default_factory=HiddenValues, compare=False)
+
+    @property
+    def skips_poison(self) -> bool:
+        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (no DLQ yet)."""
+        return self.error_handling.get("errors.tolerance", "none").strip().lower() == "all"
 
     @classmethod
     def from_properties(
@@ -128,7 +137,7 @@ class ConfluentSinkConfig:
         shown = {
             f.name: plain_value(getattr(self, f.name))
             for f in dataclasses.fields(self)
-            if f.name not in ("hidden", "layout")
+            if f.name not in ("hidden", "layout", "writing")
         }
         layout = self.layout
         shown["layout"] = {
@@ -215,8 +224,49 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
         error_handling=_errors(props),
+        writing=_writing(props, fmt, extension, layout),
         hidden=hidden,
     )
+
+
+def _writing(
+    props: Mapping[str, str], fmt: ConfluentFormat, extension: str, layout: ConfluentKeyLayout
+) -> ConfluentWriting:
+    """How the sink writes this config's files: formats, rotation, schema and null rules."""
+    avro_codec = _choice(props, "avro.codec", _AVRO_CODECS, "null")
+    level = _compression_level(props)
+    views = {}
+    for which in ("keys", "headers"):
+        view = _view(props, which, stored=as_bool(f"store.kafka.{which}", props.get(f"store.kafka.{which}", "false")))
+        views[which] = (
+            None
+            if view is None
+            else file_format(view.format, view.extension, props, avro_codec=avro_codec, compression_level=level)
+        )
+    interval = long_setting(props, "rotate.interval.ms", -1)
+    schedule = long_setting(props, "rotate.schedule.interval.ms", -1)
+    null_values = NullValues(_choice(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True))
+    tombstone = string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone"
+    writing = ConfluentWriting(
+        layout=layout,
+        values=file_format(fmt, extension, props, avro_codec=avro_codec, compression_level=level),
+        keys=views["keys"],
+        headers=views["headers"],
+        rotation=RotationRules(
+            flush_size=_flush_size(props),
+            rotate_interval_ms=interval,
+            time_based=isinstance(layout.partitioner, TimeBasedPartitioner),
+            on_partition_change=as_bool(
+                "rotate.file.on.partition.change", props.get("rotate.file.on.partition.change", "true")
+            ),
+            tombstone_partition=tombstone if null_values is NullValues.WRITE else None,
+        ),
+        compatibility=SchemaCompatibility(_choice(props, "schema.compatibility", _COMPATIBILITIES, "NONE")),
+        null_values=null_values,
+        tombstone_partition=tombstone,
+    )
+    rules = dataclasses.replace(writing.rotation, cycle_end=cycle_end(schedule, interval, writing.reads_clock))
+    return dataclasses.replace(writing, rotation=rules)
 
 
 def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None]:

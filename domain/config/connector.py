@@ -36,6 +36,7 @@ from lakesink.domain.config.reader import PropertyReader
 from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
 from lakesink.domain.config.statement_rules import check_padding, check_topics
+from lakesink.domain.confluent_writing import ConfluentWriting
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
@@ -64,6 +65,8 @@ class ConnectorSettings:
         source: the restore's settings; None for a sink.
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
+        confluent: how a Confluent S3 sink config writes (its keys, files and rotation); None for
+            Lenses configs (:mod:`lakesink.domain.config.confluent_connector`).
         hidden: the values config providers supplied (``${file:...}``, ``${env:...}``); masked in
             ``repr``, ``describe()`` and error messages wherever they ended up.
     """
@@ -99,6 +102,7 @@ class ConnectorSettings:
     latest_schema_optimization: bool = False
     source: SourceSettings | None = None
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    confluent: ConfluentWriting | None = None
     hidden: HiddenValues = dataclasses.field(default_factory=HiddenValues, compare=False)
 
     @classmethod
@@ -190,7 +194,7 @@ class ConnectorSettings:
         return {
             f.name: self.hidden.mask_leaves(plain_value(getattr(self, f.name)))
             for f in dataclasses.fields(self)
-            if f.name != "hidden"
+            if f.name not in ("hidden", "confluent")
         }
 
     def __repr__(self) -> str:

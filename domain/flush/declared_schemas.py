@@ -59,7 +59,7 @@ class DeclaredSchemas:
     def __init__(self, rules: SchemaRules) -> None:
         self._rules = rules
         self._newest: Schema | None = None
-        self._converted: list[tuple[Any, Schema]] = []
+        self._hints = SchemaHints()
 
     @staticmethod
     def applies(format: Format) -> bool:
@@ -68,7 +68,7 @@ class DeclaredSchemas:
 
     def step(self, record: Record, open_file: FileSchemas | None) -> Step:
         """Place ``record`` against the open file of its partition values (None: none open)."""
-        incoming = self._declared(record)
+        incoming = self._hints.declared(record)
         if incoming is None:
             return Step(roll=False, record=record, fresh=record, declared=None)
         first = open_file.first if open_file is not None else None
@@ -86,8 +86,15 @@ class DeclaredSchemas:
             return open_file
         return FileSchemas(first=declared if open_file is None else open_file.first, last=declared)
 
-    def _declared(self, record: Record) -> Schema | None:
-        """The record's declared value schema as Avro; converted once per distinct hint."""
+
+class SchemaHints:
+    """The declared value schemas of a range's records as Avro, converted once per distinct hint."""
+
+    def __init__(self) -> None:
+        self._converted: list[tuple[Any, Schema]] = []
+
+    def declared(self, record: Record) -> Schema | None:
+        """The record's declared value schema as Avro; None when it declares none (or an unusable one)."""
         hint = record.value_schema
         if hint is None:
             return None

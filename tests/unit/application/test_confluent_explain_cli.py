@@ -246,14 +246,13 @@ def test_kcql_with_a_confluent_config_and_no_kcql_with_a_lenses_one_exit_2(
     assert "needs a KCQL argument" in capsys.readouterr().err
 
 
-def test_sink_validates_a_confluent_config_then_says_running_it_is_not_implemented(
+def test_sink_refuses_an_invalid_confluent_config_or_one_without_brokers_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write_config(tmp_path, COMPLETE)
-    assert main(["sink", "--config", path, "--once"]) == 2
+    no_brokers = {key: value for key, value in COMPLETE.items() if key != "bootstrap.servers"}
+    assert main(["sink", "--config", write_config(tmp_path, no_brokers), "--once"]) == 2
     err = capsys.readouterr().err
-    assert "is a valid Confluent S3 sink config" in err and "not implemented yet" in err
-    assert f"lakesink kcql explain --config {path} --record JSON" in err
+    assert "bootstrap.servers is required" in err
     assert len(err.strip().splitlines()) == 1 and SECRET not in err
     assert (
         main(["sink", "--config", write_config(tmp_path, dict(COMPLETE, **{"s3.bucket": "x"})), "--once"])

@@ -1,0 +1,213 @@
+"""Write one topic-partition range as Confluent's S3 sink does: cycles of files (runs on executors).
+
+The rules are the domain's (:mod:`lakesink.domain.flush.confluent_rotation` decides when the
+cycle rotates, :class:`~lakesink.domain.confluent_writing.ConfluentWriting` where each record
+goes and in which format); this class keeps the open files of the cycle, one set per encoded
+partition (the value file, and the keys and headers files when stored), each named by the offset
+of its first record, and seals them all at each rotation.
+
+A cycle still open when the range ends is sealed too when the config rotates on the wall clock
+(``CycleEnd.SEAL``); otherwise its records are not written (``held``) and the range is durable
+only up to the last record of its last complete cycle (``durable_through``): the sink commits
+that far and the next range reads the held records again, so files start and end where
+Confluent's do. Nothing here reads a clock (the batch clock is given), so a retried task writes
+the same objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lakesink.adapters.formats import open_writer
+from lakesink.adapters.formats.range_writer import SealedFile
+from lakesink.adapters.formats.separated_bytes import SeparatedBytesWriter
+from lakesink.domain.confluent_writing import HEADERS_SCHEMA, ConfluentWriting, FileFormat
+from lakesink.domain.errors import RecordError
+from lakesink.domain.flush.confluent_rotation import Cycle, CycleEnd
+from lakesink.domain.flush.declared_schemas import SchemaHints
+from lakesink.domain.formats import Format
+from lakesink.domain.layout.confluent_naming import RecordView
+from lakesink.domain.layout.partitioning import PartitionValues
+from lakesink.domain.ports import FormatWriter
+from lakesink.domain.records import Record
+from lakesink.domain.transforms.header_values import convert_to_string
+
+logger = logging.getLogger(__name__)
+
+#: The JSON and Parquet headers view wraps the array: ``{"headers": [...]}`` (struct ``RecordHeaders``).
+_ENVELOPED_HEADERS_SCHEMA: dict[str, Any] = {
+    "type": "record",
+    "name": "RecordHeaders",
+    "fields": [{"name": "headers", "type": HEADERS_SCHEMA}],
+}
+
+
+def _open(files: FileFormat, path: Path) -> FormatWriter:
+    if files.format is Format.BYTES:
+        return SeparatedBytesWriter(
+            path, separator=files.separator, codec=files.codec, level=files.compression_level
+        )
+    return open_writer(files.format, path, codec=files.codec, level=files.compression_level)
+
+
+@dataclass
+class _FileSet:
+    """The open files of one encoded partition in the cycle; keys name their first record's offset."""
+
+    topic: str
+    encoded: str
+    first_offset: int
+    writers: dict[RecordView, tuple[FormatWriter, Path, FileFormat]] = field(default_factory=dict)
+    last_offset: int = -1
+
+
+@dataclass
+class CycleWriter:
+    """The files of one topic-partition range under a Confluent config.
+
+    Call :meth:`write` for each record in offset order, then :meth:`finish` (or :meth:`abort`).
+    """
+
+    writing: ConfluentWriting
+    bucket: str
+    partition: int
+    staging_root: Path
+    clock_ms: int | None = None
+    """The batch clock (the Wallclock extractor reads it); None when nothing reads one."""
+    sealed: list[SealedFile] = field(default_factory=list)
+    durable_through: int = -1
+    """The last offset of the last complete cycle (-1: none completed yet)."""
+    held: int = 0
+    """Records of the cycle left open at :meth:`finish`, not written (the next range writes them)."""
+    _cycle: Cycle = field(init=False)
+    _open: dict[tuple[str, str], _FileSet] = field(default_factory=dict)
+    _hints: SchemaHints = field(default_factory=SchemaHints)
+
+    def __post_init__(self) -> None:
+        self._cycle = Cycle(self.writing.rotation)
+
+    def write(self, record: Record, values: PartitionValues) -> None:
+        """Place ``record`` in the cycle, rotating before or after it as Confluent would.
+
+        ``values`` (the Lenses partition values) are not used: the encoded partition is Confluent's.
+
+        Raises:
+            RecordError: the record cannot be placed or written (poison record).
+        """
+        del values
+        writing, cycle = self.writing, self._cycle
+        now = 0 if self.clock_ms is None else self.clock_ms
+        schema = self._hints.declared(record) if record.value is not None else None
+        while True:
+            time_ms = writing.time_of(record, now)
+            cycle.begin_record(time_ms)
+            encoded = writing.encoded_partition(record, now)
+            current, flip = cycle.file_schema(encoded, schema)
+            incompatible = functools.partial(writing.compatibility.incompatible, schema, current)
+            if not cycle.rotates_before(encoded, time_ms, flip=flip, incompatible=incompatible):
+                break
+            self._rotate()
+        projected = writing.compatibility.project(record.value, schema, current)
+        if projected is not record.value:
+            record = dataclasses.replace(record, value=projected, value_schema=current)
+        files = self._open.get((record.topic, encoded)) or self._start(record.topic, encoded, record.offset)
+        self._append(files, record)
+        files.last_offset = record.offset
+        if cycle.wrote(encoded):
+            self._rotate()
+
+    def finish(self) -> list[SealedFile]:
+        """Seal the complete cycles (and the open one under ``CycleEnd.SEAL``); returns every sealed file."""
+        if self._cycle.count:
+            if self.writing.rotation.cycle_end is CycleEnd.SEAL:
+                self._rotate()
+            else:
+                self.held = self._cycle.count
+                self._discard_open()
+        return self.sealed
+
+    def abort(self) -> None:
+        """Discard open and sealed staging files (the task failed; a retry writes them again)."""
+        self._discard_open()
+        for sealed in self.sealed:
+            sealed.path.unlink(missing_ok=True)
+        self.sealed.clear()
+
+    def _start(self, topic: str, encoded: str, first_offset: int) -> _FileSet:
+        files = _FileSet(topic, encoded, first_offset)
+        directory = self.staging_root / "confluent"
+        directory.mkdir(parents=True, exist_ok=True)
+        stem = f"{topic}-{self.partition}-{first_offset}-{uuid.uuid4().hex}"
+        kinds = (
+            (RecordView.VALUE, self.writing.values if self.writing.writes_value(encoded) else None),
+            (RecordView.KEYS, self.writing.keys),
+            (RecordView.HEADERS, self.writing.headers),
+        )
+        try:
+            for view, format in kinds:
+                if format is not None:
+                    path = directory / f"{stem}{view.value or '.value'}"
+                    files.writers[view] = (_open(format, path), path, format)
+        except BaseException:
+            for writer, _path, _format in files.writers.values():
+                writer.abort()
+            raise
+        self._open[topic, encoded] = files
+        return files
+
+    def _append(self, files: _FileSet, record: Record) -> None:
+        for view, (writer, _path, format) in files.writers.items():
+            writer.write(_view(record, view, format.format))
+
+    def _rotate(self) -> None:
+        """Commit every file of the cycle (Confluent's ``commitFiles``)."""
+        last = -1
+        for files in self._open.values():
+            last = max(last, files.last_offset)
+            value_key = self.writing.object_key(
+                files.topic, self.partition, files.encoded, files.first_offset
+            )
+            for view, (writer, path, _format) in files.writers.items():
+                records = writer.record_count
+                writer.close()
+                key = value_key if view is RecordView.VALUE else self.writing.view_key(value_key, view)
+                self.sealed.append(
+                    SealedFile(path, self.bucket, key, records, files.first_offset, files.last_offset)
+                )
+                logger.debug("sealed %s with %d records", key, records)
+        self._open.clear()
+        self._cycle.rotated()
+        self.durable_through = max(self.durable_through, last)
+
+    def _discard_open(self) -> None:
+        for files in self._open.values():
+            for writer, _path, _format in files.writers.values():
+                writer.abort()
+        self._open.clear()
+
+
+def _view(record: Record, view: RecordView, format: Format) -> Record:
+    """What the ``view`` file of ``record`` holds: the record itself, its key, or its headers.
+
+    A record without headers gets an empty headers array (Confluent fails it instead).
+    """
+    if view is RecordView.VALUE:
+        return record
+    if view is RecordView.KEYS:
+        if record.key is None:
+            raise RecordError(
+                f"Key cannot be null for record {record.describe()} (store.kafka.keys=true stores every key)."
+            )
+        return dataclasses.replace(record, value=record.key, value_schema=record.key_schema, headers=())
+    headers = [{"key": name, "value": convert_to_string(value)} for name, value in record.headers]
+    if format is Format.AVRO:
+        return dataclasses.replace(record, value=headers, value_schema=HEADERS_SCHEMA, headers=())
+    return dataclasses.replace(
+        record, value={"headers": headers}, value_schema=_ENVELOPED_HEADERS_SCHEMA, headers=()
+    )

@@ -1,0 +1,42 @@
+"""Records a Confluent config's open cycles hold back: where each partition's next range starts.
+
+Under a Confluent config whose cycles wait for their rotation rule (``CycleEnd.WAIT``), a range
+is durable only up to the end of its last complete cycle; the records after it were read but
+not written (:class:`~lakesink.adapters.formats.cycle_writer.CycleWriter`). The source's next
+range of that partition starts where the previous one ended, so this stretches it back to the
+first record not yet durable, and merges the partition's chunks into one range: a cycle must be
+placed by one task, from its first record on. Files depend only on the records from that
+point, so a re-read writes exactly the files Confluent would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.domain.records import TopicPartition
+
+
+class HeldRecords:
+    """The first offset not yet durable per partition, and the ranges stretched back to it."""
+
+    def __init__(self, resume: Mapping[TopicPartition, int]) -> None:
+        self._resume = dict(resume)
+
+    def stretch(self, ranges: Sequence[OffsetRange]) -> list[OffsetRange]:
+        """One range per partition, from its first offset not yet durable to the batch's end."""
+        spans: dict[TopicPartition, tuple[int, int]] = {}
+        for chunk in ranges:
+            where = (chunk.topic, chunk.partition)
+            start, end = spans.get(where, (chunk.start, chunk.end))
+            spans[where] = (min(start, chunk.start), max(end, chunk.end))
+        stretched = []
+        for (topic, partition), (start, end) in spans.items():
+            resume = self._resume.setdefault((topic, partition), start)
+            stretched.append(OffsetRange(topic, partition, min(resume, start), end))
+        return stretched
+
+    def committed(self, ends: Mapping[TopicPartition, int]) -> None:
+        """The partitions of ``ends`` are durable up to those offsets."""
+        for where, last in ends.items():
+            self._resume[where] = max(self._resume.get(where, last + 1), last + 1)

@@ -1,0 +1,188 @@
+"""How a Confluent S3 sink config writes: files, keys, rotation and null values, for the sink's writers.
+
+Built once on the driver from a validated
+:class:`~lakesink.domain.config.confluent_sink.ConfluentSinkConfig` (:func:`confluent_writing`)
+and shipped to the executors with the statement plan, where
+:class:`~lakesink.adapters.formats.cycle_writer.CycleWriter` applies it record by record.
+
+Formats map onto lakesink's writers: JsonFormat → JSON lines (one compact document and ``\\n``
+per record, gzip with ``s3.compression.type=gzip``), AvroFormat → an Avro container
+(``avro.codec``), ParquetFormat → Parquet (``parquet.codec``), ByteArrayFormat → the raw bytes
+followed by ``format.bytearray.separator`` (default ``\\n``) per record. The keys view holds each
+record's key, the headers view an array of ``{key, value}`` strings per record (JSON wraps it as
+``{"headers": [...]}``), in files named by :func:`~lakesink.domain.layout.confluent_naming.view_object_key`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from lakesink.domain.errors import ConfigError, RecordError
+from lakesink.domain.flush.confluent_rotation import CycleEnd, RotationRules
+from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
+from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.layout.confluent_naming import (
+    ConfluentFormat,
+    ConfluentKeyLayout,
+    RecordView,
+    view_object_key,
+)
+from lakesink.domain.layout.confluent_partitioners import TimeBasedPartitioner, checked_partition
+from lakesink.domain.layout.confluent_settings import Settings, string_setting
+from lakesink.domain.layout.confluent_timestamps import ExtractorKind
+from lakesink.domain.records import Record
+
+_FORMATS = {
+    ConfluentFormat.JSON: Format.JSON,
+    ConfluentFormat.AVRO: Format.AVRO,
+    ConfluentFormat.PARQUET: Format.PARQUET,
+    ConfluentFormat.BYTEARRAY: Format.BYTES,
+}
+_AVRO_CODECS = {
+    "null": CompressionCodec.UNCOMPRESSED,
+    "deflate": CompressionCodec.DEFLATE,
+    "snappy": CompressionCodec.SNAPPY,
+    "bzip2": CompressionCodec.BZIP2,
+}
+_PARQUET_CODECS = {
+    "none": CompressionCodec.UNCOMPRESSED,
+    "snappy": CompressionCodec.SNAPPY,
+    "gzip": CompressionCodec.GZIP,
+    "zstd": CompressionCodec.ZSTD,
+    "brotli": CompressionCodec.BROTLI,
+    "lz4": CompressionCodec.LZ4,
+}
+NULL_VALUE_ERROR = (
+    "Null valued records are not writeable with current behavior.on.null.values 'fail' setting "
+    "(set behavior.on.null.values=ignore to skip them, or write with store.kafka.keys=true)."
+)
+#: Avro schema of one record's headers view (Confluent's array of key/value string structs).
+HEADERS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "record",
+        "name": "ConnectDefault",
+        "namespace": "io.confluent.connect.avro",
+        "fields": [{"name": "key", "type": "string"}, {"name": "value", "type": ["null", "string"]}],
+    },
+}
+
+
+class NullValues(Enum):
+    """``behavior.on.null.values``."""
+
+    FAIL = "fail"
+    IGNORE = "ignore"
+    WRITE = "write"
+
+
+@dataclass(frozen=True, slots=True)
+class FileFormat:
+    """The format of one kind of Confluent file (values, keys or headers) as lakesink writes it."""
+
+    format: Format
+    extension: str
+    codec: CompressionCodec = CompressionCodec.UNCOMPRESSED
+    compression_level: int | None = None
+    separator: bytes = b"\n"
+    """ByteArrayFormat's record separator."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfluentWriting:
+    """Everything the writers of a Confluent config need (picklable, built on the driver)."""
+
+    layout: ConfluentKeyLayout
+    values: FileFormat
+    keys: FileFormat | None
+    headers: FileFormat | None
+    rotation: RotationRules
+    compatibility: SchemaCompatibility
+    null_values: NullValues
+    tombstone_partition: str
+
+    @property
+    def reads_clock(self) -> bool:
+        """Whether the encoded partition reads the batch clock (the Wallclock extractor)."""
+        partitioner = self.layout.partitioner
+        return (
+            isinstance(partitioner, TimeBasedPartitioner)
+            and partitioner.extractor.kind is ExtractorKind.WALLCLOCK
+        )
+
+    def time_of(self, record: Record, now_ms: int) -> int | None:
+        """The record's time for ``rotate.interval.ms`` (None without a time-based partitioner).
+
+        A tombstone written to the tombstone partition has the record's own timestamp, else none.
+
+        Raises:
+            RecordError: the extractor finds no usable time.
+        """
+        partitioner = self.layout.partitioner
+        if not isinstance(partitioner, TimeBasedPartitioner):
+            return None
+        if record.value is None and self.null_values is NullValues.WRITE:
+            return record.timestamp
+        return partitioner.extractor.extract(record, now_ms)
+
+    def encoded_partition(self, record: Record, now_ms: int) -> str:
+        """The record's encoded partition; tombstones go to the tombstone partition (``write``).
+
+        Raises:
+            RecordError: a tombstone under ``fail``, or the partitioner cannot place the record.
+        """
+        if record.value is None:
+            if self.null_values is NullValues.FAIL:
+                raise RecordError(NULL_VALUE_ERROR)
+            if self.null_values is NullValues.WRITE:
+                return self.tombstone_partition
+        return checked_partition(record, self.layout.partitioner.encode_partition(record, now_ms))
+
+    def writes_value(self, encoded: str) -> bool:
+        """Whether files of ``encoded`` get a value file (Confluent skips it for the tombstone partition)."""
+        return not (self.null_values is NullValues.WRITE and self.tombstone_partition in encoded)
+
+    def object_key(self, topic: str, partition: int, encoded: str, start_offset: int) -> str:
+        """The key of the value file of ``encoded`` whose first record has ``start_offset``."""
+        return self.layout.object_key(topic, partition, encoded, start_offset, self.values.extension)
+
+    def view_key(self, value_key: str, view: RecordView) -> str:
+        """The key of the keys or headers file next to the value file ``value_key``."""
+        files = self.keys if view is RecordView.KEYS else self.headers
+        assert files is not None, f"{view} files are not stored"
+        return view_object_key(value_key, self.values.extension, view, files.extension)
+
+
+def file_format(
+    fmt: ConfluentFormat, extension: str, settings: Settings, *, avro_codec: str, compression_level: int
+) -> FileFormat:
+    """How lakesink writes files of ``fmt`` (values, keys or headers) for a config's ``settings``.
+
+    Raises:
+        ConfigError: a Parquet codec lakesink's Parquet writer does not have (lzo, lz4_raw).
+    """
+    level = None if compression_level < 0 else compression_level
+    gzip = string_setting(settings, "s3.compression.type", "none") == "gzip"
+    if fmt is ConfluentFormat.AVRO:
+        return FileFormat(Format.AVRO, extension, _AVRO_CODECS[avro_codec])
+    if fmt is ConfluentFormat.PARQUET:
+        name = string_setting(settings, "parquet.codec", "snappy")
+        codec = _PARQUET_CODECS.get(name)
+        if codec is None:
+            raise ConfigError(
+                f"parquet.codec={name} is not supported by lakesink's Parquet writer; use one of "
+                f"{', '.join(_PARQUET_CODECS)}."
+            )
+        return FileFormat(Format.PARQUET, extension, codec)
+    codec = CompressionCodec.GZIP if gzip else CompressionCodec.UNCOMPRESSED
+    separator = settings.get("format.bytearray.separator") or "\n"
+    return FileFormat(_FORMATS[fmt], extension, codec, level if gzip else None, separator.encode("utf-8"))
+
+
+def cycle_end(rotate_schedule_interval_ms: int, rotate_interval_ms: int, reads_clock: bool) -> CycleEnd:
+    """Whether a range end seals the open cycle: only when Confluent rotates on the wall clock."""
+    if rotate_schedule_interval_ms > 0 or (reads_clock and rotate_interval_ms > 0):
+        return CycleEnd.SEAL
+    return CycleEnd.WAIT
