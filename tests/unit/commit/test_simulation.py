@@ -36,6 +36,8 @@ from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_results import RangeResult
+from lakesink.domain.config.confluent_connector import connector_settings
+from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
@@ -65,6 +67,27 @@ def _plan(flush_count: int) -> tuple[ConnectorSettings, SinkPlan]:
         },
         role="sink",
     )
+    return sink, plan_sink(sink)
+
+
+def _confluent_plan(flush_size: int) -> tuple[ConnectorSettings, SinkPlan]:
+    """The same topic under a Confluent S3 sink config: cycles of ``flush.size`` records, the rest held back."""
+    config = ConfluentSinkConfig.from_properties(
+        {
+            "name": NAME,
+            "connector.class": "io.confluent.connect.s3.S3SinkConnector",
+            "storage.class": "io.confluent.connect.s3.storage.S3Storage",
+            "format.class": "io.confluent.connect.s3.format.json.JsonFormat",
+            "s3.bucket.name": BUCKET,
+            "topics.dir": "out",
+            "flush.size": str(flush_size),
+            "behavior.on.null.values": "ignore",
+            "topics": TOPIC,
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "false",
+        }
+    )
+    sink = connector_settings(config)
     return sink, plan_sink(sink)
 
 
@@ -101,9 +124,9 @@ class SimulatedCompute:
     fake ``topic``, each range written by the executor task on the store."""
 
     def __init__(self, topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int,
-                 staging: str, *, batches: int | None = None) -> None:
+                 staging: str, *, batches: int | None = None, confluent: bool = False) -> None:
         self.topic, self.cutting, self.store, self.owner, self.staging = topic, cutting, store, owner, staging
-        self.settings, self.plan = _plan(flush_count)
+        self.settings, self.plan = (_confluent_plan if confluent else _plan)(flush_count)
         self.batches = batches
 
     def run(self, start: SinkStart, on_batch: Callable[[int, Sequence[OffsetRange]], None],
@@ -151,6 +174,9 @@ class FakeTopics:
     def partitions(self, selection: TopicSelection) -> list[TopicPartition]:
         return [(TOPIC, p) for p in PARTITIONS if selection.matches(TOPIC)]
 
+    def earliest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return dict.fromkeys(keys, 0)
+
     def latest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         return {(t, p): _high(self.topic)[p] for t, p in keys}
 
@@ -167,9 +193,10 @@ def _no_group() -> object:
 
 
 def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int, staging: str,
-         *, batches: int | None = None) -> SinkRun:
+         *, batches: int | None = None, confluent: bool = False) -> SinkRun:
     """One sink process: the application's use case on the simulated compute and fake topics."""
-    compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches)
+    compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches,
+                               confluent=confluent)
     return SinkRun(compute.settings, compute.plan, store=store, compute=compute, metadata=FakeTopics(topic),
                    group=_no_group, run_id=owner, clock=WallClock())  # type: ignore[arg-type]
 
@@ -186,6 +213,29 @@ def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
         if topic[p]:
             lock = decode_lock(store.get(BUCKET, master_lock_key(".indexes", NAME, TOPIC, p)).data)
             assert lock.committed_offset == topic[p][-1][0] and lock.pending is None
+    assert list(iter_objects(store, BUCKET, f".indexes/{NAME}/.plans/")) == []
+
+
+def _check_confluent_cycles(store: InMemoryObjectStore, topic: Topic, flush_size: int) -> None:
+    """Confluent's files: the live records of each partition in cycles of ``flush_size`` from its first,
+    each file named by its first offset; the last, incomplete cycle held back (not written, not committed)."""
+    stored: dict[str, list[int]] = {
+        info.key: [json.loads(line)["o"] for line in store.get(BUCKET, info.key).data.splitlines()]
+        for info in iter_objects(store, BUCKET, "out/")
+    }
+    expected: dict[str, list[int]] = {}
+    for p in PARTITIONS:
+        live = [o for o, dead in topic[p] if not dead]
+        complete = len(live) - len(live) % flush_size
+        for start in range(0, complete, flush_size):
+            cycle = live[start : start + flush_size]
+            expected[f"out/{TOPIC}/partition={p}/{TOPIC}+{p}+{cycle[0]:010d}.json"] = cycle
+        lock_key = master_lock_key(".indexes", NAME, TOPIC, p)
+        if complete:
+            committed = decode_lock(store.get(BUCKET, lock_key).data).committed_offset
+            held = live[complete:]
+            assert committed is not None and live[complete - 1] <= committed < (held[0] if held else 10**9)
+    assert stored == expected, "records lost, duplicated or cut into other files than Confluent's"
     assert list(iter_objects(store, BUCKET, f".indexes/{NAME}/.plans/")) == []
 
 
@@ -256,6 +306,32 @@ def test_a_second_sink_racing_the_first_fences_it_and_no_record_is_lost_or_doubl
             event("the older sink was fenced")  # its uploads are met again or replayed by the next run
         sink(topic, racer, store, "restarted", flush_count, staging).run()
         _check_exactly_once(store, topic)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
+    flush_size=st.integers(min_value=1, max_value=5),
+    crashed=_cutting(),
+    restarted=_cutting(),
+    lost=st.sets(st.integers(min_value=1, max_value=80), max_size=6),
+)
+def test_a_confluent_config_crashed_after_any_store_call_writes_confluents_files_once(
+    topic: Topic, flush_size: int, crashed: Cutting, restarted: Cutting, lost: set[int]
+) -> None:
+    """Cycles held back across batches, re-read after a crash, give the same files as one clean run."""
+    with tempfile.TemporaryDirectory() as staging:
+        counting = FaultyStore(_store())
+        sink(topic, crashed, counting, "reference", flush_size, staging, confluent=True).run()
+        for crash_after in range(1, counting.calls + 1):
+            store = _store()
+            try:
+                sink(topic, crashed, FaultyStore(store, crash_after=crash_after, lose=lost), "run-1", flush_size,
+                     staging, confluent=True).run()
+            except Crash:
+                pass
+            sink(topic, restarted, store, "run-2", flush_size, staging, confluent=True).run()
+            _check_confluent_cycles(store, topic, flush_size)
 
 
 def _store() -> InMemoryObjectStore:
