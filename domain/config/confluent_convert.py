@@ -12,7 +12,7 @@ invalid one is refused exactly as ``kcql explain`` refuses it.
 * ``format.class`` becomes STOREAS, the codecs ``connect.s3.compression.codec``, ``flush.size``
   ``'flush.count'``, ``rotate.schedule.interval.ms`` ``'flush.interval'`` (seconds, rounded up),
   ``store.kafka.keys/headers`` an envelope, ``behavior.on.null.values=ignore``
-  ``connect.s3.skip.null.values``;
+  ``connect.s3.skip.null.values`` (:mod:`lakesink.domain.config.confluent_convert_settings`);
 * region, endpoint, path style, credentials, converters, transforms, predicates, Kafka client
   and config provider keys are copied as written.
 
@@ -23,48 +23,35 @@ no value a config provider resolved is ever printed; a key the converter would h
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lakesink.domain.config.confluent_convert_keys import left_out_reason
-from lakesink.domain.config.confluent_convert_layout import PartitionMapping, partition_mapping
+from lakesink.domain.config.confluent_convert_layout import partition_mapping
+from lakesink.domain.config.confluent_convert_settings import (
+    FORMATS,
+    MAX_PADDING,
+    Piece,
+    compression,
+    envelope_properties,
+    flush_properties,
+    record_handling,
+)
 from lakesink.domain.config.confluent_keys import USED_CLIENT_KEYS
 from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.connector import UNREAD_CLOCK
 from lakesink.domain.config.properties_text import properties_line, properties_value
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.formats import Format
 from lakesink.domain.kcql.cursor import KEYWORDS
 from lakesink.domain.kcql.lexer import needs_backticks, quote
-from lakesink.domain.layout.confluent_naming import ConfluentFormat
 from lakesink.domain.transforms.registry import build_chain
 
 LENSES_S3_SINK = "io.lenses.streamreactor.connect.aws.s3.sink.S3SinkConnector"
 #: Between two statements of ``connect.s3.kcql`` in :attr:`Conversion.properties`; printed as
 #: ``;`` and a continuation line, so the loaded value is ``statement;statement``.
 STATEMENT_SEPARATOR = ";\n"
-_FORMATS = {
-    ConfluentFormat.AVRO: Format.AVRO,
-    ConfluentFormat.JSON: Format.JSON,
-    ConfluentFormat.PARQUET: Format.PARQUET,
-    ConfluentFormat.BYTEARRAY: Format.BYTES,
-}
-_PARQUET_CODECS = {
-    "snappy": CompressionCodec.SNAPPY,
-    "gzip": CompressionCodec.GZIP,
-    "brotli": CompressionCodec.BROTLI,
-    "zstd": CompressionCodec.ZSTD,
-    "lz4": CompressionCodec.LZ4,
-    "lz4_raw": CompressionCodec.LZ4,
-}
-_AVRO_CODECS = {
-    "deflate": CompressionCodec.DEFLATE,
-    "snappy": CompressionCodec.SNAPPY,
-    "bzip2": CompressionCodec.BZIP2,
-}
-_DETECTORS = {"BACKWARD": "version", "FULL": "version", "FORWARD": "compatibility"}
 #: Keys whose value the converter rewrites (into KCQL or another form): never from a provider.
 _REWRITTEN = frozenset(
     {
@@ -92,7 +79,6 @@ _REWRITTEN = frozenset(
 )
 _COPIED_PREFIXES = ("key.converter", "value.converter", "header.converter", "transforms", "predicates")
 _CLIENT_PREFIXES = ("consumer.", "sasl.", "ssl.")
-_MAX_PADDING = 64
 _PARTITIONER_KEYS = (
     "partition.field.name",
     "partition.duration.ms",
@@ -184,10 +170,10 @@ class _Converter:
             self.out["connect.s3.aws.auth.mode"] = "Credentials"
             self._copy("aws.access.key.id", "connect.s3.aws.access.key")
             self._copy("aws.secret.access.key", "connect.s3.aws.secret.key")
-        self._compression()
+        self.out.update(self._take(compression(config, raw)))
         self._copy("s3.part.size", "connect.s3.multipart.part.size")
         self._copy("s3.part.retries", "connect.s3.http.max.retries")
-        self._records()
+        self.out.update(self._take(record_handling(config, raw)))
         self._file_names(stored)
         for key in raw:
             if is_provider_key(key) or key.startswith(_COPIED_PREFIXES):
@@ -198,8 +184,8 @@ class _Converter:
         for key in raw:
             if key not in self.handled:
                 self._note(key, left_out_reason(key))
-        notes = tuple((key, "; ".join(whys)) for key, whys in self.notes.items())
-        return Conversion(tuple(self.out.items()), tuple((k, config.hidden.scrub(w)) for k, w in notes))
+        notes = tuple((key, config.hidden.scrub("; ".join(whys))) for key, whys in self.notes.items())
+        return Conversion(tuple(self.out.items()), notes)
 
     def _copy(self, key: str, to: str | None = None) -> None:
         if key in self.raw:
@@ -210,22 +196,32 @@ class _Converter:
         self.notes.setdefault(key, []).append(why)
         self.handled.add(key)
 
+    def _take(self, piece: Piece) -> dict[str, str]:
+        """A piece's notes and handled keys recorded; its properties returned."""
+        for key, why in piece.notes:
+            self._note(key, why)
+        self.handled.update(piece.handled)
+        return piece.properties
+
     # --- connect.s3.kcql ------------------------------------------------------------------------
 
     def _kcql(self) -> Format:
         config = self.config
         mapping = partition_mapping(config, wildcard_key=self._wildcard_key())
-        self.handled.update(mapping.handled)
         for key, why in mapping.notes:
             self._note(key, why)
-        self._unread_partition_keys(mapping)
-        properties = self._statement_properties(mapping)
-        stored = _FORMATS[config.format]
+        self.handled.update(mapping.handled)
+        properties = self._take(flush_properties(config))
+        self._unread_partition_keys()
+        properties.update(mapping.properties)
+        properties.update(self._take(envelope_properties(config)))
+        listed = ", ".join(f"{quote(k, chr(39))}={quote(v, chr(39))}" for k, v in properties.items())
+        stored = FORMATS[config.format]
+        tail = f"PARTITIONBY {', '.join(mapping.specs)} STOREAS `{stored.value}` PROPERTIES({listed})"
         bucket = self.raw.get("s3.bucket.name", config.bucket)
         topics_dir = self.raw.get("topics.dir", config.layout.topics_dir)
         topics_dir = topics_dir if topics_dir.strip() else ""
-        self.handled.update({"s3.bucket.name", "topics.dir"})
-        tail = f"PARTITIONBY {', '.join(mapping.specs)} STOREAS `{stored.value}` PROPERTIES({properties})"
+        self.handled.update({"s3.bucket.name", "topics.dir", "directory.delim"})
         if mapping.specs[0] == "_topic":
             location = _name(bucket) + (f":{_name(topics_dir)}" if topics_dir else "")
             statements = [f"INSERT INTO {location} SELECT * FROM `*` {tail}"]
@@ -238,7 +234,6 @@ class _Converter:
         self.out["connect.s3.kcql"] = STATEMENT_SEPARATOR.join(statements)
         if config.layout.directory_delim != "/":
             self._note("directory.delim", "Lenses separates every directory of a key with '/'")
-        self.handled.add("directory.delim")
         return stored
 
     def _wildcard_key(self) -> str | None:
@@ -250,86 +245,11 @@ class _Converter:
             return "transforms"
         return None
 
-    def _unread_partition_keys(self, mapping: PartitionMapping) -> None:
+    def _unread_partition_keys(self) -> None:
         name = self.raw.get("partitioner.class", "DefaultPartitioner").rsplit(".", 1)[-1]
-        if self.config.rotate_schedule_interval_ms > 0:
-            self.handled.add("timezone")  # rotate.schedule.interval.ms reads it too (see its note)
         for key in _PARTITIONER_KEYS:
-            if key in self.raw and key not in mapping.handled | self.handled:
+            if key in self.raw and key not in self.handled:
                 self._note(key, f"not read by {name} (no effect in Confluent either)")
-
-    def _statement_properties(self, mapping: PartitionMapping) -> str:
-        config = self.config
-        properties = {"flush.count": str(config.flush_size)}
-        if config.format is ConfluentFormat.BYTEARRAY:
-            properties["flush.count"] = "1"
-            if config.flush_size != 1:
-                self._note(
-                    "flush.size", "Lenses' BYTES format stores one record per object ('flush.count'=1)"
-                )
-        else:
-            self._note(
-                "flush.size",
-                "converted to 'flush.count', which Lenses counts per file (Confluent per topic-partition, "
-                "across its open files); Lenses also rolls files at 'flush.size' bytes (default 500000000)"
-                + (
-                    ""
-                    if config.rotate_schedule_interval_ms > 0
-                    else " and 'flush.interval' seconds (default 3600)"
-                ),
-            )
-        if config.rotate_schedule_interval_ms > 0:
-            seconds = math.ceil(config.rotate_schedule_interval_ms / 1000)
-            properties["flush.interval"] = str(seconds)
-            self._note(
-                "rotate.schedule.interval.ms",
-                f"converted to 'flush.interval'={seconds} (seconds, rounded up), counted from when each file "
-                "opened, not aligned to the clock in timezone as Confluent does",
-            )
-        properties.update(mapping.properties)
-        width = config.layout.zero_pad_width
-        if width <= _MAX_PADDING:
-            properties["padding.length.offset"] = str(width)
-            self.handled.add("filename.offset.zero.pad.width")
-        else:
-            self._note(
-                "filename.offset.zero.pad.width", f"Lenses pads offsets to at most {_MAX_PADDING} digits"
-            )
-        properties.update(self._envelope())
-        self.handled.update({"flush.size", "format.class"})
-        return ", ".join(f"{quote(k, chr(39))}={quote(v, chr(39))}" for k, v in properties.items())
-
-    def _envelope(self) -> dict[str, str]:
-        config = self.config
-        stored = [
-            (which, view) for which, view in (("keys", config.keys), ("headers", config.headers)) if view
-        ]
-        self.handled.update(
-            {"store.kafka.keys", "store.kafka.headers", "keys.format.class", "headers.format.class"}
-        )
-        if not stored:
-            return {}
-        if config.format is ConfluentFormat.BYTEARRAY:
-            for which, _ in stored:
-                self._note(
-                    f"store.kafka.{which}",
-                    "Lenses' BYTES files hold only the value; store.envelope needs JSON, AVRO or PARQUET",
-                )
-            return {}
-        for which, view in stored:
-            other = "" if view.format is config.format else f" (not {view.format.name}, {which}.format.class)"
-            self._note(
-                f"store.kafka.{which}",
-                f"Lenses writes no .{which} sibling files: the {which} are stored in each value file's "
-                f"envelope (store.envelope), in {_FORMATS[config.format].value}{other}",
-            )
-        return {
-            "store.envelope": "true",
-            "store.envelope.fields.key": _flag(config.keys is not None),
-            "store.envelope.fields.value": "true",
-            "store.envelope.fields.metadata": "false",
-            "store.envelope.fields.headers": _flag(config.headers is not None),
-        }
 
     def _file_names(self, stored: Format) -> None:
         config = self.config
@@ -338,82 +258,12 @@ class _Converter:
         confluent = f"{topic}{f}0{f}{0:0{config.layout.zero_pad_width}d}{config.extension}"
         codec = self.out.get("connect.s3.compression.codec")
         extension = "gz" if stored is Format.JSON and codec == "GZIP" else stored.extension
-        lenses = f"{topic}(0_{0:0{min(config.layout.zero_pad_width, _MAX_PADDING)}d}).{extension}"
+        lenses = f"{topic}(0_{0:0{min(config.layout.zero_pad_width, MAX_PADDING)}d}).{extension}"
         self._note(
             "file.delim",
             f"Confluent's file names <topic>{f}<partition>{f}<start offset><extension> ({confluent}) cannot be "
             f"expressed in Lenses' naming: <topic>(<partition>_<last offset>).<extension> ({lenses})",
         )
-
-    # --- connector-level settings ---------------------------------------------------------------
-
-    def _compression(self) -> None:
-        config, raw = self.config, self.raw
-        codec: CompressionCodec | None = None
-        level_used = False
-        compression = raw.get("s3.compression.type", "none").strip()
-        if config.format is ConfluentFormat.PARQUET:
-            name = raw.get("parquet.codec", "snappy").strip()
-            codec = _PARQUET_CODECS.get(name)
-            if name in ("lz4", "lz4_raw"):
-                self._note(
-                    "parquet.codec",
-                    f"{name} is written with Lenses' LZ4 codec (Parquet readers read both framings)",
-                )
-            elif name == "lzo":
-                self._note(
-                    "parquet.codec",
-                    "lzo is not available in lakesink's Parquet writer: files are uncompressed",
-                )
-        elif config.format is ConfluentFormat.AVRO:
-            codec = _AVRO_CODECS.get(config.avro_codec)
-        elif compression == "gzip" and config.format is ConfluentFormat.JSON:
-            codec, level_used = CompressionCodec.GZIP, True
-        elif compression == "gzip":
-            self._note("s3.compression.type", "Lenses' BYTES files are never compressed")
-        if codec is not None:
-            self.out["connect.s3.compression.codec"] = codec.value
-        if level_used and config.compression_level != -1:
-            self._copy("s3.compression.level", "connect.s3.compression.level")
-        elif "s3.compression.level" in raw:
-            self._note(
-                "s3.compression.level",
-                "only used with s3.compression.type=gzip (no effect in Confluent here either)",
-            )
-        self.handled.update({"parquet.codec", "avro.codec", "s3.compression.type", "s3.compression.level"})
-
-    def _records(self) -> None:
-        config = self.config
-        if config.null_values == "ignore":
-            self.out["connect.s3.skip.null.values"] = "true"
-        elif config.null_values == "fail":
-            self._note(
-                "behavior.on.null.values",
-                "fail (the default) has no Lenses equivalent: Lenses writes null values "
-                "(connect.s3.skip.null.values=true drops them instead)",
-            )
-        else:
-            self._note(
-                "behavior.on.null.values",
-                "write: Confluent writes only the key, under tombstone.encoded.partition; Lenses stores the "
-                "record with a null value in the envelope, in the directory its PARTITIONBY gives "
-                "(a PARTITIONBY on value fields fails on it)",
-            )
-        self.handled.add("behavior.on.null.values")
-        detector = _DETECTORS.get(config.schema_compatibility)
-        if detector is not None:
-            self.out["connect.s3.schema.change.detector"] = detector
-            self._note(
-                "schema.compatibility",
-                f"{config.schema_compatibility} converted to connect.s3.schema.change.detector={detector}, the "
-                "nearest rule: Lenses rolls the file on a "
-                + ("newer schema version" if detector == "version" else "schema the file's cannot read")
-                + " and writes other records with the file's schema, but it does not project records as "
-                "Confluent does",
-            )
-        self.handled.add("schema.compatibility")
-        if self.raw.get("errors.tolerance", "none").strip().lower() == "none":
-            self.handled.add("errors.tolerance")  # Lenses' only behaviour
 
 
 def _name(value: str) -> str:
@@ -425,7 +275,3 @@ def _given(raw: Mapping[str, str], key: str, default: str) -> str:
     """The value as written, or Confluent's default when the key is missing or blank."""
     value = raw.get(key, "")
     return value if value.strip() else default
-
-
-def _flag(value: bool) -> str:
-    return "true" if value else "false"
