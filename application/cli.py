@@ -54,6 +54,33 @@ def _run_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_config(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    config = commands.add_parser("config", help="work with connector config files")
+    config_commands = config.add_subparsers(dest="config_command", required=True, metavar="SUBCOMMAND")
+    convert = config_commands.add_parser(
+        "convert",
+        help="print the nearest Lenses-dialect config for a Confluent S3 sink config",
+        description=(
+            "Validate a Confluent S3 sink config (io.confluent.connect.s3.S3SinkConnector) and print the "
+            "nearest Lenses-dialect config lakesink runs (.properties) on stdout. Each Confluent key that "
+            "has no Lenses equivalent is listed on stderr, one line per key, with the reason. Values are "
+            "printed as written: config provider references stay references."
+        ),
+    )
+    convert.add_argument("file", metavar="FILE", help="Confluent S3 sink config (.properties or Kafka Connect JSON)")
+    convert.set_defaults(handler=_run_convert)
+
+
+def _run_convert(args: argparse.Namespace) -> int:
+    from lakesink.application.convert_command import run_convert
+
+    output = run_convert(args.file)
+    sys.stdout.write(output.config)
+    for line in output.notes:
+        print(line, file=sys.stderr)
+    return EXIT_OK
+
+
 def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sink = commands.add_parser(
         "sink",
@@ -194,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_explain(commands)
+    _add_config(commands)
     _add_restore(commands)
     _add_sink(commands)
     _add_demo(commands)

@@ -202,3 +202,37 @@ def load_config_text(text: str, *, filename: str) -> dict[str, str]:
     if name is not None:
         config.setdefault("name", name)
     return config
+
+
+# --- writing .properties -----------------------------------------------------------------------
+
+
+def properties_line(key: str, value: str) -> str:
+    """``key=value`` escaped so :func:`parse_properties` (and Java) reads back exactly ``key`` and ``value``.
+
+    ``lakesink config convert`` prints configs that are loaded again, so every character that
+    the ``.properties`` rules would swallow (a backslash, a line break, leading blanks, a
+    separator or a comment mark in the key) is escaped.
+    """
+    return f"{_escape(key, is_key=True)}={properties_value(value)}"
+
+
+def properties_value(value: str) -> str:
+    """``value`` escaped for the right-hand side of a ``.properties`` line (or a continuation line)."""
+    return _escape(value, is_key=False)
+
+
+def _escape(text: str, *, is_key: bool) -> str:
+    out: list[str] = []
+    for index, char in enumerate(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif char in "\t\n\r\f":
+            out.append("\\" + {"\t": "t", "\n": "n", "\r": "r", "\f": "f"}[char])
+        elif char == " " and (is_key or index == 0):
+            out.append("\\ ")
+        elif is_key and char in "=:#!":
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)

@@ -1,0 +1,54 @@
+"""Why a Confluent key that ``lakesink config convert`` cannot carry over is left out.
+
+The keys the converter maps or copies are its own business
+(:mod:`lakesink.domain.config.confluent_convert`); this module answers for the rest of the
+Confluent key table (:mod:`lakesink.domain.config.confluent_keys`): Kafka Connect error
+handling, tuning keys of Confluent's Java code, features accepted only at their default, and
+Confluent rotation and naming rules with no Lenses counterpart. Every answer is one line.
+"""
+
+from __future__ import annotations
+
+from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, key_class
+
+_LEFT_OUT = {
+    "rotate.interval.ms": (
+        "record-time rotation has no Lenses equivalent: Lenses' 'flush.interval' counts wall-clock "
+        "seconds since the file was opened"
+    ),
+    "rotate.file.on.partition.change": (
+        "no Lenses equivalent: Lenses keeps one open file per partition directory and never rolls "
+        "a file because the next record goes elsewhere"
+    ),
+    "tombstone.encoded.partition": "no Lenses equivalent (see behavior.on.null.values)",
+    "format.bytearray.separator": "Lenses' BYTES format stores one record per object, with no separator",
+    "format.bytearray.extension": "Lenses names BYTES objects .bytes",
+    "report.null.values.to.dlq": "lakesink has no dead-letter queue",
+    "errors.tolerance": (
+        "Lenses tolerates no bad record (errors.tolerance=none); connect.s3.error.policy decides "
+        "what happens when a write fails"
+    ),
+}
+_ERROR_FAMILIES = {
+    "errors.deadletterqueue.": "lakesink has no dead-letter queue",
+    "errors.retry.": (
+        "Kafka Connect's operation retries do not apply; connect.s3.error.policy=RETRY retries failed writes"
+    ),
+    "errors.log.": "Lenses accepts it without effect (lakesink always logs errors); not copied",
+}
+
+
+def left_out_reason(key: str) -> str:
+    """Why ``key`` does not appear in the converted config (one line, no value quoted)."""
+    if key in _LEFT_OUT:
+        return _LEFT_OUT[key]
+    for prefix, reason in _ERROR_FAMILIES.items():
+        if key.startswith(prefix):
+            return reason
+    if key in NO_EFFECT:
+        return f"no Lenses equivalent needed: {NO_EFFECT[key][0].lower()}{NO_EFFECT[key][1:].rstrip('.')}"
+    if key in DEFAULT_ONLY:
+        return f"at Confluent's default, which is what Lenses does; no Lenses key ({DEFAULT_ONLY[key][1]})"
+    if key_class(key) == "no effect":
+        return "lakesink has no Hive integration"
+    return "no Lenses equivalent"

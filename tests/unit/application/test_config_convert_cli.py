@@ -1,0 +1,132 @@
+"""``lakesink config convert FILE``: the Lenses-dialect config on stdout, the notes on stderr.
+
+The printed config is written to a file and loaded back the way ``lakesink sink`` loads a config
+(provider references resolved, then ``ConnectorSettings.from_properties`` and ``plan_sink``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lakesink.application.cli import main
+from lakesink.application.config_file import load_config
+from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.statement_plan import plan_sink
+from tests.support.confluent_configs import COMPLETE, FMT, PKG
+
+SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
+
+
+def convert(capsys: pytest.CaptureFixture[str], path: Path) -> tuple[int, str, str]:
+    code = main(["config", "convert", str(path)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write_json(tmp_path: Path, config: dict[str, str], name: str = "events-to-s3") -> Path:
+    path = tmp_path / "confluent.json"
+    path.write_text(json.dumps({"name": name, "config": config}), encoding="utf-8")
+    return path
+
+
+def test_the_seed_example_with_file_provided_credentials_converts_and_loads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    credentials = tmp_path / "aws.properties"
+    credentials.write_text(f"access=AKIAFROMFILE\nsecret={SECRET}\n", encoding="utf-8")
+    reference = f"${{file:{credentials}:secret}}"
+    config = {
+        key: value for key, value in COMPLETE.items() if key not in ("name", "s3.credentials.provider.class")
+    }
+    config.update(
+        {
+            "config.providers": "file",
+            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+            "aws.access.key.id": f"${{file:{credentials}:access}}",
+            "aws.secret.access.key": reference,
+            "timestamp.extractor": "Record",
+        }
+    )
+    code, out, err = convert(capsys, write_json(tmp_path, config))
+    assert code == 0
+    assert SECRET not in out + err and "AKIAFROMFILE" not in out + err
+    assert f"connect.s3.aws.secret.key={reference}" in out.splitlines()
+    lines = err.strip().splitlines()
+    keys = [line.split(": ", 1)[0] for line in lines]
+    assert len(keys) == len(set(keys))  # one line per key
+    assert {
+        "rotate.interval.ms",
+        "errors.tolerance",
+        "errors.deadletterqueue.topic.name",
+        "file.delim",
+    } <= set(keys)
+    converted = tmp_path / "lenses.properties"
+    converted.write_text(out, encoding="utf-8")
+    loaded = load_config(converted)
+    settings = ConnectorSettings.from_properties(loaded.values, role="sink", provided=loaded.provided)
+    plan = plan_sink(settings)
+    assert [p.statement.prefix for p in plan.statements] == ["topics/events", "topics/transactions"]
+    storage = settings.storage
+    assert isinstance(storage, S3Settings) and storage.secret_key is not None
+    assert (storage.auth_mode, storage.secret_key.reveal()) == ("Credentials", SECRET)  # the reference works
+    assert SECRET not in repr(settings)
+
+
+def test_a_properties_file_converts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "confluent.properties"
+    config = {
+        "name": "props-sink",
+        "connector.class": "io.confluent.connect.s3.S3SinkConnector",
+        "topics": "events",
+        "s3.bucket.name": "data-lake-bucket",
+        "format.class": f"{FMT}json.JsonFormat",
+        "s3.compression.type": "gzip",
+        "flush.size": "100",
+        "storage.class": "io.confluent.connect.s3.storage.S3Storage",
+        "partitioner.class": f"{PKG}FieldPartitioner",
+        "partition.field.name": "region",
+    }
+    path.write_text("\n".join(f"{key}={value}" for key, value in config.items()), encoding="utf-8")
+    code, out, _ = convert(capsys, path)
+    assert code == 0
+    converted = tmp_path / "lenses.properties"
+    converted.write_text(out, encoding="utf-8")
+    plan = plan_sink(ConnectorSettings.from_properties(load_config(converted).values, role="sink"))
+    statement = plan.statements[0].statement
+    assert (statement.prefix, statement.partition_by, plan.statements[0].codec.value) == (
+        "topics/events",
+        ("region",),
+        "GZIP",
+    )
+    assert "connect.s3.aws.region=us-west-2" in out.splitlines()  # Confluent's default region
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"flush.size": "0"}, "flush.size"),
+        ({"s3.bucket": "typo"}, "Unknown Confluent S3 sink setting s3.bucket"),
+        (
+            {"connector.class": "io.lenses.streamreactor.connect.aws.s3.sink.S3SinkConnector"},
+            "only a Confluent",
+        ),
+    ],
+)
+def test_an_invalid_or_non_confluent_config_exits_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, str], message: str
+) -> None:
+    config = dict(COMPLETE, **{"aws.access.key.id": "AKIAX", "aws.secret.access.key": SECRET}, **change)
+    code, out, err = convert(capsys, write_json(tmp_path, config))
+    assert (code, out) == (2, "")
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert SECRET not in err
+
+
+def test_a_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = convert(capsys, tmp_path / "missing.json")
+    assert (code, out) == (2, "")
+    assert "Cannot read the config file" in err
