@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from lakesink.domain.errors import ConfigError, RecordError
+from lakesink.domain.errors import RecordError
 from lakesink.domain.flush.confluent_rotation import CycleEnd, RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.formats import CompressionCodec, Format
@@ -53,6 +53,8 @@ _PARQUET_CODECS = {
     "zstd": CompressionCodec.ZSTD,
     "brotli": CompressionCodec.BROTLI,
     "lz4": CompressionCodec.LZ4,
+    "lz4_raw": CompressionCodec.LZ4,
+    "lzo": CompressionCodec.LZO,
 }
 NULL_VALUE_ERROR = (
     "Null valued records are not writeable with current behavior.on.null.values 'fail' setting "
@@ -158,24 +160,16 @@ class ConfluentWriting:
 def file_format(
     fmt: ConfluentFormat, extension: str, settings: Settings, *, avro_codec: str, compression_level: int
 ) -> FileFormat:
-    """How lakesink writes files of ``fmt`` (values, keys or headers) for a config's ``settings``.
-
-    Raises:
-        ConfigError: a Parquet codec lakesink's Parquet writer does not have (lzo, lz4_raw).
-    """
+    """How lakesink writes files of ``fmt`` (values, keys or headers) for a config's ``settings``
+    (validated: ``parquet.codec`` is one Confluent accepts; lzo is refused when the sink starts)."""
     level = None if compression_level < 0 else compression_level
     gzip = string_setting(settings, "s3.compression.type", "none") == "gzip"
     if fmt is ConfluentFormat.AVRO:
         return FileFormat(Format.AVRO, extension, _AVRO_CODECS[avro_codec])
     if fmt is ConfluentFormat.PARQUET:
-        name = string_setting(settings, "parquet.codec", "snappy")
-        codec = _PARQUET_CODECS.get(name)
-        if codec is None:
-            raise ConfigError(
-                f"parquet.codec={name} is not supported by lakesink's Parquet writer; use one of "
-                f"{', '.join(_PARQUET_CODECS)}."
-            )
-        return FileFormat(Format.PARQUET, extension, codec)
+        return FileFormat(
+            Format.PARQUET, extension, _PARQUET_CODECS[string_setting(settings, "parquet.codec", "snappy")]
+        )
     codec = CompressionCodec.GZIP if gzip else CompressionCodec.UNCOMPRESSED
     separator = settings.get("format.bytearray.separator") or "\n"
     return FileFormat(_FORMATS[fmt], extension, codec, level if gzip else None, separator.encode("utf-8"))

@@ -26,13 +26,27 @@ from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.confluent_writing import NullValues
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import parse
 
 _MINUTE_MS = 60_000
 
 
 def connector_settings(config: ConfluentSinkConfig) -> ConnectorSettings:
-    """The settings a sink run of ``config`` is built from (its ``confluent`` part set)."""
+    """The settings a sink run of ``config`` is built from (its ``confluent`` part set).
+
+    Raises:
+        ConfigError: ``parquet.codec=lzo``, which lakesink's Parquet writer (pyarrow) cannot write.
+    """
+    writing = config.writing
+    if CompressionCodec.LZO in {
+        files.codec for files in (writing.values, writing.keys, writing.headers) if files
+    }:
+        raise ConfigError(
+            "parquet.codec=lzo cannot be written by lakesink's Parquet writer (pyarrow); "
+            "use snappy, gzip, zstd, lz4, brotli or none."
+        )
     flush_ms = next(
         (ms for ms in (config.rotate_schedule_interval_ms, config.rotate_interval_ms) if ms > 0), _MINUTE_MS
     )
@@ -68,6 +82,6 @@ def connector_settings(config: ConfluentSinkConfig) -> ConnectorSettings:
         range_split_offsets=0,
         skip_null_values=config.writing.null_values is NullValues.IGNORE,
         transforms=config.transforms,
-        confluent=config.writing,
+        confluent=writing,
         hidden=config.hidden,
     )

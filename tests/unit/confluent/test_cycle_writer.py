@@ -24,6 +24,7 @@ from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.confluent_connector import connector_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
+from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import iter_objects
 from lakesink.domain.statement_plan import plan_sink
 from tests.support.confluent_configs import FMT, PKG
@@ -265,3 +266,11 @@ def test_parquet_values_are_read_back_by_pyarrow(tmp_path: Path, codec: str, ext
     ((key, data),) = objects.items()
     assert key == f"topics/{TOPIC}/partition=0/{TOPIC}+0+0000000000{extension}"
     assert pq.read_table(io.BytesIO(data)).to_pylist() == [{"o": o, "name": f"n{o}"} for o in range(3)]
+
+
+def test_a_parquet_codec_pyarrow_cannot_write_is_refused_before_the_sink_starts() -> None:
+    config = ConfluentSinkConfig.from_properties(
+        {**BASE, "format.class": f"{FMT}parquet.ParquetFormat", "parquet.codec": "lzo"}
+    )
+    with pytest.raises(ConfigError, match="parquet.codec=lzo cannot be written"):
+        connector_settings(config)
