@@ -113,6 +113,9 @@ class SinkRun:
         chain = self.settings.transform_chain(self._clock)
         if chain.reads_wall_clock:
             logger.warning(chain.wall_clock_note())
+        note = self.settings.confluent.wall_clock_note() if self.settings.confluent else None
+        if note:
+            logger.warning(note)
 
     # --- the batches ------------------------------------------------------------------------
 

@@ -114,6 +114,31 @@ class ConfluentWriting:
             and partitioner.extractor.kind is ExtractorKind.WALLCLOCK
         )
 
+    def wall_clock_note(self) -> str | None:
+        """The one WARN line a run starts with when Confluent's own keys depend on the wall clock, else None.
+
+        Confluent is not exactly-once with the Wallclock extractor or ``rotate.schedule.interval.ms``
+        (a replay cuts other files). lakesink still stores every offset once, from batch clocks and
+        micro-batch ends recorded in its range plans; only the keys may differ from Confluent's.
+        """
+        causes = []
+        if self.reads_clock:
+            causes.append(
+                "timestamp.extractor=Wallclock puts records in the time bucket of the micro-batch that reads them"
+            )
+        if self.rotation.cycle_end is CycleEnd.SEAL:
+            causes.append(
+                "files rotate at the end of the micro-batch the rotation interval admits, not at Confluent's wall-clock instants"
+            )
+        if not causes:
+            return None
+        return (
+            "Confluent config with wall-clock rules: "
+            + "; ".join(causes)
+            + ". Every offset is still stored exactly "
+            "once, but object keys may differ from those Confluent would write for the same records."
+        )
+
     def time_of(self, record: Record, now_ms: int) -> int | None:
         """The record's time for ``rotate.interval.ms`` (None without a time-based partitioner).
 

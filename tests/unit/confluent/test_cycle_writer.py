@@ -27,7 +27,7 @@ from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import iter_objects
 from lakesink.domain.statement_plan import plan_sink
-from tests.support.confluent_configs import FMT, PKG
+from tests.support.confluent_configs import COMPLETE, FMT, PKG
 
 BUCKET = "lake"
 TOPIC = "orders"
@@ -274,3 +274,10 @@ def test_a_parquet_codec_pyarrow_cannot_write_is_refused_before_the_sink_starts(
     )
     with pytest.raises(ConfigError, match="parquet.codec=lzo cannot be written"):
         connector_settings(config)
+
+
+def test_wall_clock_rules_are_named_in_one_warning_and_record_time_rules_in_none() -> None:
+    seed = ConfluentSinkConfig.from_properties(COMPLETE).writing  # Wallclock + rotate.interval.ms
+    note = seed.wall_clock_note()
+    assert note is not None and "Wallclock" in note and "exactly once" in note and "\n" not in note
+    assert ConfluentSinkConfig.from_properties(BASE).writing.wall_clock_note() is None
