@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-import fastavro
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from lakesink.adapters.restore.confluent_batches import confluent_batches
@@ -20,28 +16,10 @@ from lakesink.domain.formats import Format
 from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile, sibling_path
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
+from tests.support.confluent_objects import HEADERS_SCHEMA, avro_bytes, parquet_bytes
 
 KEY = "topics/orders/partition=0/orders+2+0000000040"
 ESCAPED = re.escape(KEY)
-HEADERS_SCHEMA = {
-    "type": "array",
-    "items": {
-        "type": "record",
-        "name": "ConnectDefault",
-        "namespace": "io.confluent.connect.avro",
-        "fields": [
-            {"name": "key", "type": "string"},
-            {"name": "value", "type": ["null", "string"], "default": None},
-        ],
-    },
-}
-
-
-def avro_bytes(schema: Any, rows: list[Any]) -> bytes:
-    """An Avro object container as Confluent's AvroFormat writes it (one value per record)."""
-    out = io.BytesIO()
-    fastavro.writer(out, fastavro.parse_schema(schema), rows)
-    return out.getvalue()
 
 
 def _root(format: Format, extension: str, **extra: Any) -> RestoreRoot:
@@ -132,7 +110,7 @@ def test_avro_and_parquet_values_without_siblings(value_path: Path) -> None:
         (None, b'{"id":1,"note":"x"}', None, 2),
         (None, b'{"id":2,"note":null}', None, 2),
     ]
-    pq.write_table(pa.table({"id": [7, 8], "note": ["p", None]}), value_path, compression="snappy")
+    value_path.write_bytes(parquet_bytes([{"id": 7, "note": "p"}, {"id": 8, "note": None}]))
     assert [row[1] for row in _read(_root(Format.PARQUET, ".snappy.parquet"), value_path)] == [
         b'{"id":7,"note":"p"}',
         b'{"id":8,"note":null}',
