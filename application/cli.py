@@ -163,12 +163,13 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "restore",
         help="replay objects from a bucket back into Kafka topics",
         description=(
-            "Read objects written by lakesink, Lenses or Aiven sinks and produce their records "
-            "back into Kafka (key, value, headers, timestamp, partition with an envelope), "
-            "exactly once through Kafka transactions. Lenses (KCQL) or Aiven S3 source configs."
+            "Read objects written by lakesink, Lenses, Aiven or Confluent S3 sinks and produce their "
+            "records back into Kafka (key, value, headers, timestamp, partition with an envelope), "
+            "exactly once through Kafka transactions. Lenses (KCQL) or Aiven S3 source configs, or "
+            "the Confluent S3 sink config that wrote the bucket."
         ),
     )
-    restore.add_argument("--config", metavar="FILE", required=True, help="source config (.properties or Kafka Connect JSON)")
+    restore.add_argument("--config", metavar="FILE", required=True, help="source config, or a Confluent S3 sink config (.properties or Kafka Connect JSON)")
     restore.add_argument("--once", action="store_true", help="restore the objects that exist now, then exit")
     restore.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])")
     restore.set_defaults(handler=_run_restore)

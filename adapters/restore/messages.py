@@ -15,7 +15,7 @@ as they are stored (Lenses reads them as strings; no parse and re-serialise, so 
 byte-exact); empty lines are skipped and a CSV header line is skipped with CSV_WITHHEADERS.
 Headers are written back by the restore's ``header.converter`` (:mod:`.header_bytes`).
 BYTES gives the whole object as one message (or chunks of ``transformer.max.buffer.size`` for
-an Aiven config). Avro and Parquet give each row's value converted as above.
+an Aiven config, or the records between Confluent's ``format.bytearray.separator``). Avro and Parquet give each row's value converted as above.
 """
 
 from __future__ import annotations
@@ -93,6 +93,8 @@ def stored_values(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
         gzipped = root.format is Format.JSON and entry.key.endswith(".gz") and root.compression is None
         with gzip.open(path, "rb") if gzipped else open(path, "rb") as lines:
             yield from _lines(lines, skip_header=root.format is Format.CSV and root.csv_headers)
+    elif root.format is Format.BYTES and root.record_separator is not None:
+        yield from _separated(path, root.record_separator)
     elif root.format is Format.BYTES:
         yield from _chunks(path, root.bytes_chunk_size)
     else:
@@ -107,6 +109,15 @@ def _lines(lines: IO[bytes], *, skip_header: bool) -> Iterator[bytes]:
         content = line.rstrip(b"\n").rstrip(b"\r")
         if content.strip():
             yield content
+
+
+def _separated(path: Path, separator: bytes) -> Iterator[bytes]:
+    """Confluent's ByteArrayFormat: each record's bytes followed by the separator (so an empty
+    record is an empty piece; the piece after the last separator is a record only if not empty)."""
+    pieces = path.read_bytes().split(separator)
+    if pieces and not pieces[-1]:
+        pieces.pop()
+    yield from pieces
 
 
 def _chunks(path: Path, size: int | None) -> Iterator[bytes]:

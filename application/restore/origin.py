@@ -24,6 +24,7 @@ from lakesink.domain.errors import FormatError, ObjectNotFoundError, Preconditio
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.chunking import resume_at, transaction_slices
+from lakesink.domain.restore.confluent_keys import sibling_path
 from lakesink.domain.restore.index import IndexEntry, WorkItem
 from lakesink.domain.restore.partitions import target_partition
 from lakesink.domain.restore.plan import RestorePlan
@@ -110,7 +111,17 @@ class OriginReplay:
         self._last_progress = None
 
     def _download(self, entry: IndexEntry, path: Path) -> None:
+        """The object, and next to it the objects read with it (Confluent's keys and headers).
+
+        A missing companion is left for the reader to report (a FormatError naming both
+        objects, which ``tolerate_errors`` skips); a missing object itself has vanished.
+        """
         self._store.download_file(self._root.bucket, entry.key, path)
+        for marker, key in self._root.companions(entry.key):
+            try:
+                self._store.download_file(self._root.bucket, key, sibling_path(path, marker))
+            except ObjectNotFoundError:
+                continue
 
     def _deliver(self, entry: IndexEntry, skip: int, reader: ReadAhead) -> int | None:
         """Produce the object's records after the first ``skip``; None when it was skipped as bad.

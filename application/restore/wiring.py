@@ -63,8 +63,11 @@ class OriginTasks:
 
 
 def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config: Mapping[str, Any]) -> OriginReplay:
-    """The replay of one origin over a confluent-kafka producer (``config``) and the format readers."""
+    """The replay of one origin over a confluent-kafka producer (``config``) and the format readers
+    (a Confluent sink's objects are read with their stored keys and headers)."""
     from lakesink.adapters.restore.batches import read_batches
+    from lakesink.adapters.restore.confluent_batches import confluent_batches
     from lakesink.adapters.restore.delivery import KafkaOriginProducer
 
-    return OriginReplay(plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read_batches)
+    read = confluent_batches if plan.roots[item.root].confluent is not None else read_batches
+    return OriginReplay(plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read)

@@ -7,14 +7,16 @@ names, so one Spark task can replay one origin partition in order.
 
 Origin of an object:
 
-* a key that parses (Lenses layouts, or the Aiven template) → (root, topic, partition);
+* a key that parses (Lenses layouts, the Aiven template, the Confluent layout) → (root, topic,
+  partition): a Confluent partition's files of every encoded partition are one origin;
 * with ``hierarchical`` / ``regex`` partition extractors → the extracted partition;
 * a plain file (no parse, no extractor) → its directory, read in key order, as Lenses reads
   one directory per reader.
 
 Skipped: keys ending ``/``, zero-byte objects, anything under an excluded directory (the
 sink's ``.indexes``, ``.temp-upload``, ``.plans`` and ``source.partition.search.excludes``),
-extension filters, keys an Aiven template does not match, and keys whose target topic cannot
+extension filters, keys an Aiven template or the Confluent layout does not match (Confluent's
+``.keys`` / ``.headers`` siblings among them: they are read with their value object), and keys whose target topic cannot
 be told (no KCQL/``topic`` target and no ``{{topic}}`` in the name).
 """
 
@@ -80,6 +82,10 @@ def classify(plan: RestorePlan, root: RestoreRoot, key: str, size: int) -> Index
         return None
     if root.template is not None:
         parsed = root.template.parse(root.relative(key))
+        if parsed is None:
+            return None
+    elif root.confluent is not None:
+        parsed = root.confluent.parse(key)
         if parsed is None:
             return None
     else:

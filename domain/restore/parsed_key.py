@@ -13,7 +13,7 @@ class ParsedKey:
         topic: the topic named in the key, None when the layout does not carry one.
         partition: the Kafka partition, None when the layout does not carry one.
         offset: the offset the key names (the *last* offset for Lenses layouts, the *first*
-            for Aiven ``{{start_offset}}``); None when absent. Objects of one partition are
+            for Aiven ``{{start_offset}}`` and Confluent's start offset); None when absent. Objects of one partition are
             read in ascending order of this number.
     """
 

@@ -1,9 +1,10 @@
 """The restore plan: one value that says what to read, how to parse keys and where to produce.
 
-Both config forms end here: a Lenses source config (KCQL + ``connect.<p>.*``, see
-:mod:`lakesink.domain.restore.lenses_plan`) and an Aiven S3 source config
-(:mod:`lakesink.domain.config.aiven_source`). Everything downstream (listing, reading,
-delivery) sees only this model, so the two forms behave the same wherever they overlap.
+Every config form ends here: a Lenses source config (KCQL + ``connect.<p>.*``, see
+:mod:`lakesink.domain.restore.lenses_plan`), an Aiven S3 source config
+(:mod:`lakesink.domain.config.aiven_source`) and a Confluent S3 sink config
+(:mod:`lakesink.domain.restore.confluent_plan`). Everything downstream (listing, reading,
+delivery) sees only this model, so the forms behave the same wherever they overlap.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import PartitionExtractorType
 from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
 from lakesink.domain.formats import Format
+from lakesink.domain.restore.confluent_keys import ConfluentLayout
 from lakesink.domain.restore.template import KeyTemplate
 
 #: Directories a restore never reads: the sink's index/locks, upload staging and plans.
@@ -65,18 +67,21 @@ class PostProcess:
 
 @dataclass(frozen=True, slots=True)
 class RestoreRoot:
-    """One listing root: a KCQL statement or the Aiven bucket/prefix.
+    """One listing root: a KCQL statement, the Aiven bucket/prefix or the Confluent sink's bucket.
 
     Attributes:
         number: position in the config (names the root in progress records).
         bucket / list_prefix: what is listed (``list_prefix`` as sent to the store).
         topic: the target topic; None = the topic named by each key (Aiven without ``topic``).
-        template: Aiven's compiled ``file.name.template``; None = the Lenses layouts.
+        template: Aiven's compiled ``file.name.template``; None = the Lenses layouts (or Confluent's).
+        confluent: the Confluent S3 sink's key layout and stored keys/headers; None = not a Confluent root.
         key_from_object_key: Aiven: the Kafka key is the object key (UTF-8).
         bytes_chunk_size: Aiven ``input.format=bytes``: one record per chunk of this size.
         compression: Aiven ``file.compression.type`` (gzip, zstd; Aiven's snappy framing is not read): the whole object is
             decompressed before it is read (never for Parquet, as in Aiven); None = as stored.
         header_converter: the restore's ``header.converter``, which writes stored header values back as bytes.
+        record_separator: Confluent ``format.bytearray.separator``: a BYTES object holds records each
+            followed by it; None = the whole object (or its chunks) is the record.
     """
 
     number: int
@@ -94,6 +99,13 @@ class RestoreRoot:
     bytes_chunk_size: int | None = None
     compression: str | None = None
     header_converter: ConverterSettings = ConverterSettings()
+    confluent: ConfluentLayout | None = None
+    record_separator: bytes | None = None
+
+    def companions(self, key: str) -> tuple[tuple[str, str], ...]:
+        """``(marker, object key)`` of the objects read together with ``key`` (Confluent's keys and
+        headers siblings); none for the other layouts."""
+        return self.confluent.siblings(key) if self.confluent is not None else ()
 
     def relative(self, key: str) -> str:
         """``key`` without the listing prefix (what an Aiven template is matched against)."""

@@ -23,7 +23,8 @@ from lakesink.domain.errors import ObjectNotFoundError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectInfo
 from lakesink.domain.records import Record
-from lakesink.domain.restore.index import IndexEntry, WorkItem
+from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
+from lakesink.domain.restore.index import IndexEntry, WorkItem, classify, group_work
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
 from lakesink.domain.restore.results import OriginResult
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
@@ -197,3 +198,30 @@ def test_an_object_that_vanished_before_it_was_fetched_is_skipped_and_the_next_o
     assert (result.records, result.skipped_objects) == (1, 1)
     (transaction,) = producer.committed
     assert [args[1] for args, _ in transaction[:-1]] == [b"c"]
+
+
+def test_a_confluent_object_comes_with_its_keys_and_one_whose_keys_are_missing_is_skipped_when_tolerated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layout = ConfluentLayout("topics", "/", "+", 10, ".json", keys=StoredViewFile(Format.JSON, ".json"))
+    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, confluent=layout)
+    plan = RestorePlan("r", "memory", MemorySettings(), (root,), tolerate_errors=True)
+    store = InMemoryObjectStore()
+    store.create_bucket("bkt")
+    objects = {
+        "topics/src/region=eu/src+2+0000000000.json": b'{"a":1}\n',  # its keys object is missing
+        "topics/src/region=us/src+2+0000000001.json": b'{"b":1}\n{"b":2}\n',
+        "topics/src/region=us/src+2+0000000001.keys.json": b'"k1"\n"k2"\n',
+    }
+    for key, data in objects.items():
+        store.put("bkt", key, data)
+    entries = [e for key, data in objects.items() if (e := classify(plan, root, key, len(data))) is not None]
+    producer = FakeTransactionalProducer()
+    monkeypatch.setattr(delivery, "create_producer", lambda config: producer)
+    monkeypatch.setattr(delivery, "partition_count", lambda producer, topic: 4)
+    monkeypatch.setattr(delivery, "read_progress", lambda *args: None)
+    (item,) = group_work(entries)
+    result = origin_replay(plan, item, store, {"bootstrap.servers": "unused:1"}).run()
+    assert (result.objects, result.skipped_objects, result.records) == (2, 1, 2)
+    sent = [args for transaction in producer.committed for args, _ in transaction if args[0] == "src"]
+    assert sent == [("src", b'{"b":1}', b'"k1"', 2), ("src", b'{"b":2}', b'"k2"', 2)]

@@ -1,0 +1,133 @@
+"""A Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``) as a :class:`RestorePlan`.
+
+Users who backed topics up with Confluent's S3 sink restore them with that same config: it says
+where the objects are (bucket, ``topics.dir``, delimiters, padding), how they are written
+(``format.class``, compression, stored keys and headers) and which topics were written. It is
+validated by :meth:`ConfluentSinkConfig.from_properties`, so a config Confluent refuses is refused
+here too. Each record goes back to the topic folder and Kafka partition its object key names.
+
+Restore-only keys: ``producer.*`` (librdkafka producer settings, as in the Lenses form); the
+shared ``sasl.*`` / ``ssl.*`` / ``security.protocol`` and ``bootstrap.servers`` are the sink's.
+``tasks.max`` caps the Spark parallelism (as in the Aiven form) and ``errors.tolerance=all``
+skips an undecodable object with a warning. There is no target-topic rename: records go back
+to the topic they came from. Everything else of the sink config (rotation, partitioner
+settings, converters, transforms) is validated and then has no effect: the objects are read as
+stored (docs/restore.md says what that gives).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+
+from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, StoredView
+from lakesink.domain.config.passthrough import parse_kafka_client
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.formats import Format
+from lakesink.domain.layout.confluent_naming import COMPRESSION_TYPE, ConfluentFormat
+from lakesink.domain.layout.confluent_settings import int_setting, string_setting
+from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
+from lakesink.domain.restore.lenses_plan import producer_settings
+from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
+
+_FORMATS = {
+    ConfluentFormat.AVRO: Format.AVRO,
+    ConfluentFormat.JSON: Format.JSON,
+    ConfluentFormat.BYTEARRAY: Format.BYTES,
+    ConfluentFormat.PARQUET: Format.PARQUET,
+}
+SEPARATOR = "format.bytearray.separator"
+_RESTORE_ONLY_PREFIX = "producer."
+
+
+def confluent_restore_plan(
+    props: Mapping[str, str], *, parallelism: int | None = None, provided: Collection[str] = frozenset()
+) -> RestorePlan:
+    """Validate a Confluent S3 sink config (plus ``producer.*``) and build the plan restoring what it wrote.
+
+    ``provided`` names the keys a config provider filled (never shown, secrets among the producer settings).
+
+    Raises:
+        ConfigError: anything the sink config's validation refuses, no ``bootstrap.servers``, an
+            invalid ``topics.regex``, or an empty ``format.bytearray.separator`` with ByteArrayFormat.
+    """
+    sink_props = {key: value for key, value in props.items() if not key.startswith(_RESTORE_ONLY_PREFIX)}
+    config = ConfluentSinkConfig.from_properties(sink_props, provided)
+    compression = "gzip" if string_setting(props, COMPRESSION_TYPE, "none") == "gzip" else None
+    layout = config.layout
+    confluent = ConfluentLayout(
+        topics_dir=layout.topics_dir,
+        directory_delim=layout.directory_delim,
+        file_delim=layout.file_delim,
+        zero_pad_width=layout.zero_pad_width,
+        extension=config.extension,
+        topics=config.topics,
+        topics_regex=_checked_regex(config.topics_regex),
+        keys=_view_file(config.keys, compression),
+        headers=_view_file(config.headers, compression),
+    )
+    root = RestoreRoot(
+        number=0,
+        bucket=config.bucket,
+        list_prefix=confluent.list_prefix,
+        topic=None,
+        format=_FORMATS[config.format],
+        compression=compression,
+        header_converter=config.header_converter,
+        confluent=confluent,
+        record_separator=_separator(props, config),
+    )
+    tasks = int_setting(props, "tasks.max", 0)
+    return RestorePlan(
+        name=config.name,
+        backend="s3",
+        storage=S3Settings(
+            auth_mode="Credentials" if config.access_key is not None else "Default",
+            access_key=config.access_key,
+            secret_key=config.secret_key,
+            region=config.region,
+            custom_endpoint=config.endpoint,
+            path_style_access=config.path_style_access,
+        ),
+        roots=(root,),
+        producer=producer_settings(
+            config.bootstrap_servers, parse_kafka_client(props, "source", hidden=config.hidden.keys)
+        ),
+        partition_rule=PartitionRule(PartitionMode.LAYOUT),
+        tolerate_errors=config.error_handling.get("errors.tolerance", "none").strip().lower() == "all",
+        parallelism=parallelism or (tasks if tasks > 0 else None),
+    )
+
+
+def _view_file(view: StoredView | None, compression: str | None) -> StoredViewFile | None:
+    """A stored keys/headers view as the reader needs it (the sink's gzip applies to it too)."""
+    if view is None:
+        return None
+    return StoredViewFile(_FORMATS[view.format], view.extension, compression)
+
+
+def _checked_regex(regex: str | None) -> str | None:
+    if regex is not None:
+        try:
+            re.compile(regex)
+        except re.error as error:
+            raise ConfigError(f"Invalid value {regex} for configuration topics.regex: {error}.") from None
+    return regex
+
+
+def _separator(props: Mapping[str, str], config: ConfluentSinkConfig) -> bytes | None:
+    """``format.bytearray.separator`` as written (Confluent reads it untrimmed; default a newline).
+
+    Raises:
+        ConfigError: it is empty while values or keys are ByteArrayFormat: records cannot be told apart.
+    """
+    formats = (config.format, config.keys.format if config.keys else None)
+    if ConfluentFormat.BYTEARRAY not in formats:
+        return None
+    separator = props.get(SEPARATOR, "\n")
+    if not separator:
+        raise ConfigError(
+            f"{SEPARATOR} is empty: the restore cannot tell the records of a ByteArrayFormat object apart."
+        )
+    return separator.encode("utf-8")
