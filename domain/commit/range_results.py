@@ -34,9 +34,10 @@ class RangeFailure:
 
 @dataclass(frozen=True, slots=True)
 class RangeResult:
-    """One range's outcome. ``first`` is -1 when nothing was written, ``last`` -1 when nothing was read;
-    with a ``failure``, ``last`` is the offset the task had reached (the failing record's, for a
-    record error) and nothing of the range may be committed."""
+    """One range's outcome. ``first`` is -1 when nothing was written; ``last`` is the offset the range
+    is durable through (the last offset read, or under a Confluent config the end of the last
+    complete cycle), -1 when none; with a ``failure``, ``last`` is the offset the task had reached
+    (the failing record's, for a record error) and nothing of the range may be committed."""
 
     topic: str
     partition: int
@@ -57,7 +58,7 @@ def first_failure(results: Iterable[RangeResult]) -> LakesinkError | None:
 
 
 def commit_points(results: Iterable[RangeResult]) -> dict[TopicPartition, int]:
-    """Per topic-partition, the highest offset any of its chunks read: where its lock may advance to."""
+    """Per topic-partition, the highest offset any of its chunks is durable through: where its lock may advance to."""
     ends: dict[TopicPartition, int] = {}
     for result in results:
         if result.last >= 0:
