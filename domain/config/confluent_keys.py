@@ -5,8 +5,9 @@ table in prose:
 
 * **used**: parsed into :class:`~lakesink.domain.config.confluent_sink.ConfluentSinkConfig`
   (object keys, formats, rotation, null values, converters, transforms...);
-* **held**: validated and kept for the run, but what lakesink does with it is decided when the
-  sink runs Confluent configs (Kafka Connect's ``errors.*`` handling);
+* **held**: validated and kept for the run: Kafka Connect's ``errors.*`` handling
+  (``errors.tolerance=all`` skips records that cannot be written; there is no dead-letter queue
+  yet, so the ``errors.deadletterqueue.*`` keys have no effect);
 * **no effect**: accepted because it only tunes how Confluent's Java code does its work (part
   sizes, retries, buffers), never what is written or where;
 * **default only**: a feature lakesink's stores do not have yet (SSE, canned ACLs, tagging,
@@ -90,7 +91,7 @@ USED_PREFIXES = (
 )
 USED_CLIENT_KEYS = frozenset({"security.protocol"})
 
-#: Kafka Connect error handling: validated and held; acted on once the sink runs Confluent configs.
+#: Kafka Connect error handling: validated and held (``errors.tolerance`` is acted on; no dead-letter queue yet).
 HELD_PREFIXES = ("errors.",)
 HELD = frozenset({"report.null.values.to.dlq"})
 
