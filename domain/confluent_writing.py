@@ -196,7 +196,7 @@ def file_format(
             Format.PARQUET, extension, _PARQUET_CODECS[string_setting(settings, "parquet.codec", "snappy")]
         )
     codec = CompressionCodec.GZIP if gzip else CompressionCodec.UNCOMPRESSED
-    separator = settings.get("format.bytearray.separator") or "\n"
+    separator = settings.get("format.bytearray.separator", "\n")  # as written: Confluent keeps it untrimmed, even empty
     return FileFormat(_FORMATS[fmt], extension, codec, level if gzip else None, separator.encode("utf-8"))
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 
-from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
@@ -55,20 +54,12 @@ def connector_settings(config: ConfluentSinkConfig) -> ConnectorSettings:
         f"INSERT INTO `{config.bucket}` SELECT * FROM `*` STOREAS `JSON` "
         f"PROPERTIES('flush.count'={config.flush_size}, 'flush.interval'={interval_s})"
     )
-    static = config.access_key is not None
     return ConnectorSettings(
         role="sink",
         name=config.name,
         backend="s3",
         prefix="connect.s3",
-        storage=S3Settings(
-            auth_mode="Credentials" if static else "Default",
-            access_key=config.access_key,
-            secret_key=config.secret_key,
-            region=config.region,
-            custom_endpoint=config.endpoint,
-            path_style_access=config.path_style_access,
-        ),
+        storage=config.storage,
         kcql=kcql,
         statements=tuple(parse(kcql)),
         topics=config.topics,

@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
 from lakesink.domain.config.connector import UNREAD_CLOCK, plain_value
 from lakesink.domain.config.hidden import HiddenValues
@@ -108,6 +109,18 @@ class ConfluentSinkConfig:
     error_handling: Mapping[str, str]
     writing: ConfluentWriting
     hidden: HiddenValues = field(default_factory=HiddenValues, compare=False)
+
+    @property
+    def storage(self) -> S3Settings:
+        """The S3 store's settings: static credentials, or the default chain without them."""
+        return S3Settings(
+            auth_mode="Credentials" if self.access_key is not None else "Default",
+            access_key=self.access_key,
+            secret_key=self.secret_key,
+            region=self.region,
+            custom_endpoint=self.endpoint,
+            path_style_access=self.path_style_access,
+        )
 
     @property
     def skips_poison(self) -> bool:

@@ -20,23 +20,17 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, StoredView
+from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.passthrough import parse_kafka_client
+from lakesink.domain.confluent_writing import FileFormat
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
-from lakesink.domain.layout.confluent_naming import COMPRESSION_TYPE, ConfluentFormat
+from lakesink.domain.layout.confluent_naming import COMPRESSION_TYPE
 from lakesink.domain.layout.confluent_settings import int_setting, string_setting
 from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.lenses_plan import producer_settings
 from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
 
-_FORMATS = {
-    ConfluentFormat.AVRO: Format.AVRO,
-    ConfluentFormat.JSON: Format.JSON,
-    ConfluentFormat.BYTEARRAY: Format.BYTES,
-    ConfluentFormat.PARQUET: Format.PARQUET,
-}
 SEPARATOR = "format.bytearray.separator"
 _RESTORE_ONLY_PREFIX = "producer."
 
@@ -64,32 +58,25 @@ def confluent_restore_plan(
         extension=config.extension,
         topics=config.topics,
         topics_regex=_checked_regex(config.topics_regex),
-        keys=_view_file(config.keys, compression),
-        headers=_view_file(config.headers, compression),
+        keys=_view_file(config.writing.keys, compression),
+        headers=_view_file(config.writing.headers, compression),
     )
     root = RestoreRoot(
         number=0,
         bucket=config.bucket,
         list_prefix=confluent.list_prefix,
         topic=None,
-        format=_FORMATS[config.format],
+        format=config.writing.values.format,
         compression=compression,
         header_converter=config.header_converter,
         confluent=confluent,
-        record_separator=_separator(props, config),
+        record_separator=_separator(config),
     )
     tasks = int_setting(props, "tasks.max", 0)
     return RestorePlan(
         name=config.name,
         backend="s3",
-        storage=S3Settings(
-            auth_mode="Credentials" if config.access_key is not None else "Default",
-            access_key=config.access_key,
-            secret_key=config.secret_key,
-            region=config.region,
-            custom_endpoint=config.endpoint,
-            path_style_access=config.path_style_access,
-        ),
+        storage=config.storage,
         roots=(root,),
         producer=producer_settings(
             config.bootstrap_servers, parse_kafka_client(props, "source", hidden=config.hidden.keys)
@@ -100,11 +87,11 @@ def confluent_restore_plan(
     )
 
 
-def _view_file(view: StoredView | None, compression: str | None) -> StoredViewFile | None:
+def _view_file(files: FileFormat | None, compression: str | None) -> StoredViewFile | None:
     """A stored keys/headers view as the reader needs it (the sink's gzip applies to it too)."""
-    if view is None:
+    if files is None:
         return None
-    return StoredViewFile(_FORMATS[view.format], view.extension, compression)
+    return StoredViewFile(files.format, files.extension, compression)
 
 
 def _checked_regex(regex: str | None) -> str | None:
@@ -116,18 +103,18 @@ def _checked_regex(regex: str | None) -> str | None:
     return regex
 
 
-def _separator(props: Mapping[str, str], config: ConfluentSinkConfig) -> bytes | None:
-    """``format.bytearray.separator`` as written (Confluent reads it untrimmed; default a newline).
+def _separator(config: ConfluentSinkConfig) -> bytes | None:
+    """``format.bytearray.separator`` as the sink writes it (untrimmed; default a newline).
 
     Raises:
         ConfigError: it is empty while values or keys are ByteArrayFormat: records cannot be told apart.
     """
-    formats = (config.format, config.keys.format if config.keys else None)
-    if ConfluentFormat.BYTEARRAY not in formats:
+    writing = config.writing
+    formats = (writing.values.format, writing.keys.format if writing.keys else None)
+    if Format.BYTES not in formats:
         return None
-    separator = props.get(SEPARATOR, "\n")
-    if not separator:
+    if not writing.values.separator:
         raise ConfigError(
             f"{SEPARATOR} is empty: the restore cannot tell the records of a ByteArrayFormat object apart."
         )
-    return separator.encode("utf-8")
+    return writing.values.separator
