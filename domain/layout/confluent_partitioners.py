@@ -31,6 +31,7 @@ Deliberate differences from Confluent, all refusals rather than different keys:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -324,7 +325,9 @@ def checked_partition(record: Record, encoded: str) -> str:
     return encoded
 
 
+@functools.lru_cache(maxsize=4096)
 def _unsafe_reason(encoded: str) -> str:
+    """Why ``encoded`` may not name a directory ("" when it may); cached: consecutive records mostly share one."""
     if has_control_character(encoded):
         return "a control character"
     segments = encoded.replace("\\", "/").split("/")
