@@ -42,7 +42,7 @@ from lakesink.application.sink_settings import load_settings
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3
 from tests.support.confluent_configs import COMPLETE, FMT, PKG
-from tests.support.confluent_golden import Golden, GoldenFile, Producer, Sent, golden, local_bucket, utc_ms
+from tests.support.confluent_golden import Golden, Producer, Sent, golden, local_bucket, utc_ms
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3]
 
@@ -179,15 +179,34 @@ def _view(marker: str, record: Sent, extension: str) -> Any:
     return headers if extension == ".avro" else {"headers": headers}
 
 
-def _offsets(files: list[GoldenFile]) -> list[tuple[str, int, int]]:
-    return sorted((r.topic, r.partition, r.offset) for f in files for r in f.records)
+def _stored_offsets(
+    bucket: Bucket, extension: str, read: Callable[[bytes], list[Any]]
+) -> list[tuple[str, int, int]]:
+    """(topic, partition, offset) of every record in the bucket's value files, as the values say."""
+    stored = []
+    for key in bucket.keys():
+        if key.endswith(extension) and not key.endswith((".keys" + extension, ".headers" + extension)):
+            topic = key.split("/")[1]
+            for value in read(bucket.read(key)):
+                if isinstance(value, bytes):
+                    _rec, partition, offset, _id = value.decode().split("-")
+                    stored.append((topic, int(partition), int(offset)))
+                else:
+                    stored.append((topic, value["partition"], value["offset"]))
+    return stored
 
 
-def _assert_every_offset_once(expected: Golden, sent: list[Sent]) -> None:
-    """The golden model itself places every produced offset once (in a file or held), no more."""
-    placed = _offsets(expected.files) + sorted((r.topic, r.partition, r.offset) for r in expected.held)
-    assert sorted(placed) == sorted((r.topic, r.partition, r.offset) for r in sent)
-    assert len(set(placed)) == len(placed)
+def _assert_every_offset_once(
+    bucket: Bucket, extension: str, read: Callable[[bytes], list[Any]], expected: Golden, sent: list[Sent]
+) -> None:
+    """Every produced offset is in the value files once, except those of the cycles left open."""
+    stored = _stored_offsets(bucket, extension, read)
+    duplicates = sorted({where for where in stored if stored.count(where) > 1})
+    assert not duplicates, f"stored more than once: {duplicates[:10]}"
+    held = {(r.topic, r.partition, r.offset) for r in expected.held}
+    produced = [(r.topic, r.partition, r.offset) for r in sent]
+    assert sorted(stored) == sorted(where for where in produced if where not in held)
+    assert held <= set(produced)
 
 
 # --- the seed's Default example: DefaultPartitioner, JSON + gzip, keys and headers ---------------
@@ -231,6 +250,7 @@ def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_com
         for start in starts
     )
     _check_files(bucket, first, ".json.gz", _json_lines, lambda r: r.value, views)
+    _assert_every_offset_once(bucket, ".json.gz", _json_lines, first, producer.sent)
 
     rows = [(i % PARTITIONS, ts0 + i * 1000, {"id": i, "region": f"r{i % 2}"}) for i in range(30, 44)]
     producer.send(topic, rows)  # partition 2 gets offsets 7..10: its cycle 4..7 completes, 8..10 wait
@@ -242,7 +262,7 @@ def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_com
         r for r in producer.sent if r.partition == 2 and 4 <= r.offset <= 7
     )
     _check_files(bucket, final, ".json.gz", _json_lines, lambda r: r.value, views)
-    _assert_every_offset_once(final, producer.sent)
+    _assert_every_offset_once(bucket, ".json.gz", _json_lines, final, producer.sent)
     print(f"default: first run {first_s:.1f} s, second {second_s:.1f} s")
 
 
@@ -305,7 +325,7 @@ def test_field_partitioner_on_two_fields_writes_avro_files_rotated_together_by_f
     )
     views = {".keys": (".avro", _avro), ".headers": (".avro", _avro)}
     _check_files(bucket, expected, ".avro", _avro, lambda r: r.value, views)
-    _assert_every_offset_once(expected, producer.sent)
+    _assert_every_offset_once(bucket, ".avro", _avro, expected, producer.sent)
     print(f"field: {elapsed:.1f} s")
 
 
@@ -368,6 +388,7 @@ def test_time_based_record_time_in_kolkata_rotates_on_interval_and_partition_cha
     )
     views = {".keys": (".avro", _avro), ".headers": (".avro", _avro)}
     _check_files(bucket, first, ".snappy.parquet", _parquet, lambda r: r.value, views)
+    _assert_every_offset_once(bucket, ".snappy.parquet", _parquet, first, producer.sent)
 
     producer.send(topic, rows(22, 9))
     second_s = _run_once(spark, tmp_path, config)
@@ -377,7 +398,7 @@ def test_time_based_record_time_in_kolkata_rotates_on_interval_and_partition_cha
         (r.partition, r.offset) for f in final.files for r in f.records
     }
     _check_files(bucket, final, ".snappy.parquet", _parquet, lambda r: r.value, views)
-    _assert_every_offset_once(final, producer.sent)
+    _assert_every_offset_once(bucket, ".snappy.parquet", _parquet, final, producer.sent)
     print(f"time-based: first run {first_s:.1f} s, second {second_s:.1f} s")
 
 
@@ -425,7 +446,7 @@ def test_bytearray_with_a_separator_in_new_york_two_hour_buckets(
     hours = {f.encoded.rsplit("=", 1)[1] for f in expected.files}
     assert hours == {"08", "10", "12"}, hours  # UTC-aligned buckets would give 09, 11, 13 in EST
     _check_files(bucket, expected, ".bin", _separated, lambda r: raw(r.value))
-    _assert_every_offset_once(expected, producer.sent)
+    _assert_every_offset_once(bucket, ".bin", _separated, expected, producer.sent)
     print(f"bytearray: {elapsed:.1f} s")
 
 
@@ -464,6 +485,8 @@ def test_complete_example_seals_each_run_into_wallclock_hour_files_per_partition
         matching = [g for g in candidates if g.keys(".snappy.parquet") == keys]
         assert matching, f"{keys} is none of {[g.keys('.snappy.parquet') for g in candidates]}"
         _check_files(bucket, matching[0], ".snappy.parquet", _parquet, lambda r: r.value)
+        sent = [r for _hours, batch in runs for r in batch]
+        _assert_every_offset_once(bucket, ".snappy.parquet", _parquet, matching[0], sent)
         assert len(matching[0].files) == sum(
             len({(r.topic, r.partition) for r in batch}) for _h, batch in runs
         )
