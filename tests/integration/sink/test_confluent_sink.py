@@ -233,8 +233,8 @@ def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_com
     )
     producer = Producer(kafka)
     ts0 = utc_ms("2024-03-05T10:00:00")
-    rows = [(i % PARTITIONS, ts0 + i * 1000, {"id": i, "region": f"r{i % 2}"}) for i in range(30)]
-    producer.send(topic, rows)  # 8, 8, 7, 7 records: partitions 2 and 3 leave 3 records each
+    rows = [(i % 3 if i < 30 else 3, ts0 + i * 1000, {"id": i, "region": f"r{i % 2}"}) for i in range(32)]
+    producer.send(topic, rows)  # 10, 10, 10 and 2 records: 2 left in partitions 0-2, partition 3 all held
     views = {".keys": (".json.gz", _json_lines), ".headers": (".json.gz", _json_lines)}
 
     def partition_of(record: Sent) -> str:
@@ -243,23 +243,38 @@ def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_com
     first_s = _run_once(spark, tmp_path, config)
 
     first = golden(producer.sent, partition_of, 4)
-    assert [(r.partition, r.offset) for r in first.held] == [(2, 4), (2, 5), (2, 6), (3, 4), (3, 5), (3, 6)]
+    assert [(r.partition, r.offset) for r in first.held] == [
+        (0, 8),
+        (0, 9),
+        (1, 8),
+        (1, 9),
+        (2, 8),
+        (2, 9),
+        (3, 0),
+        (3, 1),
+    ]
     assert first.keys(".json.gz") == sorted(
         f"topics/{topic}/partition={p}/{topic}+{p}+{start:010d}.json.gz"
-        for p, starts in {0: (0, 4), 1: (0, 4), 2: (0,), 3: (0,)}.items()
-        for start in starts
+        for p in (0, 1, 2)
+        for start in (0, 4)
     )
     _check_files(bucket, first, ".json.gz", _json_lines, lambda r: r.value, views)
     _assert_every_offset_once(bucket, ".json.gz", _json_lines, first, producer.sent)
 
-    rows = [(i % PARTITIONS, ts0 + i * 1000, {"id": i, "region": f"r{i % 2}"}) for i in range(30, 44)]
-    producer.send(topic, rows)  # partition 2 gets offsets 7..10: its cycle 4..7 completes, 8..10 wait
+    rows = [(i % PARTITIONS, ts0 + i * 1000, {"id": i, "region": f"r{i % 2}"}) for i in range(32, 46)]
+    producer.send(
+        topic, rows
+    )  # 4, 4, 3, 3 more: each held cycle completes (from offset 8, or 0 in partition 3)
     second_s = _run_once(spark, tmp_path, config)
 
     final = golden(producer.sent, partition_of, 4)
-    assert f"topics/{topic}/partition=2/{topic}+2+0000000004.json.gz" in final.keys(".json.gz")
-    assert [f.records for f in final.files if f.partition == 2 and f.start == 4][0] == tuple(
-        r for r in producer.sent if r.partition == 2 and 4 <= r.offset <= 7
+    new_keys = sorted(set(final.keys(".json.gz")) - set(first.keys(".json.gz")))
+    assert new_keys == sorted(
+        f"topics/{topic}/partition={p}/{topic}+{p}+{start:010d}.json.gz"
+        for p, start in ((0, 8), (1, 8), (2, 8), (3, 0))
+    )
+    assert [f.records for f in final.files if f.partition == 0 and f.start == 8][0] == tuple(
+        r for r in producer.sent if r.partition == 0 and 8 <= r.offset <= 11
     )
     _check_files(bucket, final, ".json.gz", _json_lines, lambda r: r.value, views)
     _assert_every_offset_once(bucket, ".json.gz", _json_lines, final, producer.sent)
