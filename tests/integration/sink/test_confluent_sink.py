@@ -14,6 +14,11 @@ sink, and checks:
 * with ``store.kafka.keys`` / ``store.kafka.headers``, a ``.keys`` and a ``.headers`` file next to
   every value file, with the same records' keys and ``{key, value}`` headers.
 
+Where Confluent rotates on the wall clock (``rotate.schedule.interval.ms``, or the Complete
+Example's Wallclock extractor with ``rotate.interval.ms``) its files are not a function of the
+records; lakesink seals the open cycle at the end of each micro-batch instead (the documented
+``CycleEnd.SEAL``), and those tests expect that.
+
 Credentials: the seed's configs use the default AWS chain, which the Spark workers of the
 session cannot be given afterwards; the configs name moto's (any) static keys instead.
 """
@@ -279,6 +284,43 @@ def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_com
     _check_files(bucket, final, ".json.gz", _json_lines, lambda r: r.value, views)
     _assert_every_offset_once(bucket, ".json.gz", _json_lines, final, producer.sent)
     print(f"default: first run {first_s:.1f} s, second {second_s:.1f} s")
+
+
+def test_rotate_schedule_interval_seals_the_remainder_at_the_end_of_each_run(
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+) -> None:
+    seed_by_time = {"rotate.schedule.interval.ms": "3600000", "timezone": "UTC"}  # the seed's "By Time"
+    config = _config(
+        {**BASIC, **SCHEMALESS, "partitioner.class": f"{PKG}DefaultPartitioner", **seed_by_time},
+        kafka,
+        moto_s3,
+        bucket,
+        [topic],
+        **{"format.class": f"{FMT}json.JsonFormat", "s3.compression.type": "gzip", "flush.size": "4"},
+    )
+    producer = Producer(kafka)
+    ts0 = utc_ms("2024-03-05T10:00:00")
+    first_batch = producer.send(topic, [(i % PARTITIONS, ts0 + i, {"id": i}) for i in range(22)])
+
+    def partition_of(record: Sent) -> str:
+        return f"partition={record.partition}"
+
+    _run_once(spark, tmp_path, config)
+
+    first = golden(first_batch, partition_of, 4, seal_end=True)
+    assert not first.held and first.reasons == {"flush.size", "batch end"}
+    _check_files(bucket, first, ".json.gz", _json_lines, lambda r: r.value)
+
+    second_batch = producer.send(topic, [(i % PARTITIONS, ts0 + i, {"id": i}) for i in range(22, 31)])
+    _run_once(spark, tmp_path, config)
+
+    second = golden(
+        second_batch, partition_of, 4, seal_end=True
+    )  # each run's files start where the last ended
+    assert f"topics/{topic}/partition=0/{topic}+0+0000000006.json.gz" in second.keys(".json.gz")
+    both = Golden(files=first.files + second.files)
+    _check_files(bucket, both, ".json.gz", _json_lines, lambda r: r.value)
+    _assert_every_offset_once(bucket, ".json.gz", _json_lines, both, producer.sent)
 
 
 # --- the seed's Field example: two fields, Avro, keys and headers as Avro (the default) ----------
