@@ -24,7 +24,8 @@ class HeldRecords:
         self._resume = dict(resume)
 
     def stretch(self, ranges: Sequence[OffsetRange]) -> list[OffsetRange]:
-        """One range per partition, from its first offset not yet durable to the batch's end."""
+        """One range per partition, from its first offset not yet durable to the batch's end (none
+        when that is past the end: Spark replayed a batch the index already covers)."""
         spans: dict[TopicPartition, tuple[int, int]] = {}
         for chunk in ranges:
             where = (chunk.topic, chunk.partition)
@@ -33,7 +34,8 @@ class HeldRecords:
         stretched = []
         for (topic, partition), (start, end) in spans.items():
             resume = self._resume.setdefault((topic, partition), start)
-            stretched.append(OffsetRange(topic, partition, min(resume, start), end))
+            if resume < end:  # else every record of the range is durable already (a replayed batch)
+                stretched.append(OffsetRange(topic, partition, resume, end))
         return stretched
 
     def committed(self, ends: Mapping[TopicPartition, int]) -> None:

@@ -5,8 +5,9 @@ the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consume
 (at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
 with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-reached: the index's lock, or the group's offset. ``error.policy=RETRY`` re-runs a failed batch
-(the very same ranges). docs/sink.md describes the protocol and every failure.
+made durable: the index's lock, or the group's offset. ``error.policy=RETRY`` re-runs a failed batch
+(the very same ranges). Under a Confluent config a range may be durable only up to its last
+complete rotation cycle; :class:`~.held_records.HeldRecords` makes the next range start there. docs/sink.md describes the protocol and every failure.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from lakesink.domain.errors import RecordError
+from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.confluent_rotation import CycleEnd, RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.formats import CompressionCodec, Format
@@ -67,7 +67,7 @@ HEADERS_SCHEMA: dict[str, Any] = {
         "type": "record",
         "name": "ConnectDefault",
         "namespace": "io.confluent.connect.avro",
-        "fields": [{"name": "key", "type": "string"}, {"name": "value", "type": ["null", "string"]}],
+        "fields": [{"name": "key", "type": "string"}, {"name": "value", "type": "string"}],
     },
 }
 
@@ -103,16 +103,11 @@ class ConfluentWriting:
     rotation: RotationRules
     compatibility: SchemaCompatibility
     null_values: NullValues
-    tombstone_partition: str
 
     @property
     def reads_clock(self) -> bool:
         """Whether the encoded partition reads the batch clock (the Wallclock extractor)."""
-        partitioner = self.layout.partitioner
-        return (
-            isinstance(partitioner, TimeBasedPartitioner)
-            and partitioner.extractor.kind is ExtractorKind.WALLCLOCK
-        )
+        return reads_clock(self.layout)
 
     def wall_clock_note(self) -> str | None:
         """The one WARN line a run starts with when Confluent's own keys depend on the wall clock, else None.
@@ -128,7 +123,8 @@ class ConfluentWriting:
             )
         if self.rotation.cycle_end is CycleEnd.SEAL:
             causes.append(
-                "files rotate at the end of the micro-batch the rotation interval admits, not at Confluent's wall-clock instants"
+                "files rotate at the end of every micro-batch (partitions enter one when flush.size records wait "
+                "or the rotation interval passed), not at Confluent's wall-clock instants"
             )
         if not causes:
             return None
@@ -142,7 +138,7 @@ class ConfluentWriting:
     def time_of(self, record: Record, now_ms: int) -> int | None:
         """The record's time for ``rotate.interval.ms`` (None without a time-based partitioner).
 
-        A tombstone written to the tombstone partition has the record's own timestamp, else none.
+        A tombstone written to the tombstone partition has the record's own timestamp.
 
         Raises:
             RecordError: the extractor finds no usable time.
@@ -150,26 +146,42 @@ class ConfluentWriting:
         partitioner = self.layout.partitioner
         if not isinstance(partitioner, TimeBasedPartitioner):
             return None
-        if record.value is None and self.null_values is NullValues.WRITE:
+        if record.value is None and self.rotation.tombstone_partition is not None:
             return record.timestamp
         return partitioner.extractor.extract(record, now_ms)
+
+    def check_null(self, record: Record) -> None:
+        """Refuse a tombstone under ``behavior.on.null.values=fail`` (checked first, as Confluent's ``put``).
+
+        Raises:
+            RecordError: the record's value is null and nulls fail.
+        """
+        if record.value is None and self.null_values is NullValues.FAIL:
+            raise RecordError(NULL_VALUE_ERROR)
 
     def encoded_partition(self, record: Record, now_ms: int) -> str:
         """The record's encoded partition; tombstones go to the tombstone partition (``write``).
 
         Raises:
-            RecordError: a tombstone under ``fail``, or the partitioner cannot place the record.
+            RecordError: the partitioner cannot place the record.
+            ConfigError: a value (not a tombstone) would go to an encoded partition containing
+                ``tombstone.encoded.partition``, where Confluent writes no value file (it fails too).
         """
-        if record.value is None:
-            if self.null_values is NullValues.FAIL:
-                raise RecordError(NULL_VALUE_ERROR)
-            if self.null_values is NullValues.WRITE:
-                return self.tombstone_partition
-        return checked_partition(record, self.layout.partitioner.encode_partition(record, now_ms))
+        tombstone = self.rotation.tombstone_partition
+        if record.value is None and tombstone is not None:
+            return tombstone
+        encoded = checked_partition(record, self.layout.partitioner.encode_partition(record, now_ms))
+        if tombstone is not None and tombstone in encoded:
+            raise ConfigError(
+                f"Record {record.describe()} goes to the encoded partition {encoded!r}, which contains "
+                f"tombstone.encoded.partition={tombstone!r}: Confluent writes no values there. Choose another "
+                "tombstone.encoded.partition."
+            )
+        return encoded
 
     def writes_value(self, encoded: str) -> bool:
-        """Whether files of ``encoded`` get a value file (Confluent skips it for the tombstone partition)."""
-        return not (self.null_values is NullValues.WRITE and self.tombstone_partition in encoded)
+        """Whether files of ``encoded`` get a value file (not the tombstone partition's)."""
+        return encoded != self.rotation.tombstone_partition
 
     def object_key(self, topic: str, partition: int, encoded: str, start_offset: int) -> str:
         """The key of the value file of ``encoded`` whose first record has ``start_offset``."""
@@ -198,6 +210,12 @@ def file_format(
     codec = CompressionCodec.GZIP if gzip else CompressionCodec.UNCOMPRESSED
     separator = settings.get("format.bytearray.separator", "\n")  # as written: Confluent keeps it untrimmed, even empty
     return FileFormat(_FORMATS[fmt], extension, codec, level if gzip else None, separator.encode("utf-8"))
+
+
+def reads_clock(layout: ConfluentKeyLayout) -> bool:
+    """Whether ``layout``'s encoded partitions read the clock (a TimeBased partitioner with Wallclock)."""
+    partitioner = layout.partitioner
+    return isinstance(partitioner, TimeBasedPartitioner) and partitioner.extractor.kind is ExtractorKind.WALLCLOCK
 
 
 def cycle_end(rotate_schedule_interval_ms: int, rotate_interval_ms: int, reads_clock: bool) -> CycleEnd:

@@ -28,7 +28,7 @@ from lakesink.adapters.formats import open_writer
 from lakesink.adapters.formats.range_writer import SealedFile
 from lakesink.adapters.formats.separated_bytes import SeparatedBytesWriter
 from lakesink.domain.confluent_writing import HEADERS_SCHEMA, ConfluentWriting, FileFormat
-from lakesink.domain.errors import RecordError
+from lakesink.domain.errors import FormatError, RecordError, SchemaChangedError
 from lakesink.domain.flush.confluent_rotation import Cycle, CycleEnd
 from lakesink.domain.flush.declared_schemas import SchemaHints
 from lakesink.domain.formats import Format
@@ -36,6 +36,7 @@ from lakesink.domain.layout.confluent_naming import RecordView
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import Record
+from lakesink.domain.schema import schema_for
 from lakesink.domain.transforms.header_values import convert_to_string
 
 logger = logging.getLogger(__name__)
@@ -66,6 +67,11 @@ class _FileSet:
     writers: dict[RecordView, tuple[FormatWriter, Path, FileFormat]] = field(default_factory=dict)
     last_offset: int = -1
 
+    def discard(self) -> None:
+        """Abort every file of the set (its staging files are deleted)."""
+        for writer, _path, _format in self.writers.values():
+            writer.abort()
+
 
 @dataclass
 class CycleWriter:
@@ -85,6 +91,9 @@ class CycleWriter:
     """The last offset of the last complete cycle (-1: none completed yet)."""
     held: int = 0
     """Records of the cycle left open at :meth:`finish`, not written (the next range writes them)."""
+    first_seen: int = -1
+    """The offset of the first record handed to :meth:`write`, written or not: where the range's
+    cycles start, so where its plan starts (a replay must place the same records from there)."""
     _cycle: Cycle = field(init=False)
     _open: dict[tuple[str, str], _FileSet] = field(default_factory=dict)
     _hints: SchemaHints = field(default_factory=SchemaHints)
@@ -96,12 +105,19 @@ class CycleWriter:
         """Place ``record`` in the cycle, rotating before or after it as Confluent would.
 
         ``values`` (the Lenses partition values) are not used: the encoded partition is Confluent's.
+        A record that fails leaves no trace in any file (its views are all built before any is
+        written, and a file set it would have opened is dropped), as Confluent drops its start offset.
 
         Raises:
             RecordError: the record cannot be placed or written (poison record).
+            FormatError: a view failed after another view of the record was written (the files
+                would no longer line up record for record): the range fails.
         """
         del values
         writing, cycle = self.writing, self._cycle
+        if self.first_seen < 0:
+            self.first_seen = record.offset
+        writing.check_null(record)
         now = 0 if self.clock_ms is None else self.clock_ms
         schema = self._hints.declared(record) if record.value is not None else None
         while True:
@@ -116,20 +132,25 @@ class CycleWriter:
         projected = writing.compatibility.project(record.value, schema, current)
         if projected is not record.value:
             record = dataclasses.replace(record, value=projected, value_schema=current)
-        files = self._open.get((record.topic, encoded)) or self._start(record.topic, encoded, record.offset)
-        self._append(files, record)
+        where = (record.topic, encoded)
+        files = self._open.get(where) or self._start(record.topic, encoded, record.offset)
+        try:
+            self._append(files, record)
+        except BaseException:
+            if files.last_offset < 0:  # opened for this record: never named after it
+                del self._open[where]
+                files.discard()
+            raise
         files.last_offset = record.offset
         if cycle.wrote(encoded):
             self._rotate()
 
     def finish(self) -> list[SealedFile]:
         """Seal the complete cycles (and the open one under ``CycleEnd.SEAL``); returns every sealed file."""
-        if self._cycle.count:
-            if self.writing.rotation.cycle_end is CycleEnd.SEAL:
-                self._rotate()
-            else:
-                self.held = self._cycle.count
-                self._discard_open()
+        if self._cycle.count and self.writing.rotation.cycle_end is CycleEnd.SEAL:
+            self._rotate()
+        self.held = self._cycle.count
+        self._discard_open()
         return self.sealed
 
     def abort(self) -> None:
@@ -155,15 +176,28 @@ class CycleWriter:
                     path = directory / f"{stem}{view.value or '.value'}"
                     files.writers[view] = (_open(format, path), path, format)
         except BaseException:
-            for writer, _path, _format in files.writers.values():
-                writer.abort()
+            files.discard()
             raise
         self._open[topic, encoded] = files
         return files
 
     def _append(self, files: _FileSet, record: Record) -> None:
-        for view, (writer, _path, format) in files.writers.items():
-            writer.write(_view(record, view, format.format))
+        views = [(writer, _view(record, view, format.format)) for view, (writer, _path, format) in files.writers.items()]
+        for written, (writer, view_record) in enumerate(views):
+            try:
+                writer.write(view_record)
+            except SchemaChangedError as error:
+                if written:
+                    raise FormatError(f"{error} (record {record.describe()}, after its other views were written)") from None
+                raise RecordError(
+                    f"record {record.describe()} does not fit the schema of its file, which came from the file's first "
+                    "record: AvroFormat and ParquetFormat need values (and keys) with a declared schema, e.g. "
+                    "JsonConverter with schemas.enable=true"
+                ) from None
+            except RecordError as error:
+                if written:
+                    raise FormatError(f"{error} (after the record's other views were written)") from None
+                raise
 
     def _rotate(self) -> None:
         """Commit every file of the cycle (Confluent's ``commitFiles``)."""
@@ -187,15 +221,19 @@ class CycleWriter:
 
     def _discard_open(self) -> None:
         for files in self._open.values():
-            for writer, _path, _format in files.writers.values():
-                writer.abort()
+            files.discard()
         self._open.clear()
 
 
 def _view(record: Record, view: RecordView, format: Format) -> Record:
     """What the ``view`` file of ``record`` holds: the record itself, its key, or its headers.
 
-    A record without headers gets an empty headers array (Confluent fails it instead).
+    Keys and headers are enveloped where Confluent envelopes them: Parquet keys as ``RecordKey{key}``,
+    JSON and Parquet headers as ``RecordHeaders{headers}``. A record without headers gets an empty
+    headers array (Confluent fails it instead).
+
+    Raises:
+        RecordError: a null key with keys stored, or a null header value with headers stored.
     """
     if view is RecordView.VALUE:
         return record
@@ -204,10 +242,20 @@ def _view(record: Record, view: RecordView, format: Format) -> Record:
             raise RecordError(
                 f"Key cannot be null for record {record.describe()} (store.kafka.keys=true stores every key)."
             )
+        if format is Format.PARQUET:
+            key_schema = schema_for(record.key, record.key_schema)
+            schema = {"type": "record", "name": "RecordKey", "fields": [{"name": "key", "type": key_schema}]}
+            return dataclasses.replace(record, value={"key": record.key}, value_schema=schema, headers=())
         return dataclasses.replace(record, value=record.key, value_schema=record.key_schema, headers=())
-    headers = [{"key": name, "value": convert_to_string(value)} for name, value in record.headers]
+    headers = []
+    for name, value in record.headers:
+        text = convert_to_string(value)
+        if text is None:
+            raise RecordError(
+                f"record {record.describe()}: header {name!r} has a null value, which Confluent's headers file "
+                "cannot hold (store.kafka.headers=true)."
+            )
+        headers.append({"key": name, "value": text})
     if format is Format.AVRO:
         return dataclasses.replace(record, value=headers, value_schema=HEADERS_SCHEMA, headers=())
-    return dataclasses.replace(
-        record, value={"headers": headers}, value_schema=_ENVELOPED_HEADERS_SCHEMA, headers=()
-    )
+    return dataclasses.replace(record, value={"headers": headers}, value_schema=_ENVELOPED_HEADERS_SCHEMA, headers=())

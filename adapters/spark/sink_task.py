@@ -9,7 +9,8 @@ Per topic-partition range it
    durable — offsets at or below the master lock's committed offset (a Spark checkpoint behind
    the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
    ``skip.null.values`` is set;
-2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`);
+2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`; under a Confluent
+   config :class:`~.cycle_writer.CycleWriter`, whose open cycle may be held back for the next range);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
    BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
    already there from an earlier attempt of the same plan is accepted when its size matches;
@@ -114,6 +115,13 @@ class SinkTaskSpec:
     chain: TransformChain = field(default_factory=TransformChain)
     clock_ms: int | None = None
     """The batch clock the chain's wall-clock transforms read, recorded in the range plans; None: none does."""
+
+    @property
+    def skip_setting(self) -> str:
+        """The setting that skips records that cannot be written: Confluent's, or Lenses' error policy."""
+        if any(statement.confluent is not None for statement in self.plan.statements):
+            return "errors.tolerance=all"
+        return f"{self.setting_prefix}.error.policy=NOOP"
 
     @cached_property
     def columnar(self) -> bool:
@@ -444,6 +452,9 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
                 decode_value=route.decode_value,
                 decode_headers=route.decode_headers,
             )
+        if spec.skip_null_values and record.value is None and route.statement.confluent is not None:
+            state.skipped += 1  # Confluent tests the value after conversion and transforms (JSON null too)
+            return
         values = route.statement.layout.partition_values(record) if route.values is None else route.values
         if state.locks and _granular_skip(state.locks, row.offset, values):
             state.skipped += 1
@@ -452,10 +463,10 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
     except RecordError as error:
         if not spec.skip_poison:
             raise RecordError(
-                f"Record {row.describe()} cannot be written: {error}. Fix the data or the KCQL, or set "
-                f"{spec.setting_prefix}.error.policy=NOOP to skip such records."
+                f"Record {row.describe()} cannot be written: {error}. Fix the data or the config, or set "
+                f"{spec.skip_setting} to skip such records."
             ) from error
-        logger.warning("Skipping record %s (error.policy=NOOP): %s", row.describe(), error)
+        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
         state.poison += 1
         return
     state.records += 1
@@ -481,7 +492,9 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
-        plan = RangePlan(spec.run_id, state.first, state.last, spec.clock_ms) if spec.exactly_once else None
+        # A Confluent range's cycles start at its first record, written or not: a replay must start there.
+        start = state.first if state.cycles is None else state.cycles.first_seen
+        plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms) if spec.exactly_once else None
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
@@ -492,7 +505,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
         topic=state.topic,
         partition=state.partition,
         first=state.first,
-        last=state.last if not held or state.cycles is None else state.cycles.durable_through,
+        last=state.cycles.durable_through if held and state.cycles is not None else state.last,
         records=state.records - held,
         skipped=state.skipped,
         poison=state.poison,

@@ -111,7 +111,6 @@ NO_EFFECT: Mapping[str, str] = {
     "enable.conditional.writes": "lakesink's commit protocol keeps every offset exactly once without it.",
     "max.files.scan.limit": "Only used by Confluent's conditional writes.",
     "schema.generator.class": "Deprecated in Confluent; only Hive integration used it.",
-    "partitioner.max.open.files": "Confluent-internal; lakesink bounds memory per Spark task.",
 }
 
 #: Features lakesink does not have yet: accepted at Confluent's default (second item), and why.
@@ -133,6 +132,7 @@ DEFAULT_ONLY: Mapping[str, tuple[str, str]] = {
     "s3.schema.partition.affix.type": ("NONE", "the schema-name partition affix is not implemented yet"),
     "hive.integration": ("false", "lakesink has no Hive metastore integration"),
     "allow.optional.map.keys": ("false", "optional map keys are not implemented yet"),
+    "partitioner.max.open.files": ("-1", "rotation by the number of open files is not implemented yet"),
     "json.decimal.format": ("BASE64", "JsonFormat decimals are written only as Confluent's default, BASE64"),
     "enhanced.avro.schema.support": ("true", "lakesink's Avro schemas follow Confluent's default"),
     "connect.meta.data": ("true", "lakesink's Avro schemas follow Confluent's default"),

@@ -24,7 +24,13 @@ from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
-from lakesink.domain.confluent_writing import ConfluentWriting, NullValues, cycle_end, file_format
+from lakesink.domain.confluent_writing import (
+    ConfluentWriting,
+    NullValues,
+    cycle_end,
+    file_format,
+    reads_clock,
+)
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.confluent_rotation import RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
@@ -200,6 +206,10 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
     check_tuning(props)
     transforms = transform_keys(props)
     build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
+    views = (
+        _view(props, "keys", stored=store_keys),
+        _view(props, "headers", stored=as_bool("store.kafka.headers", props.get("store.kafka.headers", "false"))),
+    )
     return ConfluentSinkConfig(
         name=_required(props, "name"),
         topics=topics,
@@ -227,44 +237,41 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         tombstone_partition=string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone",
         compression_level=_compression_level(props),
         avro_codec=_choice(props, "avro.codec", _AVRO_CODECS, "null"),
-        keys=_view(props, "keys", stored=store_keys),
-        headers=_view(
-            props, "headers", stored=as_bool("store.kafka.headers", props.get("store.kafka.headers", "false"))
-        ),
+        keys=views[0],
+        headers=views[1],
         key_converter=parse_converter(props, "key", hidden=hidden.keys),
         value_converter=parse_converter(props, "value", hidden=hidden.keys),
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
         error_handling=_errors(props),
-        writing=_writing(props, fmt, extension, layout),
+        writing=_writing(props, fmt, extension, layout, views),
         hidden=hidden,
     )
 
 
 def _writing(
-    props: Mapping[str, str], fmt: ConfluentFormat, extension: str, layout: ConfluentKeyLayout
+    props: Mapping[str, str],
+    fmt: ConfluentFormat,
+    extension: str,
+    layout: ConfluentKeyLayout,
+    views: tuple[StoredView | None, StoredView | None],
 ) -> ConfluentWriting:
     """How the sink writes this config's files: formats, rotation, schema and null rules."""
     avro_codec = _choice(props, "avro.codec", _AVRO_CODECS, "null")
     level = _compression_level(props)
-    views = {}
-    for which in ("keys", "headers"):
-        view = _view(props, which, stored=as_bool(f"store.kafka.{which}", props.get(f"store.kafka.{which}", "false")))
-        views[which] = (
-            None
-            if view is None
-            else file_format(view.format, view.extension, props, avro_codec=avro_codec, compression_level=level)
-        )
+    keys, headers = (
+        None if view is None else file_format(view.format, view.extension, props, avro_codec=avro_codec, compression_level=level)
+        for view in views
+    )
     interval = long_setting(props, "rotate.interval.ms", -1)
-    schedule = long_setting(props, "rotate.schedule.interval.ms", -1)
     null_values = NullValues(_choice(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True))
     tombstone = string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone"
-    writing = ConfluentWriting(
+    return ConfluentWriting(
         layout=layout,
         values=file_format(fmt, extension, props, avro_codec=avro_codec, compression_level=level),
-        keys=views["keys"],
-        headers=views["headers"],
+        keys=keys,
+        headers=headers,
         rotation=RotationRules(
             flush_size=_flush_size(props),
             rotate_interval_ms=interval,
@@ -273,13 +280,11 @@ def _writing(
                 "rotate.file.on.partition.change", props.get("rotate.file.on.partition.change", "true")
             ),
             tombstone_partition=tombstone if null_values is NullValues.WRITE else None,
+            cycle_end=cycle_end(long_setting(props, "rotate.schedule.interval.ms", -1), interval, reads_clock(layout)),
         ),
         compatibility=SchemaCompatibility(_choice(props, "schema.compatibility", _COMPATIBILITIES, "NONE")),
         null_values=null_values,
-        tombstone_partition=tombstone,
     )
-    rules = dataclasses.replace(writing.rotation, cycle_end=cycle_end(schedule, interval, writing.reads_clock))
-    return dataclasses.replace(writing, rotation=rules)
 
 
 def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None]:

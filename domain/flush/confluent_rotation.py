@@ -41,8 +41,9 @@ class CycleEnd(Enum):
     function of the records from the last commit, so a replay writes the same objects.
     ``SEAL``: the range end rotates (every record read is written). Confluent rotates on the wall
     clock there (``rotate.schedule.interval.ms``, or ``rotate.interval.ms`` with the Wallclock
-    extractor), which no replay can reproduce; lakesink seals at the end of the micro-batch the
-    clock admitted instead.
+    extractor), which no replay can reproduce; lakesink seals at the end of every micro-batch
+    instead (a partition enters one when ``flush.size`` records wait or the interval passed), so it
+    may rotate more often than Confluent's schedule.
     """
 
     WAIT = "wait"

@@ -47,12 +47,20 @@ Row = tuple[int, Any, int]
 """(offset, value (JSON-able, None: tombstone), timestamp ms)."""
 
 
-def _batch(rows: Sequence[Row], partition: int = 0, headers: bool = False) -> pa.RecordBatch:
+def _batch(
+    rows: Sequence[Row], partition: int = 0, headers: bool = False, json_null: bool = False
+) -> pa.RecordBatch:
     header_type = arrow_schema().field("headers").type
     return pa.RecordBatch.from_arrays(
         [
             pa.array([f"key-{o}".encode() for o, _, _ in rows], pa.binary()),
-            pa.array([None if v is None else json.dumps(v).encode() for _, v, _ in rows], pa.binary()),
+            pa.array(
+                [
+                    (b"null" if json_null else None) if v is None else json.dumps(v).encode()
+                    for _, v, _ in rows
+                ],
+                pa.binary(),
+            ),
             pa.array([TOPIC] * len(rows), pa.string()),
             pa.array([partition] * len(rows), pa.int32()),
             pa.array([o for o, _, _ in rows], pa.int64()),
@@ -68,7 +76,15 @@ def _batch(rows: Sequence[Row], partition: int = 0, headers: bool = False) -> pa
 
 
 def _run(
-    tmp_path: Path, props: Mapping[str, str], rows: Sequence[Row], *, headers: bool = False, clock_ms: int = 0
+    tmp_path: Path,
+    props: Mapping[str, str],
+    rows: Sequence[Row],
+    *,
+    headers: bool = False,
+    clock_ms: int = 0,
+    batch: pa.RecordBatch | None = None,
+    keep_plans: bool = False,
+    json_null: bool = False,
 ) -> tuple[dict[str, bytes], RangeResult]:
     settings = connector_settings(ConfluentSinkConfig.from_properties({**BASE, **props}))
     store = InMemoryObjectStore()
@@ -81,17 +97,15 @@ def _run(
         staging_root=str(tmp_path),
         clock_ms=clock_ms,
     )
-    results = [
-        result_of(row)
-        for out in run_task(spec, iter([_batch(rows, headers=headers)]))
-        for row in out.to_pylist()
-    ]
+    batch = batch if batch is not None else _batch(rows, headers=headers, json_null=json_null)
+    results = [result_of(row) for out in run_task(spec, iter([batch])) for row in out.to_pylist()]
     objects = {
         info.key: store.get(BUCKET, info.key).data
         for info in iter_objects(store, BUCKET, "")
-        if not info.key.startswith(".indexes/")
+        if keep_plans or not info.key.startswith(".indexes/")
     }
     assert len(results) == 1
+    assert not list((tmp_path / "lakesink-staging").rglob("*.*")), "staging files left behind"
     return objects, results[0]
 
 
@@ -281,3 +295,97 @@ def test_wall_clock_rules_are_named_in_one_warning_and_record_time_rules_in_none
     note = seed.wall_clock_note()
     assert note is not None and "Wallclock" in note and "exactly once" in note and "\n" not in note
     assert ConfluentSinkConfig.from_properties(BASE).writing.wall_clock_note() is None
+
+
+def test_a_poison_record_leaves_no_trace_in_any_file(tmp_path: Path) -> None:
+    props = {
+        "store.kafka.keys": "true",
+        "keys.format.class": f"{FMT}json.JsonFormat",
+        "errors.tolerance": "all",
+    }
+    rows = [(o, {"o": o}, 0) for o in range(4)]
+    batch = _batch(rows)
+    keys = batch.column(0).to_pylist()
+    keys[0] = None  # a null key cannot be stored: the whole record is skipped, its value too
+    objects, result = _run(
+        tmp_path, props, rows, batch=batch.set_column(0, "key", pa.array(keys, pa.binary()))
+    )
+    stem = f"topics/{TOPIC}/partition=0/{TOPIC}+0+0000000001"
+    assert {key: _lines(data) for key, data in objects.items()} == {
+        f"{stem}.json": [{"o": 1}, {"o": 2}, {"o": 3}],
+        f"{stem}.keys.json": ["key-1", "key-2", "key-3"],
+    }
+    assert (result.poison, result.records) == (1, 3)
+
+
+def test_a_sealed_range_plans_from_its_first_record_even_a_poison_one(tmp_path: Path) -> None:
+    """A replay must place the same records from the same first record (the poison one set the cycle's base time)."""
+    props = {
+        "partitioner.class": f"{PKG}TimeBasedPartitioner",
+        "path.format": "'d'=YYYY",
+        "partition.duration.ms": "86400000",
+        "locale": "en",
+        "timezone": "UTC",
+        "timestamp.extractor": "Record",
+        "rotate.interval.ms": "1000",
+        "rotate.schedule.interval.ms": "60000",
+        "errors.tolerance": "all",
+    }
+    t0 = 1_700_000_000_000
+    rows = [
+        (10, {"o": 10}, 3 * 10**14),
+        (11, {"o": 11}, t0),
+        (12, {"o": 12}, t0 + 1),
+        (13, {"o": 13}, t0 + 5000),
+    ]
+    objects, result = _run(tmp_path, props, rows, keep_plans=True)
+    plans = [key for key in objects if "/.plans/" in key]
+    assert [json.loads(objects[key])["start"] for key in plans] == [10]
+    assert result.poison == 1
+
+
+def test_schemaless_values_that_do_not_fit_an_avro_file_are_poison_records(tmp_path: Path) -> None:
+    props = {"format.class": f"{FMT}avro.AvroFormat", "errors.tolerance": "all"}
+    objects, result = _run(tmp_path, props, [(0, {"a": 1}, 0), (1, {"b": "x"}, 0), (2, {"a": 2}, 0)])
+    assert result.poison == 1
+    assert objects == {}  # 2 records wait for the third of their cycle
+
+
+def test_parquet_keys_are_enveloped_as_record_key(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    props = {
+        "format.class": f"{FMT}parquet.ParquetFormat",
+        "store.kafka.keys": "true",
+        "keys.format.class": f"{FMT}parquet.ParquetFormat",
+    }
+    objects, _ = _run(tmp_path, props, [(o, {"o": o}, 0) for o in range(3)])
+    keys = objects[f"topics/{TOPIC}/partition=0/{TOPIC}+0+0000000000.keys.snappy.parquet"]
+    assert pq.read_table(io.BytesIO(keys)).to_pylist() == [{"key": f"key-{o}"} for o in range(3)]
+
+
+def test_ignore_skips_values_that_are_null_after_conversion(tmp_path: Path) -> None:
+    objects, result = _run(
+        tmp_path,
+        {"behavior.on.null.values": "ignore", "flush.size": "2"},
+        [(0, {"o": 0}, 0), (1, None, 0), (2, {"o": 2}, 0)],
+        json_null=True,
+    )
+    assert list(objects) == [f"topics/{TOPIC}/partition=0/{TOPIC}+0+0000000000.json"]
+    assert result.skipped == 1
+
+
+def test_a_value_routed_into_the_tombstone_partition_stops_the_sink(tmp_path: Path) -> None:
+    props = {
+        "behavior.on.null.values": "write",
+        "store.kafka.keys": "true",
+        "partitioner.class": f"{PKG}TimeBasedPartitioner",
+        "path.format": "'tombstone_v'=YYYY",
+        "partition.duration.ms": "3600000",
+        "locale": "en",
+        "timezone": "UTC",
+        "timestamp.extractor": "Record",
+    }
+    _, result = _run(tmp_path, props, [(0, {"o": 0}, 1_700_000_000_000)])
+    assert result.failure is not None and result.failure.kind == "ConfigError"
+    assert "tombstone.encoded.partition" in result.failure.message
