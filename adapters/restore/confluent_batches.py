@@ -25,8 +25,9 @@ from typing import Any
 
 from lakesink.adapters.formats import open_reader
 from lakesink.adapters.restore.batches import read_batches
-from lakesink.adapters.restore.messages import decompressed, header_converter
+from lakesink.adapters.restore.messages import decompressed, header_converter, to_bytes
 from lakesink.domain.errors import FormatError
+from lakesink.domain.formats import Format
 from lakesink.domain.restore.batch import HeaderList, MessageBatch
 from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile, sibling_path
 from lakesink.domain.restore.index import IndexEntry
@@ -78,11 +79,14 @@ def _stored_keys(
     assert layout.keys is not None
     key, file = _sibling(entry, path, siblings, "keys")
     view_root = _view_root(root, layout.keys)
-    keys = [
-        value
-        for batch in read_batches(view_root, dataclasses.replace(entry, key=key), file)
-        for value in batch.values
-    ]
+    if view_root.format is Format.PARQUET:  # Confluent envelopes Parquet keys: struct RecordKey{key}
+        keys = [to_bytes(_enveloped_key(record.value, key)) for record in open_reader(Format.PARQUET, file)]
+    else:
+        keys = [
+            value
+            for batch in read_batches(view_root, dataclasses.replace(entry, key=key), file)
+            for value in batch.values
+        ]
     _check_count(entry, key, "keys", len(keys), count)
     return keys
 
@@ -106,6 +110,12 @@ def _stored_headers(
     ]
     _check_count(entry, key, "headers", len(rows), count)
     return [[(name, convert(value, None)) for name, value in row] or None for row in rows]
+
+
+def _enveloped_key(stored: Any, key: str) -> Any:
+    if not isinstance(stored, dict) or "key" not in stored:
+        raise FormatError(f"{key}: a Parquet keys row is not Confluent's RecordKey {{key}}: {str(stored)[:200]}")
+    return stored["key"]
 
 
 def _header_list(stored: Any, key: str) -> Sequence[tuple[str, Any]]:

@@ -133,3 +133,13 @@ def test_a_missing_headers_object_is_an_error_naming_both(value_path: Path) -> N
     root = _root(Format.JSON, ".json", headers=StoredViewFile(Format.AVRO, ".avro"))
     with pytest.raises(FormatError, match=rf"{ESCAPED}\.json has no headers object {ESCAPED}\.headers\.avro"):
         _read(root, value_path)
+
+
+def test_parquet_keys_are_unwrapped_from_confluents_record_key(value_path: Path) -> None:
+    value_path.write_bytes(b'{"id":1}\n{"id":2}\n')
+    sibling_path(value_path, "keys").write_bytes(parquet_bytes([{"key": "k1"}, {"key": "k2"}]))
+    root = _root(Format.JSON, ".json", keys=StoredViewFile(Format.PARQUET, ".snappy.parquet"))
+    assert [(key, value) for key, value, _headers, _p in _read(root, value_path)] == [
+        (b"k1", b'{"id":1}'),
+        (b"k2", b'{"id":2}'),
+    ]
