@@ -131,8 +131,8 @@ REJECTED_PREFIXES: Mapping[str, str] = {
 #: Keys whose values are never shown.
 SECRET_KEYS = frozenset({"aws.access.key.id", "aws.secret.access.key", "aws_access_key_id", "aws_secret_access_key"})
 
-#: Every exact key name of the table (for "did you mean" hints).
-KNOWN_KEYS = sorted({*USED, *LEGACY, *NO_EFFECT, *DEFAULT_ONLY})
+#: The exact key names "did you mean" hints suggest (never a deprecated spelling).
+KNOWN_KEYS = sorted({*USED, *NO_EFFECT, *DEFAULT_ONLY})
 
 
 def key_class(key: str) -> str | None:
