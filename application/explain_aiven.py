@@ -29,12 +29,14 @@ class AivenExplainResult:
     """The validated config and, given a record, the key of the file it would start.
 
     ``record`` is the record after the transforms (None when one dropped it or none was given);
-    ``note`` says why there is no object key then.
+    ``note`` says why there is no object key then. ``file_name`` is the rendered template, which
+    groups records; it is the object key unless ``aws.s3.prefix`` is set.
     """
 
     config: AivenSinkConfig
     record: Record | None = None
     steps: tuple[TraceStep, ...] = ()
+    file_name: str | None = None
     object_key: str | None = None
     note: str | None = None
 
@@ -58,8 +60,9 @@ def explain_aiven(
     routed = steps[-1].record if steps else record
     if routed is None:
         return AivenExplainResult(settings, None, steps, note="a transform dropped the record")
-    key = settings.naming.object_key(routed, routed, now_ms)
-    return AivenExplainResult(settings, routed, steps, key)
+    name = settings.naming.file_name(routed, routed, now_ms)
+    key = settings.naming.object_key(name, routed, now_ms)
+    return AivenExplainResult(settings, routed, steps, name, key)
 
 
 def _document(result: AivenExplainResult, steps_json: list[dict[str, object]]) -> dict[str, object]:
@@ -71,6 +74,7 @@ def _document(result: AivenExplainResult, steps_json: list[dict[str, object]]) -
         "replay_differences": replay_differences(config),
         "notes": content_notes(config),
         "transforms": steps_json,
+        "file_name": result.file_name,
         "object_key": result.object_key,
         "object_bucket": config.bucket if result.object_key else None,
         "note": result.note,
@@ -99,6 +103,8 @@ def render_aiven_text(result: AivenExplainResult, transform_lines: list[str]) ->
     if result.record is not None and result.object_key is not None:
         lines.append(f"Record {result.record.describe()} starts a file in bucket {config.bucket!r}, key:")
         lines.append(f"  {result.object_key}")
+        if result.file_name != result.object_key:
+            lines.append(f"  (grouped as {result.file_name}; aws.s3.prefix names the object)")
     elif result.note:
         lines.append(f"Record: no object ({result.note}).")
     return config.hidden.scrub("\n".join(lines))

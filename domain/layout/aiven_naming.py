@@ -307,19 +307,18 @@ class AivenNaming:
             )
         return "timestamp" in _variables(self.parts) and self.timestamps.kind == "wallclock"
 
-    def object_key(self, head: Record, record: Record, now_ms: int, local_zone: tzinfo | None = None) -> str:
-        """The key of the file ``record`` goes to, whose first record is ``head`` (``record`` itself
-        when it starts the file).
+    def file_name(self, head: Record, record: Record, now_ms: int) -> str:
+        """The rendered template for ``record``: the name Aiven's grouper files it under.
 
-        ``now_ms`` is the wall clock of a ``wallclock`` timestamp source and of the prefix dates;
-        ``local_zone`` is the zone of ``{{local_date}}`` (the JVM's in Aiven; the process's by default).
+        ``head`` is the grouper's head record of the record's topic-partition (and key): the
+        first record since the last flush or ``file.max.records`` cut, ``record`` itself when it
+        starts a file. A file cut by a timestamp change keeps the head (``rotateKeysHourly``).
+        ``now_ms`` is the wall clock of a ``wallclock`` timestamp source.
 
         Raises:
             RecordError: the record cannot name an object (no timestamp for an ``event`` source, a
                 key Aiven would print as a Java object reference).
         """
-        if self.prefix is not None:
-            return self._prefixed_key(head, now_ms, local_zone)
         values: dict[str, Any] = {
             "topic": lambda _: head.topic,
             "partition": lambda padded: f"{head.partition:010d}" if padded else str(head.partition),
@@ -328,6 +327,20 @@ class AivenNaming:
             "key": lambda _: key_text(record),
         }
         return _render(self.parts, {name: values[name] for name in self.grouping.fills})
+
+    def object_key(self, file_name: str, first: Record, now_ms: int, local_zone: tzinfo | None = None) -> str:
+        """The object key of the file Aiven writes at a flush for the records filed under ``file_name``.
+
+        Without a prefix this is ``file_name`` itself. In prefix mode it is built from ``first``,
+        the file's own first record (``records.get(0)`` in ``S3SinkTask#flushFile``, not the
+        grouper's head), ``now_ms`` (``{{utc_date}}``, ``{{local_date}}``, a wall-clock
+        ``{{timestamp}}``) and ``local_zone``, the zone of ``{{local_date}}`` (the JVM's in Aiven;
+        the process's by default).
+
+        Raises:
+            RecordError: ``first`` has no timestamp for an ``event`` prefix timestamp.
+        """
+        return file_name if self.prefix is None else self._prefixed_key(first, now_ms, local_zone)
 
     def _prefixed_key(self, head: Record, now_ms: int, local_zone: tzinfo | None) -> str:
         now = _instant(now_ms)

@@ -29,7 +29,8 @@ def record(topic: str = "topic0", partition: int = 0, offset: int = 0, **fields:
 
 
 def key_of(names: AivenNaming, rec: Record, now_ms: int = TS) -> str:
-    return names.object_key(rec, rec, now_ms)
+    """The key of the file ``rec`` starts."""
+    return names.object_key(names.file_name(rec, rec, now_ms), rec, now_ms)
 
 
 @pytest.mark.parametrize(
@@ -92,8 +93,9 @@ def test_partition_and_start_offset_come_from_the_head_record_and_the_time_from_
     )
     head = record(offset=1, timestamp=TS)
     later = record(offset=4, timestamp=TS + HOUR)
-    assert names.object_key(head, head, 0) == "topic0-0-1-2024050903"
-    assert names.object_key(head, later, 0) == "topic0-0-1-2024050904"
+    assert names.file_name(head, head, 0) == "topic0-0-1-2024050903"
+    assert names.file_name(head, later, 0) == "topic0-0-1-2024050904"
+    assert names.object_key(names.file_name(head, later, 0), later, 0) == "topic0-0-1-2024050904"
 
 
 def test_timestamps_use_the_timezone_and_the_wall_clock_by_default() -> None:
@@ -182,6 +184,10 @@ def test_the_prefix_replaces_the_template_in_the_key(compression: str | None, ex
     assert names.grouping is AivenGrouping.TOPIC_PARTITION
     assert key_of(names, record("test-topic")) == f"aiven--test-topic-0-00000000000000000000{extension}"
     assert key_of(names, record("test-topic", offset=100)) == f"aiven--test-topic-0-00000000000000000100{extension}"
+    # The template only groups: a file cut by file.max.records or a timestamp change is named by
+    # its own first record (S3SinkTask#flushFile's records.get(0)), not the grouper's head.
+    assert names.file_name(record("test-topic"), record("test-topic", offset=5), TS) == "test-topic/0/0"
+    assert names.object_key("test-topic/0/0", record("test-topic", offset=5), TS).endswith("-00000000000000000005" + extension)
 
 
 def test_prefix_variables_render_from_the_head_record_and_the_clock() -> None:
@@ -190,8 +196,8 @@ def test_prefix_variables_render_from_the_head_record_and_the_clock() -> None:
     assert names.reads_clock
     assert key_of(names, record("test-topic"), now_ms=TS) == "prefix-2024-05-09--test-topic-0-00000000000000000000.avro.gz"
     local = naming(aws__s3__prefix="{{local_date}}/")
-    kolkata = timezone(timedelta(hours=-10))
-    assert local.object_key(record(), record(), TS, local_zone=kolkata) == "2024-05-08/topic0-0-00000000000000000000.gz"
+    honolulu = timezone(timedelta(hours=-10))
+    assert local.object_key("ignored", record(), TS, local_zone=honolulu) == "2024-05-08/topic0-0-00000000000000000000.gz"
     parts = naming(
         aws__s3__prefix="{{topic}}/{{partition}}/{{start_offset:padding=true}}/{{timestamp:unit=HH}}/",
         timestamp__source="event",

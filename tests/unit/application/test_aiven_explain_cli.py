@@ -49,12 +49,15 @@ def test_the_curl_example_names_the_prefixed_gzip_object_and_hides_the_secret(
     assert "Record source_topic-2@42 starts a file in bucket 'aiven-example', key:" in out
     assert "  example-s3-sink/source_topic-2-00000000000000000042.gz" in out.splitlines()
     assert "topic-partition: files per topic-partition" in out
+    assert "  (grouped as source_topic-2-42.gz; aws.s3.prefix names the object)" in out.splitlines()
     assert SECRET not in out and "AKI..." not in out
     code, out, _ = explain(capsys, write_config(tmp_path, curl), record, "--json")
     document = json.loads(out)
     assert document["dialect"] == "aiven"
     assert document["object_key"] == "example-s3-sink/source_topic-2-00000000000000000042.gz"
     assert document["object_bucket"] == "aiven-example"
+    # The default template (with file.compression.type's .gz) only groups records in prefix mode.
+    assert document["file_name"] == "source_topic-2-42.gz"
     assert document["settings"]["secret_key"] == "******"
     assert document["settings"]["naming"]["grouping"] == "topic-partition"
     assert document["settings"]["output_fields"] == ["value (base64)", "key (base64)", "timestamp (none)"]
