@@ -17,7 +17,7 @@ Nothing is added to a template the user gives. Without one, the template is
 template only groups records; the key is ``S3SinkTask#oldFullKey``: the rendered prefix
 (``{{utc_date}}``, ``{{local_date}}``, ``{{topic}}``, ``{{partition}}``, ``{{start_offset}}``,
 ``{{timestamp:unit=…}}`` from the deprecated ``timestamp.source``/``timestamp.timezone``, all of
-the head record) + ``<topic>-<partition>-<start offset %020d>`` + ``.avro`` (avro only) + the
+the file's own first record) + ``<topic>-<partition>-<start offset %020d>`` + ``.avro`` (avro only) + the
 extension of the compression in effect, which is **gzip when no compression key is set**. The
 README says the key is ``<prefix><file name template>``.
 
@@ -78,7 +78,8 @@ class AivenFormat(Enum):
         """``format.output.type`` (default csv, any case), with Aiven's error text."""
         name = string_setting(settings, FORMAT, cls.CSV.value)
         if not name:
-            raise ConfigError(f"Invalid value  for configuration {FORMAT}: must not be empty or not set")
+            # Kafka's two-argument ConfigException(name, value), as Aiven's OutputTypeValidator throws it.
+            raise ConfigError(f"Invalid value must not be empty or not set for configuration {FORMAT}")
         try:
             return cls(name.lower())
         except ValueError:
