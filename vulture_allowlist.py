@@ -13,6 +13,7 @@ from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.storage.s3 import S3ObjectStore
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
+from lakesink.domain.layout.aiven_naming import AivenFormat
 
 # fastavro's Writer.write_block reads these two attributes of the block it is handed.
 _Block.num_records
@@ -40,3 +41,6 @@ SchemaChangeDetector.COMPATIBILITY
 # schema.compatibility values, looked up by name from the config (SchemaCompatibility(text)).
 SchemaCompatibility.BACKWARD
 SchemaCompatibility.FULL
+
+# format.output.type values, looked up by value from the config (AivenFormat(text)).
+AivenFormat.JSONL

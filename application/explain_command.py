@@ -1,12 +1,13 @@
 """``lakesink kcql explain``: picks the dialect of ``--config`` and renders the use case's result.
 
-A Lenses config (or none) explains the KCQL argument (:mod:`.explain`); a Confluent S3 sink
-config takes no KCQL and is explained by :mod:`.explain_confluent`.
+A Lenses config (or none) explains the KCQL argument (:mod:`.explain`); a Confluent or an Aiven
+S3 sink config takes no KCQL and is explained by :mod:`.explain_confluent` / :mod:`.explain_aiven`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from lakesink.adapters.clock import WallClock
 from lakesink.application.config_file import load_config
@@ -20,14 +21,16 @@ from lakesink.application.explain import (
     step_json,
     transform_effect,
 )
+from lakesink.application.explain_aiven import explain_aiven, render_aiven_json, render_aiven_text
 from lakesink.application.explain_confluent import (
-    ConfluentExplainResult,
     explain_confluent,
     render_confluent_json,
     render_confluent_text,
 )
+from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, is_aiven_sink
 from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, is_confluent_sink
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.transforms.chain import TraceStep
 
 
 def run_explain(*, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool) -> str:
@@ -35,31 +38,44 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
 
     Raises:
         ConfigError: invalid config or KCQL, no KCQL for a Lenses config, or KCQL given with a
-            Confluent one. RecordError: the record is invalid or cannot be placed.
+            Confluent or Aiven one. RecordError: the record is invalid or cannot be placed.
     """
     config = None if config_path is None else load_config(config_path)
-    if config is not None and is_confluent_sink(config.values):
+    dialect = None if config is None else _dialect(config.values)
+    if config is not None and dialect is not None:
         if kcql is not None:
-            raise ConfigError(
-                f"{config_path} is a Confluent S3 sink config ({CONFLUENT_S3_SINK}): it takes no KCQL argument."
-            )
+            raise ConfigError(f"{config_path} is {dialect}: it takes no KCQL argument.")
         record = None if record_text is None else parse_record(record_text)
+        if is_aiven_sink(config.values):
+            aiven = explain_aiven(config.values, record, WallClock(), provided=config.provided)
+            if as_json:
+                return render_aiven_json(aiven, [step_json(trace) for trace in aiven.steps])
+            return render_aiven_text(aiven, _transform_lines(aiven.steps))
         result = explain_confluent(config.values, record, WallClock(), provided=config.provided)
         if as_json:
             return render_confluent_json(result, [step_json(trace) for trace in result.steps])
-        return render_confluent_text(result, _transform_lines(result))
+        return render_confluent_text(result, _transform_lines(result.steps))
     if kcql is None:
         raise ConfigError(
-            "kcql explain needs a KCQL argument, unless --config is a Confluent S3 sink config "
-            f"(connector.class={CONFLUENT_S3_SINK})."
+            "kcql explain needs a KCQL argument, unless --config is a Confluent or Aiven S3 sink config "
+            f"(connector.class={CONFLUENT_S3_SINK} or {AIVEN_S3_SINK})."
         )
     lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
     return render_json(lenses) if as_json else render_text(lenses)
 
 
-def _transform_lines(result: ConfluentExplainResult) -> list[str]:
+def _dialect(values: Mapping[str, str]) -> str | None:
+    """How a config that takes no KCQL is named in messages; None for a Lenses config."""
+    if is_confluent_sink(values):
+        return f"a Confluent S3 sink config ({CONFLUENT_S3_SINK})"
+    if is_aiven_sink(values):
+        return f"an Aiven S3 sink config ({AIVEN_S3_SINK})"
+    return None
+
+
+def _transform_lines(steps: tuple[TraceStep, ...]) -> list[str]:
     lines = []
-    for trace in result.steps:
+    for trace in steps:
         lines.append(f"Transform {trace.step.alias} ({trace.step.class_name}): {transform_effect(trace)}")
         if trace.applied and trace.record is not None:
             lines.append(f"  {json.dumps(record_json(trace.record), ensure_ascii=False, default=str)}")

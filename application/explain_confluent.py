@@ -59,7 +59,7 @@ def explain_confluent(
     settings = ConfluentSinkConfig.from_properties(config, provided)
     if record is None:
         return ConfluentExplainResult(settings)
-    _check_subscribed(settings, record)
+    check_subscribed(settings.topics, settings.topics_regex, record)
     now_ms = clock.now_ms()
     steps = tuple(build_chain(settings.transforms, clock).trace(record))
     routed = steps[-1].record if steps else record
@@ -115,12 +115,15 @@ def _place(
     )
 
 
-def _check_subscribed(settings: ConfluentSinkConfig, record: Record) -> None:
-    if settings.topics and record.topic not in settings.topics:
-        raise RecordError(
-            f"Topic {record.topic!r} is not in topics ({', '.join(settings.topics)}): the sink never reads it."
-        )
-    if settings.topics_regex is not None and not re.fullmatch(settings.topics_regex, record.topic):
+def check_subscribed(topics: tuple[str, ...], topics_regex: str | None, record: Record) -> None:
+    """Refuse a record of a topic the connector does not subscribe to (Kafka Connect never reads it).
+
+    Raises:
+        RecordError: naming the topic.
+    """
+    if topics and record.topic not in topics:
+        raise RecordError(f"Topic {record.topic!r} is not in topics ({', '.join(topics)}): the sink never reads it.")
+    if topics_regex is not None and not re.fullmatch(topics_regex, record.topic):
         raise RecordError(f"Topic {record.topic!r} does not match topics.regex: the sink never reads it.")
 
 
@@ -147,7 +150,7 @@ def render_confluent_text(result: ConfluentExplainResult, transform_lines: list[
     """The resolved settings, one per line, then the transforms and the record's keys."""
     config = result.config
     lines = [f"Confluent S3 sink config {config.name!r} (io.confluent.connect.s3.S3SinkConnector):"]
-    lines.extend(f"  {name:<36} {display_text(value)}" for name, value in _flatten(config.describe()))
+    lines.extend(f"  {name:<36} {display_text(value)}" for name, value in flatten(config.describe()))
     for title, items in (
         ("Files roll on", file_boundaries(config)),
         ("Keys may differ from Confluent's on a replay", replay_differences(config)),
@@ -175,11 +178,12 @@ def render_confluent_text(result: ConfluentExplainResult, transform_lines: list[
     return config.hidden.scrub("\n".join(lines))
 
 
-def _flatten(document: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]:
+def flatten(document: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]:
+    """Nested settings as ``(dotted.name, value)`` lines for the text output."""
     items: list[tuple[str, object]] = []
     for name, value in document.items():
         if isinstance(value, Mapping) and value:
-            items.extend(_flatten(value, f"{prefix}{name}."))
+            items.extend(flatten(value, f"{prefix}{name}."))
         else:
             items.append((f"{prefix}{name}", value))
     return items

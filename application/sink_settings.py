@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lakesink.application.config_file import load_config
+from lakesink.domain.config.aiven_sink import AivenSinkConfig, is_aiven_sink
 from lakesink.domain.config.confluent_connector import connector_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
@@ -23,12 +24,19 @@ def load_settings(config_path: str | Path) -> ConnectorSettings:
 
     A Confluent S3 sink config (its ``connector.class``) is validated in its own dialect and
     runs with Confluent's keys, files and rotation (:mod:`lakesink.domain.config.confluent_connector`).
+    An Aiven S3 sink config is validated, then refused: its writer is not implemented yet.
 
     Raises:
         ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
-            or statements, or no ``bootstrap.servers``.
+            or statements, no ``bootstrap.servers``, or an Aiven config (valid or not).
     """
     config = load_config(config_path)
+    if is_aiven_sink(config.values):
+        AivenSinkConfig.from_properties(config.values, config.provided)  # an invalid config says why
+        raise ConfigError(
+            f"{config_path} is a valid Aiven S3 sink config, but running the Aiven layout is not implemented "
+            f"yet; see its settings and object keys with: lakesink kcql explain --config {config_path}"
+        )
     if is_confluent_sink(config.values):
         settings = connector_settings(ConfluentSinkConfig.from_properties(config.values, config.provided))
     else:

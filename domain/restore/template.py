@@ -3,7 +3,8 @@
 Aiven's source builds its regex by plain text replacement on the template, leaves the rest of
 the template unquoted (so ``.`` matches anything) and matches with ``find`` (unanchored), which
 gives surprising answers (``22-10-12/customer-topic-1-….txt`` → topic ``22``, partition 10). Here
-the template is parsed with Aiven's own variable syntax and compiled so that a key either
+the template is parsed with Aiven's own variable syntax (:mod:`lakesink.domain.layout.aiven_template`,
+shared with the sink) and compiled so that a key either
 matches the whole template or is not taken for one of its objects:
 
 * literal text is matched literally;
@@ -33,14 +34,11 @@ import re
 from dataclasses import dataclass
 
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.layout.aiven_template import iter_template
 from lakesink.domain.restore.parsed_key import ParsedKey
 
 TEMPLATE_KEY = "file.name.template"
 
-# Aiven's TemplateParser variable syntax: name, optional ":" and one "param=value".
-_VARIABLE = re.compile(r"\{\{\s*(\w+)?(:?)([\w=]+)?\s*}}", re.ASCII)
-_PARAMETER = re.compile(r"(\w+)?=?(\w+)?", re.ASCII)
-_DEPRECATED_YEAR = re.compile(r"\{\{\s*timestamp\s*:\s*unit\s*=\s*YYYY\s*}}")
 _UNIT_DIGITS = {"yyyy": 4, "MM": 2, "dd": 2, "HH": 2}
 _PADDED_WIDTH = {"partition": 10, "start_offset": 20}
 _SUPPORTED = ("topic", "partition", "start_offset", "timestamp", "key")
@@ -65,19 +63,15 @@ class KeyTemplate:
         """
         if not template.strip():
             raise ConfigError(f"Invalid value must not be empty or not set for configuration {TEMPLATE_KEY}")
-        text = _DEPRECATED_YEAR.sub("{{timestamp:unit=yyyy}}", template)
         parts: list[str] = []
         seen: list[str] = []
-        position = 0
-        for match in _VARIABLE.finditer(text):
-            parts.append(re.escape(text[position : match.start()]))
-            name = _name(match, template)
-            parameter = _parameter(match, name)
-            _check_supported(name)
-            parts.append(_variable_pattern(name, parameter, first=name not in seen))
-            seen.append(name)
-            position = match.end()
-        parts.append(re.escape(text[position:]))
+        for part in iter_template(template):
+            if isinstance(part, str):
+                parts.append(re.escape(part))
+                continue
+            _check_supported(part.name)
+            parts.append(_variable_pattern(part.name, part.parameter, first=part.name not in seen))
+            seen.append(part.name)
         if not seen:
             raise ConfigError(
                 f"{TEMPLATE_KEY} {template!r} has no variable; use e.g. {{{{topic}}}}-{{{{partition}}}}-{{{{start_offset}}}}."
@@ -112,32 +106,10 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return compiled
 
 
-def _name(match: re.Match[str], template: str) -> str:
-    name = match.group(1)
-    if not name:
-        raise ConfigError(f"Variable name hasn't been set for template: {template}")
-    return name
-
-
 def _check_supported(name: str) -> None:
     if name not in _SUPPORTED:
         supported = ", ".join(f"{{{{{n}}}}}" for n in _SUPPORTED)
         raise ConfigError(f"unsupported template variable used ({{{{{name}}}}}) in {TEMPLATE_KEY}, supported values are: {supported}")
-
-
-def _parameter(match: re.Match[str], name: str) -> tuple[str, str] | None:
-    colon, raw = match.group(2), match.group(3)
-    if not colon:
-        return None
-    if not raw:
-        raise ConfigError("Wrong variable with parameter definition")
-    parsed = _PARAMETER.match(raw)
-    key, value = (parsed.group(1), parsed.group(2)) if parsed else (None, None)
-    if not key:
-        raise ConfigError(f"Parameter name for variable `{name}` has not been set")
-    if not value:
-        raise ConfigError(f"Parameter value for variable `{name}` and parameter `{key}` has not been set")
-    return key, value
 
 
 def _variable_pattern(name: str, parameter: tuple[str, str] | None, *, first: bool) -> str:

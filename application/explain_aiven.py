@@ -1,0 +1,110 @@
+"""``lakesink kcql explain --config FILE`` for an Aiven S3 sink config (no KCQL argument).
+
+Nothing is read from Kafka or written to a store. The config is validated as
+:class:`~lakesink.domain.config.aiven_sink.AivenSinkConfig` (a setting Aiven would refuse is
+refused the same way) and, given a record, the record goes through the config's transforms and
+gets the key Aiven would give the file it starts: the record is the file's head record (its
+offset is the start offset), and the wall clock of a ``wallclock`` timestamp source or a date
+prefix is now.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from lakesink.application.explain import display_text
+from lakesink.application.explain_confluent import check_subscribed, flatten
+from lakesink.domain.config.aiven_notes import content_notes, grouping_notes, replay_differences
+from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, AivenSinkConfig
+from lakesink.domain.ports import Clock
+from lakesink.domain.records import Record
+from lakesink.domain.transforms.chain import TraceStep
+from lakesink.domain.transforms.registry import build_chain
+
+
+@dataclass(frozen=True, slots=True)
+class AivenExplainResult:
+    """The validated config and, given a record, the key of the file it would start.
+
+    ``record`` is the record after the transforms (None when one dropped it or none was given);
+    ``note`` says why there is no object key then. ``file_name`` is the rendered template, which
+    groups records; it is the object key unless ``aws.s3.prefix`` is set.
+    """
+
+    config: AivenSinkConfig
+    record: Record | None = None
+    steps: tuple[TraceStep, ...] = ()
+    file_name: str | None = None
+    object_key: str | None = None
+    note: str | None = None
+
+
+def explain_aiven(
+    config: Mapping[str, str], record: Record | None, clock: Clock, *, provided: frozenset[str] = frozenset()
+) -> AivenExplainResult:
+    """Validate an Aiven S3 sink config and, with a record, name the object it starts.
+
+    Raises:
+        ConfigError: the config is invalid (one line naming the key).
+        RecordError: the record cannot be named as Aiven would (not subscribed, no timestamp for
+            an ``event`` source, a key that cannot be rendered).
+    """
+    settings = AivenSinkConfig.from_properties(config, provided)
+    if record is None:
+        return AivenExplainResult(settings)
+    check_subscribed(settings.topics, settings.topics_regex, record)
+    now_ms = clock.now_ms()
+    steps = tuple(build_chain(settings.transforms, clock).trace(record))
+    routed = steps[-1].record if steps else record
+    if routed is None:
+        return AivenExplainResult(settings, None, steps, note="a transform dropped the record")
+    name = settings.naming.file_name(routed, routed, now_ms)
+    key = settings.naming.object_key(name, routed, now_ms)
+    return AivenExplainResult(settings, routed, steps, name, key)
+
+
+def _document(result: AivenExplainResult, steps_json: list[dict[str, object]]) -> dict[str, object]:
+    config = result.config
+    return {
+        "dialect": "aiven",
+        "settings": config.describe(),
+        "grouping": grouping_notes(config),
+        "replay_differences": replay_differences(config),
+        "notes": content_notes(config),
+        "transforms": steps_json,
+        "file_name": result.file_name,
+        "object_key": result.object_key,
+        "object_bucket": config.bucket if result.object_key else None,
+        "note": result.note,
+    }
+
+
+def render_aiven_json(result: AivenExplainResult, steps_json: list[dict[str, object]]) -> str:
+    """One JSON object; ``object_key`` / ``object_bucket`` as for the other dialects."""
+    return json.dumps(result.config.hidden.mask_leaves(_document(result, steps_json)), indent=2, ensure_ascii=False)
+
+
+def render_aiven_text(result: AivenExplainResult, transform_lines: list[str]) -> str:
+    """The resolved settings, one per line, then grouping, notes, the transforms and the record's key."""
+    config = result.config
+    lines = [f"Aiven S3 sink config {config.name!r} ({AIVEN_S3_SINK}):"]
+    lines.extend(f"  {name:<36} {display_text(value)}" for name, value in flatten(config.describe()))
+    for title, items in (
+        ("Records are grouped", grouping_notes(config)),
+        ("Names may differ from Aiven's on a replay", replay_differences(config)),
+        ("Notes", content_notes(config)),
+    ):
+        if items:
+            lines.append(f"{title}:")
+            lines.extend(f"  - {item}" for item in items)
+    lines.extend(transform_lines)
+    if result.record is not None and result.object_key is not None:
+        lines.append(f"Record {result.record.describe()} starts a file in bucket {config.bucket!r}, key:")
+        lines.append(f"  {result.object_key}")
+        if result.file_name != result.object_key:
+            lines.append(f"  (grouped as {result.file_name}; aws.s3.prefix names the object)")
+    elif result.note:
+        lines.append(f"Record: no object ({result.note}).")
+    return config.hidden.scrub("\n".join(lines))

@@ -1,0 +1,206 @@
+"""How lakesink treats each key of an Aiven S3 sink config (``io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector``).
+
+Kafka Connect ignores keys a connector does not define, so a typo in an Aiven config quietly
+falls back to a default. lakesink classifies every key, and docs/dialects.md ("Aiven S3 sink")
+is the same table in prose:
+
+* **used**: parsed into :class:`~lakesink.domain.config.aiven_sink.AivenSinkConfig` (object keys,
+  grouping, formats, credentials, converters, transforms...), Aiven's legacy ``aws_s3_*`` /
+  ``output_*`` spellings included (the dotted name wins when both are set, as in Aiven);
+* **held**: validated and kept for the run: Kafka Connect's ``errors.*`` handling;
+* **no effect**: accepted because it only tunes how Aiven's Java code does its work (part sizes,
+  SDK backoff, Connect's retry pause) or is a setting Aiven's S3 sink defines but never reads;
+* **default only**: a feature lakesink's S3 store does not have yet (SSE, STS roles, a custom
+  credentials provider): accepted unset or at Aiven's default, any other value is an error;
+* **rejected**: keys users put in Aiven S3 configs that Aiven itself ignores, so they would not
+  do what the user expects: the error says what to use instead;
+* anything else is an error naming the key, with a "did you mean" hint.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Mapping
+
+from lakesink.domain.config.providers import is_provider_key
+from lakesink.domain.config.secret import MASK
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.layout.confluent_settings import int_setting, long_setting, string_setting
+
+#: Keys read into the config (exact names).
+USED = frozenset(
+    {
+        "name",
+        "connector.class",
+        "topics",
+        "topics.regex",
+        "bootstrap.servers",
+        "aws.access.key.id",
+        "aws.secret.access.key",
+        "aws.s3.bucket.name",
+        "aws.s3.region",
+        "aws.s3.endpoint",
+        "aws.s3.prefix",
+        "aws.s3.backoff.max.retries",
+        "file.name.template",
+        "file.compression.type",
+        "file.max.records",
+        "file.name.timestamp.timezone",
+        "file.name.timestamp.source",
+        "timestamp.timezone",
+        "timestamp.source",
+        "format.output.type",
+        "format.output.fields",
+        "format.output.fields.value.encoding",
+        "format.output.envelope",
+        "avro.codec",
+        "key.converter",
+        "value.converter",
+        "header.converter",
+        "transforms",
+        "predicates",
+        "security.protocol",
+    }
+)
+#: Aiven's deprecated spellings and the key each one stands for.
+LEGACY: Mapping[str, str] = {
+    "aws_s3_bucket": "aws.s3.bucket.name",
+    "aws_s3_endpoint": "aws.s3.endpoint",
+    "aws_s3_region": "aws.s3.region",
+    "aws_s3_prefix": "aws.s3.prefix",
+    "output_fields": "format.output.fields",
+    "output_compression": "file.compression.type",
+}
+#: Key families read into the config: converter settings, transforms, Kafka client settings.
+USED_PREFIXES = (
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "transforms.",
+    "predicates.",
+    "consumer.",
+    "sasl.",
+    "ssl.",
+)
+
+#: Kafka Connect error handling: validated and held for the run.
+HELD_PREFIXES = ("errors.",)
+
+#: Accepted without effect, and why.
+NO_EFFECT: Mapping[str, str] = {
+    "tasks.max": "Spark decides the parallelism (one task per topic-partition range).",
+    "aws.s3.part.size.bytes": "lakesink's S3 store sizes its own multipart parts; keys and contents do not depend on it.",
+    "aws.s3.backoff.delay.ms": "A delay of the AWS SDK for Java's retry policy; lakesink's S3 store has its own.",
+    "aws.s3.backoff.max.delay.ms": "A delay of the AWS SDK for Java's retry policy; lakesink's S3 store has its own.",
+    "kafka.retry.backoff.ms": "Kafka Connect's pause after a retriable error; Spark retries failed tasks.",
+    "file.prefix.template": "Defined by Aiven but never read by its sinks.",
+    "aws.s3.fetch.page.size": "An S3 source setting; Aiven's sink defines it but never reads it.",
+    "aws.s3.fetch.buffer.size": "An S3 source setting; Aiven's sink defines it but never reads it.",
+}
+
+_STS = "STS role assumption is not implemented in lakesink's S3 store yet"
+#: Features lakesink does not have yet: accepted unset or at Aiven's default (first item), and why.
+DEFAULT_ONLY: Mapping[str, tuple[str, str]] = {
+    "aws.s3.sse.algorithm": ("", "server-side encryption is not implemented in lakesink's S3 store yet"),
+    "aws.credentials.provider": (
+        "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider",
+        "only the default credential chain (or aws.access.key.id/aws.secret.access.key) can be used",
+    ),
+    "aws.sts.role.arn": ("", _STS),
+    "aws.sts.role.session.name": ("", _STS),
+    "aws.sts.role.external.id": ("", _STS),
+    "aws.sts.role.session.duration": ("3600", _STS),
+    "aws.sts.config.endpoint": ("https://sts.amazonaws.com", _STS),
+}
+#: Other spellings of a default-only key's default.
+_DEFAULT_ALIASES = {"aws.credentials.provider": frozenset({"com.amazonaws.auth.DefaultAWSCredentialsProviderChain"})}
+
+#: Keys refused with what to do instead (Aiven's S3 sink ignores them, so they cannot mean what they say).
+REJECTED: Mapping[str, str] = {
+    "aws_access_key_id": "Aiven's S3 sink ignores this old name ('not supported for this Connector') and uses the "
+    "default credential chain; use aws.access.key.id",
+    "aws_secret_access_key": "Aiven's S3 sink ignores this old name ('not supported for this Connector') and uses "
+    "the default credential chain; use aws.secret.access.key",
+    "file.name.prefix": "a GCS/Azure sink setting; Aiven's S3 sink ignores it. Put directories in "
+    "file.name.template (or use aws.s3.prefix, which also changes the file names)",
+}
+REJECTED_PREFIXES: Mapping[str, str] = {
+    "connect.parquet.": "Hadoop settings of Aiven's Java Parquet writer; lakesink writes Parquet with its own writer",
+}
+
+#: Keys whose values are never shown.
+SECRET_KEYS = frozenset({"aws.access.key.id", "aws.secret.access.key", "aws_access_key_id", "aws_secret_access_key"})
+
+#: The exact key names "did you mean" hints suggest (never a deprecated spelling).
+KNOWN_KEYS = sorted({*USED, *NO_EFFECT, *DEFAULT_ONLY})
+
+
+def key_class(key: str) -> str | None:
+    """``used``, ``held``, ``no effect``, ``default only``, ``rejected``, or None for a key Aiven's S3 sink does not define."""
+    if key in USED or key in LEGACY or key.startswith(USED_PREFIXES) or is_provider_key(key):
+        return "used"
+    if key.startswith(HELD_PREFIXES):
+        return "held"
+    if key in NO_EFFECT:
+        return "no effect"
+    if key in DEFAULT_ONLY:
+        return "default only"
+    if key in REJECTED or key.startswith(tuple(REJECTED_PREFIXES)):
+        return "rejected"
+    return None
+
+
+def check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
+    """Refuse the first key (in name order) that is unknown, rejected or away from its only accepted default.
+
+    Raises:
+        ConfigError: naming the key; a secret's or provided value is masked.
+    """
+    for key in sorted(props):
+        kind = key_class(key)
+        if kind is None:
+            matches = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.7)
+            hint = f" (did you mean {matches[0]}?)" if matches else ""
+            raise ConfigError(f"Unknown Aiven S3 sink setting {key}{hint}.")
+        if kind == "rejected":
+            why = REJECTED.get(key) or next(v for p, v in REJECTED_PREFIXES.items() if key.startswith(p))
+            raise ConfigError(f"{key} is not supported: {why}.")
+        if kind == "default only":
+            default, why = DEFAULT_ONLY[key]
+            value = string_setting(props, key, default)
+            if value and value != default and value not in _DEFAULT_ALIASES.get(key, ()):
+                shown = MASK if key in SECRET_KEYS or key in provided else repr(value)
+                accepted = f"its default {default!r}" if default else "no value"
+                raise ConfigError(f"{key}={shown} is not supported yet: {why}; only {accepted} is accepted.")
+
+
+#: Aiven's bounds on keys that have no effect here, so a config Aiven refuses is refused:
+#: (INT or LONG, default, minimum, maximum, Aiven's text).
+_TUNING_BOUNDS = {
+    "tasks.max": (int_setting, 1, 1, None, None),
+    "aws.s3.part.size.bytes": (int_setting, 5 * 1024 * 1024, 1, 2_000_000_000, "Part size must be greater than 0"),
+    "aws.s3.backoff.delay.ms": (long_setting, 100, 1, None, None),
+    "aws.s3.backoff.max.delay.ms": (long_setting, 20_000, 1, None, None),
+    "kafka.retry.backoff.ms": (long_setting, 0, 0, 86_400_000, None),
+    "aws.sts.role.session.duration": (int_setting, 3600, 900, 43_200, None),
+}
+
+
+def check_tuning(props: Mapping[str, str]) -> None:
+    """Aiven's bounds on keys that have no effect (or only their default) here.
+
+    Raises:
+        ConfigError: naming the key, in Kafka's ``ConfigDef.Range`` words (or Aiven's).
+    """
+    for key, (read, default, low, high, below_text) in _TUNING_BOUNDS.items():
+        value = read(props, key, default)
+        if value < low:
+            text = below_text or f"Value must be at least {low}"
+            raise ConfigError(f"Invalid value {value} for configuration {key}: {text}")
+        if high is not None and value > high:
+            text = (
+                "Part size must be no more: 2000000000 bytes (2GB)"
+                if key == "aws.s3.part.size.bytes"
+                else f"Value must be no more than {high}"
+            )
+            raise ConfigError(f"Invalid value {value} for configuration {key}: {text}")
