@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, key_class
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, plain_value
-from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
@@ -69,8 +69,8 @@ class OutputField:
     encoding: str
 
 
-@dataclass(frozen=True, slots=True)
-class AivenSinkConfig:
+@dataclass(frozen=True, slots=True, repr=False)
+class AivenSinkConfig(HidingSettings):
     """A validated Aiven S3 sink config; ``repr`` never shows a secret or a provided value.
 
     Attributes:
@@ -130,11 +130,7 @@ class AivenSinkConfig:
         Raises:
             ConfigError: one line naming the key at fault (unknown, unsupported or invalid).
         """
-        hidden = HiddenValues.of(props, provided)
-        try:
-            return _parse(props, hidden)
-        except ConfigError as error:
-            raise hidden.scrub_error(error) from None
+        return parse_hiding(props, provided, _parse)
 
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
@@ -157,11 +153,6 @@ class AivenSinkConfig:
         assert isinstance(masked, dict)
         return masked
 
-    def __repr__(self) -> str:
-        fields = ", ".join(
-            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "hidden"
-        )
-        return self.hidden.scrub(f"{type(self).__name__}({fields})")
 
 
 def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:

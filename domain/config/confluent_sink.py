@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
 from lakesink.domain.config.connector import UNREAD_CLOCK, plain_value
-from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
@@ -68,8 +68,8 @@ class StoredView:
     extension: str
 
 
-@dataclass(frozen=True, slots=True)
-class ConfluentSinkConfig:
+@dataclass(frozen=True, slots=True, repr=False)
+class ConfluentSinkConfig(HidingSettings):
     """A validated Confluent S3 sink config; ``repr`` never shows a secret or a provided value.
 
     Attributes:
@@ -145,11 +145,7 @@ class ConfluentSinkConfig:
         Raises:
             ConfigError: one line naming the key at fault (unknown, unsupported or invalid).
         """
-        hidden = HiddenValues.of(props, provided)
-        try:
-            return _parse(props, hidden)
-        except ConfigError as error:
-            raise hidden.scrub_error(error) from None
+        return parse_hiding(props, provided, _parse)
 
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
@@ -170,11 +166,6 @@ class ConfluentSinkConfig:
         assert isinstance(masked, dict)
         return masked
 
-    def __repr__(self) -> str:
-        fields = ", ".join(
-            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "hidden"
-        )
-        return self.hidden.scrub(f"{type(self).__name__}({fields})")
 
 
 def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:

@@ -23,7 +23,7 @@ from lakesink.domain.config.backend_parsing import (
 )
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import ErrorPolicy, SchemaChangeDetector
-from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.index_settings import parse_indexes_name
 from lakesink.domain.config.key_check import check_keys
 from lakesink.domain.config.passthrough import (
@@ -49,8 +49,8 @@ _PADDING_STRATEGIES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "No
 _DEFAULT_PADDING_LENGTH = 12
 
 
-@dataclass(frozen=True, slots=True)
-class ConnectorSettings:
+@dataclass(frozen=True, slots=True, repr=False)
+class ConnectorSettings(HidingSettings):
     """One connector's resolved settings; ``repr``/``str`` never show a secret.
 
     Attributes:
@@ -117,11 +117,7 @@ class ConnectorSettings:
         """
         if role not in _ROLES:
             raise ValueError(f"role must be 'sink' or 'source', not {role!r}")
-        hidden = HiddenValues.of(props, provided)
-        try:
-            return cls._parse(props, role, hidden)
-        except ConfigError as error:
-            raise hidden.scrub_error(error) from None
+        return parse_hiding(props, provided, lambda values, hidden: cls._parse(values, role, hidden))
 
     @classmethod
     def _parse(cls, props: Mapping[str, str], role: str, hidden: HiddenValues) -> ConnectorSettings:
@@ -197,11 +193,6 @@ class ConnectorSettings:
             if f.name not in ("hidden", "confluent")
         }
 
-    def __repr__(self) -> str:
-        fields = ", ".join(
-            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "hidden"
-        )
-        return self.hidden.scrub(f"{type(self).__name__}({fields})")
 
 
 def plain_value(value: object) -> object:

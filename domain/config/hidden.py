@@ -9,9 +9,11 @@ provided values themselves and mask them wherever settings are printed: error me
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.errors import ConfigError
@@ -19,6 +21,7 @@ from lakesink.domain.errors import ConfigError
 #: Values shorter than this are masked only as whole words: a provided ``7`` must not turn the
 #: ``16777216`` of another setting into ``16******216``. Longer ones are masked anywhere.
 _WHOLE_WORD_BELOW = 8
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +93,34 @@ def _number(text: str) -> float | None:
         return float(text.strip().replace("_", ""))
     except ValueError:
         return None
+
+
+class HidingSettings:
+    """A mixin for settings dataclasses holding a ``hidden`` field: a ``repr`` that never shows a
+    provided value or a secret, and a parse that scrubs provided values from its errors."""
+
+    __slots__ = ()
+    hidden: HiddenValues
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if f.name != "hidden"
+        )
+        return self.hidden.scrub(f"{type(self).__name__}({fields})")
+
+
+def parse_hiding(
+    props: Mapping[str, str], provided: Collection[str], parse: Callable[[Mapping[str, str], HiddenValues], T]
+) -> T:
+    """``parse(props, hidden)``, its ConfigError scrubbed of the values the ``provided`` keys hold.
+
+    Raises:
+        ConfigError: what ``parse`` raised, with every provided value masked.
+    """
+    hidden = HiddenValues.of(props, provided)
+    try:
+        return parse(props, hidden)
+    except ConfigError as error:
+        raise hidden.scrub_error(error) from None
