@@ -31,7 +31,7 @@ from lakesink.adapters.formats.jsoncodec import dumps
 from lakesink.adapters.kafka.header_converters import HeaderConverter, create_header_converter
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.restore.index import IndexEntry
-from lakesink.domain.restore.plan import RestoreRoot
+from lakesink.domain.restore.plan import DETECT, RestoreRoot
 
 _LINE_FORMATS = (Format.JSON, Format.CSV, Format.TEXT)
 
@@ -132,17 +132,30 @@ def _chunks(path: Path, size: int | None) -> Iterator[bytes]:
 
 
 def decompressed(root: RestoreRoot, path: Path) -> Path:
-    """Aiven ``file.compression.type``: the whole object decompressed next to the download."""
-    if root.compression is None:
+    """Aiven ``file.compression.type``: the whole object decompressed next to the download.
+
+    Unset (``detect``), the object's first bytes decide: gzip's ``1f 8b`` or zstd's ``28 b5 2f fd``
+    magic is decompressed, anything else read as stored.
+    """
+    compression = _detected(path) if root.compression == DETECT else root.compression
+    if compression is None:
         return path
     target = path.with_suffix(".decompressed")
-    if root.compression == "gzip":
+    if compression == "gzip":
         with gzip.open(path, "rb") as source, open(target, "wb") as out:
             while block := source.read(1 << 20):
                 out.write(block)
-    else:
-        import zstandard
+    else:  # zstd, with cramjam (a dependency; the object is decompressed in memory)
+        import cramjam
 
-        with open(path, "rb") as source, open(target, "wb") as out:
-            zstandard.ZstdDecompressor().copy_stream(source, out)
+        target.write_bytes(bytes(cramjam.zstd.decompress(path.read_bytes())))
     return target
+
+
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"))
+
+
+def _detected(path: Path) -> str | None:
+    with open(path, "rb") as head:
+        start = head.read(4)
+    return next((name for magic, name in _MAGIC if start.startswith(magic)), None)

@@ -26,12 +26,20 @@ from lakesink.domain.config.values import as_int
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.lenses_plan import producer_settings
-from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot, page_size
+from lakesink.domain.restore.plan import (
+    DETECT,
+    PartitionMode,
+    PartitionRule,
+    RestorePlan,
+    RestoreRoot,
+    page_size,
+)
 from lakesink.domain.restore.template import TEMPLATE_KEY, KeyTemplate
 
 AIVEN_CONNECTOR_CLASS = "io.aiven.kafka.connect.s3.source.S3SourceConnector"
 _FORMATS = {"bytes": Format.BYTES, "jsonl": Format.JSON, "avro": Format.AVRO, "parquet": Format.PARQUET}
 _COMPRESSIONS = {"none": None, "gzip": "gzip", "zstd": "zstd"}
+
 _LEGACY = {
     "aws_s3_bucket": "aws.s3.bucket.name",
     "aws_s3_endpoint": "aws.s3.endpoint",
@@ -111,7 +119,7 @@ def _plan(props: Mapping[str, str], parallelism: int | None, hidden: HiddenValue
         template=template,
         key_from_object_key=True,
         bytes_chunk_size=_int(config, "transformer.max.buffer.size", 4096, minimum=1) if fmt is Format.BYTES else None,
-        compression=None if fmt is Format.PARQUET else _choice(config, "file.compression.type", _COMPRESSIONS, "none"),
+        compression=_compression(config, fmt),
     )
     client = parse_kafka_client(
         {k: v for k, v in config.items() if k not in _USED and k not in NO_EFFECT and not is_provider_key(k)},
@@ -184,6 +192,18 @@ def _topic(config: Mapping[str, str]) -> str | None:
     if len(topics) > 1:
         raise ConfigError(f"topics names {len(topics)} topics; a restore writes to one: set topic.")
     return topic or (topics[0] if topics else None)
+
+
+def _compression(config: Mapping[str, str], fmt: Format) -> str | None:
+    """``file.compression.type`` as given; unset: detected per object (never for Parquet, as in Aiven).
+
+    Detection fixes a known Aiven mismatch: its sink gzips by default, its source reads as stored by default.
+    """
+    if fmt is Format.PARQUET:
+        return None
+    if "file.compression.type" not in config:
+        return DETECT
+    return _choice(config, "file.compression.type", _COMPRESSIONS, "none")
 
 
 def _tolerance_key(config: Mapping[str, str]) -> str:

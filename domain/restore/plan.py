@@ -65,6 +65,10 @@ class PostProcess:
     retain_dirs: bool = False
 
 
+DETECT = "detect"
+"""``RestoreRoot.compression`` when each object's first bytes decide (gzip or zstd magic, else as stored)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RestoreRoot:
     """One listing root: a KCQL statement, the Aiven bucket/prefix or the Confluent sink's bucket.
@@ -78,7 +82,8 @@ class RestoreRoot:
         key_from_object_key: Aiven: the Kafka key is the object key (UTF-8).
         bytes_chunk_size: Aiven ``input.format=bytes``: one record per chunk of this size.
         compression: Aiven ``file.compression.type`` (gzip, zstd; Aiven's snappy framing is not read): the whole object is
-            decompressed before it is read (never for Parquet, as in Aiven); None = as stored.
+            decompressed before it is read (never for Parquet, as in Aiven); None = as stored; :data:`DETECT` =
+            by each object's magic bytes.
         header_converter: the restore's ``header.converter``, which writes stored header values back as bytes.
         record_separator: Confluent ``format.bytearray.separator``: a BYTES object holds records each
             followed by it; None = the whole object (or its chunks) is the record.

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import gzip
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import cramjam
 import pytest
 
 from lakesink.adapters.formats import open_writer
@@ -15,11 +17,12 @@ from lakesink.adapters.kafka.header_converters import SimpleHeaderConverter
 from lakesink.adapters.restore import avro_frames, batches
 from lakesink.adapters.restore.batches import read_batches
 from lakesink.adapters.restore.header_bytes import StoredHeaders
-from lakesink.adapters.restore.messages import Message, read_messages
+from lakesink.adapters.restore.messages import Message, decompressed, read_messages, stored_values
+from lakesink.application.restore import load_plan
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.records import Record
 from lakesink.domain.restore.index import IndexEntry
-from lakesink.domain.restore.plan import RestoreRoot
+from lakesink.domain.restore.plan import DETECT, RestoreRoot
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 
@@ -199,3 +202,33 @@ def test_list_headers_come_back_as_stored_and_json_nulls_stay() -> None:
     stored = StoredHeaders.of(SimpleHeaderConverter(), None)
     assert stored.row([{"key": "k", "value": b"\x00"}, {"key": "k", "value": None}]) == [("k", b"\x00"), ("k", None)]
     assert stored.row({"n": 12, "gone": None}) == [("n", b"12"), ("gone", None)]
+
+
+@pytest.mark.parametrize(
+    ("compress", "compression"),
+    [(gzip.compress, DETECT), (lambda data: bytes(cramjam.zstd.compress(data)), DETECT), (lambda data: bytes(cramjam.zstd.compress(data)), "zstd"), (lambda d: d, DETECT)],
+)
+def test_an_unset_compression_is_detected_from_each_objects_magic_bytes(
+    tmp_path: Path, compress: Any, compression: str
+) -> None:
+    """Aiven's sink gzips by default, its source reads as stored by default: detection restores either."""
+    path = tmp_path / "object"
+    path.write_bytes(compress(b"first\nsecond"))
+    root = _root(Format.TEXT, envelope=False, compression=compression)
+    assert list(stored_values(root, IndexEntry(0, "k", 1, "t", 0, 0, "", "t"), decompressed(root, path))) == [
+        b"first",
+        b"second",
+    ]
+
+
+def test_unset_file_compression_type_detects_and_none_reads_as_stored() -> None:
+    base = {
+        "name": "aiven-restore",
+        "connector.class": "io.aiven.kafka.connect.s3.source.S3SourceConnector",
+        "aws.s3.bucket.name": "b",
+        "topic": "t",
+        "file.name.template": "{{topic}}-{{partition}}-{{start_offset}}",
+        "bootstrap.servers": "127.0.0.1:9092",
+    }
+    assert load_plan(base).roots[0].compression == DETECT
+    assert load_plan({**base, "file.compression.type": "none"}).roots[0].compression is None
