@@ -208,6 +208,21 @@ def test_small_streams_equal_the_java_classes_bytes(compression: AivenCompressio
     assert DECODERS[compression](golden) == SMALL
 
 
+@pytest.mark.parametrize(
+    ("compression", "golden"), [(AivenCompression.GZIP, GZIP_SMALL), (AivenCompression.ZSTD, ZSTD_SMALL)]
+)
+def test_how_the_bytes_are_split_into_writes_does_not_matter(
+    compression: AivenCompression, golden: bytes
+) -> None:
+    # Aiven's writers call write() per field and separator; the golden was written in one call.
+    raw = io.BytesIO()
+    stream = compressed(compression, raw)
+    for start in range(0, len(SMALL), 7):
+        stream.write(SMALL[start : start + 7])
+    stream.close()
+    assert raw.getvalue() == golden
+
+
 def test_snappy_stream_has_snappy_javas_framing() -> None:
     # The header and the length-prefixed blocks are snappy-java's; the block's bytes are cramjam's
     # (Rust snap), which encodes this input one byte longer than google snappy, and both decode alike.
@@ -317,6 +332,16 @@ def test_parquet_file_reads_back(tmp_path: Path, codec: AivenCompression) -> Non
     }
     avro = json.loads(parquet.schema_arrow.metadata[b"parquet.avro.schema"])
     assert avro["namespace"] == "io.aiven.parquet.output.schema"
+
+
+def test_parquet_headers_are_a_map(tmp_path: Path) -> None:
+    out = AivenOutput(AivenFormat.PARQUET, fields("value,headers"))
+    write(tmp_path / "f.parquet", out, [batch_record(0)])
+    row = pq.read_table(tmp_path / "f.parquet").to_pylist()[0]
+    assert row["headers"] == [
+        ("test-header-key-1", b"test-header-value-1"),
+        ("test-header-key-2", b"test-header-value-2"),
+    ]
 
 
 def test_preview_shows_text_or_the_schema() -> None:
