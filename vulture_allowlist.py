@@ -4,6 +4,7 @@ vulture reads each line below as a use of the name; the comment says who really 
 the list short: dead code is deleted, not listed here. Never imported (it would load Spark).
 """
 
+from lakesink.adapters.formats.aiven_compression import _Plain
 from lakesink.adapters.formats.avro import _Block
 from lakesink.adapters.kafka.source import KafkaDataSource, KafkaStreamReader
 from lakesink.adapters.storage.azure_blob import AzureBlobObjectStore
@@ -44,3 +45,7 @@ SchemaCompatibility.FULL
 
 # format.output.type values, looked up by value from the config (AivenFormat(text)).
 AivenFormat.JSONL
+
+# Called by fastavro's Writer on the compressed stream an Aiven avro file is written through
+# (adapters/formats/aiven_compression.py): it must answer False, or fastavro tries to append.
+_Plain.seekable

@@ -5,23 +5,34 @@ Nothing is read from Kafka or written to a store. The config is validated as
 refused the same way) and, given a record, the record goes through the config's transforms and
 gets the key Aiven would give the file it starts: the record is the file's head record (its
 offset is the start offset), and the wall clock of a ``wallclock`` timestamp source or a date
-prefix is now.
+prefix is now. It also gets the content of that file if it held only this record, uncompressed
+(:func:`~lakesink.adapters.formats.aiven_writers.preview`), so a user sees the bytes Aiven's
+writers give before running anything. ``--record`` gives JSON values: a text key, value or header
+whose converter is ``ByteArrayConverter`` is taken as its UTF-8 bytes, as that converter gives
+them; so is any text for csv, whose key and value Aiven takes as bytes only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lakesink.adapters.formats.aiven_writers import preview
 from lakesink.application.explain import display_text
 from lakesink.application.explain_confluent import check_subscribed, flatten
+from lakesink.domain.aiven_output import AivenOutput
 from lakesink.domain.config.aiven_notes import content_notes, grouping_notes, replay_differences
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, AivenSinkConfig
+from lakesink.domain.errors import FormatError, RecordError
+from lakesink.domain.layout.aiven_naming import AivenFormat
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.chain import TraceStep
 from lakesink.domain.transforms.registry import build_chain
+
+_BYTES_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +41,8 @@ class AivenExplainResult:
 
     ``record`` is the record after the transforms (None when one dropped it or none was given);
     ``note`` says why there is no object key then. ``file_name`` is the rendered template, which
-    groups records; it is the object key unless ``aws.s3.prefix`` is set.
+    groups records; it is the object key unless ``aws.s3.prefix`` is set. ``content`` is the
+    file's content with only this record (uncompressed), or why Aiven's writer fails the record.
     """
 
     config: AivenSinkConfig
@@ -39,6 +51,7 @@ class AivenExplainResult:
     file_name: str | None = None
     object_key: str | None = None
     note: str | None = None
+    content: str | None = None
 
 
 def explain_aiven(
@@ -62,7 +75,32 @@ def explain_aiven(
         return AivenExplainResult(settings, None, steps, note="a transform dropped the record")
     name = settings.naming.file_name(routed, routed, now_ms)
     key = settings.naming.object_key(name, routed, now_ms)
-    return AivenExplainResult(settings, routed, steps, name, key)
+    return AivenExplainResult(settings, routed, steps, name, key, content=_content(settings, routed))
+
+
+def _content(settings: AivenSinkConfig, record: Record) -> str:
+    """The record as Aiven's writer of the config writes it, or why it fails it."""
+    output = AivenOutput.of(settings)
+    csv = output.format is AivenFormat.CSV
+    key, value, header = (
+        csv or converter.class_name == _BYTES_CONVERTER
+        for converter in (settings.key_converter, settings.value_converter, settings.header_converter)
+    )
+    record = dataclasses.replace(
+        record,
+        key=_as_bytes(record.key) if key else record.key,
+        value=_as_bytes(record.value) if value else record.value,
+        headers=tuple((name, _as_bytes(item) if header else item) for name, item in record.headers),
+    )
+    try:
+        return preview(output, record)
+    except (RecordError, FormatError) as error:
+        return f"Aiven's writer fails this record: {error}"
+
+
+def _as_bytes(value: object) -> object:
+    """A ``--record`` text as the bytes ``ByteArrayConverter`` would give for it."""
+    return value.encode("utf-8") if isinstance(value, str) else value
 
 
 def _document(result: AivenExplainResult, steps_json: list[dict[str, object]]) -> dict[str, object]:
@@ -77,6 +115,7 @@ def _document(result: AivenExplainResult, steps_json: list[dict[str, object]]) -
         "file_name": result.file_name,
         "object_key": result.object_key,
         "object_bucket": config.bucket if result.object_key else None,
+        "content": result.content,
         "note": result.note,
     }
 
@@ -105,6 +144,9 @@ def render_aiven_text(result: AivenExplainResult, transform_lines: list[str]) ->
         lines.append(f"  {result.object_key}")
         if result.file_name != result.object_key:
             lines.append(f"  (grouped as {result.file_name}; aws.s3.prefix names the object)")
+        if result.content is not None:
+            lines.append("Content (the file with only this record, uncompressed):")
+            lines.extend(f"  {line}" for line in result.content.split("\n"))
     elif result.note:
         lines.append(f"Record: no object ({result.note}).")
     return config.hidden.scrub("\n".join(lines))

@@ -143,3 +143,21 @@ def test_sink_validates_an_aiven_config_then_says_running_it_is_not_implemented(
     assert main(["sink", "--config", invalid, "--once"]) == 2
     err = capsys.readouterr().err.strip()
     assert "Neither aws.s3.bucket.name nor aws_s3_bucket" in err and "not implemented" not in err
+
+
+def test_explain_shows_the_records_content_as_aiven_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = {"topic": "YOUR-TOPIC", "offset": 5, "timestamp": 1000, "key": "k", "value": "test-value"}
+    # The console example: csv of the value in Base64 (the --record text taken as its UTF-8 bytes).
+    code, out, err = explain(capsys, write_config(tmp_path, CONSOLE_WITH_AWS), record)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[lines.index("Content (the file with only this record, uncompressed):") + 1] == "  dGVzdC12YWx1ZQ=="
+    jsonl = dict(CONSOLE_WITH_AWS, **{"format.output.type": "jsonl", "format.output.fields": "key,value,timestamp"})
+    code, out, _ = explain(capsys, write_config(tmp_path, jsonl), record, "--json")
+    # ByteArrayConverter key and value: their bytes are Base64 text in JSON.
+    assert json.loads(out)["content"] == '{"value":"dGVzdC12YWx1ZQ==","key":"aw==","timestamp":"1970-01-01T00:00:01Z"}'
+    avro = dict(CONSOLE_WITH_AWS, **{"format.output.type": "avro", "format.output.fields": "value,timestamp"})
+    code, out, _ = explain(capsys, write_config(tmp_path, avro), {**record, "timestamp": None}, "--json")
+    assert "Aiven's writer fails this record" in json.loads(out)["content"]
