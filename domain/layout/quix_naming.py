@@ -7,8 +7,9 @@ Quix names each batch of a topic-partition (quixstreams/sinks/community/file/bas
 
 with ``.jsonl`` (``.jsonl.gz`` when ``compress=True``) for JSON and ``.parquet`` for Parquet.
 lakesink's KCQL prefix is Quix's ``directory``; a file's first record plays the batch start.
-The prefix is normalised as for the Lenses layout (no leading, trailing or doubled ``/``), which
-is what ``Path`` does to the directories Quix accepts, an empty one included (``<topic>/...``).
+The prefix is normalised as for the Lenses layout: trailing and doubled ``/`` go, as ``Path``
+drops them, and an empty prefix starts the key at the topic, as ``Path("")`` does; a leading
+``/``, which ``Path`` would keep (a key starting with ``/``), goes too.
 """
 
 from __future__ import annotations
