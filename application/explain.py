@@ -91,6 +91,7 @@ def explain(command: ExplainCommand) -> ExplainResult:
         layout.partition_values(record),
         topic=record.topic,
         partition=record.partition,
+        first_offset=record.offset,
         last_offset=record.offset,
         earliest_ts=timestamp,
         latest_ts=timestamp,

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lakesink.domain.errors import RecordError
+
 Headers = tuple[tuple[str, Any], ...]
 
 TopicPartition = tuple[str, int]
@@ -95,3 +97,8 @@ class Record:
     def describe(self) -> str:
         """``topic-partition@offset``: how errors name a record."""
         return f"{self.topic}-{self.partition}@{self.offset}"
+
+
+def poison(record: Record, reason: str) -> RecordError:
+    """A RecordError naming the record, for data that can never be written (a poison record)."""
+    return RecordError(f"record {record.describe()}: {reason}")

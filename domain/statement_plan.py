@@ -20,6 +20,7 @@ from lakesink.domain.kcql import KcqlStatement
 from lakesink.domain.layout.naming import KeyLayout
 from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import PartitionDisplay
+from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
 
 DEFAULT_DATE_TIMEZONE = "UTC"
@@ -56,17 +57,23 @@ class StatementPlan:
         return self.statement.format
 
     def resolved_properties(self) -> dict[str, object]:
-        """Every KCQL property with the value in force, defaults included (for explain)."""
+        """Every KCQL property with the value in force, defaults included (for explain); under
+        ``store.layout=quix`` only the flush ones, the others do not apply."""
         options = self.statement.options
+        flush: dict[str, object] = {
+            "flush.count": self.flush.count,
+            "flush.size": self.flush.size_bytes,
+            "flush.interval": self.flush.interval_ms // 1000,
+        }
+        if self.layout.store is StoreLayout.QUIX:
+            return {**flush, "store.layout": StoreLayout.QUIX.value}
         padding = {
             f"padding.length.{name}": strategy.length for name, strategy in self.layout.padding.strategies.items()
         }
         first = next(iter(self.layout.padding.strategies.values()), None)
         envelope = self.envelope
         resolved: dict[str, object] = {
-            "flush.count": self.flush.count,
-            "flush.size": self.flush.size_bytes,
-            "flush.interval": self.flush.interval_ms // 1000,
+            **flush,
             "partition.include.keys": self.layout.selection.display is PartitionDisplay.KEYS_AND_VALUES,
             "padding.type": first.type.value if first else "NoOp",
             "padding.char": first.char if first else "0",
@@ -85,6 +92,7 @@ class StatementPlan:
                 }
             )
         resolved["partition.date.timezone"] = self.date_timezone
+        resolved["store.layout"] = StoreLayout.LENSES.value
         return resolved
 
 
@@ -133,6 +141,11 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
     """Combine one statement with the connector-level settings."""
     options = statement.options
     codec = _checked_codec(statement.format, settings)
+    if options.store_layout is StoreLayout.QUIX and settings.padding_strategy is not None:
+        raise ConfigError(
+            f"{settings.prefix}.padding.strategy does not apply to store.layout=quix: Quix pads offsets to 19 "
+            f"digits. Remove it, or use store.layout=lenses in {statement.text}."
+        )
     legacy_length = settings.padding_length if settings.padding_strategy is not None else None
     padding = resolve_padding(
         kcql_type=options.padding_type,
@@ -152,6 +165,7 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
         format=statement.format,
         codec=codec,
         date_timezone=timezone,
+        store=options.store_layout,
     )
     flush = FlushPolicy.create(
         flush_count=options.flush_count,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import Record
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
@@ -30,13 +31,19 @@ def open_writer(
     level: int | None = None,
     envelope: EnvelopeFields | None = None,
     csv_headers: bool = False,
+    store: StoreLayout = StoreLayout.LENSES,
 ) -> FormatWriter:
-    """A writer of ``format`` creating (or truncating) the staging file ``path``.
+    """A writer of ``format`` creating (or truncating) the staging file ``path``; ``store`` QUIX
+    writes Quix Streams' JSON lines or Parquet tables (JSON and PARQUET only).
 
     Raises:
         FormatError: the codec, level or envelope is not valid for the format.
     """
     _check_envelope(format, envelope)
+    if format is Format.PARQUET and store is StoreLayout.QUIX:
+        from lakesink.adapters.formats.quix_parquet import QuixParquetWriter
+
+        return QuixParquetWriter(path, codec=codec, level=level)
     if format is Format.PARQUET:
         from lakesink.adapters.formats.parquet import ParquetWriter
 
@@ -48,7 +55,7 @@ def open_writer(
     if format is Format.JSON:
         from lakesink.adapters.formats.json_lines import JsonWriter
 
-        return JsonWriter(path, codec=codec, level=level, envelope=envelope)
+        return JsonWriter(path, codec=codec, level=level, envelope=envelope, store=store)
     if format is Format.CSV:
         from lakesink.adapters.formats.csv_file import CsvWriter
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from lakesink.adapters.formats.staging import StagingFile, poison
+from lakesink.adapters.formats.staging import StagingFile
 from lakesink.domain.errors import SchemaChangedError
-from lakesink.domain.records import Record
+from lakesink.domain.records import Record, poison
 
 ALREADY_WRITTEN = "Output stream already written to, can only write a single record for BYTES type."
 

@@ -18,10 +18,10 @@ from datetime import date, time
 from pathlib import Path
 from typing import Any
 
-from lakesink.adapters.formats.staging import StagingFile, poison
+from lakesink.adapters.formats.staging import StagingFile
 from lakesink.adapters.formats.text import text_of
 from lakesink.domain.errors import FormatError, SchemaChangedError
-from lakesink.domain.records import Record
+from lakesink.domain.records import Record, poison
 from lakesink.domain.schema import schema_for
 
 

@@ -9,6 +9,12 @@ fast path the architecture asks for.
 
 GZIP writes the whole file as one gzip stream with ``mtime=0`` and no file name, so equal
 records give equal bytes; its level is ``compression.level`` or 6 (Lenses' default).
+
+``store.layout=quix`` writes Quix Streams' JSONFormat lines instead: the object of
+:func:`~lakesink.domain.schema.quix_rows.json_row` per record, encoded like jsonlines' compact
+Writer (``,``/``:`` separators, non-ASCII as UTF-8, ``\n`` after each line), gzip level 9 by
+default as Quix's ``gzip.compress``. Only the gzip header's time differs from Quix's (0 here,
+the write time there).
 """
 
 from __future__ import annotations
@@ -20,19 +26,21 @@ from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.formats.jsoncodec import dumps
-from lakesink.adapters.formats.staging import LineFile, poison
+from lakesink.adapters.formats.staging import LineFile
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec
-from lakesink.domain.records import Record
+from lakesink.domain.layout.quix_naming import StoreLayout
+from lakesink.domain.records import Record, poison
 from lakesink.domain.schema.envelope import json_envelope, record_from_json_envelope
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
+from lakesink.domain.schema.quix_rows import QUIX_GZIP_LEVEL, json_row
 
 DEFAULT_GZIP_LEVEL = 6
 _BYTES = (bytes, bytearray, memoryview)
 
 
 class JsonWriter(LineFile):
-    """Writes JSON lines, optionally as one gzip stream and optionally as envelopes."""
+    """Writes JSON lines, optionally as one gzip stream and optionally as envelopes or Quix rows."""
 
     def __init__(
         self,
@@ -41,20 +49,25 @@ class JsonWriter(LineFile):
         codec: CompressionCodec = CompressionCodec.UNCOMPRESSED,
         level: int | None = None,
         envelope: EnvelopeFields | None = None,
+        store: StoreLayout = StoreLayout.LENSES,
     ) -> None:
         if codec not in (CompressionCodec.UNCOMPRESSED, CompressionCodec.GZIP):
             raise FormatError(f"Invalid or missing `compressionCodec` specified. JSON accepts UNCOMPRESSED or GZIP, not {codec.value}")
         super().__init__(path)
         self._envelope = envelope
+        self._quix = store is StoreLayout.QUIX
         if codec is CompressionCodec.GZIP:
-            gzip_level = DEFAULT_GZIP_LEVEL if level is None else level
+            default = QUIX_GZIP_LEVEL if self._quix else DEFAULT_GZIP_LEVEL
+            gzip_level = default if level is None else level
             if not 0 <= gzip_level <= 9:
                 raise FormatError(f"compression.level {gzip_level} is out of range 0-9 for GZIP")
             self._out = gzip.GzipFile(filename="", fileobj=self._raw, mode="wb", compresslevel=gzip_level, mtime=0)
 
     def _line(self, record: Record) -> bytes:
-        if self._envelope is not None:
-            document: Any = json_envelope(record, self._envelope)
+        if self._quix:
+            document: Any = json_row(record)
+        elif self._envelope is not None:
+            document = json_envelope(record, self._envelope)
         else:
             value = record.value
             if isinstance(value, _BYTES):

@@ -58,6 +58,19 @@ def is_record_schema(schema: Schema) -> bool:
     )
 
 
+def parquet_compression(codec: CompressionCodec, level: int | None) -> tuple[str, int | None]:
+    """pyarrow's ``compression`` and ``compression_level`` for ``codec`` (the level only where it applies).
+
+    Raises:
+        FormatError: ``codec`` is LZO (not in pyarrow) or no Parquet codec.
+    """
+    if codec is CompressionCodec.LZO:
+        raise FormatError("LZO is not supported by the Parquet writer (pyarrow); use SNAPPY, ZSTD, GZIP, LZ4 or BROTLI")
+    if codec not in SUPPORTED_CODECS[Format.PARQUET]:
+        raise FormatError(f"{codec.value} is not a Parquet codec; use UNCOMPRESSED, SNAPPY, GZIP, LZ4, BROTLI or ZSTD")
+    return "NONE" if codec is CompressionCodec.UNCOMPRESSED else codec.value, level if codec in _LEVELLED else None
+
+
 class ParquetWriter(StructuredFile):
     """Streams rows into a Parquet file in bounded row groups."""
 
@@ -70,13 +83,10 @@ class ParquetWriter(StructuredFile):
         envelope: EnvelopeFields | None = None,
         row_group_bytes: int = ROW_GROUP_BYTES,
     ) -> None:
-        if codec is CompressionCodec.LZO:
-            raise FormatError("LZO is not supported by the Parquet writer (pyarrow); use SNAPPY, ZSTD, GZIP, LZ4 or BROTLI")
-        if codec not in SUPPORTED_CODECS[Format.PARQUET]:
-            raise FormatError(f"{codec.value} is not a Parquet codec; use UNCOMPRESSED, SNAPPY, GZIP, LZ4, BROTLI or ZSTD")
+        compression, compression_level = parquet_compression(codec, level)
         super().__init__(path, envelope=envelope)
-        self._compression = "NONE" if codec is CompressionCodec.UNCOMPRESSED else codec.value
-        self._level = level if codec in _LEVELLED else None
+        self._compression = compression
+        self._level = compression_level
         self._row_group_bytes = row_group_bytes
         self._writer: pq.ParquetWriter | None = None
         self._arrow: pa.Schema | None = None

@@ -33,6 +33,7 @@ from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush.declared_schemas import DeclaredSchemas, FileSchemas
 from lakesink.domain.flush.policy import FileRoom, FileStats
 from lakesink.domain.layout.partitioning import PartitionValues
+from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import NO_TIMESTAMP, Record
 from lakesink.domain.statement_plan import StatementPlan
@@ -94,6 +95,8 @@ class _OpenFile:
 
     def note(self, record: Record) -> None:
         ts = NO_TIMESTAMP if record.timestamp is None else record.timestamp
+        if self.last_offset < 0:  # the first record written, not a poison record the file was opened for
+            self.first_offset = record.offset
         self.last_offset = record.offset
         if self.earliest_ts is None or self.latest_ts is None:
             self.earliest_ts = self.latest_ts = ts
@@ -133,7 +136,8 @@ class RangeWriter:
     _schemas: DeclaredSchemas | None = None
 
     def __post_init__(self) -> None:
-        if DeclaredSchemas.applies(self.plan.format):
+        # Quix's Parquet columns come from the values of the whole file, not from declared schemas.
+        if DeclaredSchemas.applies(self.plan.format) and self.plan.layout.store is StoreLayout.LENSES:
             self._schemas = DeclaredSchemas(self.plan.schema_rules)
 
     def write(self, record: Record, values: PartitionValues) -> None:
@@ -273,6 +277,7 @@ class RangeWriter:
             level=self.plan.compression_level,
             envelope=self.plan.envelope,
             csv_headers=self.plan.statement.csv_headers,
+            store=self.plan.layout.store,
         )
         current = _OpenFile(writer, path, first_offset, self.plan.flush.room(_EMPTY_FILE))
         self._open[values] = current
@@ -288,6 +293,7 @@ class RangeWriter:
             values,
             topic=self.topic,
             partition=self.partition,
+            first_offset=current.first_offset,
             last_offset=current.last_offset,
             earliest_ts=NO_TIMESTAMP if current.earliest_ts is None else current.earliest_ts,
             latest_ts=NO_TIMESTAMP if current.latest_ts is None else current.latest_ts,

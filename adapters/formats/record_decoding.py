@@ -29,6 +29,7 @@ from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.partitioning import FieldKind
+from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.records import Headers, Record
 from lakesink.domain.schema.envelope_fields import HeadersLayout
 from lakesink.domain.statement_plan import StatementPlan
@@ -58,9 +59,16 @@ def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSetting
 
 
 def key_needed(plan: StatementPlan) -> bool:
-    """Whether keys must be decoded: an envelope or Confluent's keys files store them, or PARTITIONBY reads them."""
+    """Whether keys must be decoded: an envelope, Quix's rows (``_key``) or Confluent's keys files
+    store them, or PARTITIONBY reads them.
+
+    The columnar paths (:mod:`.encoded_lines`, :mod:`.columnar_parquet`) write values only, so a
+    True here also keeps every ``store.layout=quix`` batch on the per-record path.
+    """
     if plan.confluent is not None:
         return plan.confluent.keys is not None
+    if plan.layout.store is StoreLayout.QUIX:
+        return True
     return plan.envelope is not None or any(
         f.kind in (FieldKind.KEY, FieldKind.WHOLE_KEY) for f in plan.layout.selection.fields
     )

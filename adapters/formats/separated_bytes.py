@@ -11,9 +11,9 @@ import gzip
 from pathlib import Path
 
 from lakesink.adapters.formats.json_lines import DEFAULT_GZIP_LEVEL
-from lakesink.adapters.formats.staging import LineFile, poison
+from lakesink.adapters.formats.staging import LineFile
 from lakesink.domain.formats import CompressionCodec
-from lakesink.domain.records import Record
+from lakesink.domain.records import Record, poison
 
 NOT_BYTES = (
     "ByteArrayFormat writes byte values; set the converter to "

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lakesink.domain.errors import FormatError, RecordError, SchemaChangedError
+from lakesink.domain.errors import FormatError, SchemaChangedError
 from lakesink.domain.records import Record
 
 logger = logging.getLogger(__name__)
@@ -120,8 +120,3 @@ class LineFile(StagingFile):
         self._check_open()
         self._out.write(data)
         self._count += records
-
-
-def poison(record: Record, reason: str) -> RecordError:
-    """A RecordError naming the record, for data the format can never write."""
-    return RecordError(f"record {record.describe()}: {reason}")

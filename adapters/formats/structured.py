@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from lakesink.adapters.formats.staging import CountingFile, StagingFile, poison
+from lakesink.adapters.formats.staging import CountingFile, StagingFile
 from lakesink.domain.errors import FormatError, SchemaChangedError
-from lakesink.domain.records import Record
+from lakesink.domain.records import Record, poison
 from lakesink.domain.schema import Schema, checker, fits, merge, schema_for
 from lakesink.domain.schema.check import Check
 from lakesink.domain.schema.envelope import envelope_parts, envelope_schema

@@ -12,8 +12,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from lakesink.adapters.formats.staging import LineFile, poison
-from lakesink.domain.records import Record
+from lakesink.adapters.formats.staging import LineFile
+from lakesink.domain.records import Record, poison
 
 NOT_TEXT = "Unable to retrieve text field value.  Text format is only for output of kafka string values."
 

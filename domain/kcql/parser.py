@@ -113,7 +113,11 @@ def parse_sink_statement(statement: str) -> KcqlStatement:
         format=storage.format,
         csv_headers=storage.csv_headers,
         properties=storage.mapping,
-        options=read_sink_properties(storage.reader, storage.format),
+        options=read_sink_properties(
+            storage.reader,
+            storage.format,
+            partitioning="PARTITIONBY" if layout.specs else "NOPARTITION" if layout.none else None,
+        ),
     )
 
 

@@ -2,7 +2,8 @@
 
 Values left out stay None so the consumer (flush policy, naming) applies its own default; the
 rules that involve the storage format (BYTES needs ``flush.count=1``, the envelope needs
-JSON/AVRO/PARQUET) are checked here because only the statement knows both.
+JSON/AVRO/PARQUET, ``store.layout=quix`` needs JSON/PARQUET and no PARTITIONBY) are checked here
+because only the statement knows both.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.kcql.frozen_map import FrozenMap
 from lakesink.domain.kcql.property_reader import PropertyReader
+from lakesink.domain.layout.quix_naming import QUIX_FORMATS, StoreLayout
 from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields, HeadersLayout
 
 FLUSH_COUNT = "flush.count"
@@ -32,9 +34,11 @@ STORE_ENVELOPE = "store.envelope"
 HEADERS_LAYOUT = "store.envelope.headers.layout"
 PARTITION_DATE_TIMEZONE = "partition.date.timezone"
 FILE_NAMER_KEYS = ("store.file.namer", "store.file.namer.param")
+STORE_LAYOUT = "store.layout"
 
 PADDING_TYPES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
 _LAYOUTS = {layout.value: layout.value for layout in HeadersLayout}
+_STORE_LAYOUTS = {layout.value: layout.value for layout in StoreLayout}
 MAX_PADDING_LENGTH = 64
 
 SINK_KEYS = (
@@ -50,6 +54,12 @@ SINK_KEYS = (
     *FIELD_KEYS,
     HEADERS_LAYOUT,
     PARTITION_DATE_TIMEZONE,
+    STORE_LAYOUT,
+)
+
+#: The keys that shape Lenses' keys and rows; Quix's layout has none of them.
+_LENSES_LAYOUT_KEYS = tuple(
+    key for key in SINK_KEYS if key not in (FLUSH_COUNT, FLUSH_SIZE, FLUSH_INTERVAL, STORE_LAYOUT)
 )
 
 BYTES_FLUSH_COUNT_MESSAGE = (
@@ -79,10 +89,17 @@ class SinkProperties:
     store_envelope: bool = False
     envelope: EnvelopeFields | None = None
     partition_date_timezone: str | None = None
+    store_layout: StoreLayout = StoreLayout.LENSES
 
 
-def read_sink_properties(reader: PropertyReader, fmt: Format) -> SinkProperties:
-    """Validate and type the sink PROPERTIES of a statement storing ``fmt``."""
+def read_sink_properties(
+    reader: PropertyReader, fmt: Format, *, partitioning: str | None = None
+) -> SinkProperties:
+    """Validate and type the sink PROPERTIES of a statement storing ``fmt``.
+
+    ``partitioning`` is the layout clause the statement gives (``PARTITIONBY`` or ``NOPARTITION``),
+    None without one: ``store.layout=quix`` refuses both.
+    """
     for key in FILE_NAMER_KEYS:
         if reader.has(key):
             raise reader.error(
@@ -110,12 +127,39 @@ def read_sink_properties(reader: PropertyReader, fmt: Format) -> SinkProperties:
         store_envelope=bool(reader.read(STORE_ENVELOPE, as_bool)),
         envelope=_envelope(reader),
         partition_date_timezone=reader.read(PARTITION_DATE_TIMEZONE, _timezone),
+        store_layout=StoreLayout(
+            reader.read(STORE_LAYOUT, partial(as_choice, choices=_STORE_LAYOUTS)) or StoreLayout.LENSES.value
+        ),
     )
+    if options.store_layout is StoreLayout.QUIX:
+        _check_quix(reader, fmt, partitioning)
     if fmt is Format.BYTES and options.flush_count != 1:
         raise reader.error(FLUSH_COUNT, BYTES_FLUSH_COUNT_MESSAGE)
     if options.store_envelope and not fmt.supports_envelope:
         raise reader.error(STORE_ENVELOPE, f"Envelope is not supported for format {fmt.value}.")
     return options
+
+
+def _check_quix(reader: PropertyReader, fmt: Format, partitioning: str | None) -> None:
+    """Quix's FileSink writes JSON lines or Parquet into ``<directory>/<topic>/<partition>/``, with
+    fixed names and rows: nothing that partitions or shapes Lenses' keys and rows applies."""
+    if fmt not in QUIX_FORMATS:
+        raise reader.error(
+            STORE_LAYOUT, f"store.layout=quix writes JSON or PARQUET (Quix's formats), not {fmt.value}."
+        )
+    if partitioning is not None:
+        raise reader.error(
+            STORE_LAYOUT,
+            f"store.layout=quix cannot be used with {partitioning}: Quix's FileSink has no partitioning, it "
+            "always writes <directory>/<topic>/<partition>/<first offset>. Remove the clause.",
+        )
+    given = next((key for key in reader.keys() if key in _LENSES_LAYOUT_KEYS), None)
+    if given is not None:
+        raise reader.error(
+            given,
+            f"'{given}' does not apply to store.layout=quix: Quix's keys and rows are fixed "
+            "(only flush.count, flush.size and flush.interval do).",
+        )
 
 
 def _padding_lengths(reader: PropertyReader) -> Mapping[str, int] | None:

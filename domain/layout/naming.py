@@ -11,6 +11,10 @@ Offsets (and partitions, when configured) are padded by :mod:`lakesink.domain.la
 bucket written by Lenses and one written by lakesink have the same keys for the same records
 and either can be restored by the other.
 
+``store.layout=quix`` replaces all of this with Quix Streams' keys
+(:mod:`lakesink.domain.layout.quix_naming`): the statement then has no PARTITIONBY and names a
+file by its first offset.
+
 Deliberate improvements (docs/naming.md has the details and examples):
 
 * NOPARTITION gives ``prefix/topic(…)``: no ``//`` (Lenses writes ``prefix//topic(…)``) and no
@@ -32,6 +36,7 @@ from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.layout.key_segments import has_control_character, normalise_prefix, safe_value
 from lakesink.domain.layout.padding import PaddingSettings
 from lakesink.domain.layout.partitioning import PartitionDisplay, PartitionSelection, PartitionValues
+from lakesink.domain.layout.quix_naming import StoreLayout, quix_extension, quix_object_key
 from lakesink.domain.records import Record
 
 _LEGAL_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
@@ -57,6 +62,7 @@ class KeyLayout:
     key_suffix: str
     format: Format
     codec: CompressionCodec
+    store: StoreLayout = StoreLayout.LENSES
 
     @classmethod
     def create(
@@ -71,6 +77,7 @@ class KeyLayout:
         format: Format,
         codec: CompressionCodec,
         date_timezone: str = "UTC",
+        store: StoreLayout = StoreLayout.LENSES,
     ) -> KeyLayout:
         """Validate the naming settings of one statement.
 
@@ -84,6 +91,7 @@ class KeyLayout:
             format: the STOREAS format.
             codec: the connector's compression codec.
             date_timezone: ``partition.date.timezone`` (zone of ``_date`` values).
+            store: ``store.layout``; with QUIX only the prefix, format and codec name files.
 
         Raises:
             ConfigError: an invalid prefix, PARTITIONBY entry, date pattern, zone or key suffix.
@@ -97,11 +105,14 @@ class KeyLayout:
         selection = PartitionSelection.create(
             partition_specs, no_partition=no_partition, include_keys=include_keys, date_timezone=date_timezone
         )
-        return cls(normalise_prefix(prefix), selection, padding, suffix, format, codec)
+        return cls(normalise_prefix(prefix), selection, padding, suffix, format, codec, store)
 
     @property
     def file_extension(self) -> str:
-        """``json``, ``gz`` (gzipped JSON), ``avro``, ``parquet``, ``csv``, ``text`` or ``bytes``."""
+        """``json``, ``gz`` (gzipped JSON), ``avro``, ``parquet``, ``csv``, ``text`` or ``bytes``;
+        Quix's ``jsonl``, ``jsonl.gz`` or ``parquet`` under ``store.layout=quix``."""
+        if self.store is StoreLayout.QUIX:
+            return quix_extension(self.format, self.codec)
         return file_extension(self.format, self.codec)
 
     def partition_values(self, record: Record) -> PartitionValues:
@@ -159,15 +170,28 @@ class KeyLayout:
         *,
         topic: str,
         partition: int,
+        first_offset: int,
         last_offset: int,
         earliest_ts: int,
         latest_ts: int,
     ) -> str:
-        """The full object key of a file whose last record has ``last_offset``.
+        """The full object key of a file whose records run from ``first_offset`` to ``last_offset``.
 
         ``earliest_ts``/``latest_ts`` are the smallest and largest record timestamps in the file
-        (epoch millis, -1 for records without one); only the default layout shows them.
+        (epoch millis, -1 for records without one); only the default layout shows them. Lenses
+        names a file by its last offset, Quix (``store.layout=quix``) by its first.
+
+        Raises:
+            ConfigError: ``topic`` is not a legal Kafka topic name (it would name a directory).
         """
+        if self.store is StoreLayout.QUIX:
+            return quix_object_key(
+                self.prefix,
+                topic=_checked_topic(topic),
+                partition=partition,
+                first_offset=first_offset,
+                extension=self.file_extension,
+            )
         name = self.file_name(
             topic=topic,
             partition=partition,

@@ -44,6 +44,7 @@ def test_json_output_lists_every_statement_with_defaults_resolved(capsys: pytest
             "key.suffix": "",
             "store.envelope": False,
             "partition.date.timezone": "UTC",
+            "store.layout": "lenses",
         },
     }
     assert (second["bucket"], second["prefix"], second["format"]) == ("other", None, "AVRO")

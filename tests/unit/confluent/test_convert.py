@@ -70,6 +70,7 @@ def lenses_directory(plan: SinkPlan, record: Record) -> str:
         layout.partition_values(record),
         topic=record.topic,
         partition=record.partition,
+        first_offset=record.offset,
         last_offset=record.offset,
         earliest_ts=-1,
         latest_ts=-1,

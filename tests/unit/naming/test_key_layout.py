@@ -62,6 +62,7 @@ def key_of_file(key_layout: KeyLayout, file_records: Sequence[Record]) -> str:
         values,
         topic=file_records[0].topic,
         partition=file_records[0].partition,
+        first_offset=file_records[0].offset,
         last_offset=file_records[-1].offset,
         earliest_ts=min(timestamps),
         latest_ts=max(timestamps),
@@ -304,7 +305,9 @@ def test_negative_offsets_are_rejected() -> None:
 def test_values_from_another_layout_are_rejected() -> None:
     foreign = PartitionValues((("name", "x"),))
     with pytest.raises(ValueError, match="do not match"):
-        layout().object_key(foreign, topic="t", partition=0, last_offset=0, earliest_ts=0, latest_ts=0)
+        layout().object_key(
+            foreign, topic="t", partition=0, first_offset=0, last_offset=0, earliest_ts=0, latest_ts=0
+        )
 
 
 # --- staging directory (reference §2.6) -------------------------------------------------------------

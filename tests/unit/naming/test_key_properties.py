@@ -77,7 +77,7 @@ def test_default_layout_keys_sort_in_offset_order(first: int, second: int, topic
 
     def key(offset: int) -> str:
         return layout.object_key(
-            values, topic=topic, partition=0, last_offset=offset, earliest_ts=5, latest_ts=9
+            values, topic=topic, partition=0, first_offset=0, last_offset=offset, earliest_ts=5, latest_ts=9
         )
 
     assert (key(first) < key(second)) == (first < second)
@@ -101,6 +101,7 @@ def test_keys_stay_under_the_prefix_with_only_safe_segments_whatever_the_values(
         layout.partition_values(record),
         topic=topic,
         partition=7,
+        first_offset=offset,
         last_offset=offset,
         earliest_ts=0,
         latest_ts=0,
@@ -145,7 +146,7 @@ def test_keys_are_deterministic(
         record = Record(topic, 3, offset, ts1, key=key, value={"a": a, "x.y": 1}, headers=(("h", "v"),))
         values = layout.partition_values(record)
         return layout.object_key(
-            values, topic=topic, partition=3, last_offset=offset, earliest_ts=ts1, latest_ts=ts2
+            values, topic=topic, partition=3, first_offset=0, last_offset=offset, earliest_ts=ts1, latest_ts=ts2
         )
 
     assert build() == build()
