@@ -64,10 +64,12 @@ class OriginTasks:
 
 def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config: Mapping[str, Any]) -> OriginReplay:
     """The replay of one origin over a confluent-kafka producer (``config``) and the format readers
-    (a Confluent sink's objects are read with their stored keys and headers)."""
+    (a Confluent sink's objects with their stored keys and headers, Quix objects as their rows)."""
     from lakesink.adapters.restore.batches import read_batches
     from lakesink.adapters.restore.confluent_batches import confluent_batches
     from lakesink.adapters.restore.delivery import KafkaOriginProducer
+    from lakesink.adapters.restore.quix_batches import quix_batches
 
-    read = confluent_batches if plan.roots[item.root].confluent is not None else read_batches
+    root = plan.roots[item.root]
+    read = confluent_batches if root.confluent is not None else quix_batches if root.quix else read_batches
     return OriginReplay(plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read)

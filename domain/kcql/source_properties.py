@@ -15,6 +15,7 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.kcql.locations import bucket_problem, prefix_problem
 from lakesink.domain.kcql.property_reader import PropertyReader
+from lakesink.domain.layout.quix_naming import QUIX_FORMATS, StoreLayout
 
 READ_TEXT_MODE = "read.text.mode"
 READ_TEXT_REGEX = "read.text.regex"
@@ -26,12 +27,14 @@ READ_TEXT_END_LINE = "read.text.end.line"
 READ_TEXT_TRIM = "read.text.trim"
 READ_TEXT_LAST_END_LINE_MISSING = "read.text.last.end.line.missing"
 STORE_ENVELOPE = "store.envelope"
+STORE_LAYOUT = "store.layout"
 POST_PROCESS_ACTION = "post.process.action"
 POST_PROCESS_BUCKET = "post.process.action.bucket"
 POST_PROCESS_PREFIX = "post.process.action.prefix"
 POST_PROCESS_RETAIN_DIRS = "post.process.action.retain.dirs"
 POST_PROCESS_LATE_ARRIVAL = "post.process.action.watermark.process.late.arrival"
 
+_STORE_LAYOUTS = {layout.value: layout.value for layout in StoreLayout}
 TEXT_MODES = {"regex": "Regex", "startendtag": "StartEndTag", "startendline": "StartEndLine"}
 POST_PROCESS_ACTIONS = {"delete": "Delete", "move": "Move"}
 
@@ -57,6 +60,7 @@ SOURCE_KEYS = (
     READ_TEXT_MODE,
     *_TEXT_KEYS,
     STORE_ENVELOPE,
+    STORE_LAYOUT,
     POST_PROCESS_ACTION,
     POST_PROCESS_BUCKET,
     POST_PROCESS_PREFIX,
@@ -75,6 +79,8 @@ class SourceProperties:
     """
 
     store_envelope: bool = False
+    store_layout: StoreLayout = StoreLayout.LENSES
+    """``quix``: the objects are Quix Streams FileSink files (``_timestamp``/``_key``/``_value`` rows)."""
     post_process_action: str | None = None
     post_process_bucket: str | None = None
     post_process_prefix: str | None = None
@@ -98,6 +104,9 @@ def read_source_properties(reader: PropertyReader, fmt: Format) -> SourcePropert
         reader.read(key, check)  # validated only (see SourceProperties)
     options = SourceProperties(
         store_envelope=bool(reader.read(STORE_ENVELOPE, as_bool)),
+        store_layout=StoreLayout(
+            reader.read(STORE_LAYOUT, partial(as_choice, choices=_STORE_LAYOUTS)) or StoreLayout.LENSES.value
+        ),
         post_process_action=reader.read(
             POST_PROCESS_ACTION, partial(as_choice, choices=POST_PROCESS_ACTIONS)
         ),
@@ -107,6 +116,10 @@ def read_source_properties(reader: PropertyReader, fmt: Format) -> SourcePropert
     )
     if options.store_envelope and not fmt.supports_envelope:
         raise reader.error(STORE_ENVELOPE, f"Envelope is not supported for format {fmt.value}.")
+    if options.store_layout is StoreLayout.QUIX and (fmt not in QUIX_FORMATS or options.store_envelope):
+        raise reader.error(
+            STORE_LAYOUT, "Quix objects are read as STOREAS `JSON` or `PARQUET`, without store.envelope."
+        )
     _check_post_process(reader, options)
     return options
 

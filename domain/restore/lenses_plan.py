@@ -10,6 +10,7 @@ from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import SourceStatement
 from lakesink.domain.layout.key_segments import normalise_prefix
+from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.restore.plan import (
     DEFAULT_LIMIT,
     INTERNAL_DIRECTORIES,
@@ -93,5 +94,6 @@ def _root(number: int, statement: SourceStatement, header_converter: ConverterSe
         limit=statement.limit if statement.limit and statement.limit > 0 else DEFAULT_LIMIT,
         post_process=post,
         header_converter=header_converter,
+        quix=options.store_layout is StoreLayout.QUIX,
     )
 

@@ -85,6 +85,8 @@ class RestoreRoot:
             decompressed before it is read (never for Parquet, as in Aiven); None = as stored; :data:`DETECT` =
             by each object's magic bytes.
         header_converter: the restore's ``header.converter``, which writes stored header values back as bytes.
+        quix: Quix Streams FileSink objects (``store.layout=quix``): keys parsed by
+            :mod:`~lakesink.domain.restore.quix_keys`, rows ``_timestamp``/``_key``/``_value``.
         record_separator: Confluent ``format.bytearray.separator``: a BYTES object holds records each
             followed by it; None = the whole object (or its chunks) is the record.
     """
@@ -106,6 +108,7 @@ class RestoreRoot:
     header_converter: ConverterSettings = ConverterSettings()
     confluent: ConfluentLayout | None = None
     record_separator: bytes | None = None
+    quix: bool = False
 
     def companions(self, key: str) -> tuple[tuple[str, str], ...]:
         """``(marker, object key)`` of the objects read together with ``key`` (Confluent's keys and
