@@ -19,9 +19,9 @@ is the same table in prose:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Mapping
 
+from lakesink.domain.config.key_check import did_you_mean
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
@@ -159,9 +159,7 @@ def check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
     for key in sorted(props):
         kind = key_class(key)
         if kind is None:
-            matches = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.7)
-            hint = f" (did you mean {matches[0]}?)" if matches else ""
-            raise ConfigError(f"Unknown Aiven S3 sink setting {key}{hint}.")
+            raise ConfigError(f"Unknown Aiven S3 sink setting {key}{did_you_mean(key, KNOWN_KEYS, cutoff=0.7)}.")
         if kind == "rejected":
             why = REJECTED.get(key) or next(v for p, v in REJECTED_PREFIXES.items() if key.startswith(p))
             raise ConfigError(f"{key} is not supported: {why}.")

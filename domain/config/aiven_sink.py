@@ -23,7 +23,6 @@ template checks listed in :mod:`lakesink.domain.layout.aiven_naming`.
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import re
 from collections.abc import Collection, Mapping
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 
 from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, key_class
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.connector import UNREAD_CLOCK, plain_value
+from lakesink.domain.config.connector import UNREAD_CLOCK, described
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -134,25 +133,21 @@ class AivenSinkConfig(HidingSettings):
 
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
-        shown = {
-            f.name: plain_value(getattr(self, f.name))
-            for f in dataclasses.fields(self)
-            if f.name not in ("hidden", "naming", "output_fields")
-        }
         naming = self.naming
-        shown["output_fields"] = [f"{item.name} ({item.encoding})" for item in self.output_fields]
-        shown["naming"] = {
-            "file_name_template": naming.template,
-            "aws_s3_prefix": naming.prefix,
-            "grouping": naming.grouping.value,
-            "file_max_records": naming.max_records,
-            "timestamp_source": naming.timestamps.kind,
-            "timestamp_timezone": naming.timestamps.zone.id,
-        }
-        masked = self.hidden.mask_leaves(shown)
-        assert isinstance(masked, dict)
-        return masked
-
+        return described(
+            self,
+            {
+                "output_fields": [f"{item.name} ({item.encoding})" for item in self.output_fields],
+                "naming": {
+                    "file_name_template": naming.template,
+                    "aws_s3_prefix": naming.prefix,
+                    "grouping": naming.grouping.value,
+                    "file_max_records": naming.max_records,
+                    "timestamp_source": naming.timestamps.kind,
+                    "timestamp_timezone": naming.timestamps.zone.id,
+                },
+            },
+        )
 
 
 def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:

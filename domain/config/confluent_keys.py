@@ -17,9 +17,9 @@ table in prose:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Mapping
 
+from lakesink.domain.config.key_check import did_you_mean
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
@@ -173,9 +173,7 @@ def check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
                 raise ConfigError(
                     f"{key} is not supported: only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used."
                 )
-            matches = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.7)
-            hint = f" (did you mean {matches[0]}?)" if matches else ""
-            raise ConfigError(f"Unknown Confluent S3 sink setting {key}{hint}.")
+            raise ConfigError(f"Unknown Confluent S3 sink setting {key}{did_you_mean(key, KNOWN_KEYS, cutoff=0.7)}.")
         if kind == "default only":
             default, why = DEFAULT_ONLY[key]
             value = string_setting(props, key, default)

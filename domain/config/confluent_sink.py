@@ -13,13 +13,12 @@ and then rotates after every record).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
-from lakesink.domain.config.connector import UNREAD_CLOCK, plain_value
+from lakesink.domain.config.connector import UNREAD_CLOCK, described
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -149,23 +148,15 @@ class ConfluentSinkConfig(HidingSettings):
 
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
-        shown = {
-            f.name: plain_value(getattr(self, f.name))
-            for f in dataclasses.fields(self)
-            if f.name not in ("hidden", "layout", "writing")
-        }
         layout = self.layout
-        shown["layout"] = {
+        summary = {
             "topics_dir": layout.topics_dir,
             "directory_delim": layout.directory_delim,
             "file_delim": layout.file_delim,
             "zero_pad_width": layout.zero_pad_width,
             "partitioner": type(layout.partitioner).__name__,
         }
-        masked = self.hidden.mask_leaves(shown)
-        assert isinstance(masked, dict)
-        return masked
-
+        return described(self, {"layout": summary}, omitted=("writing",))
 
 
 def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:

@@ -194,7 +194,6 @@ class ConnectorSettings(HidingSettings):
         }
 
 
-
 def plain_value(value: object) -> object:
     """Turn a settings value into str/int/float/bool/None/list/dict, masking secrets."""
     if isinstance(value, Secret):
@@ -212,6 +211,21 @@ def plain_value(value: object) -> object:
     if isinstance(value, (tuple, list)):
         return [plain_value(v) for v in value]
     return value
+
+
+def described(
+    settings: HidingSettings, summaries: Mapping[str, object], omitted: Collection[str] = ()
+) -> dict[str, object]:
+    """A settings dataclass's fields as plain JSON-able values (explain), secrets and provided
+    values masked: ``omitted`` fields left out, those in ``summaries`` shown last as summarised."""
+    shown = {
+        f.name: plain_value(getattr(settings, f.name))
+        for f in dataclasses.fields(settings)  # type: ignore[arg-type]
+        if f.name != "hidden" and f.name not in summaries and f.name not in omitted
+    }
+    masked = settings.hidden.mask_leaves({**shown, **summaries})
+    assert isinstance(masked, dict)
+    return masked
 
 
 class _UnreadClock:

@@ -9,7 +9,7 @@ does. Keys that are harmless are accepted.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from lakesink.domain.config.catalog import find_spec, known_keys
 from lakesink.domain.config.keyspec import KeySpec, Kind, ValueType
@@ -90,6 +90,10 @@ def _reject_deprecated(specs: Mapping[str, KeySpec | None], prefix: str) -> None
 
 
 def _unknown(key: str, *, prefix: str, backend: str) -> str:
-    matches = difflib.get_close_matches(key, known_keys(prefix=prefix, backend=backend), n=1, cutoff=0.6)
-    hint = f" (did you mean {matches[0]}?)" if matches else ""
-    return f"Unknown setting {key}{hint}"
+    return f"Unknown setting {key}{did_you_mean(key, known_keys(prefix=prefix, backend=backend), cutoff=0.6)}"
+
+
+def did_you_mean(key: str, known: Iterable[str], *, cutoff: float) -> str:
+    """`` (did you mean <closest known key>?)`` for an unknown key, or "" when none is close."""
+    matches = difflib.get_close_matches(key, list(known), n=1, cutoff=cutoff)
+    return f" (did you mean {matches[0]}?)" if matches else ""
