@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: install jvm-archive test test-unit test-contract demo bench lint clean
+.PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench lint clean
 
 install: $(STAMP) $(NODE_STAMP) jvm-archive
 
@@ -43,6 +43,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/vulture
+
+# The kill -9 matrices in full (`make test` runs a short sample of each: 15 minutes on 2 cores is
+# its budget); about 6 minutes. LAKESINK_CRASH_SEED=<seed a test printed> replays one run's choices.
+test-reliability: install
+	LAKESINK_RELIABILITY=full $(PY) -m pytest -m reliability
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit

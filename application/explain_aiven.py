@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from lakesink.adapters.formats.aiven_writers import preview
 from lakesink.application.explain import display_text
 from lakesink.application.explain_confluent import check_subscribed, flatten
-from lakesink.domain.aiven_output import AivenOutput
 from lakesink.domain.config.aiven_notes import content_notes, grouping_notes, replay_differences
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, AivenSinkConfig
 from lakesink.domain.errors import FormatError, RecordError
@@ -80,7 +79,7 @@ def explain_aiven(
 
 def _content(settings: AivenSinkConfig, record: Record) -> str:
     """The record as Aiven's writer of the config writes it, or why it fails it."""
-    output = AivenOutput.of(settings)
+    output = settings.output
     csv = output.format is AivenFormat.CSV
     key, value, header = (
         csv or converter.class_name == _BYTES_CONVERTER

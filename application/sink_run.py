@@ -114,7 +114,7 @@ class SinkRun:
         chain = self.settings.transform_chain(self._clock)
         if chain.reads_wall_clock:
             logger.warning(chain.wall_clock_note())
-        note = self.settings.confluent.wall_clock_note() if self.settings.confluent else None
+        note = self.settings.dialect.wall_clock_note() if self.settings.dialect else None
         if note:
             logger.warning(note)
 

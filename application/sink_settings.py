@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lakesink.application.config_file import load_config
+from lakesink.domain.config.aiven_connector import connector_settings as aiven_settings
 from lakesink.domain.config.aiven_sink import AivenSinkConfig, is_aiven_sink
-from lakesink.domain.config.confluent_connector import connector_settings
+from lakesink.domain.config.confluent_connector import connector_settings as confluent_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
@@ -23,22 +24,18 @@ def load_settings(config_path: str | Path) -> ConnectorSettings:
     """Read and validate a connector config file for a sink, its KCQL plan included.
 
     A Confluent S3 sink config (its ``connector.class``) is validated in its own dialect and
-    runs with Confluent's keys, files and rotation (:mod:`lakesink.domain.config.confluent_connector`).
-    An Aiven S3 sink config is validated, then refused: its writer is not implemented yet.
+    runs with Confluent's keys, files and rotation (:mod:`lakesink.domain.config.confluent_connector`);
+    an Aiven S3 sink config likewise, with Aiven's (:mod:`lakesink.domain.config.aiven_connector`).
 
     Raises:
         ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
-            or statements, no ``bootstrap.servers``, or an Aiven config (valid or not).
+            or statements, or no ``bootstrap.servers``.
     """
     config = load_config(config_path)
     if is_aiven_sink(config.values):
-        AivenSinkConfig.from_properties(config.values, config.provided)  # an invalid config says why
-        raise ConfigError(
-            f"{config_path} is a valid Aiven S3 sink config, but running the Aiven layout is not implemented "
-            f"yet; see its settings and object keys with: lakesink kcql explain --config {config_path}"
-        )
-    if is_confluent_sink(config.values):
-        settings = connector_settings(ConfluentSinkConfig.from_properties(config.values, config.provided))
+        settings = aiven_settings(AivenSinkConfig.from_properties(config.values, config.provided))
+    elif is_confluent_sink(config.values):
+        settings = confluent_settings(ConfluentSinkConfig.from_properties(config.values, config.provided))
     else:
         settings = ConnectorSettings.from_properties(config.values, role="sink", provided=config.provided)
     if not settings.bootstrap_servers:

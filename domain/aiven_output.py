@@ -27,7 +27,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from lakesink.domain.config.aiven_sink import AivenSinkConfig, OutputField
 from lakesink.domain.errors import FormatError, RecordError
 from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat
 from lakesink.domain.records import Record
@@ -51,6 +50,14 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_DATE = date(1970, 1, 1)
 _BYTES = (bytes, bytearray, memoryview)
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+@dataclass(frozen=True, slots=True)
+class OutputField:
+    """One ``format.output.fields`` entry and its encoding (``base64`` or ``none``)."""
+
+    name: str
+    encoding: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,19 +96,6 @@ class AivenOutput:
     compression: AivenCompression = AivenCompression.NONE
     parquet_codec: AivenCompression = AivenCompression.NONE
     avro_codec: str = "null"
-
-    @classmethod
-    def of(cls, config: AivenSinkConfig) -> AivenOutput:
-        """The output of a validated config."""
-        parquet = config.format is AivenFormat.PARQUET
-        return cls(
-            format=config.format,
-            fields=config.output_fields,
-            envelope=config.envelope,
-            compression=AivenCompression.NONE if parquet else config.compression,
-            parquet_codec=config.parquet_codec,
-            avro_codec=config.avro_codec,
-        )
 
     @property
     def json_fields(self) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.confluent_writing import ConfluentWriting
 from lakesink.domain.errors import ConfigError, RecordError
@@ -40,6 +41,13 @@ class StatementPlan:
     schema_rules: SchemaRules = SchemaRules()
     confluent: ConfluentWriting | None = None
     """A Confluent S3 sink config's files, keys and rotation; they replace the layout's and the flush rule's."""
+    aiven: AivenWriting | None = None
+    """An Aiven S3 sink config's names, grouping and file contents; they replace the layout's and the flush rule's."""
+
+    @property
+    def dialect(self) -> ConfluentWriting | AivenWriting | None:
+        """The Confluent or Aiven writing that replaces the layout and the flush rule; None for KCQL statements."""
+        return self.confluent or self.aiven
 
     @property
     def bucket(self) -> str:
@@ -184,6 +192,7 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
         date_timezone=timezone,
         schema_rules=SchemaRules(settings.schema_change_detector, settings.latest_schema_optimization),
         confluent=settings.confluent,
+        aiven=settings.aiven,
     )
 
 

@@ -53,6 +53,8 @@ class SealedFile:
     records: int
     first_offset: int
     last_offset: int
+    replaces: bool = False
+    """Uploaded over an existing object (Aiven's key-grouped files), not create-only."""
 
 
 Append = Callable[[FormatWriter, int, int], None]

@@ -46,7 +46,7 @@ def canonical_converter(settings: ConverterSettings) -> str | None:
 
 def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSettings) -> bool:
     """Whether the statement can write the value bytes without decoding them."""
-    if plan.envelope is not None or plan.confluent is not None:
+    if plan.envelope is not None or plan.dialect is not None:
         return False
     if any(f.kind is FieldKind.VALUE for f in plan.layout.selection.fields):
         return False
@@ -59,14 +59,16 @@ def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSetting
 
 
 def key_needed(plan: StatementPlan) -> bool:
-    """Whether keys must be decoded: an envelope, Quix's rows (``_key``) or Confluent's keys files
-    store them, or PARTITIONBY reads them.
+    """Whether keys must be decoded: an envelope, Quix's rows (``_key``), Confluent's keys files or
+    an Aiven config's output fields or file names use them, or PARTITIONBY reads them.
 
     The columnar paths (:mod:`.encoded_lines`, :mod:`.columnar_parquet`) write values only, so a
     True here also keeps every ``store.layout=quix`` batch on the per-record path.
     """
     if plan.confluent is not None:
         return plan.confluent.keys is not None
+    if plan.aiven is not None:
+        return plan.aiven.decodes_key
     if plan.layout.store is StoreLayout.QUIX:
         return True
     return plan.envelope is not None or any(
@@ -79,10 +81,12 @@ def headers_needed(plan: StatementPlan) -> bool:
 
     When no statement needs them the sink's ranges are read without headers, which spares the
     executors about 40% of their CPU on the JSON passthrough path (a Python tuple per header).
-    Confluent's headers files need them too.
+    Confluent's headers files and Aiven's ``headers`` output field need them too.
     """
     if plan.confluent is not None:
         return plan.confluent.headers is not None
+    if plan.aiven is not None:
+        return plan.aiven.decodes_headers
     return plan.envelope is not None or any(f.kind is FieldKind.HEADER for f in plan.layout.selection.fields)
 
 
@@ -94,10 +98,12 @@ def headers_decoded(plan: StatementPlan) -> bool:
     ``_header.x`` then reads the header's text as sent), nor where no header is used: a header
     the converter refuses is then no poison record, whichever write path (per record or
     columnar, which never reads headers) takes the batch. Confluent's headers files hold the
-    converted values as text.
+    converted values as text, Aiven's headers field the converted values.
     """
     if plan.confluent is not None:
         return plan.confluent.headers is not None
+    if plan.aiven is not None:
+        return plan.aiven.decodes_headers
     envelope = plan.envelope
     if envelope is not None and envelope.headers_layout is HeadersLayout.LIST:
         return False

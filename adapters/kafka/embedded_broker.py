@@ -2,9 +2,9 @@
 
 The demo (``make demo``) and the tests need a broker that other processes (Spark executors)
 can reach, without Java or Docker. librdkafka ships one: any client created with
-``test.mock.num.brokers`` starts an in-process cluster listening on a real TCP port and
-announces the address in a log line ("... replaced with HOST:PORT"). The cluster lives as
-long as that client, so :class:`EmbeddedKafka` keeps it open until closed.
+``test.mock.num.brokers`` starts an in-process cluster listening on a real TCP port, whose
+address that client's metadata reports. The cluster lives as long as that client, so
+:class:`EmbeddedKafka` keeps it open until closed.
 
 Limits of the mock (librdkafka 2.x), which callers must respect:
 
@@ -19,8 +19,6 @@ Limits of the mock (librdkafka 2.x), which callers must respect:
 from __future__ import annotations
 
 import logging
-import re
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +26,6 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 logger = logging.getLogger(__name__)
-
-_ADDRESS = re.compile(r"replaced with (\S+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +37,6 @@ class ProducedRecord:
     headers: tuple[tuple[str, bytes | None], ...] = ()
     timestamp_ms: int | None = None
     partition: int | None = None
-
-
-class _LogCapture(logging.Handler):
-    """Collects librdkafka log lines so the mock's address can be read from them."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
 
 
 class EmbeddedKafka:
@@ -79,32 +64,21 @@ class EmbeddedKafka:
         self.close()
 
     def start(self) -> None:
-        """Start the cluster and learn its address; idempotent."""
+        """Start the cluster and learn its address; idempotent.
+
+        The address comes from the hosting client's metadata, not from its ``debug=mock`` log:
+        a debug log nobody polls piles up in that client's queue for as long as the cluster runs
+        (thousands of lines per topic), which slowed long test sessions down.
+        """
         if self._host is not None:
             return
-        capture = _LogCapture()
-        mock_logger = logging.getLogger(f"{__name__}.mock.{id(self)}")
-        mock_logger.addHandler(capture)
-        mock_logger.setLevel(logging.DEBUG)
-        mock_logger.propagate = False
-        host = Producer(
-            {
-                "bootstrap.servers": "unused:1",
-                "test.mock.num.brokers": self._num_brokers,
-                "debug": "mock",
-            },
-            logger=mock_logger,
-        )
-        deadline = time.monotonic() + self._start_timeout_s
-        while time.monotonic() < deadline:
-            host.poll(0.05)
-            found = [m.group(1) for line in capture.lines if (m := _ADDRESS.search(line))]
-            if found:
-                self._bootstrap = _loopback_only(found[0])
-                break
-        mock_logger.removeHandler(capture)
-        if self._bootstrap is None:
-            raise RuntimeError("librdkafka mock cluster did not report its address in time")
+        # log_level 4: without it the client prints a NOTICE that its bootstrap.servers is replaced
+        host = Producer({"bootstrap.servers": "unused:1", "test.mock.num.brokers": self._num_brokers, "log_level": 4})
+        try:
+            brokers = host.list_topics(timeout=self._start_timeout_s).brokers
+        except KafkaException as error:
+            raise RuntimeError(f"librdkafka mock cluster did not answer in time: {error}") from error
+        self._bootstrap = ",".join(_loopback_only(f"{brokers[i].host}:{brokers[i].port}") for i in sorted(brokers))
         self._host = host
         logger.info("Embedded Kafka (librdkafka mock) listening on %s", self._bootstrap)
 

@@ -10,10 +10,12 @@ Per topic-partition range it
    the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
    ``skip.null.values`` is set;
 2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`; under a Confluent
-   config :class:`~.cycle_writer.CycleWriter`, whose open cycle may be held back for the next range);
+   config :class:`~.cycle_writer.CycleWriter`, whose open cycle may be held back for the next range;
+   under an Aiven config :class:`~.aiven_files.AivenFiles`, one file per group);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
    BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
-   already there from an earlier attempt of the same plan is accepted when its size matches;
+   already there from an earlier attempt of the same plan is accepted when its size matches
+   (Aiven's key-grouped objects hold a key's latest record and are overwritten instead);
 4. returns one small row describing what it made durable (a
    :class:`~lakesink.domain.commit.range_results.RangeResult`); the driver commits it.
 
@@ -36,6 +38,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from lakesink.adapters.formats.aiven_files import AivenFiles
 from lakesink.adapters.formats.columnar_parquet import takes_rows, write_rows
 from lakesink.adapters.formats.columnar_transforms import ColumnarChain
 from lakesink.adapters.formats.cycle_writer import CycleWriter
@@ -119,15 +122,15 @@ class SinkTaskSpec:
     @property
     def skip_setting(self) -> str:
         """The setting that skips records that cannot be written: Confluent's, or Lenses' error policy."""
-        if any(statement.confluent is not None for statement in self.plan.statements):
+        if any(statement.dialect is not None for statement in self.plan.statements):
             return "errors.tolerance=all"
         return f"{self.setting_prefix}.error.policy=NOOP"
 
     @cached_property
     def columnar(self) -> bool:
-        """Whether batches may take the columnar paths: not under a Confluent config, whose
-        cycles are placed record by record."""
-        return all(statement.confluent is None for statement in self.plan.statements)
+        """Whether batches may take the columnar paths: not under a Confluent or Aiven config,
+        whose files are placed record by record."""
+        return all(statement.dialect is None for statement in self.plan.statements)
 
     @cached_property
     def chain_headers(self) -> bool:
@@ -156,7 +159,7 @@ class SinkTaskSpec:
         see the same time.
         """
         chain = settings.transform_chain(BatchClock(clock_ms))
-        reads_clock = bool(chain) or (settings.confluent is not None and settings.confluent.reads_clock)
+        reads_clock = bool(chain) or (settings.dialect is not None and settings.dialect.reads_clock)
         return cls(
             plan=plan,
             store=store,
@@ -186,7 +189,7 @@ class _Route:
     topic and partition (default layout, NOPARTITION, ``_topic``/``_partition``), else None.
     """
 
-    writer: RangeWriter | CycleWriter
+    writer: RangeWriter | CycleWriter | AivenFiles
     statement: StatementPlan
     decode_key: bool
     decode_value: bool
@@ -210,8 +213,9 @@ class _Range:
     floor: int | None = None
     locks: Mapping[str, int] = field(default_factory=dict)
     writers: dict[tuple[int, str], RangeWriter] = field(default_factory=dict)
-    cycles: CycleWriter | None = None
-    """The range's files under a Confluent config (one cycle per topic-partition, whatever the topic a router picks)."""
+    dialect_files: CycleWriter | AivenFiles | None = None
+    """The range's files under a Confluent config (one cycle per topic-partition, whatever the topic a router
+    picks) or an Aiven config (one flush)."""
     route: _Route | None = None
     routed: dict[str, _Route] = field(default_factory=dict)
     first: int = -1
@@ -230,17 +234,20 @@ class _Range:
             writer = self.writers[index, topic] = RangeWriter(statement, topic, self.partition, root)
         return writer
 
-    def _cycles(self, spec: SinkTaskSpec, root: Path) -> CycleWriter:
-        if self.cycles is None:
+    def _dialect_files(self, spec: SinkTaskSpec, root: Path) -> CycleWriter | AivenFiles:
+        if self.dialect_files is None:
             statement = spec.plan.statements[0]
-            assert statement.confluent is not None
-            self.cycles = CycleWriter(statement.confluent, statement.bucket, self.partition, root, spec.clock_ms)
-        return self.cycles
+            if statement.confluent is not None:
+                self.dialect_files = CycleWriter(statement.confluent, statement.bucket, self.partition, root, spec.clock_ms)
+            else:
+                assert statement.aiven is not None
+                self.dialect_files = AivenFiles(statement.aiven, statement.bucket, root, spec.clock_ms)
+        return self.dialect_files
 
-    def all_writers(self) -> list[RangeWriter | CycleWriter]:
+    def all_writers(self) -> list[RangeWriter | CycleWriter | AivenFiles]:
         """Every writer of the range."""
-        cycles: list[RangeWriter | CycleWriter] = [self.cycles] if self.cycles is not None else []
-        return [*self.writers.values(), *cycles]
+        dialect: list[RangeWriter | CycleWriter | AivenFiles] = [self.dialect_files] if self.dialect_files is not None else []
+        return [*self.writers.values(), *dialect]
 
     def resolve(self, spec: SinkTaskSpec, root: Path) -> _Route:
         """The range's route, kept for its next records.
@@ -263,7 +270,7 @@ class _Range:
         index = _statement_index(spec.plan, topic)
         statement = spec.plan.statements[index]
         return _Route(
-            self.writer(index, statement, root, topic) if statement.confluent is None else self._cycles(spec, root),
+            self.writer(index, statement, root, topic) if statement.dialect is None else self._dialect_files(spec, root),
             statement,
             decode_key=key_needed(statement),
             decode_value=not raw_value_passthrough(statement, spec.value_converter),
@@ -489,23 +496,24 @@ def _granular_skip(locks: Mapping[str, int], offset: int, values: PartitionValue
 def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
     sealed = [file for writer in state.all_writers() for file in writer.finish()]
-    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size) for f in sealed)
+    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in sealed)
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
-        # A Confluent range's cycles start at its first record, written or not: a replay must start there.
-        start = state.first if state.cycles is None else state.cycles.first_seen
+        # A Confluent range's cycles (an Aiven range's groups) start at its first record, written or
+        # not: a replay must start there.
+        start = state.first if state.dialect_files is None else state.dialect_files.first_seen
         plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms) if spec.exactly_once else None
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
             for file in sealed:
                 file.path.unlink(missing_ok=True)
-    held = state.cycles.held if state.cycles is not None else 0
+    held = state.dialect_files.held if state.dialect_files is not None else 0
     return RangeResult(
         topic=state.topic,
         partition=state.partition,
         first=state.first,
-        last=state.cycles.durable_through if held and state.cycles is not None else state.last,
+        last=state.dialect_files.durable_through if held and state.dialect_files is not None else state.last,
         records=state.records - held,
         skipped=state.skipped,
         poison=state.poison,

@@ -81,7 +81,9 @@ def execute(call: StoreCall, store: ObjectStore) -> Any:
 def _upload_all(store: ObjectStore, files: tuple[UploadFile, ...], create_only: bool) -> tuple[UploadOutcome, ...]:
     def upload(file: UploadFile) -> UploadOutcome:
         try:
-            return store.upload_file(file.bucket, file.key, Path(file.local_path), if_absent=create_only)
+            return store.upload_file(
+                file.bucket, file.key, Path(file.local_path), if_absent=create_only and not file.replaces
+            )
         except StorageError as error:
             return error
 

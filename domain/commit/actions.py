@@ -70,11 +70,14 @@ class UploadFile:
     key: str
     local_path: str
     size: int
+    replaces: bool = False
+    """Written over the object an earlier batch left under the key (one object per key holding its
+    latest record: Aiven's key grouping), so never create-only."""
 
 
 @dataclass(frozen=True, slots=True)
 class UploadFiles:
-    """Upload local files, create-only when ``create_only``, a few at a time.
+    """Upload local files, create-only when ``create_only`` (except the files that replace), a few at a time.
 
     Answers one outcome per file, in order: the etag, or the :class:`StorageError` that upload
     raised (the protocol decides what each error means; nothing is thrown).

@@ -58,6 +58,7 @@ USED = frozenset(
         "value.converter",
         "header.converter",
         "transforms",
+        "offset.flush.interval.ms",
         "predicates",
         "security.protocol",
     }

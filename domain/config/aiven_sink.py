@@ -28,9 +28,11 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from lakesink.domain.aiven_output import AivenOutput, OutputField
+from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, key_class
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.connector import UNREAD_CLOCK, described
+from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -43,7 +45,7 @@ from lakesink.domain.layout.aiven_naming import (
     AivenNaming,
     content_compression,
 )
-from lakesink.domain.layout.confluent_settings import int_setting, list_setting, string_setting
+from lakesink.domain.layout.confluent_settings import int_setting, list_setting, long_setting, string_setting
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
 AIVEN_S3_SINK = "io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector"
@@ -60,14 +62,6 @@ def is_aiven_sink(props: Mapping[str, str]) -> bool:
     return props.get("connector.class", "").strip() == AIVEN_S3_SINK
 
 
-@dataclass(frozen=True, slots=True)
-class OutputField:
-    """One ``format.output.fields`` entry and its encoding (``base64`` or ``none``)."""
-
-    name: str
-    encoding: str
-
-
 @dataclass(frozen=True, slots=True, repr=False)
 class AivenSinkConfig(HidingSettings):
     """A validated Aiven S3 sink config; ``repr`` never shows a secret or a provided value.
@@ -77,6 +71,8 @@ class AivenSinkConfig(HidingSettings):
         compression: the stream compression of csv/json/jsonl/avro files (gzip by default);
             parquet_codec: the Parquet codec (``file.compression.type``, default none).
         output_fields: the fields written per record, in config order, with their encoding.
+        flush_interval_ms: ``offset.flush.interval.ms``, the period of Aiven's flushes (one file
+            per group each), so of the micro-batches.
         error_handling: the ``errors.*`` keys as given (held).
         kafka_client: ``consumer.*``, ``sasl.*``, ``ssl.*`` settings for the Kafka consumer.
     """
@@ -98,6 +94,7 @@ class AivenSinkConfig(HidingSettings):
     output_fields: tuple[OutputField, ...]
     envelope: bool
     avro_codec: str
+    flush_interval_ms: int
     key_converter: ConverterSettings
     value_converter: ConverterSettings
     header_converter: ConverterSettings
@@ -118,6 +115,29 @@ class AivenSinkConfig(HidingSettings):
             path_style_access=self.endpoint is not None,
             http_max_retries=self.http_max_retries,
         )
+
+    @property
+    def output(self) -> AivenOutput:
+        """What its files hold and how they are compressed."""
+        parquet = self.format is AivenFormat.PARQUET
+        return AivenOutput(
+            format=self.format,
+            fields=self.output_fields,
+            envelope=self.envelope,
+            compression=AivenCompression.NONE if parquet else self.compression,
+            parquet_codec=self.parquet_codec,
+            avro_codec=self.avro_codec,
+        )
+
+    @property
+    def writing(self) -> AivenWriting:
+        """How a sink run of this config names, groups and writes its files."""
+        return AivenWriting(self.naming, self.output)
+
+    @property
+    def skips_poison(self) -> bool:
+        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (no DLQ yet)."""
+        return tolerates_errors(self.error_handling)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], provided: Collection[str] = frozenset()) -> AivenSinkConfig:
@@ -184,6 +204,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
         output_fields=_output_fields(props),
         envelope=_envelope(props),
         avro_codec=_choice(props, "avro.codec", _AVRO_CODECS, "null"),
+        flush_interval_ms=_flush_interval(props),
         key_converter=parse_converter(props, "key", hidden=hidden.keys),
         value_converter=parse_converter(props, "value", hidden=hidden.keys),
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
@@ -192,6 +213,15 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
         error_handling=_errors(props),
         hidden=hidden,
     )
+
+
+def _flush_interval(props: Mapping[str, str]) -> int:
+    """Kafka Connect's ``offset.flush.interval.ms`` (a worker setting, default a minute): how often
+    Aiven's sink flushes, so how often lakesink's micro-batches take each partition's records."""
+    interval = long_setting(props, "offset.flush.interval.ms", 60_000)
+    if interval < 1:
+        raise ConfigError(f"Invalid value {interval} for configuration offset.flush.interval.ms: Value must be at least 1")
+    return interval
 
 
 def _with_legacy_names(props: Mapping[str, str]) -> dict[str, str]:

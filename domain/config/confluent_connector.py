@@ -23,11 +23,10 @@ import math
 
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.config.enums import ErrorPolicy
+from lakesink.domain.config.dialect_settings import dialect_settings
 from lakesink.domain.confluent_writing import NullValues
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
-from lakesink.domain.kcql import parse
 
 _MINUTE_MS = 60_000
 
@@ -50,29 +49,9 @@ def connector_settings(config: ConfluentSinkConfig) -> ConnectorSettings:
         (ms for ms in (config.rotate_schedule_interval_ms, config.rotate_interval_ms) if ms > 0), _MINUTE_MS
     )
     interval_s = max(1, math.ceil(flush_ms / 1000))
-    kcql = (
-        f"INSERT INTO `{config.bucket}` SELECT * FROM `*` STOREAS `JSON` "
-        f"PROPERTIES('flush.count'={config.flush_size}, 'flush.interval'={interval_s})"
-    )
-    return ConnectorSettings(
-        role="sink",
-        name=config.name,
-        backend="s3",
-        prefix="connect.s3",
-        storage=config.storage,
-        kcql=kcql,
-        statements=tuple(parse(kcql)),
-        topics=config.topics,
-        topics_regex=config.topics_regex,
-        bootstrap_servers=config.bootstrap_servers,
-        key_converter=config.key_converter,
-        value_converter=config.value_converter,
-        header_converter=config.header_converter,
-        kafka_client=config.kafka_client,
-        error_policy=ErrorPolicy.NOOP if config.skips_poison else ErrorPolicy.THROW,
-        range_split_offsets=0,
+    return dialect_settings(
+        config,
+        f"'flush.count'={config.flush_size}, 'flush.interval'={interval_s}",
         skip_null_values=config.writing.null_values is NullValues.IGNORE,
-        transforms=config.transforms,
         confluent=writing,
-        hidden=config.hidden,
     )

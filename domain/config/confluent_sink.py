@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
-from lakesink.domain.config.connector import UNREAD_CLOCK, described
+from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -130,7 +130,7 @@ class ConfluentSinkConfig(HidingSettings):
     @property
     def skips_poison(self) -> bool:
         """``errors.tolerance=all``: a record that cannot be converted or written is skipped (no DLQ yet)."""
-        return self.error_handling.get("errors.tolerance", "none").strip().lower() == "all"
+        return tolerates_errors(self.error_handling)
 
     @classmethod
     def from_properties(

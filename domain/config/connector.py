@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import PurePath
 
+from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.backend_parsing import (
     backend_settings,
     connector_class_target,
@@ -67,6 +68,8 @@ class ConnectorSettings(HidingSettings):
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
         confluent: how a Confluent S3 sink config writes (its keys, files and rotation); None for
             Lenses configs (:mod:`lakesink.domain.config.confluent_connector`).
+        aiven: the same for an Aiven S3 sink config (its names, grouping and file contents,
+            :mod:`lakesink.domain.config.aiven_connector`).
         hidden: the values config providers supplied (``${file:...}``, ``${env:...}``); masked in
             ``repr``, ``describe()`` and error messages wherever they ended up.
     """
@@ -103,7 +106,14 @@ class ConnectorSettings(HidingSettings):
     source: SourceSettings | None = None
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
     confluent: ConfluentWriting | None = None
+    aiven: AivenWriting | None = None
     hidden: HiddenValues = dataclasses.field(default_factory=HiddenValues, compare=False)
+
+    @property
+    def dialect(self) -> ConfluentWriting | AivenWriting | None:
+        """The writing of a Confluent or Aiven config, which replaces the KCQL layout and flush
+        rule; None for a Lenses config."""
+        return self.confluent or self.aiven
 
     @classmethod
     def from_properties(
@@ -190,7 +200,7 @@ class ConnectorSettings(HidingSettings):
         return {
             f.name: self.hidden.mask_leaves(plain_value(getattr(self, f.name)))
             for f in dataclasses.fields(self)
-            if f.name not in ("hidden", "confluent")
+            if f.name not in ("hidden", "confluent", "aiven")
         }
 
 
@@ -226,6 +236,12 @@ def described(
     masked = settings.hidden.mask_leaves({**shown, **summaries})
     assert isinstance(masked, dict)
     return masked
+
+
+def tolerates_errors(error_handling: Mapping[str, str]) -> bool:
+    """Kafka Connect's ``errors.tolerance=all``: a record that cannot be converted or written is
+    skipped (no dead-letter queue yet); ``none``, the default, stops the task."""
+    return error_handling.get("errors.tolerance", "none").strip().lower() == "all"
 
 
 class _UnreadClock:

@@ -8,9 +8,10 @@ golden list exists), and ``flush.size=20`` instead of 50000 so a few hundred rec
 
 ``lakesink sink`` runs continuously as a child process group while a producer feeds both topics
 (records with fixed timestamps, partitions and values, so the files Confluent would write are a
-pure function of them). The group is SIGKILLed four times, in the phases of test_kill9.py
-(start-up; just after a data object of the run appeared; after a committed batch), and restarted
-on the same checkpoint, once without it. Then each partition gets a last record a day later,
+pure function of them). The group is SIGKILLed 3 times in ``make test`` (8 in
+``make test-reliability``), at least once in each phase of test_kill9.py (start-up; just after
+a data object of the run appeared; after a committed batch), and restarted on the same
+checkpoint, once without it. Then each partition gets a last record a day later,
 which rotates the cycle before it (Confluent writes a cycle only when a rule closes it; that last
 record's own cycle stays open), and a final ``--once`` run drains the topics.
 
@@ -39,11 +40,12 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
 from tests.support.confluent_configs import COMPLETE
 from tests.support.confluent_golden import Producer, Sent, golden, utc_ms
+from tests.support.reliability import kills
 from tests.support.sink_process import SinkProcess
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
-KILLS = 4
+KILLS = kills(sample=3, full=8)  # one per phase in `make test`
 PARTITIONS = 4  # the embedded broker's partitions per topic
 PER_SECOND = 16  # records per topic and second
 FLUSH_SIZE = 20
@@ -120,7 +122,8 @@ def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_g
 ) -> None:
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     rng = random.Random(seed)
-    phases = ["start-up", "uploads", "streaming", rng.choice(["uploads", "streaming"])]
+    phases = ["start-up", "uploads", "streaming"]
+    phases += [rng.choice(["uploads", "streaming"]) for _ in range(KILLS - len(phases))]
     rng.shuffle(phases)
     kills = [(phase, round(rng.uniform(*PHASES[phase]), 2)) for phase in phases]
     forget_checkpoint_before = rng.randrange(1, KILLS)

@@ -3,7 +3,8 @@
 ``lakesink sink`` runs continuously as a child process group while a producer keeps feeding
 the topic (10 records a second), with ``flush.count=200`` and ``flush.interval=1``, so a batch
 and a commit follow every couple of seconds. The whole group (driver, Spark JVM, Python workers)
-is SIGKILLed in one of three phases, a third of the kills each, in a seeded random order:
+is SIGKILLed (3 times in ``make test``, 12 in ``make test-reliability``) in one of three phases, a
+third of the kills each, in a seeded random order:
 
 * start-up: 2-8 s after launch (JVM, SparkSession, reading the index and the plans; the session
   alone takes ~10 s on a 2-core machine);
@@ -46,11 +47,12 @@ from lakesink.application.demo.configs import s3_parquet_config, write_config
 from lakesink.application.demo.data import order_events
 from lakesink.application.demo.output import is_data_key, read_rows
 from tests.conftest import unique_name
+from tests.support.reliability import kills
 from tests.support.sink_process import SinkProcess
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
-KILLS = 12
+KILLS = kills(sample=3, full=12)  # one per phase in `make test`
 CHUNK = 10  # records per second: a backlog small enough that a restart's first batch stays short
 MAX_RECORDS = 20_000  # well inside the mock broker's per-partition retention
 ANCHOR_TIMEOUT_S = 45.0

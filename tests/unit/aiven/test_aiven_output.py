@@ -269,13 +269,13 @@ def test_avro_timestamp_is_not_nullable() -> None:
 
 def test_output_of_a_config() -> None:
     props = dict(CONSOLE_WITH_AWS, **{"format.output.type": "parquet", "file.compression.type": "zstd"})
-    out = AivenOutput.of(AivenSinkConfig.from_properties(props))
+    out = AivenSinkConfig.from_properties(props).output
     assert (out.format, out.compression, out.parquet_codec) == (
         AivenFormat.PARQUET,
         AivenCompression.NONE,
         AivenCompression.ZSTD,
     )
-    default = AivenOutput.of(AivenSinkConfig.from_properties(CONSOLE_WITH_AWS))
+    default = AivenSinkConfig.from_properties(CONSOLE_WITH_AWS).output
     assert (default.format, default.compression, default.fields) == (
         AivenFormat.CSV,
         AivenCompression.GZIP,

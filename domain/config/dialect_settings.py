@@ -1,0 +1,83 @@
+"""A Confluent or Aiven sink config as the settings the sink runs on: what the two dialects share.
+
+The sink's machinery (index, admission, Spark job, executor tasks) is driven by
+:class:`~lakesink.domain.config.connector.ConnectorSettings`. A dialect config becomes one whose
+single KCQL statement takes every subscribed topic into the config's bucket (its flush
+properties are the dialect's admission rule), with the dialect's writing in place of the KCQL
+layout; the subscription, converters, transforms, Kafka client settings and error tolerance are
+the config's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.enums import ErrorPolicy
+from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.passthrough import ConverterSettings
+from lakesink.domain.kcql import parse
+
+
+class DialectConfig(Protocol):
+    """What a validated Confluent or Aiven sink config offers the sink run."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def bucket(self) -> str: ...
+    @property
+    def storage(self) -> S3Settings: ...
+    @property
+    def topics(self) -> tuple[str, ...]: ...
+    @property
+    def topics_regex(self) -> str | None: ...
+    @property
+    def bootstrap_servers(self) -> str | None: ...
+    @property
+    def key_converter(self) -> ConverterSettings: ...
+    @property
+    def value_converter(self) -> ConverterSettings: ...
+    @property
+    def header_converter(self) -> ConverterSettings: ...
+    @property
+    def kafka_client(self) -> Mapping[str, object]: ...
+    @property
+    def transforms(self) -> Mapping[str, str]: ...
+    @property
+    def skips_poison(self) -> bool: ...
+    @property
+    def hidden(self) -> HiddenValues: ...
+
+
+def dialect_settings(config: DialectConfig, flush_properties: str, **writing: Any) -> ConnectorSettings:
+    """The settings of a sink run of ``config``.
+
+    ``flush_properties`` are the KCQL flush properties that admit partitions into micro-batches
+    (e.g. ``'flush.count'=1000, 'flush.interval'=60``); ``writing`` sets the dialect's fields
+    (``confluent=…`` or ``aiven=…``, and what else differs from the defaults).
+    """
+    kcql = f"INSERT INTO `{config.bucket}` SELECT * FROM `*` STOREAS `JSON` PROPERTIES({flush_properties})"
+    return ConnectorSettings(
+        role="sink",
+        name=config.name,
+        backend="s3",
+        prefix="connect.s3",
+        storage=config.storage,
+        kcql=kcql,
+        statements=tuple(parse(kcql)),
+        topics=config.topics,
+        topics_regex=config.topics_regex,
+        bootstrap_servers=config.bootstrap_servers,
+        key_converter=config.key_converter,
+        value_converter=config.value_converter,
+        header_converter=config.header_converter,
+        kafka_client=config.kafka_client,
+        error_policy=ErrorPolicy.NOOP if config.skips_poison else ErrorPolicy.THROW,
+        range_split_offsets=0,
+        transforms=config.transforms,
+        hidden=config.hidden,
+        **writing,
+    )
