@@ -39,9 +39,11 @@ def read_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[M
 
 
 def _batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[MessageBatch]:
-    if root.envelope and root.format is Format.JSON:
+    if root.envelope and (root.format is Format.JSON or root.topic_from_envelope):
+        # The record reader: JSON envelopes base64-decode per part anyway; and only it reads the
+        # envelope's topic (the columnar Avro/Parquet readers do not, yet).
         for chunk in _chunked(read_messages(root, entry, path)):
-            yield _from_messages(chunk)
+            yield _from_messages(chunk, topics=root.topic_from_envelope)
         return
     source = decompressed(root, path)
     if root.format is Format.AVRO:
@@ -84,11 +86,12 @@ def _chunked(items: Iterable[_T]) -> Iterator[list[_T]]:
         yield chunk
 
 
-def _from_messages(messages: Sequence[Message]) -> MessageBatch:
+def _from_messages(messages: Sequence[Message], *, topics: bool) -> MessageBatch:
     return MessageBatch(
         keys=[m.key for m in messages],
         values=[m.value for m in messages],
         headers=[list(m.headers) if m.headers else None for m in messages],
         timestamps=[kafka_timestamp(m.timestamp) for m in messages],
         partitions=[m.partition for m in messages],
+        topics=[m.topic for m in messages] if topics else None,
     )

@@ -45,6 +45,8 @@ class Message:
     headers: tuple[tuple[str, bytes | None], ...] = ()
     timestamp: int | None = None
     partition: int | None = None
+    topic: str | None = None
+    """The topic the envelope names, read only under ``source.topic.from.envelope`` (None: none)."""
 
 
 def to_bytes(part: Any) -> bytes | None:
@@ -76,6 +78,7 @@ def read_messages(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
                 headers=tuple((name, convert(value, None)) for name, value in record.headers),
                 timestamp=record.timestamp,
                 partition=entry.partition if entry.partition is not None else record.partition,
+                topic=(record.topic or None) if root.topic_from_envelope else None,
             )
         return
     for value in stored_values(root, entry, source):

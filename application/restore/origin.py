@@ -22,7 +22,7 @@ from pathlib import Path
 from lakesink.application.restore.read_ahead import ReadAhead
 from lakesink.domain.errors import FormatError, ObjectNotFoundError, PreconditionFailedError, RecordError
 from lakesink.domain.ports import ObjectStore
-from lakesink.domain.restore.batch import MessageBatch
+from lakesink.domain.restore.batch import MessageBatch, topic_runs
 from lakesink.domain.restore.chunking import resume_at, transaction_slices
 from lakesink.domain.restore.confluent_keys import sibling_path
 from lakesink.domain.restore.index import IndexEntry, WorkItem
@@ -160,7 +160,8 @@ class OriginReplay:
         for batch in batches:
             size = len(batch)
             for start, stop in transaction_slices(resume_at(skip, read, size), size, self._in_transaction, limit):
-                self._producer.produce(batch, start, stop, self._targets(batch, start, stop))
+                for run_start, run_stop, topic in topic_runs(batch, start, stop):
+                    self._producer.produce(batch, run_start, run_stop, self._targets(batch, run_start, run_stop, topic), topic)
                 self._in_transaction += stop - start
                 self._last_progress = Progress.of(entry, line=read + stop, complete=False)
                 if self._in_transaction >= limit:
@@ -170,12 +171,15 @@ class OriginReplay:
         self._finish_object(entry, line=read)
         return max(read - skip, 0)
 
-    def _targets(self, batch: MessageBatch, start: int, stop: int) -> dict[int | None, int | None]:
-        """The target partition of each origin partition in rows ``[start, stop)`` (None: the producer's choice)."""
-        rule, topic = self._plan.partition_rule, self._item.topic
-        return {
-            origin: target_partition(rule, origin, self._partitions, topic) for origin in set(batch.partitions[start:stop])
-        }
+    def _targets(
+        self, batch: MessageBatch, start: int, stop: int, topic: str | None = None
+    ) -> dict[int | None, int | None]:
+        """The target partition of each origin partition in rows ``[start, stop)`` going to ``topic``
+        (None: the work item's target topic); a None partition lets the producer choose."""
+        rule = self._plan.partition_rule
+        count = self._partitions if topic is None else self._producer.partitions(topic)
+        name = topic or self._item.topic
+        return {origin: target_partition(rule, origin, count, name) for origin in set(batch.partitions[start:stop])}
 
     def _finish_object(self, entry: IndexEntry, *, line: int) -> None:
         self._last_progress = Progress.of(entry, line=line, complete=True)

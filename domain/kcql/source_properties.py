@@ -27,6 +27,7 @@ READ_TEXT_END_LINE = "read.text.end.line"
 READ_TEXT_TRIM = "read.text.trim"
 READ_TEXT_LAST_END_LINE_MISSING = "read.text.last.end.line.missing"
 STORE_ENVELOPE = "store.envelope"
+SOURCE_TOPIC_FROM_ENVELOPE = "source.topic.from.envelope"
 STORE_LAYOUT = "store.layout"
 POST_PROCESS_ACTION = "post.process.action"
 POST_PROCESS_BUCKET = "post.process.action.bucket"
@@ -60,6 +61,7 @@ SOURCE_KEYS = (
     READ_TEXT_MODE,
     *_TEXT_KEYS,
     STORE_ENVELOPE,
+    SOURCE_TOPIC_FROM_ENVELOPE,
     STORE_LAYOUT,
     POST_PROCESS_ACTION,
     POST_PROCESS_BUCKET,
@@ -79,6 +81,10 @@ class SourceProperties:
     """
 
     store_envelope: bool = False
+    topic_from_envelope: bool = False
+    """``source.topic.from.envelope``: each record goes to its envelope's ``metadata.topic`` (the
+    ``INSERT INTO`` topic when it has none), so one statement restores a backup of many topics
+    (stream-reactor PR#2219)."""
     store_layout: StoreLayout = StoreLayout.LENSES
     """``quix``: the objects are Quix Streams FileSink files (``_timestamp``/``_key``/``_value`` rows)."""
     post_process_action: str | None = None
@@ -104,6 +110,7 @@ def read_source_properties(reader: PropertyReader, fmt: Format) -> SourcePropert
         reader.read(key, check)  # validated only (see SourceProperties)
     options = SourceProperties(
         store_envelope=bool(reader.read(STORE_ENVELOPE, as_bool)),
+        topic_from_envelope=bool(reader.read(SOURCE_TOPIC_FROM_ENVELOPE, as_bool)),
         store_layout=StoreLayout(
             reader.read(STORE_LAYOUT, partial(as_choice, choices=_STORE_LAYOUTS)) or StoreLayout.LENSES.value
         ),
@@ -116,6 +123,11 @@ def read_source_properties(reader: PropertyReader, fmt: Format) -> SourcePropert
     )
     if options.store_envelope and not fmt.supports_envelope:
         raise reader.error(STORE_ENVELOPE, f"Envelope is not supported for format {fmt.value}.")
+    if options.topic_from_envelope and not options.store_envelope:
+        raise reader.error(
+            SOURCE_TOPIC_FROM_ENVELOPE,
+            f"'{SOURCE_TOPIC_FROM_ENVELOPE}' needs 'store.envelope'=true: only an envelope's metadata names the topic.",
+        )
     if options.store_layout is StoreLayout.QUIX and (fmt not in QUIX_FORMATS or options.store_envelope):
         raise reader.error(
             STORE_LAYOUT, "Quix objects are read as STOREAS `JSON` or `PARQUET`, without store.envelope."

@@ -90,6 +90,7 @@ def _root(number: int, statement: SourceStatement, header_converter: ConverterSe
         format=statement.format,
         csv_headers=statement.csv_headers,
         envelope=options.store_envelope,
+        topic_from_envelope=options.topic_from_envelope,
         page_size=page_size(statement.batch),
         limit=statement.limit if statement.limit and statement.limit > 0 else DEFAULT_LIMIT,
         post_process=post,

@@ -79,6 +79,8 @@ class RestoreRoot:
         topic: the target topic; None = the topic named by each key (Aiven without ``topic``).
         template: Aiven's compiled ``file.name.template``; None = the Lenses layouts (or Confluent's).
         confluent: the Confluent S3 sink's key layout and stored keys/headers; None = not a Confluent root.
+        topic_from_envelope: ``source.topic.from.envelope``: a record goes to its envelope's
+            ``metadata.topic``, ``topic`` when it names none.
         key_from_object_key: Aiven: the Kafka key is the object key (UTF-8).
         bytes_chunk_size: Aiven ``input.format=bytes``: one record per chunk of this size.
         compression: Aiven ``file.compression.type`` (gzip, zstd; Aiven's snappy framing is not read): the whole object is
@@ -98,6 +100,7 @@ class RestoreRoot:
     format: Format
     csv_headers: bool = False
     envelope: bool = False
+    topic_from_envelope: bool = False
     page_size: int = DEFAULT_PAGE_SIZE
     limit: int = DEFAULT_LIMIT
     template: KeyTemplate | None = None

@@ -46,16 +46,24 @@ class OriginProducer(Protocol):
         """
         ...
 
-    def partitions(self) -> int:
-        """The target topic's partition count (after :meth:`open`)."""
+    def partitions(self, topic: str | None = None) -> int:
+        """The partition count of ``topic``, by default the work item's target topic (after :meth:`open`)."""
         ...
 
     def begin(self) -> None:
         """Begin a transaction."""
         ...
 
-    def produce(self, batch: MessageBatch, start: int, stop: int, targets: Mapping[int | None, int | None]) -> None:
-        """Send rows ``[start, stop)`` of ``batch`` in the open transaction.
+    def produce(
+        self,
+        batch: MessageBatch,
+        start: int,
+        stop: int,
+        targets: Mapping[int | None, int | None],
+        topic: str | None = None,
+    ) -> None:
+        """Send rows ``[start, stop)`` of ``batch`` in the open transaction, to ``topic`` (by
+        default the work item's target topic).
 
         ``targets``: each origin partition of those rows → the partition to produce to
         (None = the producer's partitioner chooses).

@@ -136,3 +136,26 @@ def test_quix_objects_restore_key_value_timestamp_and_partition(spark, kafka, st
     for record in originals:
         expected.setdefault(record.partition, []).append((record.key, record.value, (), record.timestamp_ms))
     assert restored == expected
+
+
+@pytest.mark.parametrize("fmt", ["JSON", "PARQUET"])
+def test_one_statement_restores_a_backup_of_many_topics_to_the_topics_in_the_envelopes(spark, kafka, store_root, fmt) -> None:  # type: ignore[no-untyped-def]
+    """``source.topic.from.envelope``: each record goes back to its ``metadata.topic``. The topics
+    still hold their originals here, so the restored copies follow them, partition by partition."""
+    sources = [f"src-{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    for count, source in zip((9, 6), sources, strict=True):
+        kafka.produce(source, _originals(count))
+        _sink(spark, kafka, store_root, source, fmt, envelope=True, layout="list")
+    fallback = f"dst-{uuid.uuid4().hex[:8]}"
+    kcql = (
+        f"INSERT INTO {fallback} SELECT * FROM {BUCKET}:backup STOREAS `{fmt}` "
+        "PROPERTIES('store.envelope'=true, 'source.topic.from.envelope'=true)"
+    )
+    summary = restore(load_plan(local_restore_props(store_root, kafka.bootstrap_servers, kcql, f"r-{fallback}")), spark, once=True)
+    assert summary.records == 15
+    for count, source in zip((9, 6), sources, strict=True):
+        both = by_partition(read_topic(kafka.bootstrap_servers, source, expected=2 * count))
+        for partition, messages in both.items():
+            half = len(messages) // 2
+            assert messages[half:] == messages[:half], f"{source} partition {partition}"
+    assert read_topic(kafka.bootstrap_servers, fallback, expected=0, timeout_s=3) == []

@@ -109,6 +109,15 @@ def test_a_lenses_source_config_becomes_a_plan() -> None:
     assert plan.partition_rule.mode == PartitionMode.LAYOUT
 
 
+def test_source_topic_from_envelope_needs_the_envelope() -> None:
+    kcql = LENSES["connect.s3.kcql"].replace("PROPERTIES(", "PROPERTIES('source.topic.from.envelope'=true, ")
+    (root,) = lenses_restore_plan({**LENSES, "connect.s3.kcql": kcql}).roots
+    assert (root.topic_from_envelope, root.topic) == (True, "orders")  # INSERT INTO: the fallback
+    without = kcql.replace("'store.envelope'=true", "'store.envelope'=false")
+    with pytest.raises(ConfigError, match="source.topic.from.envelope.*needs 'store.envelope'=true"):
+        lenses_restore_plan({**LENSES, "connect.s3.kcql": without})
+
+
 def test_restore_only_options_select_producer_partitioning_and_modulo_remap() -> None:
     plan = lenses_restore_plan(
         {**LENSES, "connect.s3.source.partition.extractor.type": "none", "connect.s3.source.partition.remap": "modulo"}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from lakesink.domain.restore.batch import MessageBatch, topic_runs
 from lakesink.domain.restore.chunking import resume_at, transaction_slices
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.progress import already_restored, progress_partition, transactional_id
@@ -47,3 +50,11 @@ def test_each_origin_has_its_own_stable_transactional_id_and_progress_partition(
     assert all(i.startswith("lakesink-restore-orders-") for i in ids)
     assert transactional_id("other", origins[0]) != ids[0]
     assert {progress_partition(origin, 4) for origin in origins} == {0, 1, 2, 3}
+
+
+def test_a_batch_is_cut_where_the_envelopes_topic_changes() -> None:
+    batch = MessageBatch.of_values([b"v"] * 6, key=None, partition=0)
+    assert list(topic_runs(batch, 1, 5)) == [(1, 5, None)]
+    named = dataclasses.replace(batch, topics=["a", "a", "b", None, None, "a"])
+    assert list(topic_runs(named, 0, 6)) == [(0, 2, "a"), (2, 3, "b"), (3, 5, None), (5, 6, "a")]
+    assert list(topic_runs(named, 1, 2)) == [(1, 2, "a")]
