@@ -108,11 +108,15 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _run_sink(args: argparse.Namespace) -> int:
-    """Validate the config first (no JVM for a config error), then import the data path while the JVM starts."""
+    """Validate the config and check the store and Kafka first (no JVM for a wrong setting or an
+    unreachable service), then import the data path while the JVM starts."""
     from lakesink.adapters.spark.session_launch import SessionLaunch
     from lakesink.application.sink_settings import load_settings, sink_app_name
 
     settings = load_settings(args.config)
+    from lakesink.application.preflight import check_sink_environment
+
+    check_sink_environment(settings)  # one line naming the setting, before Spark prints anything
     with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
         from lakesink.application.compose import run_sink
 

@@ -82,6 +82,10 @@ class TransientStorageError(StorageError):
 # --- data ----------------------------------------------------------------------------------
 
 
+class KafkaUnavailableError(LakesinkError, ConnectionError):
+    """No Kafka broker answered: the environment's problem (exit 1), not the config's."""
+
+
 class RecordError(LakesinkError, ValueError):
     """One record cannot be processed (poison record); the message names topic, partition and offset."""
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from lakesink.adapters.kafka.client_logs import client_logger
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
@@ -159,7 +160,7 @@ def create_consumer(config: Mapping[str, Any]) -> Consumer:
     from confluent_kafka import Consumer, KafkaException
 
     try:
-        return Consumer(dict(config))
+        return Consumer(dict(config), logger=client_logger())
     except KafkaException as exc:
         raise ConfigError(f"Invalid Kafka consumer setting: {_without_values(exc)}") from None
 
@@ -169,7 +170,7 @@ def create_producer(config: Mapping[str, Any]) -> Producer:
     from confluent_kafka import KafkaException, Producer
 
     try:
-        return Producer(dict(config))
+        return Producer(dict(config), logger=client_logger())
     except KafkaException as exc:
         raise ConfigError(f"Invalid Kafka producer setting: {_without_values(exc)}") from None
 

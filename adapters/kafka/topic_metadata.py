@@ -17,6 +17,7 @@ from typing import Any
 from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
+from lakesink.adapters.kafka.client_logs import client_logger, last_client_line
 from lakesink.adapters.kafka.offsets import TopicPartitionKey
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 
@@ -46,7 +47,8 @@ class TopicMetadata:
         try:
             metadata = self._client().list_topics(timeout=self._timeout_s)
         except KafkaException as exc:
-            raise ConnectionError(f"Kafka metadata request failed: {exc}") from exc
+            seen = last_client_line()
+            raise ConnectionError(f"Kafka metadata request failed: {exc}" + (f" (the client said: {seen})" if seen else "")) from exc
         return sorted(
             (topic, partition)
             for topic, info in metadata.topics.items()
@@ -85,5 +87,5 @@ class TopicMetadata:
 
     def _client(self) -> AdminClient:
         if self._admin is None:
-            self._admin = AdminClient(self._config)
+            self._admin = AdminClient(self._config, logger=client_logger())
         return self._admin

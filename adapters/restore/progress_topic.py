@@ -24,6 +24,7 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from lakesink.adapters.kafka.client_config import admin_config, create_producer
+from lakesink.adapters.kafka.client_logs import client_logger
 from lakesink.domain.errors import TransientStorageError
 from lakesink.domain.restore.progress import Progress
 
@@ -38,7 +39,7 @@ def ensure_progress_topic(config: Mapping[str, Any], topic: str) -> bool:
 
     Returns whether this call created it (False when it existed, or was left to auto-creation).
     """
-    admin = AdminClient(admin_config(config))
+    admin = AdminClient(admin_config(config), logger=client_logger())
     if topic in admin.list_topics(timeout=_METADATA_TIMEOUT_S).topics:
         return False
     futures = admin.create_topics(
@@ -82,7 +83,8 @@ def read_progress(config: Mapping[str, Any], topic: str, partition: int, origin:
             "isolation.level": "read_committed",
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
-        }
+        },
+        logger=client_logger(),
     )
     try:
         tp = TopicPartition(topic, partition)

@@ -15,6 +15,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 
@@ -38,6 +39,8 @@ _DEFAULTS = {
     "spark.ui.showConsoleProgress": "false",
     REDACTION_REGEX: SPARK_DEFAULT_REDACTION,
 }
+QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
+"""Spark's logging without its banner and the start-up warnings a user cannot act on."""
 _LOCAL_ONLY = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
 
 
@@ -84,11 +87,14 @@ def create_session(
 
 
 def _local_jvm_settings() -> dict[str, str]:
-    """lakesink's JVM defaults, with the class archive (:mod:`.class_archive`) when one was built."""
+    """lakesink's JVM defaults, with the class archive (:mod:`.class_archive`) when one was built
+    and, at the default log level, the quiet logging profile (:data:`QUIET_LOG4J`)."""
     settings = local_jvm_defaults()
-    archive = archive_options() if DRIVER_JAVA_OPTIONS in settings else ""
-    if archive:
-        settings[DRIVER_JAVA_OPTIONS] = f"{settings[DRIVER_JAVA_OPTIONS]} {archive}"
+    if DRIVER_JAVA_OPTIONS in settings:
+        extra = [archive_options()]
+        if logging.getLogger().getEffectiveLevel() >= logging.WARNING:
+            extra.append(f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}")
+        settings[DRIVER_JAVA_OPTIONS] = " ".join([settings[DRIVER_JAVA_OPTIONS], *filter(None, extra)])
     return settings
 
 

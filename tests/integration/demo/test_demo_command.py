@@ -29,6 +29,10 @@ def test_demo_writes_both_targets_exactly_once_and_exits_zero(tmp_path: Path) ->
     assert summary.count("exactly once") == 2
     assert summary.count("2000/2000 records") == 2
     assert "country=" in result.stdout and "date=" in result.stdout and "region=" in result.stdout
+    # Spark's banner and its start-up warnings are hidden at the default log level (only the JVM's
+    # own incubator-module notice, printed before any configuration applies, remains)
+    spark_lines = [line for line in result.stderr.splitlines() if "WARNING: Using incubator modules" not in line]
+    assert spark_lines == [], result.stderr[-3000:]
 
 
 def test_ctrl_c_stops_the_demo_and_everything_it_started(tmp_path: Path) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from lakesink.adapters.kafka import reachability
 from lakesink.adapters.spark.session_launch import THREAD_NAME
-from lakesink.application.cli import EXIT_INVALID_INPUT, main
+from lakesink.application.cli import EXIT_FAILURE, EXIT_INVALID_INPUT, main
 from lakesink.application.sink_settings import load_settings, sink_app_name
 from lakesink.domain.errors import ConfigError
 
@@ -63,3 +65,37 @@ def test_a_sink_run_is_named_after_its_connector(tmp_path: Path) -> None:
     config.write_text(VALID.format(root=tmp_path))
 
     assert sink_app_name(load_settings(config)) == "lakesink-sink-orders-sink"
+
+
+def test_a_missing_bucket_is_one_line_naming_the_setting_before_spark_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(VALID.format(root=tmp_path))  # no bkt folder under the root
+
+    code = main(["sink", "--once", "--config", str(config)])
+
+    err = capsys.readouterr().err.strip()
+    assert code == EXIT_INVALID_INPUT
+    assert err.startswith("lakesink: error: ") and len(err.splitlines()) == 1, err
+    assert "INSERT INTO in connect.local.kcql" in err and "connect.local.root" in err
+    assert _launches() == []
+
+
+def test_an_unreachable_broker_is_one_line_naming_bootstrap_servers_before_spark_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reachability, "PROBE_TIMEOUT_S", 2.0)
+    (tmp_path / "bkt").mkdir()
+    config = tmp_path / "sink.properties"
+    config.write_text(VALID.format(root=tmp_path))  # nothing listens on 127.0.0.1:9
+    started = time.monotonic()
+
+    code = main(["sink", "--once", "--config", str(config)])
+
+    err = capsys.readouterr().err.strip()
+    assert code == EXIT_FAILURE  # the environment's problem, not the config's
+    assert time.monotonic() - started < 10
+    assert err.startswith("lakesink: error: ") and len(err.splitlines()) == 1, err
+    assert "bootstrap.servers=127.0.0.1:9" in err and "Connection refused" in err
+    assert _launches() == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -77,9 +78,18 @@ def test_no_java_means_no_archive(tmp_path: Path) -> None:
 
 def test_the_archive_joins_lakesinks_jvm_options_but_never_a_users(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session, "archive_options", lambda: "-XX:SharedArchiveFile=/a.jsa")
-    assert session._local_jvm_settings()[DRIVER_JAVA_OPTIONS].endswith(" -XX:SharedArchiveFile=/a.jsa")
+    assert " -XX:SharedArchiveFile=/a.jsa" in session._local_jvm_settings()[DRIVER_JAVA_OPTIONS]
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--driver-java-options -Xss4m pyspark-shell")
     assert DRIVER_JAVA_OPTIONS not in session._local_jvm_settings()
+
+
+def test_the_quiet_logging_profile_applies_only_at_the_default_log_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    quiet = f"-Dlog4j2.configurationFile={session.QUIET_LOG4J.as_uri()}"
+    assert session.QUIET_LOG4J.is_file()
+    monkeypatch.setattr(logging.getLogger(), "level", logging.WARNING)
+    assert quiet in session._local_jvm_settings()[DRIVER_JAVA_OPTIONS]
+    monkeypatch.setattr(logging.getLogger(), "level", logging.INFO)
+    assert quiet not in session._local_jvm_settings()[DRIVER_JAVA_OPTIONS]
 
 
 def test_build_refuses_without_a_writable_directory(tmp_path: Path) -> None:

@@ -1,0 +1,60 @@
+"""librdkafka's log lines through Python logging: at WARNING, each distinct line once a minute.
+
+Without a logger librdkafka prints to stderr itself, and a broker that cannot be reached makes it
+print a ``FAIL`` line per connection attempt: hundreds before the client gives up. Every client
+lakesink builds (:func:`client_logger`) hands its lines to the ``lakesink.kafka.client`` logger
+instead, so they follow ``--log-level`` and the repeats of a line within a minute are dropped
+(counted, and said when the line comes back). The last line is kept too: an error that ends a run
+can quote what the client saw (``Connection refused``) in its one line.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+LOGGER_NAME = "lakesink.kafka.client"
+REPEAT_WINDOW_S = 60.0
+
+
+class _Repeats(logging.Filter):
+    """Drops a line seen within :data:`REPEAT_WINDOW_S`; remembers the last line let through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._seen: dict[str, tuple[float, int]] = {}
+        self.last: str | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        now = time.monotonic()
+        with self._lock:
+            self.last = text
+            shown, dropped = self._seen.get(text, (-REPEAT_WINDOW_S, 0))
+            if now - shown < REPEAT_WINDOW_S:
+                self._seen[text] = (shown, dropped + 1)
+                return False
+            if len(self._seen) > 1000:  # bounded: a long run logs many distinct lines
+                self._seen.clear()
+            self._seen[text] = (now, 0)
+        if dropped:
+            record.msg, record.args = f"{text} (and {dropped} more times in the last minute)", None
+        return True
+
+
+_REPEATS = _Repeats()
+
+
+def client_logger() -> logging.Logger:
+    """The logger every lakesink Kafka client is built with (``logger=`` of confluent-kafka)."""
+    logger = logging.getLogger(LOGGER_NAME)
+    if _REPEATS not in logger.filters:
+        logger.addFilter(_REPEATS)
+    return logger
+
+
+def last_client_line() -> str | None:
+    """The last line a client logged (repeats included), to quote in an error; None when none did."""
+    return _REPEATS.last

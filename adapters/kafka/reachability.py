@@ -1,0 +1,92 @@
+"""Is the Kafka cluster there, and does it accept the client? One metadata request, before Spark starts.
+
+librdkafka retries a broker it cannot reach for as long as a call's timeout allows, printing a line
+per attempt; a wrong password shows as a timeout too. This probe asks for the cluster's metadata
+once, with a short timeout, keeps the client's log lines to itself, and turns the outcome into one
+error naming the settings to fix: an unreachable cluster is the environment's problem
+(:class:`~lakesink.domain.errors.KafkaUnavailableError`, exit 1), rejected credentials or TLS the
+config's (:class:`~lakesink.domain.errors.ConfigError`, exit 2).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+
+from lakesink.domain.errors import ConfigError, KafkaUnavailableError
+
+PROBE_TIMEOUT_S = 10.0
+_DETAIL = re.compile(r"\]: (?:[^ ]+/(?:bootstrap|\d+): )?(.*)$")
+_AUTH = ("sasl", "authentication", "authoriz", "credential")
+_TLS = ("ssl", "tls", "certificate", "handshake")
+
+
+class _Lines(logging.Handler):
+    """The probe client's log lines, kept (not printed): the error quotes the last one."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def kafka_topics(config: Mapping[str, Any], *, timeout_s: float | None = None) -> frozenset[str]:
+    """The names of the cluster's topics (waiting at most ``timeout_s``, default :data:`PROBE_TIMEOUT_S`).
+
+    Raises:
+        KafkaUnavailableError: no broker answered within ``timeout_s``.
+        ConfigError: the cluster refused the client's credentials or its TLS settings.
+    """
+    timeout_s = PROBE_TIMEOUT_S if timeout_s is None else timeout_s
+    lines = _Lines()
+    probe_logger = logging.getLogger("lakesink.kafka.probe")
+    probe_logger.propagate = False
+    probe_logger.setLevel(logging.DEBUG)
+    probe_logger.addHandler(lines)
+    try:
+        admin = AdminClient(dict(config), logger=probe_logger)
+        try:
+            metadata = admin.list_topics(timeout=timeout_s)
+        except KafkaException as exc:
+            admin.poll(0)  # serves the log lines queued during the request to ``lines``
+            raise _problem(config, exc, lines.lines, timeout_s) from None
+        return frozenset(metadata.topics)
+    finally:
+        probe_logger.removeHandler(lines)
+
+
+def _problem(config: Mapping[str, Any], exc: KafkaException, lines: list[str], timeout_s: float) -> Exception:
+    servers = config.get("bootstrap.servers", "")
+    error = exc.args[0] if exc.args else None
+    logged = [text for text in map(_detail, lines) if text]
+    final = error.str() if hasattr(error, "str") else str(exc)
+    said = [*logged, final]
+    cause = logged[-1] if logged else final  # what the client saw ("Connection refused"), else its verdict
+    lowered = " ".join(said).lower()
+    if any(word in lowered for word in _AUTH):
+        return ConfigError(
+            f"Kafka at bootstrap.servers={servers} refused the client ({cause}); check sasl.mechanism, "
+            "sasl.username / sasl.password (or sasl.jaas.config) and security.protocol."
+        )
+    if any(word in lowered for word in _TLS):
+        return ConfigError(
+            f"TLS to Kafka at bootstrap.servers={servers} failed ({cause}); check security.protocol and "
+            "ssl.ca.location (and ssl.certificate.location / ssl.key.location for client certificates)."
+        )
+    return KafkaUnavailableError(
+        f"No Kafka broker at bootstrap.servers={servers} answered within {timeout_s:g} s ({cause}); check "
+        "bootstrap.servers, and security.protocol if the cluster uses TLS or SASL."
+    )
+
+
+def _detail(line: str) -> str:
+    """What a librdkafka line says, without its facility, client and thread prefix."""
+    match = _DETAIL.search(line)
+    return (match.group(1) if match else line).strip()

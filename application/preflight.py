@@ -1,0 +1,67 @@
+"""What a sink run needs from its environment, checked before Spark starts: its buckets and its Kafka cluster.
+
+A wrong endpoint, credential, bucket name or broker address otherwise surfaces after the JVM
+started: Spark's start-up lines, librdkafka's retries (a line per attempt for 30 s and more), then
+a traceback. Checked here first, each is one ``lakesink: error:`` line within seconds, naming the
+settings to fix as the config in hand spells them (:mod:`lakesink.domain.config.store_keys`):
+exit 2 when a setting is wrong (credentials, bucket, TLS), 1 when something is not there (the
+store's endpoint or the cluster does not answer).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
+from lakesink.adapters.kafka.reachability import kafka_topics
+from lakesink.adapters.storage import open_store
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.store_keys import store_keys
+from lakesink.domain.errors import AccessDeniedError, BucketNotFoundError, ConfigError, StorageError
+from lakesink.domain.statement_plan import plan_sink
+
+logger = logging.getLogger(__name__)
+
+
+def check_sink_environment(settings: ConnectorSettings) -> None:
+    """Check that every target bucket answers and that the Kafka cluster does; warn about missing topics.
+
+    Raises:
+        ConfigError: a bucket does not exist or refuses the credentials; Kafka refuses the client.
+        StorageError: the store does not answer.
+        KafkaUnavailableError: no broker answers.
+    """
+    store = open_store(settings.backend, settings.storage)
+    for bucket in sorted({statement.bucket for statement in plan_sink(settings).statements}):
+        check_store(settings, store.check_bucket, bucket)
+    topics = kafka_topics(admin_config(connector_client_settings(settings)))
+    missing = [topic for topic in settings.topics if topic not in topics]
+    if missing:
+        logger.warning(
+            "topics: %s not on the cluster at bootstrap.servers=%s yet; the sink reads %s once created",
+            ", ".join(missing),
+            settings.bootstrap_servers,
+            "them" if len(missing) > 1 else "it",
+        )
+
+
+def check_store(settings: ConnectorSettings, check_bucket: Callable[[str], None], bucket: str) -> None:
+    """``check_bucket(bucket)``, its failure extended with the settings to fix.
+
+    Raises:
+        ConfigError: the bucket does not exist, or access to it is denied.
+        StorageError: the store cannot be reached (after the SDK's retries).
+    """
+    keys = store_keys(settings)
+    try:
+        check_bucket(bucket)
+    except BucketNotFoundError as error:
+        where = f"{keys.endpoint}" + (f" / {keys.region}" if keys.region else "")
+        raise ConfigError(
+            f"{error} Check {keys.bucket} (and {where}: it may be in another store or region)."
+        ) from None
+    except AccessDeniedError as error:
+        raise ConfigError(f"{error} Check {keys.credentials}.") from None
+    except StorageError as error:
+        raise type(error)(f"{error} Check {keys.endpoint}.") from None

@@ -1,0 +1,65 @@
+"""The settings a person edits to fix a store problem, named as the config in hand spells them.
+
+An error that says "access denied" helps less than one that names ``connect.s3.aws.access.key``;
+a Confluent or Aiven user must see their own key names (``store.url``, ``aws.s3.endpoint``), not
+the Lenses ones the run is built from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lakesink.domain.config.connector import ConnectorSettings
+
+
+@dataclass(frozen=True, slots=True)
+class StoreKeys:
+    """Where the endpoint, the credentials, the region and the bucket are set."""
+
+    endpoint: str
+    credentials: str
+    region: str | None
+    bucket: str
+
+
+def store_keys(settings: ConnectorSettings) -> StoreKeys:
+    """The store's setting names for ``settings``' dialect and backend."""
+    if settings.aiven is not None:
+        return StoreKeys(
+            "aws.s3.endpoint",
+            "aws.access.key.id / aws.secret.access.key",
+            "aws.s3.region",
+            "aws.s3.bucket.name",
+        )
+    if settings.confluent is not None:
+        return StoreKeys(
+            "store.url", "aws.access.key.id / aws.secret.access.key", "s3.region", "s3.bucket.name"
+        )
+    prefix, bucket = settings.prefix, f"the bucket of INSERT INTO in {settings.prefix}.kcql"
+    if settings.backend == "s3":
+        return StoreKeys(
+            f"{prefix}.custom.endpoint",
+            f"{prefix}.aws.auth.mode, {prefix}.aws.access.key / {prefix}.aws.secret.key",
+            f"{prefix}.aws.region",
+            bucket,
+        )
+    if settings.backend == "gcs":
+        return StoreKeys(
+            f"{prefix}.endpoint",
+            f"{prefix}.gcp.auth.mode, {prefix}.gcp.credentials / {prefix}.gcp.file",
+            None,
+            bucket,
+        )
+    if settings.backend == "azure":
+        return StoreKeys(
+            f"{prefix}.endpoint",
+            f"{prefix}.azure.auth.mode, {prefix}.azure.account.key / {prefix}.azure.connection.string",
+            None,
+            bucket,
+        )
+    return StoreKeys(
+        f"{prefix}.root",
+        f"{prefix}.root (file permissions)",
+        None,
+        f"{bucket} (a folder under {prefix}.root)",
+    )
