@@ -17,7 +17,6 @@ stored (docs/restore.md says what that gives).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
@@ -30,6 +29,7 @@ from lakesink.domain.layout.confluent_settings import int_setting, string_settin
 from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.lenses_plan import producer_settings
 from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
+from lakesink.domain.restore.topic_selection import checked_regex
 
 SEPARATOR = "format.bytearray.separator"
 _RESTORE_ONLY_PREFIX = "producer."
@@ -57,7 +57,7 @@ def confluent_restore_plan(
         zero_pad_width=layout.zero_pad_width,
         extension=config.extension,
         topics=config.topics,
-        topics_regex=_checked_regex(config.topics_regex),
+        topics_regex=checked_regex(config.topics_regex),
         keys=_view_file(config.writing.keys, compression),
         headers=_view_file(config.writing.headers, compression),
     )
@@ -92,15 +92,6 @@ def _view_file(files: FileFormat | None, compression: str | None) -> StoredViewF
     if files is None:
         return None
     return StoredViewFile(files.format, files.extension, compression)
-
-
-def _checked_regex(regex: str | None) -> str | None:
-    if regex is not None:
-        try:
-            re.compile(regex)
-        except re.error as error:
-            raise ConfigError(f"Invalid value {regex} for configuration topics.regex: {error}.") from None
-    return regex
 
 
 def _separator(config: ConfluentSinkConfig) -> bytes | None:
