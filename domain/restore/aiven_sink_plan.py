@@ -20,17 +20,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.aiven_sink import AivenSinkConfig
-from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.aiven_naming import AivenFormat
-from lakesink.domain.layout.confluent_settings import int_setting
 from lakesink.domain.restore.aiven_sink_layout import AivenSinkLayout, object_names
-from lakesink.domain.restore.lenses_plan import producer_settings
-from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
+from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+from lakesink.domain.restore.sink_restore import sink_restore_plan, sink_settings
 from lakesink.domain.restore.topic_selection import checked_regex
 
-_RESTORE_ONLY_PREFIX = "producer."
 _ENCODING = "format.output.fields.value.encoding"
 #: The nearest restore format (what a Format-keyed reader would take it for; the Aiven reader reads it).
 _FORMATS = {
@@ -53,8 +50,7 @@ def aiven_sink_restore_plan(
         ConfigError: anything the sink config's validation refuses, an invalid ``topics.regex``, or
             objects that cannot be read back (see the module docstring).
     """
-    sink_props = {key: value for key, value in props.items() if not key.startswith(_RESTORE_ONLY_PREFIX)}
-    config = AivenSinkConfig.from_properties(sink_props, provided)
+    config = AivenSinkConfig.from_properties(sink_settings(props), provided)
     output = config.output
     _check_readable(config)
     list_prefix, names = object_names(config.naming)
@@ -75,18 +71,12 @@ def aiven_sink_restore_plan(
         header_converter=config.header_converter,
         aiven=layout,
     )
-    tasks = int_setting(props, "tasks.max", 0)
-    return RestorePlan(
-        name=config.name,
-        backend="s3",
-        storage=config.storage,
-        roots=(root,),
-        producer=producer_settings(
-            config.bootstrap_servers, parse_kafka_client(props, "source", hidden=config.hidden.keys)
-        ),
-        partition_rule=PartitionRule(PartitionMode.LAYOUT),
+    return sink_restore_plan(
+        props,
+        root,
+        config,
         tolerate_errors=config.skips_poison,
-        parallelism=parallelism or (tasks if tasks > 0 else None),
+        parallelism=parallelism,
     )
 
 
