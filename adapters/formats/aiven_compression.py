@@ -22,6 +22,7 @@ bytes while decoding to the same data; no Python package here binds google snapp
 
 from __future__ import annotations
 
+import gzip
 import struct
 import sys
 import zlib
@@ -168,3 +169,48 @@ def compressed(compression: AivenCompression, raw: BinaryIO) -> CompressedStream
     if compression is AivenCompression.ZSTD:
         return _ZstdJni(raw)
     return _Plain(raw)
+
+
+def decompressed(compression: AivenCompression, data: bytes) -> bytes:
+    """The content of a file written through :func:`compressed` (the restore reads it back).
+
+    snappy is snappy-java's stream (header, then length-prefixed raw blocks; a reader may also find
+    concatenated streams, each with its header, as ``SnappyInputStream`` accepts).
+
+    Raises:
+        ValueError: the data is not such a stream (a truncated or foreign file).
+    """
+    if compression is AivenCompression.GZIP:
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ValueError(f"not gzip data: {error}") from None
+    if compression is AivenCompression.SNAPPY:
+        return _snappy_java_content(data)
+    if compression is AivenCompression.ZSTD:
+        try:
+            return bytes(cramjam.zstd.decompress(data))
+        except cramjam.DecompressionError as error:
+            raise ValueError(f"not zstd data: {error}") from None
+    return data
+
+
+def _snappy_java_content(data: bytes) -> bytes:
+    out = bytearray()
+    position = 0
+    while position < len(data):
+        if data.startswith(SNAPPY_HEADER[:8], position):
+            position += len(SNAPPY_HEADER)
+            continue
+        if position + 4 > len(data):
+            raise ValueError("a truncated snappy-java block length")
+        (length,) = struct.unpack_from(">i", data, position)
+        block = data[position + 4 : position + 4 + length]
+        if length < 0 or len(block) != length:
+            raise ValueError("a truncated snappy-java block")
+        try:
+            out += cramjam.snappy.decompress_raw(block)
+        except cramjam.DecompressionError as error:
+            raise ValueError(f"not snappy data: {error}") from None
+        position += 4 + length
+    return bytes(out)

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from lakesink.application.config_file import load_config
 from lakesink.application.restore.driver import RestoreSummary
 from lakesink.application.restore.wiring import restore
+from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.config.confluent_sink import is_confluent_sink
+from lakesink.domain.restore.aiven_sink_plan import aiven_sink_restore_plan
 from lakesink.domain.restore.confluent_plan import confluent_restore_plan
 from lakesink.domain.restore.lenses_plan import lenses_restore_plan
 from lakesink.domain.restore.plan import RestorePlan
@@ -31,13 +33,16 @@ class RestoreCommand:
 def load_plan(
     props: Mapping[str, str], *, parallelism: int | None = None, provided: Collection[str] = frozenset()
 ) -> RestorePlan:
-    """The plan of a Lenses-style or an Aiven-style source config, or of a Confluent S3 sink config
-    (restoring what that sink wrote).
+    """The plan of a Lenses-style or an Aiven-style source config, or of a Confluent or Aiven S3 sink
+    config (restoring what that sink wrote). An Aiven sink config is told apart by its
+    ``connector.class`` before the source form, which takes any config with an Aiven bucket key.
 
     ``provided`` names the keys whose values a config provider supplied (never shown).
     """
     if is_confluent_sink(props):
         return confluent_restore_plan(props, parallelism=parallelism, provided=provided)
+    if is_aiven_sink(props):
+        return aiven_sink_restore_plan(props, parallelism=parallelism, provided=provided)
     if is_aiven_source_config(props):
         return aiven_restore_plan(props, parallelism=parallelism, provided=provided)
     return lenses_restore_plan(props, parallelism=parallelism, provided=provided)

@@ -34,6 +34,7 @@ from pathlib import Path
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.confluent_naming import RecordView, view_object_key
 from lakesink.domain.restore.parsed_key import ParsedKey
+from lakesink.domain.restore.topic_selection import selects
 
 _TOPIC = r"[A-Za-z0-9._-]{1,249}"
 
@@ -83,9 +84,7 @@ class ConfluentLayout:
 
     def selects(self, topic: str) -> bool:
         """Whether the sink's ``topics`` / ``topics.regex`` name ``topic`` (everything when neither is set)."""
-        if self.topics_regex is not None:
-            return re.fullmatch(self.topics_regex, topic) is not None
-        return not self.topics or topic in self.topics
+        return selects(self.topics, self.topics_regex, topic)
 
     def siblings(self, value_key: str) -> tuple[tuple[str, str], ...]:
         """``(marker, object key)`` of the stored keys and headers objects of a value object.

@@ -17,22 +17,20 @@ stored (docs/restore.md says what that gives).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
-from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.confluent_writing import FileFormat
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.confluent_naming import COMPRESSION_TYPE
-from lakesink.domain.layout.confluent_settings import int_setting, string_setting
+from lakesink.domain.layout.confluent_settings import string_setting
 from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
-from lakesink.domain.restore.lenses_plan import producer_settings
-from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
+from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
+from lakesink.domain.restore.sink_restore import sink_restore_plan, sink_settings
+from lakesink.domain.restore.topic_selection import checked_regex
 
 SEPARATOR = "format.bytearray.separator"
-_RESTORE_ONLY_PREFIX = "producer."
 
 
 def confluent_restore_plan(
@@ -46,8 +44,7 @@ def confluent_restore_plan(
         ConfigError: anything the sink config's validation refuses, no ``bootstrap.servers``, an
             invalid ``topics.regex``, or an empty ``format.bytearray.separator`` with ByteArrayFormat.
     """
-    sink_props = {key: value for key, value in props.items() if not key.startswith(_RESTORE_ONLY_PREFIX)}
-    config = ConfluentSinkConfig.from_properties(sink_props, provided)
+    config = ConfluentSinkConfig.from_properties(sink_settings(props), provided)
     compression = "gzip" if string_setting(props, COMPRESSION_TYPE, "none") == "gzip" else None
     layout = config.layout
     confluent = ConfluentLayout(
@@ -57,7 +54,7 @@ def confluent_restore_plan(
         zero_pad_width=layout.zero_pad_width,
         extension=config.extension,
         topics=config.topics,
-        topics_regex=_checked_regex(config.topics_regex),
+        topics_regex=checked_regex(config.topics_regex),
         keys=_view_file(config.writing.keys, compression),
         headers=_view_file(config.writing.headers, compression),
     )
@@ -72,18 +69,12 @@ def confluent_restore_plan(
         confluent=confluent,
         record_separator=_separator(config),
     )
-    tasks = int_setting(props, "tasks.max", 0)
-    return RestorePlan(
-        name=config.name,
-        backend="s3",
-        storage=config.storage,
-        roots=(root,),
-        producer=producer_settings(
-            config.bootstrap_servers, parse_kafka_client(props, "source", hidden=config.hidden.keys)
-        ),
-        partition_rule=PartitionRule(PartitionMode.LAYOUT),
+    return sink_restore_plan(
+        props,
+        root,
+        config,
         tolerate_errors=config.error_handling.get("errors.tolerance", "none").strip().lower() == "all",
-        parallelism=parallelism or (tasks if tasks > 0 else None),
+        parallelism=parallelism,
     )
 
 
@@ -92,15 +83,6 @@ def _view_file(files: FileFormat | None, compression: str | None) -> StoredViewF
     if files is None:
         return None
     return StoredViewFile(files.format, files.extension, compression)
-
-
-def _checked_regex(regex: str | None) -> str | None:
-    if regex is not None:
-        try:
-            re.compile(regex)
-        except re.error as error:
-            raise ConfigError(f"Invalid value {regex} for configuration topics.regex: {error}.") from None
-    return regex
 
 
 def _separator(config: ConfluentSinkConfig) -> bytes | None:

@@ -7,7 +7,7 @@ names, so one Spark task can replay one origin partition in order.
 
 Origin of an object:
 
-* a key that parses (Lenses layouts, the Aiven template, the Confluent or Quix layout) → (root, topic,
+* a key that parses (Lenses layouts, the Aiven template, the Confluent, Aiven sink or Quix layout) → (root, topic,
   partition): a Confluent partition's files of every encoded partition are one origin;
 * with ``hierarchical`` / ``regex`` partition extractors → the extracted partition;
 * a plain file (no parse, no extractor) → its directory, read in key order, as Lenses reads
@@ -87,6 +87,10 @@ def classify(plan: RestorePlan, root: RestoreRoot, key: str, size: int) -> Index
             return None
     elif root.confluent is not None:
         parsed = root.confluent.parse(key)
+        if parsed is None:
+            return None
+    elif root.aiven is not None:
+        parsed = root.aiven.parse(root.relative(key))
         if parsed is None:
             return None
     elif root.quix:

@@ -8,6 +8,10 @@ the console example shows; they are added the same way.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 AIVEN_CLASS = "io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector"
 BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
@@ -43,3 +47,34 @@ CURL = {
     "key.converter": BYTES,
     "value.converter": BYTES,
 }
+
+
+def s3_sink_config(
+    base: dict[str, str], *, bootstrap: str, endpoint: str, bucket: str, topics: list[str], **extra: str
+) -> dict[str, str]:
+    """``base`` pointed at a test S3 endpoint (moto's static keys) and broker, under a fresh name."""
+    from tests.conftest import unique_name
+
+    return {
+        **base,
+        "name": unique_name("aiven-sink"),
+        "topics": ",".join(topics),
+        "aws.s3.bucket.name": bucket,
+        "aws.s3.endpoint": endpoint,
+        "aws.access.key.id": "testing",
+        "aws.secret.access.key": "testing",
+        "bootstrap.servers": bootstrap,
+        **extra,
+    }
+
+
+def run_sink_once(spark: Any, directory: Path, config: dict[str, str]) -> None:
+    """``lakesink sink --once`` of ``config`` written as a Kafka Connect JSON file in ``directory``."""
+    from lakesink.application.compose import sink_run
+    from lakesink.application.sink_settings import load_settings
+
+    path = directory / "connector.json"
+    path.write_text(json.dumps({"name": config["name"], "config": config}, indent=2))
+    sink_run(load_settings(path), spark, checkpoint_dir=str(directory / "checkpoint"), once=True).run(
+        timeout_s=120
+    )

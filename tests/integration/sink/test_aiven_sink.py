@@ -27,11 +27,10 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.application.compose import sink_run
-from lakesink.application.sink_settings import load_settings
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3
-from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL
+from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL, s3_sink_config
+from tests.support.aiven_configs import run_sink_once as _run_once
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3]
 
@@ -77,25 +76,8 @@ def bucket(moto_s3: MotoS3) -> Bucket:
 def _config(
     base: dict[str, str], kafka: EmbeddedKafka, moto: MotoS3, bucket: Bucket, topics: list[str], **extra: str
 ) -> dict[str, str]:
-    return {
-        **base,
-        "name": unique_name("aiven-sink"),
-        "topics": ",".join(topics),
-        "aws.s3.bucket.name": bucket.name,
-        "aws.s3.endpoint": moto.url,
-        "aws.access.key.id": "testing",
-        "aws.secret.access.key": "testing",
-        "bootstrap.servers": kafka.bootstrap_servers,
-        **extra,
-    }
-
-
-def _run_once(spark: SparkSession, tmp_path: Path, config: dict[str, str]) -> None:
-    """``lakesink sink --once`` of ``config`` written as a Kafka Connect JSON file."""
-    path = tmp_path / "connector.json"
-    path.write_text(json.dumps({"name": config["name"], "config": config}, indent=2))
-    sink_run(load_settings(path), spark, checkpoint_dir=str(tmp_path / "checkpoint"), once=True).run(
-        timeout_s=120
+    return s3_sink_config(
+        base, bootstrap=kafka.bootstrap_servers, endpoint=moto.url, bucket=bucket.name, topics=topics, **extra
     )
 
 

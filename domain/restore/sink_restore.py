@@ -1,0 +1,78 @@
+"""What every restore from a sink config (Confluent, Aiven) shares: its restore-only keys and plan shell.
+
+A sink config restored by ``lakesink restore`` keeps its own validation; around it the restore
+adds the same few things whichever dialect it is, so they behave alike: ``producer.*`` keys are
+the restore's librdkafka producer settings (stripped before the sink's validation, which does
+not know them), ``tasks.max`` caps the Spark parallelism, and each record goes back to the
+partition its object key names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.passthrough import parse_kafka_client
+from lakesink.domain.layout.confluent_settings import int_setting
+from lakesink.domain.restore.lenses_plan import producer_settings
+from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
+
+_RESTORE_ONLY_PREFIX = "producer."
+
+
+class SinkConfig(Protocol):
+    """What the restore reads of a validated sink config (``ConfluentSinkConfig``, ``AivenSinkConfig``)."""
+
+    @property
+    def name(self) -> str:
+        """The connector name: it names the restore's progress topic."""
+        ...
+
+    @property
+    def storage(self) -> BackendSettings:
+        """The S3 store's settings."""
+        ...
+
+    @property
+    def bootstrap_servers(self) -> str | None:
+        """The Kafka cluster the records go back to."""
+        ...
+
+    @property
+    def hidden(self) -> HiddenValues:
+        """The keys a config provider filled."""
+        ...
+
+
+def sink_settings(props: Mapping[str, str]) -> dict[str, str]:
+    """``props`` without the restore-only ``producer.*`` keys: what the sink's validation reads."""
+    return {key: value for key, value in props.items() if not key.startswith(_RESTORE_ONLY_PREFIX)}
+
+
+def sink_restore_plan(
+    props: Mapping[str, str],
+    root: RestoreRoot,
+    config: SinkConfig,
+    *,
+    tolerate_errors: bool,
+    parallelism: int | None,
+) -> RestorePlan:
+    """The plan restoring ``root`` over S3, records into the partitions the keys name.
+
+    The keys a config provider filled stay secrets among the producer settings; ``parallelism`` (the caller's) wins over ``tasks.max``.
+    """
+    tasks = int_setting(props, "tasks.max", 0)
+    return RestorePlan(
+        name=config.name,
+        backend="s3",
+        storage=config.storage,
+        roots=(root,),
+        producer=producer_settings(
+            config.bootstrap_servers, parse_kafka_client(props, "source", hidden=config.hidden.keys)
+        ),
+        partition_rule=PartitionRule(PartitionMode.LAYOUT),
+        tolerate_errors=tolerate_errors,
+        parallelism=parallelism or (tasks if tasks > 0 else None),
+    )
