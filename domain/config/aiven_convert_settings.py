@@ -52,7 +52,8 @@ _LENSES_ENVELOPE = (
 CSV_NOTE = (
     "csv converted to STOREAS CSV, which differs: Lenses' CSV writes the value's top-level fields as "
     "quoted columns (a struct value), where Aiven writes the configured fields (key, value, offset, "
-    "timestamp, headers) as unquoted cells, key and value in Base64"
+    "timestamp, headers) as unquoted cells, key and value in Base64; for format.output.fields=value with "
+    "format.output.fields.value.encoding=none, STOREAS `TEXT` writes the same lines (plus a final newline)"
 )
 
 
@@ -95,13 +96,18 @@ def compression(config: AivenSinkConfig, raw: Mapping[str, str]) -> Piece:
         codec = _STREAM_CODECS[config.compression]
         if given == "file.compression.type" and "output_compression" in raw:
             piece.note("output_compression", "overridden by file.compression.type (as in Aiven)")
-        if codec is not None and codec not in SUPPORTED_CODECS[stored]:
+        if codec is not None and stored is Format.CSV:
+            default = "" if given else " (Aiven's default when no compression key is set)"
+            piece.note(
+                shown,
+                f"Lenses' CSV files are never compressed: Aiven's {codec.value.lower()}{default} is dropped",
+            )
+            codec = None
+        elif codec is not None and codec not in SUPPORTED_CODECS[stored]:
             piece.note(
                 shown, f"Lenses' {stored.value} files are compressed only with GZIP: written uncompressed"
             )
             codec = None
-        elif codec is CompressionCodec.SNAPPY:
-            piece.note(shown, "written with Lenses' SNAPPY codec; Aiven writes snappy-java's stream format")
     if "avro.codec" in raw and config.format is not AivenFormat.AVRO:
         piece.note("avro.codec", "only used with format.output.type=avro (no effect in Aiven either)")
     if codec is not None:

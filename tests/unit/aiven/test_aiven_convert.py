@@ -127,7 +127,7 @@ def test_the_curl_example_converts_to_a_config_the_lenses_loader_plans() -> None
         "AKI...",
     )
     assert props["connect.s3.aws.secret.key"] == "SECRET_ACCESS_KEY"
-    assert props["connect.s3.compression.codec"] == "GZIP"
+    assert "connect.s3.compression.codec" not in props  # Lenses' CSV is never compressed
     assert props["key.converter"] == props["value.converter"] == BYTES
     assert [(p.statement.bucket, p.statement.prefix, p.statement.topic) for p in plan.statements] == [
         ("aiven-example", "example-s3-sink", "source_topic"),
@@ -139,6 +139,7 @@ def test_the_curl_example_converts_to_a_config_the_lenses_loader_plans() -> None
     why = notes(conversion)
     assert "Lenses' CSV writes the value's top-level fields" in why["format.output.type"]
     assert "not written" in why["format.output.fields"]
+    assert "never compressed: Aiven's gzip is dropped" in why["file.compression.type"]
     assert "example-s3-sink/source_topic-0-00000000000000000000.gz" in why["aws.s3.prefix"]
     heading = conversion.properties_text().split("name=", 1)[0]
     assert "NOTE: object keys cannot match Aiven's" in heading
@@ -201,7 +202,7 @@ def test_every_aiven_key_is_converted_or_noted() -> None:
         ({"format.output.type": "avro", "avro.codec": "deflate"}, "AVRO", "DEFLATE"),
         ({"format.output.type": "parquet"}, "PARQUET", None),
         ({"format.output.type": "parquet", "file.compression.type": "snappy"}, "PARQUET", "SNAPPY"),
-        ({"file.compression.type": "snappy"}, "CSV", "SNAPPY"),
+        ({"file.compression.type": "snappy"}, "CSV", None),
     ],
 )
 def test_formats_and_codecs(changes: dict[str, str], stored: str, codec: str | None) -> None:
