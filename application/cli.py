@@ -59,15 +59,18 @@ def _add_config(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     config_commands = config.add_subparsers(dest="config_command", required=True, metavar="SUBCOMMAND")
     convert = config_commands.add_parser(
         "convert",
-        help="print the nearest Lenses-dialect config for a Confluent S3 sink config",
+        help="print the nearest Lenses-dialect config for a Confluent or Aiven S3 sink config",
         description=(
-            "Validate a Confluent S3 sink config (io.confluent.connect.s3.S3SinkConnector) and print the "
-            "nearest Lenses-dialect config lakesink runs (.properties) on stdout. Each Confluent key that "
-            "has no Lenses equivalent is listed on stderr, one line per key, with the reason. Values are "
+            "Validate a Confluent S3 sink config (io.confluent.connect.s3.S3SinkConnector) or an Aiven S3 "
+            "sink config (io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector) and print the "
+            "nearest Lenses-dialect config lakesink runs (.properties) on stdout. Each key that has no "
+            "Lenses equivalent is listed on stderr, one line per key, with the reason. Values are "
             "printed as written: config provider references stay references."
         ),
     )
-    convert.add_argument("file", metavar="FILE", help="Confluent S3 sink config (.properties or Kafka Connect JSON)")
+    convert.add_argument(
+        "file", metavar="FILE", help="Confluent or Aiven S3 sink config (.properties or Kafka Connect JSON)"
+    )
     convert.set_defaults(handler=_run_convert)
 
 

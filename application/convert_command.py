@@ -1,9 +1,10 @@
-"""``lakesink config convert FILE``: a Confluent S3 sink config as the nearest Lenses-dialect config.
+"""``lakesink config convert FILE``: a Confluent or Aiven S3 sink config as the nearest Lenses-dialect config.
 
 The file is read once, as written; its config provider references are then resolved for the
-validation only. The converted ``.properties`` text goes to stdout, the Confluent keys that did
-not carry over to stderr (one line each), so ``lakesink config convert a.json > a.properties``
-leaves a config ``lakesink sink --config a.properties`` runs.
+validation only. The converter is picked by ``connector.class``
+(:func:`~lakesink.domain.config.convert.convert_config`). The converted ``.properties`` text goes
+to stdout, the source keys that did not carry over to stderr (one line each), so
+``lakesink config convert a.json > a.properties`` leaves a config ``lakesink sink --config a.properties`` runs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from lakesink.adapters.config_sources import LocalConfigSource
 from lakesink.application.config_file import read_config_file
-from lakesink.domain.config.confluent_convert import convert_confluent
+from lakesink.domain.config.convert import convert_config
 from lakesink.domain.config.providers import resolve_references
 
 
@@ -25,13 +26,13 @@ class ConvertOutput:
 
 
 def run_convert(config_path: str) -> ConvertOutput:
-    """Convert the Confluent S3 sink config in ``config_path``.
+    """Convert the Confluent or Aiven S3 sink config in ``config_path``.
 
     Raises:
-        ConfigError: the file cannot be read, is not a valid Confluent S3 sink config, or a
+        ConfigError: the file cannot be read, is not a valid Confluent or Aiven S3 sink config, or a
             reference cannot be resolved (one line; never a resolved value).
     """
     written = read_config_file(config_path)
     resolved = resolve_references(written, LocalConfigSource())
-    conversion = convert_confluent(written, resolved.values, resolved.provided)
+    conversion = convert_config(written, resolved.values, resolved.provided)
     return ConvertOutput(conversion.properties_text(), tuple(conversion.note_lines()))

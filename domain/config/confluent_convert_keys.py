@@ -10,6 +10,7 @@ Confluent rotation and naming rules with no Lenses counterpart. Every answer is 
 from __future__ import annotations
 
 from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, key_class
+from lakesink.domain.config.lenses_conversion import key_table_reason
 
 _LEFT_OUT = {
     "rotate.interval.ms": (
@@ -29,26 +30,15 @@ _LEFT_OUT = {
         "what happens when a write fails"
     ),
 }
-_ERROR_FAMILIES = {
-    "errors.deadletterqueue.": "lakesink has no dead-letter queue",
-    "errors.retry.": (
-        "Kafka Connect's operation retries do not apply; connect.s3.error.policy=RETRY retries failed writes"
-    ),
-    "errors.log.": "Lenses accepts it without effect (lakesink always logs errors); not copied",
-}
 
 
 def left_out_reason(key: str) -> str:
     """Why ``key`` does not appear in the converted config (one line, no value quoted)."""
     if key in _LEFT_OUT:
         return _LEFT_OUT[key]
-    for prefix, reason in _ERROR_FAMILIES.items():
-        if key.startswith(prefix):
-            return reason
-    if key in NO_EFFECT:
-        return f"no Lenses equivalent needed: {NO_EFFECT[key][0].lower()}{NO_EFFECT[key][1:].rstrip('.')}"
-    if key in DEFAULT_ONLY:
-        return f"at Confluent's default, which is what Lenses does; no Lenses key ({DEFAULT_ONLY[key][1]})"
+    reason = key_table_reason(key, "Confluent", NO_EFFECT, DEFAULT_ONLY)
+    if reason is not None:
+        return reason
     if key_class(key) == "no effect":
         return "lakesink has no Hive integration"
     return "no Lenses equivalent"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
+from lakesink.domain.config.lenses_conversion import Piece, flag
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.layout.confluent_naming import ConfluentFormat
 
@@ -40,20 +40,6 @@ _AVRO_CODECS = {
     "bzip2": CompressionCodec.BZIP2,
 }
 _DETECTORS = {"BACKWARD": "version", "FULL": "version", "FORWARD": "compatibility"}
-
-
-@dataclass(slots=True)
-class Piece:
-    """Part of a conversion: Lenses settings (connector keys or KCQL PROPERTIES), notes, keys read."""
-
-    properties: dict[str, str] = field(default_factory=dict)
-    notes: list[tuple[str, str]] = field(default_factory=list)
-    handled: set[str] = field(default_factory=set)
-
-    def note(self, key: str, why: str) -> None:
-        """Say why ``key`` did not carry over as it is (the key counts as accounted for)."""
-        self.notes.append((key, why))
-        self.handled.add(key)
 
 
 def flush_properties(config: ConfluentSinkConfig) -> Piece:
@@ -114,10 +100,10 @@ def envelope_properties(config: ConfluentSinkConfig) -> Piece:
     piece.properties.update(
         {
             "store.envelope": "true",
-            "store.envelope.fields.key": _flag(config.keys is not None),
+            "store.envelope.fields.key": flag(config.keys is not None),
             "store.envelope.fields.value": "true",
             "store.envelope.fields.metadata": "false",
-            "store.envelope.fields.headers": _flag(config.headers is not None),
+            "store.envelope.fields.headers": flag(config.headers is not None),
         }
     )
     return piece
@@ -190,7 +176,3 @@ def record_handling(config: ConfluentSinkConfig, raw: Mapping[str, str]) -> Piec
     if raw.get("errors.tolerance", "none").strip().lower() == "none":
         piece.handled.add("errors.tolerance")  # what Lenses always does
     return piece
-
-
-def _flag(value: bool) -> str:
-    return "true" if value else "false"

@@ -1,7 +1,8 @@
 """``lakesink config convert FILE``: the Lenses-dialect config on stdout, the notes on stderr.
 
-The printed config is written to a file and loaded back the way ``lakesink sink`` loads a config
-(provider references resolved, then ``ConnectorSettings.from_properties`` and ``plan_sink``).
+Confluent and Aiven configs alike: the printed config is written to a file and loaded back the way
+``lakesink sink`` loads a config (provider references resolved, then
+``ConnectorSettings.from_properties`` and ``plan_sink``).
 """
 
 from __future__ import annotations
@@ -16,15 +17,27 @@ from lakesink.application.config_file import load_config
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.statement_plan import plan_sink
+from tests.support.aiven_configs import CURL
 from tests.support.confluent_configs import COMPLETE, FMT, PKG
 
 SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
+FILE_PROVIDER = {
+    "config.providers": "file",
+    "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+}
 
 
 def convert(capsys: pytest.CaptureFixture[str], path: Path) -> tuple[int, str, str]:
     code = main(["config", "convert", str(path)])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def write_credentials(tmp_path: Path, text: str) -> Path:
+    """A ``.properties`` file a ``${file:...}`` reference reads."""
+    path = tmp_path / "aws.properties"
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
 
 
 def write_json(tmp_path: Path, config: dict[str, str], name: str = "events-to-s3") -> Path:
@@ -36,16 +49,14 @@ def write_json(tmp_path: Path, config: dict[str, str], name: str = "events-to-s3
 def test_the_seed_example_with_file_provided_credentials_converts_and_loads_back(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    credentials = tmp_path / "aws.properties"
-    credentials.write_text(f"access=AKIAFROMFILE\nsecret={SECRET}\n", encoding="utf-8")
+    credentials = write_credentials(tmp_path, f"access=AKIAFROMFILE\nsecret={SECRET}")
     reference = f"${{file:{credentials}:secret}}"
     config = {
         key: value for key, value in COMPLETE.items() if key not in ("name", "s3.credentials.provider.class")
     }
     config.update(
         {
-            "config.providers": "file",
-            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+            **FILE_PROVIDER,
             "aws.access.key.id": f"${{file:{credentials}:access}}",
             "aws.secret.access.key": reference,
             "timestamp.extractor": "Record",
@@ -130,3 +141,49 @@ def test_a_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, out, err = convert(capsys, tmp_path / "missing.json")
     assert (code, out) == (2, "")
     assert "Cannot read the config file" in err
+
+
+def test_an_aiven_config_with_a_file_provided_secret_converts_and_loads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reference = f"${{file:{write_credentials(tmp_path, f'secret={SECRET}')}:secret}}"
+    config = {key: value for key, value in CURL.items() if key != "name"}
+    config.update(
+        {
+            **FILE_PROVIDER,
+            "aws.secret.access.key": reference,
+            "format.output.type": "jsonl",
+            "file.name.template": "{{key}}",
+        }
+    )
+    del config["aws.s3.prefix"]
+    code, out, err = convert(capsys, write_json(tmp_path, config, name="example-s3-sink"))
+    assert code == 0
+    assert SECRET not in out + err
+    assert f"connect.s3.aws.secret.key={reference}" in out.splitlines()
+    assert out.startswith("# Converted from an Aiven S3 sink config")
+    assert "# NOTE: object keys cannot match Aiven's" in out
+    keys = [line.split(": ", 1)[0] for line in err.strip().splitlines()]
+    assert len(keys) == len(set(keys))  # one line per key
+    assert {"file.name.template", "format.output.fields"} <= set(keys)
+    assert "lakesink sink --config" in err
+    converted = tmp_path / "lenses.properties"
+    converted.write_text(out, encoding="utf-8")
+    loaded = load_config(converted)
+    settings = ConnectorSettings.from_properties(loaded.values, role="sink", provided=loaded.provided)
+    plan = plan_sink(settings)
+    assert [(p.statement.bucket, p.statement.topic) for p in plan.statements] == [
+        ("aiven-example", "source_topic"),
+        ("aiven-example", "another_topic"),
+    ]
+    storage = settings.storage
+    assert isinstance(storage, S3Settings) and storage.secret_key is not None
+    assert storage.secret_key.reveal() == SECRET  # the reference works
+
+
+def test_an_invalid_aiven_config_exits_2_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = dict(CURL, **{"aws.secret.access.key": SECRET, "aws.s3.bucket.name": "Bad_Bucket"})
+    code, out, err = convert(capsys, write_json(tmp_path, config, name="example-s3-sink"))
+    assert (code, out) == (2, "")
+    assert "Illegal bucket name" in err and len(err.strip().splitlines()) == 1
+    assert SECRET not in err

@@ -20,6 +20,7 @@ from lakesink.domain.kcql.statement import KcqlStatement
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
 from tests.support.confluent_configs import COMPLETE, FMT, PKG
+from tests.support.conversions import load, notes
 
 #: 2024-05-09T03:17:33Z: 23:17:33 the day before in Santiago (UTC-4), 08:47:33 in Kolkata (UTC+5:30).
 TS = 1715224653000
@@ -47,17 +48,6 @@ SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 
 def convert(config: Mapping[str, str]) -> Conversion:
     return convert_confluent(config, config)
-
-
-def load(conversion: Conversion) -> tuple[dict[str, str], SinkPlan]:
-    """The printed text parsed and validated by the Lenses dialect's loader, then planned."""
-    props = parse_properties(conversion.properties_text())
-    return props, plan_sink(ConnectorSettings.from_properties(props, role="sink"))
-
-
-def notes(conversion: Conversion) -> dict[str, str]:
-    assert len({key for key, _ in conversion.notes}) == len(conversion.notes)  # one line per key
-    return dict(conversion.notes)
 
 
 def statements(plan: SinkPlan) -> list[KcqlStatement]:
