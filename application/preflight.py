@@ -1,4 +1,4 @@
-"""What a sink run needs from its environment, checked before Spark starts: its buckets and its Kafka cluster.
+"""What a sink or restore run needs from its environment, checked before Spark starts: its buckets and its Kafka cluster.
 
 A wrong endpoint, credential, bucket name or broker address otherwise surfaces after the JVM
 started: Spark's start-up lines, librdkafka's retries (a line per attempt for 30 s and more), then
@@ -11,14 +11,19 @@ store's endpoint or the cluster does not answer).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.reachability import kafka_topics
 from lakesink.adapters.storage import open_store
+from lakesink.domain.config.aiven_sink import is_aiven_sink
+from lakesink.domain.config.aiven_source import is_aiven_source_config
+from lakesink.domain.config.backend_parsing import prefix_of
+from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.config.store_keys import store_keys
+from lakesink.domain.config.store_keys import StoreKeys, keys_of, store_keys
 from lakesink.domain.errors import AccessDeniedError, BucketNotFoundError, ConfigError, StorageError
+from lakesink.domain.restore.plan import RestorePlan
 from lakesink.domain.statement_plan import plan_sink
 
 logger = logging.getLogger(__name__)
@@ -34,7 +39,7 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
     """
     store = open_store(settings.backend, settings.storage)
     for bucket in sorted({statement.bucket for statement in plan_sink(settings).statements}):
-        check_store(settings, store.check_bucket, bucket)
+        _checked(store_keys(settings), store.check_bucket, bucket)
     topics = kafka_topics(admin_config(connector_client_settings(settings)))
     missing = [topic for topic in settings.topics if topic not in topics]
     if missing:
@@ -46,21 +51,41 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
         )
 
 
-def check_store(settings: ConnectorSettings, check_bucket: Callable[[str], None], bucket: str) -> None:
-    """``check_bucket(bucket)``, its failure extended with the settings to fix.
+def check_restore_environment(props: Mapping[str, str], plan: RestorePlan) -> None:
+    """The same checks for a restore: every listed bucket answers, and so does the Kafka cluster.
+
+    Raises:
+        ConfigError, StorageError, KafkaUnavailableError: as :func:`check_sink_environment`.
+    """
+    keys = keys_of(_dialect(props), plan.backend, _lenses_prefix(props), role="source")
+    store = open_store(plan.backend, plan.storage)
+    for bucket in sorted({root.bucket for root in plan.roots}):
+        _checked(keys, store.check_bucket, bucket)
+    kafka_topics(admin_config(plan.producer))
+
+
+def _dialect(props: Mapping[str, str]) -> str:
+    if is_confluent_sink(props):
+        return "confluent"
+    return "aiven" if is_aiven_sink(props) or is_aiven_source_config(props) else "lenses"
+
+
+def _lenses_prefix(props: Mapping[str, str]) -> str:
+    return next((prefix for key in props if (prefix := prefix_of(key)) is not None), "connect.s3")
+
+
+def _checked(keys: StoreKeys, check_bucket: Callable[[str], None], bucket: str) -> None:
+    """``check_bucket(bucket)``, its failure extended with the settings to fix (``keys``).
 
     Raises:
         ConfigError: the bucket does not exist, or access to it is denied.
         StorageError: the store cannot be reached (after the SDK's retries).
     """
-    keys = store_keys(settings)
     try:
         check_bucket(bucket)
     except BucketNotFoundError as error:
-        where = f"{keys.endpoint}" + (f" / {keys.region}" if keys.region else "")
-        raise ConfigError(
-            f"{error} Check {keys.bucket} (and {where}: it may be in another store or region)."
-        ) from None
+        elsewhere = f" (and {keys.endpoint} / {keys.region}: it may be in another store or region)" if keys.region else ""
+        raise ConfigError(f"{error} Check {keys.bucket}{elsewhere}.") from None
     except AccessDeniedError as error:
         raise ConfigError(f"{error} Check {keys.credentials}.") from None
     except StorageError as error:

@@ -23,34 +23,45 @@ class StoreKeys:
 
 
 def store_keys(settings: ConnectorSettings) -> StoreKeys:
-    """The store's setting names for ``settings``' dialect and backend."""
-    if settings.aiven is not None:
+    """The store's setting names for a sink run of ``settings`` (its dialect and backend)."""
+    dialect = (
+        "aiven" if settings.aiven is not None else "confluent" if settings.confluent is not None else "lenses"
+    )
+    return keys_of(dialect, settings.backend, settings.prefix, role=settings.role)
+
+
+def keys_of(dialect: str, backend: str, prefix: str, *, role: str = "sink") -> StoreKeys:
+    """The store's setting names in ``dialect`` (``lenses``, ``aiven`` or ``confluent``); ``backend``,
+    its key ``prefix`` (``connect.s3``...) and the ``role`` (where KCQL names the bucket) matter to
+    the Lenses dialect only."""
+    if dialect == "aiven":
         return StoreKeys(
             "aws.s3.endpoint",
             "aws.access.key.id / aws.secret.access.key",
             "aws.s3.region",
             "aws.s3.bucket.name",
         )
-    if settings.confluent is not None:
+    if dialect == "confluent":
         return StoreKeys(
             "store.url", "aws.access.key.id / aws.secret.access.key", "s3.region", "s3.bucket.name"
         )
-    prefix, bucket = settings.prefix, f"the bucket of INSERT INTO in {settings.prefix}.kcql"
-    if settings.backend == "s3":
+    clause = "INSERT INTO" if role == "sink" else "SELECT ... FROM"
+    bucket = f"the bucket of {clause} in {prefix}.kcql"
+    if backend == "s3":
         return StoreKeys(
             f"{prefix}.custom.endpoint",
             f"{prefix}.aws.auth.mode, {prefix}.aws.access.key / {prefix}.aws.secret.key",
             f"{prefix}.aws.region",
             bucket,
         )
-    if settings.backend == "gcs":
+    if backend == "gcs":
         return StoreKeys(
             f"{prefix}.endpoint",
             f"{prefix}.gcp.auth.mode, {prefix}.gcp.credentials / {prefix}.gcp.file",
             None,
             bucket,
         )
-    if settings.backend == "azure":
+    if backend == "azure":
         return StoreKeys(
             f"{prefix}.endpoint",
             f"{prefix}.azure.auth.mode, {prefix}.azure.account.key / {prefix}.azure.connection.string",
