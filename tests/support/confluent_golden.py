@@ -51,16 +51,17 @@ class Producer:
         topic: str,
         rows: Iterable[tuple[int, int, dict[str, object]]],
         encode: Callable[[dict[str, object]], bytes] = lambda v: json.dumps(v).encode(),
+        key: Callable[[int], str] = lambda offset: f"k{offset % 3}",
     ) -> list[Sent]:
         """Produce ``(partition, timestamp_ms, value)`` rows; each value gets its ``offset`` and
-        ``partition``; the key is ``k<offset % 3>``, the headers ``source`` and ``trace``."""
+        ``partition``; the key is ``key(offset)`` (``k<offset % 3>``), the headers ``source`` and ``trace``."""
         batch: list[Sent] = []
         for partition, timestamp_ms, fields in rows:
             offset = self.next_offset.get((topic, partition), 0)
             self.next_offset[topic, partition] = offset + 1
             value = {"partition": partition, "offset": offset, **fields}
             headers = (("source", f"web-{offset % 2}"), ("trace", f"t-{partition}-{offset}"))
-            batch.append(Sent(topic, partition, offset, timestamp_ms, f"k{offset % 3}", value, headers))
+            batch.append(Sent(topic, partition, offset, timestamp_ms, key(offset), value, headers))
         self.kafka.produce(
             topic,
             [

@@ -27,19 +27,19 @@ import io
 import json
 import os
 import random
-import shutil
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.adapters.demo.s3 import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, MotoS3, S3Bucket
+from lakesink.adapters.demo.s3 import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, MotoS3
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
 from tests.support.confluent_configs import COMPLETE
 from tests.support.confluent_golden import Producer, Sent, golden, utc_ms
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
 from tests.support.reliability import kills
 from tests.support.sink_process import SinkProcess
 
@@ -49,9 +49,6 @@ KILLS = kills(sample=3, full=8)  # one per phase in `make test`
 PARTITIONS = 4  # the embedded broker's partitions per topic
 PER_SECOND = 16  # records per topic and second
 FLUSH_SIZE = 20
-ANCHOR_TIMEOUT_S = 45.0
-COMMIT_MARKER = "lakesink.application.sink_run: Batch "  # application/sink_run.py logs each committed batch
-PHASES = {"start-up": (2.0, 8.0), "uploads": (0.0, 1.5), "streaming": (0.0, 5.0)}
 T0 = utc_ms("2024-03-05T09:50:00")
 EXTENSION = ".snappy.parquet"
 
@@ -69,65 +66,29 @@ def _hour_of(record: Sent) -> str:
     return time.strftime("year=%Y/month=%m/day=%d/hour=%H", start)
 
 
-class _TrickleProducer(threading.Thread):
-    """Produces ``PER_SECOND`` records per topic every second until stopped."""
+def _trickle(producer: Producer, topics: list[str]) -> Callable[[], int]:
+    """One second's records: ``PER_SECOND`` per topic, continuing each topic's timestamps."""
 
-    def __init__(self, producer: Producer, topics: list[str]) -> None:
-        super().__init__(daemon=True)
-        self._producer, self._topics = producer, topics
-        self._halt = threading.Event()
-        self.produced = 0
-        self.error: BaseException | None = None
+    def produce() -> int:
+        sent = 0
+        for topic in topics:
+            first = sum(1 for s in producer.sent if s.topic == topic)
+            rows = [
+                (i % PARTITIONS, _timestamp(i), {"id": i, "topic": topic})
+                for i in range(first, first + PER_SECOND)
+            ]
+            sent += len(producer.send(topic, rows))
+        return sent
 
-    def run(self) -> None:
-        try:
-            while not self._halt.is_set():
-                for topic in self._topics:
-                    self._produce(topic, PER_SECOND)
-                self._halt.wait(1.0)
-        except BaseException as error:  # reported by the test thread
-            self.error = error
-
-    def _produce(self, topic: str, count: int) -> None:
-        first = sum(1 for s in self._producer.sent if s.topic == topic)
-        rows = [
-            (i % PARTITIONS, _timestamp(i), {"id": i, "topic": topic}) for i in range(first, first + count)
-        ]
-        self.produced += len(self._producer.send(topic, rows))
-
-    def stop(self) -> None:
-        self._halt.set()
-        self.join(timeout=30)
-
-
-def _kill_when_due(sink: SinkProcess, phase: str, delay_s: float, output: S3Bucket) -> str:
-    """Wait for the phase's anchor, then the delay; kill the group; say where the kill landed."""
-    launched = time.monotonic()
-    seen = True
-    if phase == "uploads":
-        before = len(output.list("topics/"))
-        seen = sink.wait_for(lambda: len(output.list("topics/")) > before, ANCHOR_TIMEOUT_S)
-    elif phase == "streaming":
-        seen = sink.wait_for(lambda: sink.logged(COMMIT_MARKER), ANCHOR_TIMEOUT_S)
-    time.sleep(delay_s)
-    assert sink.running(), f"the sink exited by itself (code {sink.process.returncode}):\n{sink.tail()}"
-    sink.kill9()
-    return f"{phase} +{delay_s}s, {time.monotonic() - launched:.1f}s after launch" + (
-        "" if seen else " (anchor not seen)"
-    )
+    return produce
 
 
 def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_golden_keys(
     kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
-    rng = random.Random(seed)
-    phases = ["start-up", "uploads", "streaming"]
-    phases += [rng.choice(["uploads", "streaming"]) for _ in range(KILLS - len(phases))]
-    rng.shuffle(phases)
-    kills = [(phase, round(rng.uniform(*PHASES[phase]), 2)) for phase in phases]
-    forget_checkpoint_before = rng.randrange(1, KILLS)
-    print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {forget_checkpoint_before}")
+    plan = KillPlan.draw(random.Random(seed), KILLS)
+    print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {plan.forget_checkpoint_before}")
 
     topics, bucket = [unique_name("events"), unique_name("transactions")], unique_name("confluent-crash")
     moto.create_bucket(bucket)
@@ -147,21 +108,16 @@ def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_g
     checkpoint = tmp_path / "checkpoint"
     output = moto.bucket(bucket)
     producer = Producer(kafka)
-    trickle = _TrickleProducer(producer, topics)
+    trickle = TrickleProducer(_trickle(producer, topics))
     trickle.start()
 
     started = time.monotonic()
-    landed = []
-    for run, (phase, delay_s) in enumerate(kills):
-        if run == forget_checkpoint_before:
-            shutil.rmtree(checkpoint, ignore_errors=True)
-        sink = SinkProcess(config_file, tmp_path / f"run-{run}.log", checkpoint=checkpoint)
-        landed.append(_kill_when_due(sink, phase, delay_s, output))
-        print(f"kill {run}: {landed[-1]}")
+    landed = plan.run(
+        config_file, tmp_path, checkpoint, lambda: {item.key for item in output.list("topics/")}
+    )
     kill_phase_s = time.monotonic() - started
 
     trickle.stop()
-    assert trickle.error is None, f"producing failed: {trickle.error!r}"
     for topic in topics:  # a day later: closes each partition's last cycle, stays open itself
         last = max(s.timestamp_ms for s in producer.sent if s.topic == topic)
         producer.send(topic, [(p, last + 86_400_000, {"id": -1, "topic": topic}) for p in range(PARTITIONS)])
@@ -184,7 +140,4 @@ def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_g
         assert pq.read_table(io.BytesIO(output.read(key))).to_pylist() == [r.value for r in file.records], key
     stored = sorted((r.topic, r.partition, r.offset) for f in expected.files for r in f.records)
     assert stored == sorted((s.topic, s.partition, s.offset) for s in producer.sent if s not in expected.held)
-    for phase in ("uploads", "streaming"):
-        assert any(text.startswith(phase) and "anchor not seen" not in text for text in landed), (
-            f"no kill landed in the {phase} phase, so its window was not exercised: {landed}"
-        )
+    assert_anchored_phases_hit(landed)
