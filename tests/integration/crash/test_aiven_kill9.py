@@ -10,6 +10,9 @@ Aiven flush) every second, string keys and schemaless JSON values, and one of tw
 * **latest by key**: ``latest/{{topic}}-{{partition}}-{{key}}.json`` (Aiven's key-topic-partition
   grouping), json of ``value,offset``; each object holds its key's latest record and is overwritten.
 
+``make test`` runs the latest-by-key case only (the create-only path is test_kill9.py's too);
+``make test-reliability`` runs both.
+
 ``lakesink sink`` runs continuously as a child process group while a producer feeds two topics
 (20 records per topic and second over 4 partitions, keys drawn from 20). The group is SIGKILLed 3
 times in ``make test`` (8 in ``make test-reliability``), at least once in each phase of
@@ -50,7 +53,7 @@ from tests.conftest import unique_name
 from tests.support.aiven_configs import CURL
 from tests.support.confluent_golden import Producer, Sent
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
-from tests.support.reliability import kills
+from tests.support.reliability import FULL, kills
 from tests.support.sink_process import SinkProcess
 
 pytestmark = [
@@ -181,6 +184,7 @@ GROUPINGS = {
     "changelog": Grouping(CHANGELOG, _audit_changelog),
     "latest-by-key": Grouping(LATEST, _audit_latest),
 }
+SAMPLED = "latest-by-key"  # `make test` runs the overwritten objects (create-only ones: test_kill9.py)
 
 
 @dataclass
@@ -254,7 +258,18 @@ class _Sink:
         )
 
 
-@pytest.mark.parametrize("grouping", list(GROUPINGS))
+@pytest.mark.parametrize(
+    "grouping",
+    [
+        pytest.param(
+            name,
+            marks=[]
+            if FULL or name == SAMPLED
+            else [pytest.mark.skip(reason="make test-reliability runs it")],
+        )
+        for name in GROUPINGS
+    ],
+)
 def test_aiven_sink_killed_with_sigkill_stores_every_offset_once(
     grouping: str, kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
 ) -> None:
