@@ -45,7 +45,7 @@ lint: $(STAMP)
 	$(VENV)/bin/vulture
 
 # The kill -9 matrices in full (`make test` runs a short sample of each: 15 minutes on 2 cores is
-# its budget); about 6 minutes. LAKESINK_CRASH_SEED=<seed a test printed> replays one run's choices.
+# its budget); about 10 minutes. LAKESINK_CRASH_SEED=<seed a test printed> replays one run's choices.
 test-reliability: install
 	LAKESINK_RELIABILITY=full $(PY) -m pytest -m reliability
 
