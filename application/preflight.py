@@ -11,7 +11,8 @@ store's endpoint or the cluster does not answer).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.reachability import kafka_topics
@@ -21,8 +22,15 @@ from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.backend_parsing import prefix_of
 from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.store_keys import StoreKeys, keys_of, store_keys
-from lakesink.domain.errors import AccessDeniedError, BucketNotFoundError, ConfigError, StorageError
+from lakesink.domain.errors import (
+    AccessDeniedError,
+    BucketNotFoundError,
+    ConfigError,
+    LakesinkError,
+    StorageError,
+)
 from lakesink.domain.restore.plan import RestorePlan
 from lakesink.domain.statement_plan import plan_sink
 
@@ -36,32 +44,53 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
         ConfigError: a bucket does not exist or refuses the credentials; Kafka refuses the client.
         StorageError: the store does not answer.
         KafkaUnavailableError: no broker answers.
+
+    Every message is scrubbed of the values config providers supplied (``${env:…}`` servers too).
     """
-    store = open_store(settings.backend, settings.storage)
-    for bucket in sorted({statement.bucket for statement in plan_sink(settings).statements}):
-        _checked(store_keys(settings), store.check_bucket, bucket)
-    topics = kafka_topics(admin_config(connector_client_settings(settings)))
+    with _scrubbed(settings.hidden):
+        store = open_store(settings.backend, settings.storage)
+        for bucket in sorted({statement.bucket for statement in plan_sink(settings).statements}):
+            _checked(store_keys(settings), store.check_bucket, bucket)
+        topics = kafka_topics(admin_config(connector_client_settings(settings)))
     missing = [topic for topic in settings.topics if topic not in topics]
     if missing:
         logger.warning(
-            "topics: %s not on the cluster at bootstrap.servers=%s yet; the sink reads %s once created",
-            ", ".join(missing),
-            settings.bootstrap_servers,
-            "them" if len(missing) > 1 else "it",
+            settings.hidden.scrub(
+                f"topics: {', '.join(missing)} not on the cluster at bootstrap.servers={settings.bootstrap_servers} "
+                f"yet; the sink reads {'them' if len(missing) > 1 else 'it'} once created"
+            )
         )
 
 
-def check_restore_environment(props: Mapping[str, str], plan: RestorePlan) -> None:
+def check_restore_environment(
+    props: Mapping[str, str], plan: RestorePlan, provided: Collection[str] = ()
+) -> None:
     """The same checks for a restore: every listed bucket answers, and so does the Kafka cluster.
+
+    ``provided`` names the keys a config provider filled: their values never appear in an error.
 
     Raises:
         ConfigError, StorageError, KafkaUnavailableError: as :func:`check_sink_environment`.
     """
     keys = keys_of(_dialect(props), plan.backend, _lenses_prefix(props), role="source")
-    store = open_store(plan.backend, plan.storage)
-    for bucket in sorted({root.bucket for root in plan.roots}):
-        _checked(keys, store.check_bucket, bucket)
-    kafka_topics(admin_config(plan.producer))
+    with _scrubbed(HiddenValues.of(props, provided)):
+        store = open_store(plan.backend, plan.storage)
+        for bucket in sorted({root.bucket for root in plan.roots}):
+            _checked(keys, store.check_bucket, bucket)
+        kafka_topics(admin_config(plan.producer))
+
+
+@contextmanager
+def _scrubbed(hidden: HiddenValues) -> Iterator[None]:
+    """Re-raise a lakesink error with the provided values masked in its message."""
+    try:
+        yield
+    except LakesinkError as error:
+        message = str(error)
+        scrubbed = hidden.scrub(message)
+        if scrubbed == message:
+            raise
+        raise type(error)(scrubbed) from None
 
 
 def _dialect(props: Mapping[str, str]) -> str:
@@ -84,7 +113,11 @@ def _checked(keys: StoreKeys, check_bucket: Callable[[str], None], bucket: str) 
     try:
         check_bucket(bucket)
     except BucketNotFoundError as error:
-        elsewhere = f" (and {keys.endpoint} / {keys.region}: it may be in another store or region)" if keys.region else ""
+        elsewhere = (
+            f" (and {keys.endpoint} / {keys.region}: it may be in another store or region)"
+            if keys.region
+            else ""
+        )
         raise ConfigError(f"{error} Check {keys.bucket}{elsewhere}.") from None
     except AccessDeniedError as error:
         raise ConfigError(f"{error} Check {keys.credentials}.") from None

@@ -9,7 +9,8 @@ uploaded over the one an earlier flush wrote (``SealedFile.replaces``).
 
 Nothing is held back for the next range (unlike Confluent's cycles): the range is durable through
 its last record. Nothing here reads a clock (the batch clock is given), so a retried task writes
-the same objects.
+the same objects; only ``{{local_date}}`` in ``aws.s3.prefix`` reads the executor's time zone (as
+Aiven reads its JVM's), so executors must share one.
 """
 
 from __future__ import annotations
@@ -108,11 +109,15 @@ class AivenFiles:
         return _File(writer, path, key, record.offset, record.offset)
 
     def finish(self) -> list[SealedFile]:
-        """Seal every file; returns them with their object keys."""
+        """Seal every file; returns them with their object keys. A file of no bytes (csv of one null
+    value) is no object, as in Aiven: under key grouping the object of an earlier flush stays."""
         sealed = []
         for file in self._files.values():
             records = file.writer.record_count
             file.writer.close()
+            if file.path.stat().st_size == 0:  # Aiven's S3OutputStream creates no object for no bytes
+                file.path.unlink()
+                continue
             sealed.append(
                 SealedFile(
                     file.path,

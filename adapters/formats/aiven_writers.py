@@ -104,7 +104,7 @@ class AivenAvroWriter(StagingFile):
             datum = avro_datum(record, self._output, schema)
             self._open(schema)
         elif schema != self._schema:
-            # Aiven fails the whole flush ("Illegal schema change"); the caller starts a new file instead.
+            # Aiven fails the whole flush ("Illegal schema change"); the caller skips or reports the record.
             raise SchemaChangedError(
                 f"record {record.describe()} has another schema than the file {self.path}"
             )

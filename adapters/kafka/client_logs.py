@@ -25,13 +25,13 @@ class _Repeats(logging.Filter):
         super().__init__()
         self._lock = threading.Lock()
         self._seen: dict[str, tuple[float, int]] = {}
-        self.last: str | None = None
+        self.last: tuple[float, str] | None = None
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.getMessage()
         now = time.monotonic()
         with self._lock:
-            self.last = text
+            self.last = (now, text)
             shown, dropped = self._seen.get(text, (-REPEAT_WINDOW_S, 0))
             if now - shown < REPEAT_WINDOW_S:
                 self._seen[text] = (shown, dropped + 1)
@@ -56,5 +56,7 @@ def client_logger() -> logging.Logger:
 
 
 def last_client_line() -> str | None:
-    """The last line a client logged (repeats included), to quote in an error; None when none did."""
-    return _REPEATS.last
+    """The last line a client logged (repeats included) within :data:`REPEAT_WINDOW_S`, to quote in
+    an error; None when none did lately (an old line may be another client's, about another matter)."""
+    last = _REPEATS.last
+    return last[1] if last is not None and time.monotonic() - last[0] < REPEAT_WINDOW_S else None

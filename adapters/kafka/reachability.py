@@ -22,8 +22,10 @@ from lakesink.domain.errors import ConfigError, KafkaUnavailableError
 
 PROBE_TIMEOUT_S = 10.0
 _DETAIL = re.compile(r"\]: (?:[^ ]+/(?:bootstrap|\d+): )?(.*)$")
-_AUTH = ("sasl", "authentication", "authoriz", "credential")
-_TLS = ("ssl", "tls", "certificate", "handshake")
+# librdkafka's own phrases (matched in what it says, never in a broker's host name)
+_AUTH = re.compile(r"SASL authentication error|Authentication failed|SASL handshake failed|"
+                   r"SASL_AUTHENTICATION_FAILED|_AUTHENTICATION|authorization failed", re.IGNORECASE)
+_TLS = re.compile(r"SSL handshake failed|certificate verify failed|SSL routines|_SSL\b", re.IGNORECASE)
 
 
 class _Lines(logging.Handler):
@@ -69,13 +71,14 @@ def _problem(config: Mapping[str, Any], exc: KafkaException, lines: list[str], t
     final = error.str() if hasattr(error, "str") else str(exc)
     said = [*logged, final]
     cause = logged[-1] if logged else final  # what the client saw ("Connection refused"), else its verdict
-    lowered = " ".join(said).lower()
-    if any(word in lowered for word in _AUTH):
+    codes = f" {error.name()}" if hasattr(error, "name") else ""
+    text = " ".join(said) + codes
+    if _AUTH.search(text):
         return ConfigError(
             f"Kafka at bootstrap.servers={servers} refused the client ({cause}); check sasl.mechanism, "
             "sasl.username / sasl.password (or sasl.jaas.config) and security.protocol."
         )
-    if any(word in lowered for word in _TLS):
+    if _TLS.search(text):
         return ConfigError(
             f"TLS to Kafka at bootstrap.servers={servers} failed ({cause}); check security.protocol and "
             "ssl.ca.location (and ssl.certificate.location / ssl.key.location for client certificates)."

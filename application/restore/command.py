@@ -56,7 +56,7 @@ def run_restore_command(command: RestoreCommand) -> RestoreSummary:
     plan = load_plan(config.values, provided=config.provided)
     from lakesink.application.preflight import check_restore_environment
 
-    check_restore_environment(config.values, plan)  # one line naming the setting, before Spark prints anything
+    check_restore_environment(config.values, plan, config.provided)  # one line naming the setting, before Spark prints anything
     spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
     try:
         return restore(plan, spark, once=command.once)

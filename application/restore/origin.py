@@ -161,6 +161,12 @@ class OriginReplay:
             size = len(batch)
             for start, stop in transaction_slices(resume_at(skip, read, size), size, self._in_transaction, limit):
                 for run_start, run_stop, topic in topic_runs(batch, start, stop):
+                    if topic is not None and topic.startswith("__"):
+                        raise RecordError(
+                            f"A record of {self._root.bucket}/{entry.key} names the internal topic {topic!r} in its "
+                            "envelope (source.topic.from.envelope): internal topics (__…, this restore's progress "
+                            "topic included) are never restored into."
+                        )
                     self._producer.produce(batch, run_start, run_stop, self._targets(batch, run_start, run_stop, topic), topic)
                 self._in_transaction += stop - start
                 self._last_progress = Progress.of(entry, line=read + stop, complete=False)

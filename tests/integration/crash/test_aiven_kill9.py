@@ -18,7 +18,7 @@ Aiven flush) every second, string keys and schemaless JSON values, and one of tw
 times in ``make test`` (8 in ``make test-reliability``), at least once in each phase of
 test_kill9.py (start-up; just after a data object of the run appeared, i.e. a new key or a new
 ETag of an overwritten one; after a committed batch), and restarted on the same checkpoint, once
-without it. Then each partition gets a burst of ``file.max.records`` + 10 records and a final
+without it. Then (changelog) each partition gets a burst of ``file.max.records`` + 10 records, and a final
 ``--once`` run drains the topics.
 
 The bucket is read back with boto3, gzip and json only (the index under ``.indexes/`` left out).
@@ -44,13 +44,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from lakesink.adapters.demo.s3 import MotoS3
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
 from tests.support.aiven_configs import CURL
+from tests.support.boto_bucket import BotoBucket
 from tests.support.confluent_golden import Producer, Sent
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
 from tests.support.reliability import FULL, kills
@@ -93,32 +93,7 @@ LATEST = {
 }
 
 
-class _Bucket:
-    """The sink's bucket on moto, read through plain boto3 (no lakesink code)."""
-
-    def __init__(self, moto: MotoS3, name: str) -> None:
-        self.name = name
-        self._client = boto3.client(
-            "s3",
-            endpoint_url=moto.url,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            region_name="us-east-1",
-        )
-        self._client.create_bucket(Bucket=name)
-
-    def objects(self) -> dict[str, str]:
-        """The ETag of every data object (the index under ``.indexes/`` left out), by key."""
-        found = {}
-        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self.name):
-            found.update({item["Key"]: item["ETag"] for item in page.get("Contents", [])})
-        return {key: etag for key, etag in found.items() if not key.startswith(".indexes/")}
-
-    def read(self, key: str) -> bytes:
-        return bytes(self._client.get_object(Bucket=self.name, Key=key)["Body"].read())
-
-
-def _audit_changelog(bucket: _Bucket, sent: list[Sent]) -> None:
+def _audit_changelog(bucket: BotoBucket, sent: list[Sent]) -> None:
     """Every produced offset exactly once, in files of ≤ ``MAX_RECORDS`` named by their first offset."""
     produced = {(s.topic, s.partition, s.offset): s for s in sent}
     stored: Counter[tuple[str, int, int]] = Counter()
@@ -154,7 +129,7 @@ def _changelog_record(origin: Sent) -> dict[str, Any]:
     }
 
 
-def _audit_latest(bucket: _Bucket, sent: list[Sent]) -> None:
+def _audit_latest(bucket: BotoBucket, sent: list[Sent]) -> None:
     """One object per produced (topic, partition, key), holding that key's record of highest offset."""
     latest: dict[str, Sent] = {}
     for record in sent:
@@ -177,11 +152,14 @@ class Grouping:
     """One Aiven grouping under test: its settings and the audit of the bucket it leaves."""
 
     settings: dict[str, str]
-    audit: Callable[[_Bucket, list[Sent]], None]
+    audit: Callable[[BotoBucket, list[Sent]], None]
+    burst: int = 0
+    """Records per partition fed before the final run: enough for a full file (changelog); none by
+    key, where a burst would rewrite nearly every object and hide what the killed runs left."""
 
 
 GROUPINGS = {
-    "changelog": Grouping(CHANGELOG, _audit_changelog),
+    "changelog": Grouping(CHANGELOG, _audit_changelog, burst=MAX_RECORDS + 10),
     "latest-by-key": Grouping(LATEST, _audit_latest),
 }
 SAMPLED = "latest-by-key"  # `make test` runs the overwritten objects (create-only ones: test_kill9.py)
@@ -194,7 +172,7 @@ class _Sink:
     grouping: Grouping
     plan: KillPlan
     topics: list[str]
-    bucket: _Bucket
+    bucket: BotoBucket
     config: Path
     producer: Producer
     keys: random.Random
@@ -205,7 +183,7 @@ class _Sink:
     ) -> _Sink:
         """The curl example without its prefix (which would make the template only group records)."""
         grouping, plan = GROUPINGS[name], KillPlan.draw(rng, KILLS)
-        topics, bucket = [unique_name("orders"), unique_name("profiles")], _Bucket(moto, unique_name(name))
+        topics, bucket = [unique_name("orders"), unique_name("profiles")], BotoBucket(moto.url, unique_name(name))
         config = {key: value for key, value in CURL.items() if key != "aws.s3.prefix"}
         config |= STRINGS | grouping.settings
         config |= {
@@ -251,8 +229,9 @@ class _Sink:
         return self.bucket.objects().items()
 
     def drain(self) -> SinkProcess:
-        """A burst that makes the final run cut a full file, then that ``--once`` run."""
-        self.feed(MAX_RECORDS + 10)
+        """The grouping's burst (a full file to cut), then the final ``--once`` run."""
+        if self.grouping.burst:
+            self.feed(self.grouping.burst)
         return SinkProcess(
             self.config, self.config.parent / "final.log", checkpoint=self.checkpoint, once=True
         )

@@ -21,7 +21,6 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-import boto3
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
@@ -31,6 +30,7 @@ from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3
 from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL, s3_sink_config
 from tests.support.aiven_configs import run_sink_once as _run_once
+from tests.support.boto_bucket import BotoBucket
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3]
 
@@ -43,38 +43,13 @@ STRINGS = {
 }
 
 
-class Bucket:
-    """A fresh bucket on moto, read through plain boto3 (not lakesink's S3 adapter)."""
-
-    def __init__(self, moto: MotoS3) -> None:
-        self.name = unique_name("aiven")
-        self._client = boto3.client(
-            "s3",
-            endpoint_url=moto.url,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            region_name="us-east-1",
-        )
-        self._client.create_bucket(Bucket=self.name)
-
-    def keys(self) -> list[str]:
-        """Every key but the sink's index (``.indexes/``), sorted."""
-        found = []
-        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self.name):
-            found += [item["Key"] for item in page.get("Contents", [])]
-        return sorted(key for key in found if not key.startswith(".indexes/"))
-
-    def read(self, key: str) -> bytes:
-        return bytes(self._client.get_object(Bucket=self.name, Key=key)["Body"].read())
-
-
 @pytest.fixture
-def bucket(moto_s3: MotoS3) -> Bucket:
-    return Bucket(moto_s3)
+def bucket(moto_s3: MotoS3) -> BotoBucket:
+    return BotoBucket(moto_s3.url, unique_name("aiven"))
 
 
 def _config(
-    base: dict[str, str], kafka: EmbeddedKafka, moto: MotoS3, bucket: Bucket, topics: list[str], **extra: str
+    base: dict[str, str], kafka: EmbeddedKafka, moto: MotoS3, bucket: BotoBucket, topics: list[str], **extra: str
 ) -> dict[str, str]:
     return s3_sink_config(
         base, bootstrap=kafka.bootstrap_servers, endpoint=moto.url, bucket=bucket.name, topics=topics, **extra
@@ -96,7 +71,7 @@ def _produce(
 
 
 def test_the_seeds_curl_example_writes_gzip_csv_of_value_key_and_timestamp_under_the_prefix(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     topics = [unique_name("source_topic"), unique_name("another_topic")]
     sent = {}
@@ -124,7 +99,7 @@ def test_the_seeds_curl_example_writes_gzip_csv_of_value_key_and_timestamp_under
 
 
 def test_the_seeds_console_example_writes_gzip_base64_values_under_the_default_names(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     """Aiven's defaults: csv of the Base64 value, gzip contents (no file.compression.type is set)
     under ``<topic>-<partition>-<start offset>`` with no extension."""
@@ -143,7 +118,7 @@ def test_the_seeds_console_example_writes_gzip_base64_values_under_the_default_n
 
 
 def test_a_template_with_timestamp_units_and_padding_files_records_by_their_hour(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     """Without file.max.records a new hour keeps the file's start offset (Aiven's ``rotateKeysHourly``)."""
     topic = unique_name("clicks")
@@ -180,7 +155,7 @@ def test_a_template_with_timestamp_units_and_padding_files_records_by_their_hour
 
 
 def test_jsonl_files_are_cut_by_file_max_records_and_a_second_run_starts_new_files(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     topic = unique_name("events")
     template = "{{topic}}/{{partition:padding=true}}/{{start_offset:padding=true}}.jsonl"
@@ -219,7 +194,7 @@ def test_jsonl_files_are_cut_by_file_max_records_and_a_second_run_starts_new_fil
 
 
 def test_grouping_by_key_keeps_each_keys_latest_record_and_a_later_run_overwrites_it(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     topic = unique_name("profiles")
     config = _config(
@@ -255,7 +230,7 @@ def test_grouping_by_key_keeps_each_keys_latest_record_and_a_later_run_overwrite
 
 
 def test_parquet_files_hold_aivens_connector_records_read_by_pyarrow(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     topic = unique_name("orders")
     config = _config(

@@ -35,7 +35,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import boto3
 import fastavro
 import pyarrow.parquet as pq
 import pytest
@@ -46,6 +45,7 @@ from lakesink.application.compose import sink_run
 from lakesink.application.sink_settings import load_settings
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3
+from tests.support.boto_bucket import BotoBucket
 from tests.support.confluent_configs import COMPLETE, FMT, PKG
 from tests.support.confluent_golden import Golden, Producer, Sent, golden, local_bucket, utc_ms
 
@@ -71,38 +71,13 @@ WITH_SCHEMAS = {**SCHEMALESS, "value.converter.schemas.enable": "true"}
 PARTITIONS = 4
 
 
-class Bucket:
-    """The bucket the sink writes, read through plain boto3 (not lakesink's S3 adapter)."""
-
-    def __init__(self, moto: MotoS3) -> None:
-        self.name = unique_name("confluent")
-        self._client = boto3.client(
-            "s3",
-            endpoint_url=moto.url,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            region_name="us-east-1",
-        )
-        self._client.create_bucket(Bucket=self.name)
-
-    def keys(self) -> list[str]:
-        """Every key but the sink's index (``.indexes/``), sorted."""
-        found = []
-        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self.name):
-            found += [item["Key"] for item in page.get("Contents", [])]
-        return sorted(key for key in found if not key.startswith(".indexes/"))
-
-    def read(self, key: str) -> bytes:
-        return bytes(self._client.get_object(Bucket=self.name, Key=key)["Body"].read())
-
-
 @pytest.fixture
-def bucket(moto_s3: MotoS3) -> Bucket:
-    return Bucket(moto_s3)
+def bucket(moto_s3: MotoS3) -> BotoBucket:
+    return BotoBucket(moto_s3.url, unique_name("confluent"))
 
 
 def _config(
-    base: dict[str, str], kafka: EmbeddedKafka, moto: MotoS3, bucket: Bucket, topics: list[str], **extra: str
+    base: dict[str, str], kafka: EmbeddedKafka, moto: MotoS3, bucket: BotoBucket, topics: list[str], **extra: str
 ) -> dict[str, str]:
     """``base`` pointed at the test services (bucket, endpoint, brokers, moto's keys), then ``extra``."""
     return {
@@ -150,7 +125,7 @@ def _separated(data: bytes) -> list[bytes]:
 
 
 def _check_files(
-    bucket: Bucket,
+    bucket: BotoBucket,
     expected: Golden,
     extension: str,
     read: Callable[[bytes], list[Any]],
@@ -185,7 +160,7 @@ def _view(marker: str, record: Sent, extension: str) -> Any:
 
 
 def _stored_offsets(
-    bucket: Bucket, extension: str, read: Callable[[bytes], list[Any]]
+    bucket: BotoBucket, extension: str, read: Callable[[bytes], list[Any]]
 ) -> list[tuple[str, int, int]]:
     """(topic, partition, offset) of every record in the bucket's value files, as the values say."""
     stored = []
@@ -202,7 +177,7 @@ def _stored_offsets(
 
 
 def _assert_every_offset_once(
-    bucket: Bucket, extension: str, read: Callable[[bytes], list[Any]], expected: Golden, sent: list[Sent]
+    bucket: BotoBucket, extension: str, read: Callable[[bytes], list[Any]], expected: Golden, sent: list[Sent]
 ) -> None:
     """Every produced offset is in the value files once, except those of the cycles left open."""
     stored = _stored_offsets(bucket, extension, read)
@@ -218,7 +193,7 @@ def _assert_every_offset_once(
 
 
 def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_completes_its_cycle(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, topic: str, tmp_path: Path
 ) -> None:
     config = _config(
         {**BASIC, **SCHEMALESS, "partitioner.class": f"{PKG}DefaultPartitioner"},
@@ -287,7 +262,7 @@ def test_default_partitioner_json_gzip_holds_the_remainder_until_a_later_run_com
 
 
 def test_rotate_schedule_interval_seals_the_remainder_at_the_end_of_each_run(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, topic: str, tmp_path: Path
 ) -> None:
     seed_by_time = {"rotate.schedule.interval.ms": "3600000", "timezone": "UTC"}  # the seed's "By Time"
     config = _config(
@@ -340,7 +315,7 @@ FIELD_SCHEMA = {
 
 
 def test_field_partitioner_on_two_fields_writes_avro_files_rotated_together_by_flush_size(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, topic: str, tmp_path: Path
 ) -> None:
     seed_field_example = {
         "partitioner.class": f"{PKG}FieldPartitioner",
@@ -390,7 +365,7 @@ def test_field_partitioner_on_two_fields_writes_avro_files_rotated_together_by_f
 
 
 def test_time_based_record_time_in_kolkata_rotates_on_interval_and_partition_change_into_parquet(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, topic: str, tmp_path: Path
 ) -> None:
     seed_time_example = {
         "partitioner.class": f"{PKG}TimeBasedPartitioner",
@@ -463,7 +438,7 @@ def test_time_based_record_time_in_kolkata_rotates_on_interval_and_partition_cha
 
 
 def test_bytearray_with_a_separator_in_new_york_two_hour_buckets(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, topic: str, tmp_path: Path
 ) -> None:
     config = _config(
         BASIC,
@@ -511,7 +486,7 @@ def test_bytearray_with_a_separator_in_new_york_two_hour_buckets(
 
 
 def test_complete_example_seals_each_run_into_wallclock_hour_files_per_partition(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, tmp_path: Path
 ) -> None:
     topics = [unique_name("events"), unique_name("transactions")]  # the broker is shared by the session
     config = _config(COMPLETE, kafka, moto_s3, bucket, topics, name=COMPLETE["name"])
@@ -562,7 +537,7 @@ def test_complete_example_seals_each_run_into_wallclock_hour_files_per_partition
 
 
 def test_a_bucket_written_from_a_confluent_config_is_restored_by_that_config_with_keys_and_headers(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: Bucket, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, bucket: BotoBucket, topic: str, tmp_path: Path
 ) -> None:
     """Sink, then restore with the very same config: the topic gets every record again, value, key,
     headers and partition equal, in each partition's order (the restore appends after the originals)."""

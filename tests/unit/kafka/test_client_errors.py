@@ -60,3 +60,8 @@ def test_a_client_line_repeated_within_a_minute_is_shown_once_then_counted(
             logger.error(text)
     assert [record.getMessage() for record in caplog.records] == [text]
     assert client_logs.last_client_line() == text
+
+
+def test_a_host_name_that_reads_like_tls_or_sasl_is_no_verdict() -> None:
+    said = [line("Failed to resolve 'kafka-ssl-sasl-auth.corp:9093': Name or service not known")]
+    assert isinstance(_problem(CONFIG, TIMEOUT, said, 10), KafkaUnavailableError)

@@ -19,7 +19,7 @@ from lakesink.adapters.restore import delivery
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.restore.wiring import origin_replay
 from lakesink.domain.config.backends import MemorySettings
-from lakesink.domain.errors import ObjectNotFoundError
+from lakesink.domain.errors import ObjectNotFoundError, RecordError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectInfo
 from lakesink.domain.records import Record
@@ -132,6 +132,35 @@ def test_envelope_records_carry_their_headers_and_timestamps_passed_by_position(
         (("target", b"v0", b"k0", 2, None, None, 1_700_000_000_000, [("origin", b"x")]), {}),
         (("target", b"v1", b"k1", 2, None, None, 1_700_000_000_001, [("origin", b"y")]), {}),
     ]
+
+
+def test_envelope_topics_route_records_and_an_internal_topic_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``source.topic.from.envelope``: each record to its envelope's topic (the target when it names
+    none); a record naming an internal ``__`` topic fails the object."""
+    path = tmp_path / "object.avro"
+    writer = open_writer(Format.AVRO, path, envelope=EnvelopeFields())
+    writer.write_many([
+        Record("orders", 2, 0, 1, key="k0", value="v0"),
+        Record("", 2, 1, 1, key="k1", value="v1"),
+        Record("payments", 2, 2, 1, key="k2", value="v2"),
+    ])
+    writer.close()
+    root = RestoreRoot(0, "bkt", "", "target", Format.AVRO, envelope=True, topic_from_envelope=True)
+    producer = FakeTransactionalProducer()
+    _deliver(monkeypatch, root, {"src/2/000000000002_1_1.avro": path.read_bytes()}, producer)
+    (transaction,) = producer.committed
+    assert [call[0][:3] for call in transaction[:3]] == [
+        ("orders", b"v0", b"k0"), ("target", b"v1", b"k1"), ("payments", b"v2", b"k2"),
+    ]
+
+    internal = tmp_path / "internal.avro"
+    writer = open_writer(Format.AVRO, internal, envelope=EnvelopeFields())
+    writer.write_many([Record(PROGRESS, 2, 0, 1, key="k", value="v")])
+    writer.close()
+    with pytest.raises(RecordError, match="names the internal topic '__lakesink_restore_r'"):
+        _deliver(monkeypatch, root, {"src/2/000000000000_1_1.avro": internal.read_bytes()}, FakeTransactionalProducer())
 
 
 def test_a_full_producer_queue_is_drained_and_the_message_sent_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
