@@ -18,6 +18,7 @@ The objects of a topic-partition are replayed in start-offset order; key-grouped
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.aiven_output import AivenOutput
@@ -25,18 +26,18 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.aiven_naming import PREFIX, TEMPLATE, AivenNaming
 from lakesink.domain.layout.aiven_template import TemplatePart, TemplateVariable
 from lakesink.domain.restore.parsed_key import ParsedKey
-from lakesink.domain.restore.template import KeyTemplate
+from lakesink.domain.restore.template import KeyTemplate, topic_pattern
 from lakesink.domain.restore.topic_selection import selects
 
-#: How each ``aws.s3.prefix`` variable renders (``S3SinkTask#oldFullKey``), as an unnamed pattern.
+#: How each ``aws.s3.prefix`` variable renders (``S3SinkTask#oldFullKey``), as an unnamed pattern
+#: (``{{topic}}``: :func:`~.template.topic_pattern`).
 _PREFIX_SHAPES = {
     "utc_date": "[0-9]{4}-[0-9]{2}-[0-9]{2}",
     "local_date": "[0-9]{4}-[0-9]{2}-[0-9]{2}",
-    "topic": "[A-Za-z0-9._-]+",
     "partition": "[0-9]+",
 }
 _UNIT_DIGITS = {"yyyy": 4, "MM": 2, "dd": 2, "HH": 2}
-_PREFIX_NAME = r"(?P<topic>[A-Za-z0-9._-]+)-(?P<partition>0|[1-9][0-9]*)-(?P<start_offset>[0-9]{20})"
+_PREFIX_NAME = r"(?P<topic>{topic})-(?P<partition>0|[1-9][0-9]*)-(?P<start_offset>[0-9]{{20}})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +71,16 @@ class AivenSinkLayout:
         return parsed
 
 
-def object_names(naming: AivenNaming) -> tuple[str, KeyTemplate]:
-    """The listing prefix and key pattern of the objects ``naming`` writes.
+def object_names(naming: AivenNaming, topics: Sequence[str] = ()) -> tuple[str, KeyTemplate]:
+    """The listing prefix and key pattern of the objects ``naming`` writes; ``topics`` (the
+    subscription's names, when it lists them) are the only texts a topic in a key may be.
 
     Raises:
         ConfigError: the file name template lacks ``{{topic}}`` or ``{{partition}}`` (outside prefix mode).
     """
     if naming.prefix is not None:
-        return _prefixed_names(naming)
-    names = KeyTemplate.compile(naming.template)
+        return _prefixed_names(naming, topic_pattern(topics))
+    names = KeyTemplate.compile(naming.template, topics)
     missing = [name for name in ("topic", "partition") if name not in names.variables]
     if missing:
         raise ConfigError(
@@ -89,17 +91,18 @@ def object_names(naming: AivenNaming) -> tuple[str, KeyTemplate]:
     return "", names
 
 
-def _prefixed_names(naming: AivenNaming) -> tuple[str, KeyTemplate]:
+def _prefixed_names(naming: AivenNaming, topic: str) -> tuple[str, KeyTemplate]:
     """``<rendered prefix><topic>-<partition>-<offset %020d><suffix>``, listed from the prefix's literal lead."""
     parts = list(naming.prefix_parts)
     lead = ""
     while parts and isinstance(parts[0], str):
         lead += parts.pop(0)
-    pattern = "".join(_prefix_part(part) for part in parts) + _PREFIX_NAME + re.escape(naming.prefix_suffix)
+    name = _PREFIX_NAME.format(topic=topic)
+    pattern = "".join(_prefix_part(part, topic) for part in parts) + name + re.escape(naming.prefix_suffix)
     return lead, KeyTemplate(f"{PREFIX}={naming.prefix}", pattern, ("topic", "partition", "start_offset"))
 
 
-def _prefix_part(part: TemplatePart) -> str:
+def _prefix_part(part: TemplatePart, topic: str) -> str:
     if isinstance(part, str):
         return re.escape(part)
     assert isinstance(part, TemplateVariable)
@@ -108,4 +111,4 @@ def _prefix_part(part: TemplatePart) -> str:
     if part.name == "start_offset":
         padded = part.parameter is not None and part.parameter[1].lower() == "true"
         return "[0-9]{20}" if padded else "[0-9]+"
-    return _PREFIX_SHAPES[part.name]
+    return f"(?:{topic})" if part.name == "topic" else _PREFIX_SHAPES[part.name]

@@ -53,7 +53,7 @@ def aiven_sink_restore_plan(
     config = AivenSinkConfig.from_properties(sink_settings(props), provided)
     output = config.output
     _check_readable(config)
-    list_prefix, names = object_names(config.naming)
+    list_prefix, names = object_names(config.naming, config.topics)
     layout = AivenSinkLayout(
         names=names,
         output=output,

@@ -31,6 +31,7 @@ variable to make a template unambiguous.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.errors import ConfigError
@@ -54,8 +55,12 @@ class KeyTemplate:
     variables: tuple[str, ...]
 
     @classmethod
-    def compile(cls, template: str) -> KeyTemplate:
+    def compile(cls, template: str, topics: Sequence[str] = ()) -> KeyTemplate:
         """Parse ``template`` with Aiven's syntax and build the anchored pattern.
+
+        ``topics``, when the subscription names them, are the only texts ``{{topic}}`` matches:
+        the ambiguity of the module docstring then goes (``{{topic}}-{{partition}}-{{key}}`` on
+        ``orders-0-eu-1-x`` is topic ``orders``, not ``orders-0-eu`` of partition 1).
 
         Raises:
             ConfigError: blank template, Aiven's syntax errors (same wording), an unknown
@@ -70,7 +75,7 @@ class KeyTemplate:
                 parts.append(re.escape(part))
                 continue
             _check_supported(part.name)
-            parts.append(_variable_pattern(part.name, part.parameter, first=part.name not in seen))
+            parts.append(_variable_pattern(part.name, part.parameter, first=part.name not in seen, topics=topics))
             seen.append(part.name)
         if not seen:
             raise ConfigError(
@@ -112,7 +117,16 @@ def _check_supported(name: str) -> None:
         raise ConfigError(f"unsupported template variable used ({{{{{name}}}}}) in {TEMPLATE_KEY}, supported values are: {supported}")
 
 
-def _variable_pattern(name: str, parameter: tuple[str, str] | None, *, first: bool) -> str:
+def topic_pattern(topics: Sequence[str]) -> str:
+    """What a topic name in a key may be: one of ``topics`` (longest first), or any legal name without them."""
+    if not topics:
+        return "[A-Za-z0-9._-]+"
+    return "|".join(re.escape(topic) for topic in sorted(set(topics), key=len, reverse=True))
+
+
+def _variable_pattern(
+    name: str, parameter: tuple[str, str] | None, *, first: bool, topics: Sequence[str] = ()
+) -> str:
     if not first and name != "timestamp":
         return f"(?P={name})"
     if name == "timestamp":
@@ -131,4 +145,4 @@ def _variable_pattern(name: str, parameter: tuple[str, str] | None, *, first: bo
         return f"(?P<{name}>{digits})"
     if parameter is not None:
         raise ConfigError(f"{TEMPLATE_KEY}: {{{{{name}}}}} takes no parameter.")
-    return "(?P<topic>[A-Za-z0-9._-]+)" if name == "topic" else "(?P<key>.+)"
+    return f"(?P<topic>{topic_pattern(topics)})" if name == "topic" else "(?P<key>.+)"

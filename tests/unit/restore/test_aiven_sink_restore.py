@@ -49,6 +49,15 @@ def test_the_seed_default_names_topic_partition_and_start_offset_of_subscribed_t
     assert _parsed(plan, ".indexes/s3-sink/orders-3-42") is None
 
 
+def test_a_key_holding_dashes_and_digits_cannot_pass_for_another_topic_and_partition() -> None:
+    """The subscription's topic names are the only texts ``{{topic}}`` matches: ``orders-0-eu-1-x``
+    is topic orders, partition 0, key ``eu-1-x`` (not topic ``orders-0-eu`` of partition 1)."""
+    plan = _plan(**{"file.name.template": "{{topic}}-{{partition}}-{{key}}", "file.max.records": "1"})
+    assert _parsed(plan, "orders-0-eu-1-x") == ("orders", 0, None)
+    by_prefix = load_plan({**CURL, "topics": "source_topic", "bootstrap.servers": "b:1", "aws.s3.prefix": "{{topic}}-"})
+    assert _parsed(by_prefix, "source_topic-source_topic-1-00000000000000000007.gz") == ("source_topic", 1, 7)
+
+
 def test_topics_regex_selects_topics_and_a_bad_one_is_refused() -> None:
     props = {key: value for key, value in BASE.items() if key != "topics"}
     plan = load_plan({**props, "topics.regex": "ord.*"})
