@@ -20,13 +20,15 @@ from dataclasses import dataclass
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
+from lakesink.adapters.storage.store_calls import perform
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
+from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
-from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.errors import CommitConflictError, ConfigError
 from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.ports import Clock, ObjectStore
 from lakesink.domain.records import TopicPartition
@@ -83,10 +85,34 @@ class SinkRun:
 
     # --- start-up ------------------------------------------------------------------------
 
+    def _check_conditions(self, bucket: str) -> None:
+        """Refuse a store that ignores conditional writes: the index could not fence anybody there.
+
+        Raises:
+            ConfigError: the store applied a create over an object or a write on a foreign ETag.
+        """
+        settings = self.settings
+        key = probe_key(settings.indexes_name, settings.name, self._run_id)
+        ignored = perform(ignored_conditions(bucket, key), self._store)
+        if ignored:
+            at_least_once = (
+                f"{settings.prefix}.exactly.once.enable=false" if settings.dialect is None else "a Lenses config with "
+                f"{settings.prefix}.exactly.once.enable=false"
+            )
+            raise ConfigError(
+                f"The store ignores conditional writes on bucket {bucket} ({'; '.join(ignored)}): exactly-once "
+                "cannot fence a second sink or a superseded task there, and would lose that silently. Use a store "
+                f"that enforces If-None-Match and If-Match (AWS S3, GCS, Azure, current MinIO), or run at-least-once "
+                f"({at_least_once})."
+            )
+        logger.debug("Store enforces conditional writes on %s", bucket)
+
     def prepare(self) -> None:
         """Check buckets and read where to resume: the index, or the consumer group (at-least-once)."""
         for bucket in sorted({statement.bucket for statement in self._plan.statements}):
             self._store.check_bucket(bucket)
+            if self.settings.exactly_once:
+                self._check_conditions(bucket)
         selection = TopicSelection(",".join(self.settings.topics) or None, self.settings.topics_regex)
         partitions = self._metadata.partitions(selection)
         if self.settings.exactly_once:

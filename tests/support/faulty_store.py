@@ -7,6 +7,7 @@
 * :class:`FailingUploads` — a Spark task dies right after its uploads landed (retried by Spark,
   then by ``error.policy``).
 * :class:`CrashBeforeCommit` — the sink dies between its uploads and the lock's advance.
+* :class:`ConditionsIgnored` — a store that lies: conditional writes always land.
 """
 
 from __future__ import annotations
@@ -152,3 +153,23 @@ class CrashBeforeCommit(_Wrapping):
             stored = None
         if decode_lock(data).committed_offset != stored:
             raise RuntimeError(f"simulated crash before the commit of {key}")
+
+
+class ConditionsIgnored:
+    """A store that accepts conditional writes unconditionally, as older MinIO releases and some
+    S3-compatible services do with ``If-None-Match`` / ``If-Match``: every write lands."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def put_if_absent(self, bucket: str, key: str, data: bytes) -> str:
+        return str(self.inner.put(bucket, key, data))
+
+    def put_if_match(self, bucket: str, key: str, data: bytes, etag: str) -> str:
+        return str(self.inner.put(bucket, key, data))
+
+    def upload_file(self, bucket: str, key: str, path: Any, *, if_absent: bool = False) -> str:
+        return str(self.inner.upload_file(bucket, key, path, if_absent=False))

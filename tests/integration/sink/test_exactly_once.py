@@ -19,10 +19,10 @@ from lakesink.application.compose import sink_run
 from lakesink.domain.commit.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
 from lakesink.domain.commit.range_plans import plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.errors import CommitConflictError, RecordError
+from lakesink.domain.errors import CommitConflictError, ConfigError, RecordError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.integration.sink.conftest import assert_exactly_once, data_keys, local_props, produce_ids, run_sink
-from tests.support.faulty_store import CrashBeforeCommit, FailingUploads
+from tests.support.faulty_store import ConditionsIgnored, CrashBeforeCommit, FailingUploads
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -176,6 +176,17 @@ def test_a_second_sink_with_the_same_name_fences_the_first(
     new.run(timeout_s=120)
 
     assert_exactly_once(_stored_ids(store), range(16))
+
+
+def test_a_store_that_ignores_conditional_writes_is_refused_before_anything_is_written(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(4))
+
+    with pytest.raises(ConfigError, match="ignores conditional writes on bucket bkt .*If-None-Match.*If-Match"):
+        run_sink(spark, props, tmp_path / "ck", store=ConditionsIgnored(store))
+    assert list(iter_objects(store, "bkt")) == []  # no data, no lock, no probe left behind
 
 
 def test_resume_from_a_lenses_index_with_granular_locks_and_a_pending_copy(

@@ -1,0 +1,46 @@
+"""Does the store enforce conditional writes? Exactly-once fencing stands on them.
+
+The index protocol creates range plans and locks create-only (``If-None-Match: *``) and advances
+a lock only if it still has the ETag this sink last wrote (``If-Match``). A store that ignores
+those conditions (older MinIO releases, some S3-compatible services) accepts every write: a
+second sink of the same name, or a superseded task, then overwrites locks and plans silently,
+and nothing ever fails. So before a sink claims its partitions it proves, on a probe object of
+its own under ``.indexes/``, that the store refuses a create over an existing object and a write
+conditional on another ETag; the probe object is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+from lakesink.domain.commit.actions import Delete, PutIfAbsent, PutIfMatch, Steps
+from lakesink.domain.errors import PreconditionFailedError
+
+#: An ETag no object has (a quoted MD5 of nothing anybody wrote here).
+_FOREIGN_ETAG = '"00000000000000000000000000000000"'
+
+
+def probe_key(indexes_name: str, connector: str, owner: str) -> str:
+    """This run's probe object: next to the connector's locks, named by the run."""
+    return f"{indexes_name}/{connector}/.probes/{owner}"
+
+
+def ignored_conditions(bucket: str, key: str) -> Steps[tuple[str, ...]]:
+    """The conditions the store ignored on ``bucket/key``: none when it enforces both."""
+    ignored = []
+    try:
+        yield PutIfAbsent(bucket, key, b"probe")
+    except PreconditionFailedError:
+        pass  # the key is this run's: only our own attempt, its answer lost and retried, made it
+    try:
+        try:
+            yield PutIfAbsent(bucket, key, b"probe, created again")
+            ignored.append("a create-only write (If-None-Match: *) replaced an existing object")
+        except PreconditionFailedError:
+            pass
+        try:
+            yield PutIfMatch(bucket, key, b"probe, overwritten", _FOREIGN_ETAG)
+            ignored.append("a write conditional on another ETag (If-Match) was applied")
+        except PreconditionFailedError:
+            pass
+    finally:
+        yield Delete(bucket, key)
+    return tuple(ignored)
