@@ -14,8 +14,10 @@ from __future__ import annotations
 from lakesink.domain.commit.actions import Delete, PutIfAbsent, PutIfMatch, Steps
 from lakesink.domain.errors import PreconditionFailedError
 
-#: An ETag no object has (a quoted MD5 of nothing anybody wrote here).
-_FOREIGN_ETAG = '"00000000000000000000000000000000"'
+#: A version no object has on any backend: S3, Azure and the local store compare it with an MD5 or
+#: a quoted hash, GCS with a generation (a microsecond timestamp); it is a valid number for GCS, so
+#: the request reaches the store instead of being refused by the adapter.
+_FOREIGN_ETAG = "1"
 
 
 def probe_key(indexes_name: str, connector: str, owner: str) -> str:
