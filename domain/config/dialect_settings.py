@@ -22,7 +22,8 @@ from lakesink.domain.kcql import parse
 
 
 class DialectConfig(Protocol):
-    """What a validated Confluent or Aiven sink config offers the sink run."""
+    """What a validated Confluent or Aiven sink config offers the sink run (and the restore of what
+    that sink wrote, :mod:`lakesink.domain.restore.sink_restore`)."""
 
     @property
     def name(self) -> str: ...

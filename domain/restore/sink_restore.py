@@ -10,40 +10,14 @@ partition its object key names.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
 
-from lakesink.domain.config.backends import BackendSettings
-from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.config.dialect_settings import DialectConfig
 from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.layout.confluent_settings import int_setting
 from lakesink.domain.restore.lenses_plan import producer_settings
 from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
 
 _RESTORE_ONLY_PREFIX = "producer."
-
-
-class SinkConfig(Protocol):
-    """What the restore reads of a validated sink config (``ConfluentSinkConfig``, ``AivenSinkConfig``)."""
-
-    @property
-    def name(self) -> str:
-        """The connector name: it names the restore's progress topic."""
-        ...
-
-    @property
-    def storage(self) -> BackendSettings:
-        """The S3 store's settings."""
-        ...
-
-    @property
-    def bootstrap_servers(self) -> str | None:
-        """The Kafka cluster the records go back to."""
-        ...
-
-    @property
-    def hidden(self) -> HiddenValues:
-        """The keys a config provider filled."""
-        ...
 
 
 def sink_settings(props: Mapping[str, str]) -> dict[str, str]:
@@ -54,7 +28,7 @@ def sink_settings(props: Mapping[str, str]) -> dict[str, str]:
 def sink_restore_plan(
     props: Mapping[str, str],
     root: RestoreRoot,
-    config: SinkConfig,
+    config: DialectConfig,
     *,
     tolerate_errors: bool,
     parallelism: int | None,

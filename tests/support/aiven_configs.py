@@ -47,6 +47,12 @@ CURL = {
     "key.converter": BYTES,
     "value.converter": BYTES,
 }
+#: String keys and schemaless JSON values, over any of the configs above.
+STRINGS = {
+    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    "value.converter.schemas.enable": "false",
+}
 
 
 def s3_sink_config(

@@ -49,7 +49,7 @@ import pytest
 from lakesink.adapters.demo.s3 import MotoS3
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
-from tests.support.aiven_configs import CURL
+from tests.support.aiven_configs import CURL, STRINGS, s3_sink_config
 from tests.support.boto_bucket import BotoBucket
 from tests.support.confluent_golden import Producer, Sent
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
@@ -70,11 +70,6 @@ PER_SECOND = 20  # records per topic and second
 KEYS = 20  # distinct record keys
 MAX_RECORDS = 50  # file.max.records of the changelog case
 T0 = 1_704_067_200_000  # 2024-01-01T00:00:00Z; records 1 s apart, so Instant.toString has no fraction
-STRINGS = {
-    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-    "value.converter.schemas.enable": "false",
-}
 CHANGELOG = {
     "format.output.type": "jsonl",
     "format.output.fields": "key,value,offset,timestamp",
@@ -184,18 +179,15 @@ class _Sink:
         """The curl example without its prefix (which would make the template only group records)."""
         grouping, plan = GROUPINGS[name], KillPlan.draw(rng, KILLS)
         topics, bucket = [unique_name("orders"), unique_name("profiles")], BotoBucket(moto.url, unique_name(name))
-        config = {key: value for key, value in CURL.items() if key != "aws.s3.prefix"}
-        config |= STRINGS | grouping.settings
-        config |= {
-            "name": unique_name(f"aiven-{name}"),
-            "topics": ",".join(topics),
-            "aws.s3.bucket.name": bucket.name,
-            "aws.s3.endpoint": moto.url,
-            "aws.access.key.id": "testing",
-            "aws.secret.access.key": "testing",
-            "bootstrap.servers": kafka.bootstrap_servers,
-            "offset.flush.interval.ms": "1000",
-        }
+        base = {key: value for key, value in CURL.items() if key != "aws.s3.prefix"} | STRINGS | grouping.settings
+        config = s3_sink_config(
+            base,
+            bootstrap=kafka.bootstrap_servers,
+            endpoint=moto.url,
+            bucket=bucket.name,
+            topics=topics,
+            **{"offset.flush.interval.ms": "1000"},
+        )
         path = workdir / "aiven-to-s3.json"
         path.write_text(json.dumps({"name": config["name"], "config": config}, indent=2))
         keys = random.Random(rng.randrange(2**32))

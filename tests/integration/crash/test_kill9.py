@@ -32,8 +32,8 @@ import json
 import os
 import random
 import shutil
-import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +47,7 @@ from lakesink.application.demo.configs import s3_parquet_config, write_config
 from lakesink.application.demo.data import order_events
 from lakesink.application.demo.output import is_data_key, read_rows
 from tests.conftest import unique_name
+from tests.support.kill_runs import TrickleProducer
 from tests.support.reliability import kills
 from tests.support.sink_process import SinkProcess
 
@@ -95,31 +96,17 @@ def _kill_when_due(sink: SinkProcess, kill: Kill, output: S3Bucket) -> str:
     )
 
 
-class _TrickleProducer(threading.Thread):
-    """Produces ``CHUNK`` records per second until stopped, so every run has batches to commit."""
+def _order_chunks(kafka: EmbeddedKafka, topic: str, seed: int) -> Callable[[], int]:
+    """Each call produces the next ``CHUNK`` order events (none after ``MAX_RECORDS``), so every run
+    has batches to commit; for :class:`TrickleProducer`, once a second."""
+    demo = DemoKafka(kafka)
+    events = order_events(MAX_RECORDS, seed=seed, start_ms=1_767_225_600_000)
 
-    def __init__(self, kafka: EmbeddedKafka, topic: str, seed: int) -> None:
-        super().__init__(daemon=True)
-        self._kafka, self._topic, self._seed = DemoKafka(kafka), topic, seed
-        self._halt = threading.Event()
-        self.produced = 0
-        self.error: BaseException | None = None
+    def produce() -> int:
+        chunk = list(itertools.islice(events, CHUNK))
+        return demo.produce(topic, chunk) if chunk else 0
 
-    def run(self) -> None:
-        try:
-            events = order_events(MAX_RECORDS, seed=self._seed, start_ms=1_767_225_600_000)
-            while not self._halt.is_set() and self.produced < MAX_RECORDS:
-                chunk = list(itertools.islice(events, CHUNK))
-                self.produced += self._kafka.produce(self._topic, chunk)
-                self._halt.wait(1.0)
-        except BaseException as error:  # reported by the test thread
-            self.error = error
-
-    def stop(self) -> int:
-        """Stop producing; returns how many records were produced."""
-        self._halt.set()
-        self.join(timeout=30)
-        return self.produced
+    return produce
 
 
 def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_once(
@@ -138,7 +125,7 @@ def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_
         bucket=bucket, prefix="orders", flush_count=200, flush_interval_s=1))
     checkpoint = tmp_path / "checkpoint"
     output = moto.bucket(bucket)
-    producer = _TrickleProducer(kafka, topic, seed=seed)
+    producer = TrickleProducer(_order_chunks(kafka, topic, seed))
     producer.start()
 
     started = time.monotonic()

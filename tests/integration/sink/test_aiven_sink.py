@@ -28,7 +28,7 @@ from pyspark.sql import SparkSession
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3
-from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL, s3_sink_config
+from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL, STRINGS, s3_sink_config
 from tests.support.aiven_configs import run_sink_once as _run_once
 from tests.support.boto_bucket import BotoBucket
 
@@ -36,11 +36,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3]
 
 PARTITIONS = 4
 T0 = 1_700_000_000_000
-STRINGS = {
-    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-    "value.converter.schemas.enable": "false",
-}
 
 
 @pytest.fixture
