@@ -5,8 +5,9 @@ the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consume
 (at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
 with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-made durable: the index's lock, or the group's offset. ``error.policy=RETRY`` re-runs a failed batch
-(the very same ranges). Under a Confluent config a range may be durable only up to its last
+made durable: the index's lock, or the group's offset. A store failing transiently beyond the
+SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step runs again after a
+backoff); ``error.policy=RETRY`` re-runs a batch that failed otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
 complete rotation cycle; :class:`~.held_records.HeldRecords` makes the next range start there. docs/sink.md describes the protocol and every failure.
 """
 
@@ -16,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
@@ -33,8 +35,11 @@ from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.ports import Clock, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
+from lakesink.domain.transient import wait_before, waits_out
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +161,7 @@ class SinkRun:
             LakesinkError: the batch failure that stopped the run (fencing, poison record...).
         """
         if self._index is None and self._group is None:
-            self.prepare()
+            self._waiting_out("Start-up", self.prepare)
         try:
             self.compute.run(self._start, self.write_batch, timeout_s)
         finally:
@@ -173,8 +178,28 @@ class SinkRun:
         clock_ms, self._replay_clock = self._replay_clock, None
         if self._held is not None:
             ranges = self._held.stretch(ranges)
-        results = self._write_with_policy(ranges, self._clock.now_ms() if clock_ms is None else clock_ms)
-        self._commit(batch_id, results)
+        batch_clock_ms = self._clock.now_ms() if clock_ms is None else clock_ms
+
+        def write_and_commit() -> None:
+            self._commit(batch_id, self._write_with_policy(ranges, batch_clock_ms))
+
+        self._waiting_out(f"Batch {batch_id}", write_and_commit)
+
+    def _waiting_out(self, what: str, step: Callable[[], T]) -> T:
+        """``step``, re-run after a growing wait for as long as it fails with an error that ends by
+        itself (:func:`~lakesink.domain.transient.waits_out`); one WARNING line per wait."""
+        attempt = 0
+        while True:
+            try:
+                return step()
+            except Exception as exc:
+                if not waits_out(exc):
+                    raise
+                attempt += 1
+                wait_s = wait_before(attempt)
+                logger.warning("%s failed on the store (%s); running it again in %.0f s (attempt %d)",
+                               what, _first_line(exc), wait_s, attempt + 1)
+                time.sleep(wait_s)
 
     def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
@@ -197,6 +222,7 @@ class SinkRun:
                     settings.error_policy is ErrorPolicy.RETRY
                     and attempt < settings.max_retries
                     and not isinstance(exc, CommitConflictError)
+                    and not waits_out(exc)  # waited out by the caller, whatever the policy
                 )
                 if not retry:
                     raise
