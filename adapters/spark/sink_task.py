@@ -28,6 +28,7 @@ a dying worker) fails the task, and Spark retries it.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -63,7 +64,7 @@ from lakesink.domain.commit.range_results import RangeFailure, RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ConverterSettings
-from lakesink.domain.errors import LakesinkError, RecordError
+from lakesink.domain.errors import LakesinkError, RecordError, StagingFullError
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
@@ -96,6 +97,10 @@ RESULT_DDL = (
 )
 
 
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+"""The errors of a write to a full disk (or a full quota): the environment's, not the data's."""
+
+
 @dataclass(frozen=True)
 class SinkTaskSpec:
     """Everything a task needs, built on the driver and shipped (pickled) with the closure."""
@@ -125,6 +130,14 @@ class SinkTaskSpec:
         if any(statement.dialect is not None for statement in self.plan.statements):
             return "errors.tolerance=all"
         return f"{self.setting_prefix}.error.policy=NOOP"
+
+    @property
+    def staging_setting(self) -> str:
+        """What moves the staging directory: Lenses' setting, or (a Confluent or Aiven config has
+        none) the executors' temporary directory."""
+        if any(statement.dialect is not None for statement in self.plan.statements):
+            return "the executors' TMPDIR"
+        return f"{self.setting_prefix}.local.tmp.directory"
 
     @cached_property
     def columnar(self) -> bool:
@@ -323,11 +336,25 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
     except LakesinkError as error:
         _abort(ranges)
         results = [ranges.failed(error)]
+    except OSError as error:
+        _abort(ranges)
+        if error.errno not in _DISK_FULL:
+            raise
+        results = [ranges.failed(_staging_full(spec, root, error))]
     except BaseException:
         _abort(ranges)
         raise
     if results:
         yield pa.RecordBatch.from_pylist([_row(result) for result in results], schema=RESULT_SCHEMA)
+
+
+def _staging_full(spec: SinkTaskSpec, root: Path, error: OSError) -> StagingFullError:
+    """The one line a full staging disk gets: where, and the setting that moves it."""
+    return StagingFullError(
+        f"The staging directory {root} is full ({error.strerror}): free space on that disk or point "
+        f"{spec.staging_setting} at a bigger one, then restart the sink. Nothing past the last committed "
+        "batch was committed; the restart writes it."
+    )
 
 
 def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
