@@ -25,6 +25,7 @@ import http.client
 import random
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import Counter
@@ -41,6 +42,15 @@ _ERROR_BODY = {
     "throttle": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
                  b"<Message>Please reduce your request rate.</Message></Error>"),
 }
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that drops its connection (an SDK giving up on a slow answer) is no error to print."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class FaultProxy:
@@ -66,7 +76,7 @@ class FaultProxy:
         self.served: Counter[tuple[str, str]] = Counter()  # (fault, HTTP method) -> faults served
         self._match = ""
         self._methods: Collection[str] = ()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
