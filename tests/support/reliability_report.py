@@ -29,6 +29,8 @@ COLUMNS = {  # matrix -> (heading, the recorded facts shown, in order)
                      "tests/support/fault_proxy.py)",
                      ("backend", "fault", "rate", "mode", "sdk_retries", "requests", "faults", "waited_out", "records",
                       "seconds", "outcome")),
+    "broker outage": ("The Kafka broker down and back (tests/integration/sink/test_broker_outage.py, "
+                      "tests/support/mock_cluster.py)", ("outages", "records", "seconds", "outcome")),
     "kill -9": ("kill -9 (tests/integration/crash/, tests/support/kill_runs.py)",
                 ("test", "target", "kills", "records", "seconds", "outcome")),
 }
