@@ -7,7 +7,7 @@ with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and r
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
 made durable: the index's lock, or the group's offset. A store failing transiently beyond the
 SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step runs again after a
-backoff); ``error.policy=RETRY`` re-runs a batch that failed otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
+backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
 complete rotation cycle; :class:`~.held_records.HeldRecords` makes the next range start there. docs/sink.md describes the protocol and every failure.
 """
 
@@ -17,7 +17,6 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
@@ -26,6 +25,7 @@ from lakesink.adapters.storage.store_calls import perform
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
+from lakesink.application.waiting import first_line, waiting_out
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
 from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
@@ -35,11 +35,9 @@ from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.ports import Clock, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
-from lakesink.domain.transient import wait_before, waits_out
+from lakesink.domain.transient import waits_out
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +159,7 @@ class SinkRun:
             LakesinkError: the batch failure that stopped the run (fencing, poison record...).
         """
         if self._index is None and self._group is None:
-            self._waiting_out("Start-up", self.prepare)
+            waiting_out("Start-up", self.prepare)
         try:
             self.compute.run(self._start, self.write_batch, timeout_s)
         finally:
@@ -183,23 +181,7 @@ class SinkRun:
         def write_and_commit() -> None:
             self._commit(batch_id, self._write_with_policy(ranges, batch_clock_ms))
 
-        self._waiting_out(f"Batch {batch_id}", write_and_commit)
-
-    def _waiting_out(self, what: str, step: Callable[[], T]) -> T:
-        """``step``, re-run after a growing wait for as long as it fails with an error that ends by
-        itself (:func:`~lakesink.domain.transient.waits_out`); one WARNING line per wait."""
-        attempt = 0
-        while True:
-            try:
-                return step()
-            except Exception as exc:
-                if not waits_out(exc):
-                    raise
-                attempt += 1
-                wait_s = wait_before(attempt)
-                logger.warning("%s failed on the store (%s); running it again in %.0f s (attempt %d)",
-                               what, _first_line(exc), wait_s, attempt + 1)
-                time.sleep(wait_s)
+        waiting_out(f"Batch {batch_id}", write_and_commit)
 
     def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
@@ -229,7 +211,7 @@ class SinkRun:
                 attempt += 1
                 logger.warning(
                     "Batch failed (%s); retry %d of %d in %d ms (error.policy=RETRY)",
-                    _first_line(exc),
+                    first_line(exc),
                     attempt,
                     settings.max_retries,
                     settings.retry_interval_ms,
@@ -291,7 +273,3 @@ class SinkRun:
         high = self._metadata.latest(list(ends))
         return sum(max(0, high[tp] - (last + 1)) for tp, last in ends.items())
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
