@@ -80,7 +80,9 @@ class DeadLetter:
         timestamp only with ``errors.log.include.messages`` (Connect never logs a sink record's data)."""
         where = ""
         if include_record:
-            stamp = "" if self.timestamp is None else f", timestamp={self.timestamp}, timestampType=CreateTime"
+            stamp = (
+                "" if self.timestamp is None else f", timestamp={self.timestamp}, timestampType=CreateTime"
+            )
             where = (
                 f", where consumed record is {{topic='{self.topic}', partition={self.partition}, "
                 f"offset={self.offset}{stamp}}}"

@@ -96,7 +96,9 @@ def parse_error_reporting(
 def _flag(props: Mapping[str, str], key: str) -> bool:
     value = props.get(key, "false").strip().lower()
     if value not in ("true", "false"):
-        raise ConfigError(f"Invalid value {props[key]} for configuration {key}: Expected value to be either true or false")
+        raise ConfigError(
+            f"Invalid value {props[key]} for configuration {key}: Expected value to be either true or false"
+        )
     return value == "true"
 
 
