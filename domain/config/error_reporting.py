@@ -80,7 +80,7 @@ def parse_error_reporting(
             f"The DLQ topic '{topic}' may not be included in the list of topics ('topics={','.join(topics)}') "
             "consumed by the connector"
         )
-    if topics_regex is not None and re.fullmatch(topics_regex, topic):
+    if topics_regex is not None and _matches(topics_regex, topic):
         raise ConfigError(
             f"The DLQ topic '{topic}' may not be matched by the regex for the topics ('topics.regex={topics_regex}') "
             "consumed by the connector"
@@ -91,6 +91,14 @@ def parse_error_reporting(
             "Connect would send the record and still stop the task, then send it again on each restart)."
         )
     return reporting
+
+
+def _matches(regex: str, topic: str) -> bool:
+    """Whether ``regex`` selects ``topic``; an invalid regex is reported where the topics are read."""
+    try:
+        return re.fullmatch(regex, topic) is not None
+    except re.error:
+        return False
 
 
 def _flag(props: Mapping[str, str], key: str) -> bool:
