@@ -74,8 +74,8 @@ CATALOG: tuple[KeySpec, ...] = (
             "Checked (-1 or 1..32767) and unused: lakesink does not create the dead-letter topic; create it "
             "(or let the broker auto-create it).", scope=_SINK, prefixed=False, kind=Kind.IGNORED),
     KeySpec("errors.log.enable", T.BOOLEAN, "false",
-            "Log each skipped record at ERROR in Kafka Connect's words (stage, class, error); lakesink "
-            "logs a WARNING per skipped record either way.", scope=_SINK, prefixed=False),
+            "Log each skipped record at ERROR in Kafka Connect's words (stage, class, error) instead of "
+            "lakesink's WARNING line.", scope=_SINK, prefixed=False),
     KeySpec("errors.log.include.messages", T.BOOLEAN, "false",
             "With errors.log.enable: add the record's topic, partition, offset and timestamp (never its data).",
             scope=_SINK, prefixed=False),
