@@ -138,7 +138,7 @@ class SinkRun:
         else:
             self._group = self._open_group()
             self._start = SinkStart(self._group.committed(partitions))
-        if self._open_dead_letters is not None:  # after the index: the store fenced an older run first
+        if self._open_dead_letters is not None:  # opening fences an older run's queue, then reads its marks
             self._dead_letters = DeadLetterStep(self._open_dead_letters(), partitions)
         if self._holds_cycles():
             earliest = self._metadata.earliest(partitions)

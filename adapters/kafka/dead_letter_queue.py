@@ -51,7 +51,10 @@ class KafkaDeadLetterQueue:
         self._connector = connector
         self._context = reporting.context_headers
         name = dead_letter_id(connector)
-        self._consumer = create_consumer(consumer_config(client, group_id=name))
+        # read_committed whatever the sink's consumers use: offsets of an open transaction are waited for
+        self._consumer = create_consumer(
+            {**consumer_config(client, group_id=name), "isolation.level": "read_committed"}
+        )
         self._producer = create_producer(
             {
                 **producer_config(client),
