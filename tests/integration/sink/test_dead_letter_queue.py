@@ -187,7 +187,7 @@ def test_poison_records_reach_the_dead_letter_topic_once_across_a_crash_before_t
     assert [[json.loads(line)["id"] for line in data.splitlines()] for data in big_files] == [[0, 1], [2]]
 
 
-def test_avro_poison_goes_to_the_dead_letter_topic_without_context_headers_unless_enabled(
+def test_avro_poison_of_an_at_least_once_sink_goes_to_the_dead_letter_topic_without_context_headers(
     spark: SparkSession, kafka: EmbeddedKafka, tmp_path: Path
 ) -> None:
     topic, dlq = unique_name("avro"), unique_name("dlq")
@@ -216,6 +216,7 @@ def test_avro_poison_goes_to_the_dead_letter_topic_without_context_headers_unles
                 "value.converter": "io.confluent.connect.avro.AvroConverter",
                 "value.converter.schema.registry.url": registry.url,
                 "connect.local.error.policy": "NOOP",
+                "connect.local.exactly.once.enable": "false",  # the at-least-once commit sends them too
                 "errors.deadletterqueue.topic.name": dlq,
             },
         )
