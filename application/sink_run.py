@@ -5,9 +5,11 @@ the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consume
 (at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
 with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-made durable: the index's lock, or the group's offset. A store failing transiently beyond the
-SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step runs again after a
-backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
+made durable: the index's lock, or the group's offset; with a dead-letter topic, the batch's skipped
+records are sent just before (:class:`~.dead_letter_step.DeadLetterStep`). A store failing
+transiently beyond the SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step
+runs again after a backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed
+otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
 complete rotation cycle; :class:`~.held_records.HeldRecords` makes the next range start there. docs/sink.md describes the protocol and every failure.
 """
 
@@ -22,6 +24,7 @@ from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.adapters.storage.store_calls import perform
+from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
@@ -32,7 +35,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError, ConfigError
 from lakesink.domain.flush.confluent_rotation import CycleEnd
-from lakesink.domain.ports import Clock, ObjectStore
+from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
 from lakesink.domain.transient import waits_out
@@ -54,6 +57,8 @@ class BatchReport:
     commit_ms: float
     ranges: int = 0
     """Ranges (tasks) the batch wrote: one per chunk of each partition that advanced."""
+    dead_letters: int = 0
+    """Poison records sent to the dead-letter topic (a redone batch does not send them again)."""
 
 
 class SinkRun:
@@ -70,6 +75,7 @@ class SinkRun:
         group: Callable[[], ConsumerGroup],
         run_id: str,
         clock: Clock,
+        dead_letters: Callable[[], DeadLetterQueue] | None = None,
     ) -> None:
         self.settings = settings
         self.compute = compute
@@ -85,6 +91,8 @@ class SinkRun:
         self._group: ConsumerGroup | None = None
         self._start = SinkStart()
         self._held: HeldRecords | None = None
+        self._open_dead_letters = dead_letters
+        self._dead_letters: DeadLetterStep | None = None
 
     # --- start-up ------------------------------------------------------------------------
 
@@ -134,6 +142,8 @@ class SinkRun:
         else:
             self._group = self._open_group()
             self._start = SinkStart(self._group.committed(partitions))
+        if self._open_dead_letters is not None and self._dead_letters is None:  # fences an older run, reads its marks
+            self._dead_letters = DeadLetterStep(self._open_dead_letters(), partitions)
         if self._holds_cycles():
             earliest = self._metadata.earliest(partitions)
             self._held = HeldRecords({**earliest, **self._start.offsets})
@@ -166,6 +176,8 @@ class SinkRun:
             self._metadata.close()
             if self._group is not None:
                 self._group.close()
+            if self._dead_letters is not None:
+                self._dead_letters.close()
 
     def write_batch(self, batch_id: int, ranges: Sequence[OffsetRange]) -> None:
         """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them.
@@ -227,6 +239,8 @@ class SinkRun:
     def _commit(self, batch_id: int, results: list[RangeResult]) -> None:
         started = time.perf_counter()
         ends = commit_points(results)
+        # before the commit: a crash in between redoes the batch, and the step sends nothing twice
+        sent = self._dead_letters.before_commit(results, ends) if self._dead_letters is not None else 0
         if self._held is not None:
             self._held.committed(ends)
         if self._index is not None:
@@ -245,17 +259,20 @@ class SinkRun:
             lag=self._lag(ends),
             commit_ms=commit_ms,
             ranges=len(results),
+            dead_letters=sent,
         )
         self.reports.append(report)
         if results:
             logger.info(
-                "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped, lag %s, commit %.1f ms",
+                "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped (%d to the dead-letter "
+                "topic), lag %s, commit %.1f ms",
                 batch_id,
                 report.records,
                 report.bytes,
                 len(report.files),
                 report.skipped,
                 report.poison,
+                report.dead_letters,
                 report.lag,
                 commit_ms,
             )
