@@ -3,7 +3,7 @@
 ``lakesink sink`` runs continuously as a child process group while a producer keeps feeding
 the topic (10 records a second), with ``flush.count=200`` and ``flush.interval=1``, so a batch
 and a commit follow every couple of seconds. The whole group (driver, Spark JVM, Python workers)
-is SIGKILLed (3 times in ``make test``, 12 in ``make test-reliability``) in one of three phases, a
+is SIGKILLed (3 times in ``make test``, 20 in ``make test-reliability``) in one of three phases, a
 third of the kills each, in a seeded random order:
 
 * start-up: 2-8 s after launch (JVM, SparkSession, reading the index and the plans; the session
@@ -46,7 +46,7 @@ from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
-KILLS = kills(sample=3, full=12)  # one per phase in `make test`
+KILLS = kills(sample=3, full=20)  # one per phase in `make test`
 CHUNK = 10  # records per second: a backlog small enough that a restart's first batch stays short
 ANCHOR_TIMEOUT_S = 45.0
 COMMIT_MARKER = "lakesink.application.sink_run: Batch "  # application/sink_run.py logs each committed batch

@@ -6,12 +6,12 @@ a producer feeds the topic, as in test_kill9.py, but instead of the whole proces
 
 * **a Python worker**: one PySpark worker process (a child of the worker daemon) is SIGKILLed while
   the batch's tasks run (just after a data object of the batch appeared). Spark retries the task;
-  the sink must keep running and commit the next batches (1 kill in ``make test``, 8 in
+  the sink must keep running and commit the next batches (1 kill in ``make test``, 12 in
   ``make test-reliability``). At least one kill must have cost Spark a task ("Lost task" in the
   log): a worker between tasks dies without a trace.
 * **the driver alone**: the ``lakesink sink`` Python process is SIGKILLed and nothing else. Its JVM
   and workers must go with it (an orphaned JVM would go on writing for a dead driver), and a restart
-  on the same checkpoint resumes (1 kill in ``make test``, 4 in ``make test-reliability``).
+  on the same checkpoint resumes (1 kill in ``make test``, 8 in ``make test-reliability``).
 
 Afterwards a final ``--once`` run drains the topic and the bucket is audited offset by offset.
 
@@ -51,8 +51,8 @@ from tests.support.sink_process import SinkProcess, group_members
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability,
               pytest.mark.timeout(600)]
 
-WORKER_KILLS = kills(sample=1, full=8)
-DRIVER_KILLS = kills(sample=1, full=4)
+WORKER_KILLS = kills(sample=1, full=12)
+DRIVER_KILLS = kills(sample=1, full=8)
 CHUNK = 20  # records per second
 STEP_TIMEOUT_S = 60.0
 
