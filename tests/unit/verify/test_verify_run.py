@@ -1,0 +1,171 @@
+"""The verify use case over an in-memory store: key sorting, the index read back, the report and its JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from lakesink.adapters.storage.memory import InMemoryObjectStore
+from lakesink.adapters.verify.contents import envelope_offsets, record_count
+from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
+from lakesink.domain.commit.lock_keys import master_lock_key
+from lakesink.domain.commit.locks import IndexLock, encode_lock
+from lakesink.domain.commit.range_plans import RangePlan, encode_plan, plan_key
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.records import TopicPartition
+from lakesink.domain.statement_plan import plan_sink
+from lakesink.domain.verify.index_keys import locks_folder, master_lock_of, plan_of, plans_folder
+from lakesink.domain.verify.keys import listing_roots
+from lakesink.domain.verify.targets import VerifyPlan, lenses_targets, verify_plan
+
+READERS = ObjectReaders(record_count, envelope_offsets)
+
+
+def _plan(kcql: str, topics: str = "t") -> VerifyPlan:
+    props = {"name": "s1", "connect.local.root": "/unused", "connect.local.kcql": kcql, "topics": topics}
+    settings = ConnectorSettings.from_properties(props, role="sink")
+    return verify_plan(settings, lenses_targets(plan_sink(settings)))
+
+
+def _lines(first: int, last: int, *, envelope: bool = False) -> bytes:
+    if envelope:
+        rows = (
+            json.dumps({"value": {"id": i}, "metadata": {"offset": i, "partition": 0, "topic": "t"}})
+            for i in range(first, last + 1)
+        )
+    else:
+        rows = (json.dumps({"id": i}) for i in range(first, last + 1))
+    return "".join(row + "\n" for row in rows).encode()
+
+
+def _store() -> InMemoryObjectStore:
+    store = InMemoryObjectStore()
+    store.create_bucket("b")
+    return store
+
+
+def _lock(store: InMemoryObjectStore, topic: str, partition: int, committed: int) -> None:
+    store.put(
+        "b", master_lock_key(".indexes", "s1", topic, partition), encode_lock(IndexLock("u", committed))
+    )
+
+
+class _Offsets:
+    def earliest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return dict.fromkeys(keys, 0)
+
+    def latest(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return dict.fromkeys(keys, 40)
+
+
+def test_index_keys_read_back_as_the_commit_model_writes_them() -> None:
+    locks, plans = locks_folder(".indexes", "s1"), plans_folder(".indexes", "s1")
+    assert master_lock_of(locks, master_lock_key(".indexes", "s1", "my.topic-1", 12)) == ("my.topic-1", 12)
+    assert master_lock_of(locks, locks + "Topic(t)/0/partition=0_topic=t.lock") is None
+    assert plan_of(plans, plan_key(".indexes", "s1", "t", 3, 42)) == ("t", 3, 42)
+    assert plan_of(plans, plans + "Topic(t)/3/notes.txt") is None
+
+
+def test_a_root_inside_another_roots_prefix_is_listed_once() -> None:
+    plan = _plan(
+        "INSERT INTO b SELECT * FROM t STOREAS `JSON`; INSERT INTO b:x SELECT * FROM u STOREAS `JSON`", "t,u"
+    )
+    assert [(bucket, prefix) for bucket, prefix, _ in listing_roots(plan)] == [("b", "")]
+
+
+def test_a_clean_store_verifies_clean_and_the_topic_end_gives_the_lag() -> None:
+    store = _store()
+    for last in (9, 19):
+        store.put("b", f"p/t/0/{last:012d}_0_0.json", _lines(last - 9, last))
+    _lock(store, "t", 0, 19)
+    report = run_verify(
+        _plan("INSERT INTO b:p SELECT * FROM t STOREAS `JSON`"),
+        store,
+        READERS,
+        KafkaView((("t", 0), ("t", 1)), _Offsets()),
+    )
+    assert report.clean, report.to_text()
+    first, second = report.partitions
+    assert (first.facts.committed, first.records, first.lag, first.facts.topic_end) == (19, 20, 20, 40)
+    assert (second.objects, second.lag) == (0, 40)  # a partition only Kafka knows
+    assert report.listed == 2 and report.opened == 2
+
+
+def test_damage_is_reported_and_the_json_document_lists_it() -> None:
+    store = _store()
+    for last in (9, 19, 29):
+        store.put("b", f"p/t/0/{last:012d}_0_0.json", _lines(last - 9, last))
+    store.delete("b", "p/t/0/000000000019_0_0.json")
+    store.put("b", "p/t/0/000000000035_0_0.json", _lines(30, 35))  # beyond the lock, no plan
+    store.put("b", "p/t/0/000000000045_0_0.json", _lines(40, 45))  # beyond the lock, pending
+    store.put("b", plan_key(".indexes", "s1", "t", 0, 40), encode_plan(RangePlan("run", 40, 45)))
+    store.put("b", "p/t/0/000000000050_0_0.avro", b"x")  # another extension
+    store.put("b", "p/t/0/000000000051_0_0.json", b"")  # empty
+    store.put("b", "p/notes.txt", b"hello")
+    _lock(store, "t", 0, 29)
+    plan = _plan("INSERT INTO b:p SELECT * FROM t STOREAS `JSON`")
+    report = run_verify(plan, store, READERS, KafkaView(error="No Kafka broker answered"))
+    assert not report.clean
+    document = json.loads(report.to_json())
+    assert document["schema"] == "lakesink.verify/1" and document["kafka"] == {
+        "reachable": False,
+        "error": "No Kafka broker answered",
+    }
+    (partition,) = document["partitions"]
+    assert partition["gaps"] == [{"first": 10, "last": 19}]
+    assert [o["key"] for o in partition["orphans"]] == ["p/t/0/000000000035_0_0.json"]
+    assert partition["pending"][0]["plan"] == {"start": 40, "last": 45, "owner": "run"}
+    assert partition["topic_end"] is None and partition["lag"] is None
+    reasons = {m["key"]: m["reason"] for m in document["mismatches"]}
+    assert set(reasons) == {"p/t/0/000000000050_0_0.avro", "p/t/0/000000000051_0_0.json", "p/notes.txt"}
+    assert "does not end with .json" in reasons["p/t/0/000000000050_0_0.avro"]
+    assert "empty" in reasons["p/t/0/000000000051_0_0.json"]
+    assert document["totals"]["gaps"] == 1 and document["totals"]["mismatches"] == 3
+    text = report.to_text()
+    assert (
+        "Kafka unreachable" in text
+        and "gap: offsets 10..19 in no object" in text
+        and "will be completed or replaced" in text
+    )
+
+
+def test_a_key_naming_a_topic_of_another_statement_is_that_statements() -> None:
+    store = _store()
+    store.put("b", "t/0/000000000000_0_0.json", _lines(0, 0))
+    store.put("b", "u/0/000000000000_0_0.json", _lines(0, 0))
+    store.put("b", "v/0/000000000000_0_0.json", _lines(0, 0))
+    _lock(store, "t", 0, 0)
+    _lock(store, "u", 0, 0)
+    plan = _plan(
+        "INSERT INTO b SELECT * FROM t STOREAS `JSON`; INSERT INTO b SELECT * FROM u STOREAS `JSON`", "t,u"
+    )
+    report = run_verify(plan, store, READERS, KafkaView(error="off"))
+    assert [(c.facts.topic, c.problems) for c in report.partitions] == [("t", 0), ("u", 0)]
+    assert [(m.key, m.reason) for m in report.mismatches] == [
+        ("v/0/000000000000_0_0.json", "names topic v, which this config does not write there")
+    ]
+
+
+def test_partitioned_files_with_an_envelope_are_proven_by_the_offsets_they_hold() -> None:
+    store = _store()
+    store.put(
+        "b", "p/region=east/t(0_000000000004).json", _lines(0, 2, envelope=True) + _lines(4, 4, envelope=True)
+    )
+    store.put("b", "p/region=west/t(0_000000000005).json", _lines(5, 5, envelope=True))
+    _lock(store, "t", 0, 5)
+    plan = _plan(
+        "INSERT INTO b:p SELECT * FROM t PARTITIONBY region STOREAS `JSON` PROPERTIES('store.envelope'=true)"
+    )
+    (check,) = run_verify(plan, store, READERS, KafkaView(error="off")).partitions
+    assert check.gaps == ((3, 3),) and check.evidence[0].value == "read"
+
+
+def test_an_unreadable_object_is_a_problem_of_its_partition() -> None:
+    store = _store()
+    store.put("b", "t/0/000000000009_0_0.parquet", b"not parquet")
+    _lock(store, "t", 0, 9)
+    report = run_verify(
+        _plan("INSERT INTO b SELECT * FROM t STOREAS `PARQUET`"), store, READERS, KafkaView(error="off")
+    )
+    (check,) = report.partitions
+    assert check.unreadable and check.unreadable[0][0] == "t/0/000000000009_0_0.parquet" and not report.clean
