@@ -52,10 +52,10 @@ class TopicOffsets(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ObjectReaders:
-    """How an opened object is read: its record count, and its envelope's offsets."""
+    """How an object is read: its record count, and its envelope's offsets (each may download it to the path given)."""
 
-    count: Callable[[RestoreRoot, IndexEntry, Path], int]
-    offsets: Callable[[RestoreRoot, IndexEntry, Path], list[int]]
+    count: Callable[[ObjectStore, RestoreRoot, IndexEntry, Path], int]
+    offsets: Callable[[ObjectStore, RestoreRoot, IndexEntry, Path], list[int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,10 @@ def _claims(
         tempfile.TemporaryDirectory(prefix="lakesink-verify-") as scratch,
         ThreadPoolExecutor(OPENING_THREADS) as pool,
     ):
-        results = pool.map(lambda item: _open(store, readers, item[1], Path(scratch)), to_open)
+        paths = (Path(scratch) / f"object-{number}" for number in range(len(to_open)))
+        results = pool.map(
+            lambda found, path: _open(store, readers, found, path), (f for _, f in to_open), paths
+        )
         for (where, found), result in zip(to_open, results, strict=True):
             if isinstance(result, OffsetClaim):
                 claims[where].append(result)
@@ -174,26 +177,23 @@ def _claims(
     return claims, unreadable, len(to_open)
 
 
-def _open(store: ObjectStore, readers: ObjectReaders, found: Located, scratch: Path) -> OffsetClaim | str:
-    """Download one object and read what its claim needs; the error's text when it cannot be read."""
+def _open(store: ObjectStore, readers: ObjectReaders, found: Located, path: Path) -> OffsetClaim | str:
+    """Read what one object's claim needs (downloading it to ``path`` if need be); the error's text when it cannot be read."""
     root, entry = found.target.root, found.entry
-    path = Path(tempfile.mkdtemp(dir=scratch)) / "object"
     try:
-        store.download_file(root.bucket, entry.key, path)
         if found.reads_offsets:
-            offsets = readers.offsets(root, entry, path)
+            offsets = readers.offsets(store, root, entry, path)
             return found.claim(len(offsets), offsets)
-        return found.claim(readers.count(root, entry, path))
+        return found.claim(readers.count(store, root, entry, path))
     except ObjectNotFoundError:
         return "deleted since it was listed"
     except StorageError:
         raise
     except (FormatError, RecordError, OSError, ValueError) as error:
         return str(error)
-    finally:
-        for leftover in path.parent.iterdir():
-            leftover.unlink()
-        path.parent.rmdir()
+    finally:  # and the decompressed copy a reader may have made next to it
+        for leftover in (path, path.with_suffix(".decompressed")):
+            leftover.unlink(missing_ok=True)
 
 
 def _watermarks(
