@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 from collections.abc import Iterable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
+from lakesink.application.verify_command import load_verify_plan
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import IndexLock, encode_lock
 from lakesink.domain.commit.range_plans import RangePlan, encode_plan, plan_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import plan_sink
+from lakesink.domain.verify.claims import Evidence
 from lakesink.domain.verify.index_keys import locks_folder, master_lock_of, plan_of, plans_folder
 from lakesink.domain.verify.keys import listing_roots
 from lakesink.domain.verify.targets import VerifyPlan, lenses_targets, verify_plan
+from tests.support.aiven_configs import CONSOLE_WITH_AWS
+from tests.support.confluent_configs import COMPLETE
 
 READERS = ObjectReaders(record_count, envelope_offsets)
 
@@ -169,3 +179,56 @@ def test_an_unreadable_object_is_a_problem_of_its_partition() -> None:
     )
     (check,) = report.partitions
     assert check.unreadable and check.unreadable[0][0] == "t/0/000000000009_0_0.parquet" and not report.clean
+
+
+def _dialect_plan(tmp_path: Path, config: dict[str, str]) -> VerifyPlan:
+    path = tmp_path / "sink.json"
+    path.write_text(json.dumps({"name": config["name"], "config": config}))
+    return load_verify_plan(str(path))[1]
+
+
+def test_an_aiven_sink_grouped_by_topic_partition_is_proven_by_its_first_offsets_and_counts(
+    tmp_path: Path,
+) -> None:
+    config = {**CONSOLE_WITH_AWS, "topics": "orders", "bootstrap.servers": "127.0.0.1:9"}
+    plan = _dialect_plan(tmp_path, config)
+    store = InMemoryObjectStore()
+    store.create_bucket("aiven-example")
+    store.put("aiven-example", "orders-1-0", gzip.compress(b"YQ==\nYg==\nYw=="))  # offsets 0..2
+    store.put("aiven-example", "orders-1-4", gzip.compress(b"ZA=="))  # offset 4: 3 is missing
+    store.put(
+        "aiven-example", master_lock_key(".indexes", "s3-sink", "orders", 1), encode_lock(IndexLock("u", 4))
+    )
+    (check,) = run_verify(plan, store, READERS, KafkaView(error="off")).partitions
+    assert (check.facts.topic, check.facts.partition, check.records, check.gaps) == (
+        "orders",
+        1,
+        4,
+        ((3, 3),),
+    )
+    assert check.evidence == (Evidence.KEY_AND_COUNT,)
+
+
+def test_a_confluent_time_based_bucket_has_only_its_orphans_and_keys_checked(tmp_path: Path) -> None:
+    plan = _dialect_plan(tmp_path, {**COMPLETE, "topics": "events", "store.kafka.keys": "true"})
+    store = InMemoryObjectStore()
+    store.create_bucket("analytics-data-lake")
+    table = io.BytesIO()
+    pq.write_table(pa.table({"id": [1, 2]}), table)
+    hour = "topics/events/year=2026/month=11/day=25/hour="
+    store.put("analytics-data-lake", f"{hour}00/events+3+0000000040.snappy.parquet", table.getvalue())
+    store.put("analytics-data-lake", f"{hour}01/events+3+0000000041.snappy.parquet", table.getvalue())
+    store.put("analytics-data-lake", f"{hour}01/events+3+0000000050.snappy.parquet", table.getvalue())
+    store.put(
+        "analytics-data-lake", f"{hour}01/events+3+0000000041.keys.avro", b"keys"
+    )  # a sibling: not stray
+    store.put(
+        "analytics-data-lake", f"{hour}01/events+3+41.snappy.parquet", table.getvalue()
+    )  # not zero-padded
+    lock = master_lock_key(".indexes", "events-to-s3", "events", 3)
+    store.put("analytics-data-lake", lock, encode_lock(IndexLock("u", 43)))
+    report = run_verify(plan, store, READERS, KafkaView(error="off"))
+    (check,) = report.partitions
+    assert check.evidence == (Evidence.UNPROVEN,) and check.gaps == () and check.records == 6
+    assert [b.key for b in check.orphans] == [f"{hour}01/events+3+0000000050.snappy.parquet"]
+    assert [m.key for m in report.mismatches] == [f"{hour}01/events+3+41.snappy.parquet"]
