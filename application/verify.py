@@ -82,7 +82,7 @@ def run_verify(
                 listed += 1
                 found = sorter.sort(bucket, info.key, info.size)
                 if found is not None:
-                    where = (found.entry.source_topic or found.entry.topic, found.entry.partition or 0)
+                    where = found.topic_partition
                     located[where].append(found)
                     buckets[where] = bucket
     committed, plans = _index(plan, store, buckets)

@@ -115,7 +115,7 @@ def check_partition(
     return PartitionCheck(
         facts=facts,
         evidence=tuple(sorted({c.evidence for c in everything}, key=lambda e: e.value)),
-        objects=len(everything),
+        objects=len(everything) + len(unreadable),
         records=sum(c.records for c in everything),
         first_stored=first_stored,
         last_stored=last_stored,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from lakesink.domain.layout.quix_naming import quix_topic
 from lakesink.domain.restore.index import IndexEntry, classify
 from lakesink.domain.verify.claims import Evidence, OffsetClaim, key_claim, read_claim, unproven_claim
 from lakesink.domain.verify.report import Mismatch
@@ -30,6 +31,12 @@ class Located:
         """The offset the key names (set for every located object)."""
         assert self.entry.offset is not None
         return self.entry.offset
+
+    @property
+    def topic_partition(self) -> tuple[str, int]:
+        """The topic-partition its records came from (the statement's topic, else the key's)."""
+        assert self.entry.partition is not None
+        return self.entry.topic, self.entry.partition
 
     @property
     def opened(self) -> bool:
@@ -81,7 +88,7 @@ class KeySorter:
             entry = classify(self.plan.listing, root, key, max(size, 1))
             if entry is None or entry.partition is None or entry.offset is None:
                 continue
-            if root.topic is not None and entry.source_topic not in ("", root.topic):
+            if root.topic is not None and entry.source_topic not in ("", _named(root.topic, quix=root.quix)):
                 reason = f"names topic {entry.source_topic}, which this config does not write there"
                 continue
             if target.file_ending is not None and not key.endswith(target.file_ending):
@@ -102,6 +109,11 @@ class KeySorter:
             for bucket, key, reason in self.unexplained
             if (bucket, key) not in self.siblings
         )
+
+
+def _named(topic: str, *, quix: bool) -> str:
+    """How a key spells the topic: Quix's keys replace some characters by ``_``."""
+    return quix_topic(topic) if quix else topic
 
 
 def listing_roots(plan: VerifyPlan) -> Iterable[tuple[str, str, int]]:

@@ -232,3 +232,27 @@ def test_a_confluent_time_based_bucket_has_only_its_orphans_and_keys_checked(tmp
     assert check.evidence == (Evidence.UNPROVEN,) and check.gaps == () and check.records == 6
     assert [b.key for b in check.orphans] == [f"{hour}01/events+3+0000000050.snappy.parquet"]
     assert [m.key for m in report.mismatches] == [f"{hour}01/events+3+41.snappy.parquet"]
+
+
+def _quix_rows(first: int, last: int) -> bytes:
+    rows = (
+        json.dumps({"_timestamp": i, "_key": f"k{i}", "_value": {"id": i}}) for i in range(first, last + 1)
+    )
+    return "".join(row + "\n" for row in rows).encode()
+
+
+def test_quix_objects_are_proven_by_first_offsets_under_the_sanitised_topic_folder() -> None:
+    store = _store()
+    store.put("b", f"q/my_orders/0/{0:019d}.jsonl", _quix_rows(0, 4))
+    store.put("b", f"q/my_orders/0/{5:019d}.jsonl", _quix_rows(5, 6))
+    store.put("b", f"q/my_orders/0/{9:019d}.jsonl", _quix_rows(9, 9))
+    store.put("b", plan_key(".indexes", "s1", "my-orders", 0, 9), encode_plan(RangePlan("run", 9, 9)))
+    _lock(store, "my-orders", 0, 6)
+    plan = _plan(
+        "INSERT INTO b:q SELECT * FROM `my-orders` STOREAS `JSON` PROPERTIES('store.layout'='quix')",
+        "my-orders",
+    )
+    report = run_verify(plan, store, READERS, KafkaView(error="off"))
+    assert report.clean, report.to_text()
+    (check,) = report.partitions
+    assert (check.facts.topic, check.records, check.last_stored, len(check.pending)) == ("my-orders", 8, 6, 1)
