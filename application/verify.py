@@ -14,7 +14,7 @@ import logging
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +23,19 @@ from typing import Protocol
 from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_plans import RangePlan, decode_plan
 from lakesink.domain.errors import FormatError, LakesinkError, ObjectNotFoundError, RecordError, StorageError
-from lakesink.domain.ports import ObjectStore
+from lakesink.domain.ports import ObjectInfo, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 from lakesink.domain.verify.check import PartitionFacts, check_partition
 from lakesink.domain.verify.claims import OffsetClaim
-from lakesink.domain.verify.index_keys import locks_folder, master_lock_of, plan_of, plans_folder
+from lakesink.domain.verify.index_keys import (
+    locks_folder,
+    master_lock_of,
+    old_locks_folder,
+    plan_of,
+    plans_folder,
+)
 from lakesink.domain.verify.keys import KeySorter, Located, listing_roots
 from lakesink.domain.verify.report import VerifyReport
 from lakesink.domain.verify.targets import VerifyPlan
@@ -37,6 +43,8 @@ from lakesink.domain.verify.targets import VerifyPlan
 logger = logging.getLogger(__name__)
 
 OPENING_THREADS = 8
+LENSES_CHAIN = "a Lenses commit chain"
+"""The owner shown for a pending range a Lenses lock's ``pendingState`` names (not a lakesink plan)."""
 """Objects opened at once: each open is a store round trip, so threads overlap the waits."""
 
 
@@ -123,7 +131,10 @@ def _index(
 ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, list[RangePlan]]]:
     """The committed offset of every master lock and the range plans, from every bucket written to.
 
-    A partition's index lives in the bucket its objects are in (any bucket when it has none).
+    A partition's index lives in the bucket its objects are in (any bucket when it has none). A
+    Lenses 9.0.0 master lock (no connector in its path) counts where the current one is missing,
+    as the sink's start-up migrates it; a commit chain Lenses left in a lock is a pending range
+    up to its ``pendingOffset`` (the next start finishes it, docs/commit-model.md).
 
     Raises:
         CommitError: a lock or plan is malformed (the message names its key).
@@ -133,23 +144,29 @@ def _index(
     if not plan.indexed:
         return committed, plans
     for bucket in plan.buckets:
-        locks = locks_folder(plan.indexes_name, plan.name)
-        for page in store.list_pages(bucket, locks):
-            for info in page.objects:
+        for locks in (locks_folder(plan.indexes_name, plan.name), old_locks_folder(plan.indexes_name)):
+            for info in _listed(store, bucket, locks):
                 where = master_lock_of(locks, info.key)
-                if where is None or buckets.get(where, bucket) != bucket:
+                if where is None or where in committed or buckets.get(where, bucket) != bucket:
                     continue
                 lock = decode_lock(store.get(bucket, info.key).data, key=info.key)
                 if lock.committed_offset is not None:
                     committed[where] = lock.committed_offset
+                floor = -1 if lock.committed_offset is None else lock.committed_offset
+                if lock.pending is not None and lock.pending.pending_offset > floor:
+                    plans[where].append(RangePlan(LENSES_CHAIN, floor + 1, lock.pending.pending_offset))
         folder = plans_folder(plan.indexes_name, plan.name)
-        for page in store.list_pages(bucket, folder):
-            for info in page.objects:
-                found = plan_of(folder, info.key)
-                if found is None or buckets.get(found[:2], bucket) != bucket:
-                    continue
-                plans[found[:2]].append(decode_plan(store.get(bucket, info.key).data, key=info.key))
+        for info in _listed(store, bucket, folder):
+            found = plan_of(folder, info.key)
+            if found is None or buckets.get(found[:2], bucket) != bucket:
+                continue
+            plans[found[:2]].append(decode_plan(store.get(bucket, info.key).data, key=info.key))
     return committed, plans
+
+
+def _listed(store: ObjectStore, bucket: str, prefix: str) -> Iterator[ObjectInfo]:
+    for page in store.list_pages(bucket, prefix):
+        yield from page.objects
 
 
 def _claims(

@@ -22,6 +22,11 @@ def locks_folder(indexes_name: str, connector: str) -> str:
     return f"{indexes_name}/{connector}/.locks/"
 
 
+def old_locks_folder(indexes_name: str) -> str:
+    """The folder of Lenses 9.0.0 master locks (no connector name), which a sink's start-up migrates."""
+    return f"{indexes_name}/.locks/"
+
+
 def plans_folder(indexes_name: str, connector: str) -> str:
     """The folder holding every range plan of a connector."""
     return f"{indexes_name}/{connector}/.plans/"

@@ -15,8 +15,8 @@ from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
 from lakesink.application.verify_command import load_verify_plan
-from lakesink.domain.commit.lock_keys import master_lock_key
-from lakesink.domain.commit.locks import IndexLock, encode_lock
+from lakesink.domain.commit.lock_keys import master_lock_key, old_master_lock_key
+from lakesink.domain.commit.locks import DeleteOp, IndexLock, PendingState, encode_lock
 from lakesink.domain.commit.range_plans import RangePlan, encode_plan, plan_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.records import TopicPartition
@@ -256,3 +256,23 @@ def test_quix_objects_are_proven_by_first_offsets_under_the_sanitised_topic_fold
     assert report.clean, report.to_text()
     (check,) = report.partitions
     assert (check.facts.topic, check.records, check.last_stored, len(check.pending)) == ("my-orders", 8, 6, 1)
+
+
+def test_a_lenses_lock_counts_from_its_9_0_0_path_and_its_pending_chain_is_pending() -> None:
+    store = _store()
+    for last in (9, 19):
+        store.put("b", f"t/0/{last:012d}_0_0.json", _lines(last - 9, last))
+    chain = PendingState(25, (DeleteOp("b", ".temp-upload/x", "E1"),))
+    store.put("b", old_master_lock_key(".indexes", "t", 0), encode_lock(IndexLock("lenses", 9, chain)))
+    store.put("b", "t/0/000000000025_0_0.json", _lines(20, 25))
+    store.put("b", "t/0/000000000029_0_0.json", _lines(26, 29))
+    report = run_verify(
+        _plan("INSERT INTO b SELECT * FROM t STOREAS `JSON`"), store, READERS, KafkaView(error="off")
+    )
+    (check,) = report.partitions
+    assert check.facts.committed == 9
+    assert [(b.key, b.plan and b.plan.owner) for b in check.pending] == [
+        ("t/0/000000000019_0_0.json", "a Lenses commit chain"),
+        ("t/0/000000000025_0_0.json", "a Lenses commit chain"),
+    ]
+    assert [b.key for b in check.orphans] == ["t/0/000000000029_0_0.json"]
