@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -104,6 +105,24 @@ def _fill(
         put(master_lock_key(".indexes", "bench", TOPIC, partition), encode_lock(lock))
 
 
+class _Distant:
+    """A store whose reads wait ``delay`` seconds first, as a remote store's GET does."""
+
+    def __init__(self, store: ObjectStore, delay: float) -> None:
+        self._store, self._delay = store, delay
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def get(self, bucket: str, key: str) -> Any:
+        time.sleep(self._delay)
+        return self._store.get(bucket, key)
+
+    def download_file(self, bucket: str, key: str, path: Path) -> Any:
+        time.sleep(self._delay)
+        return self._store.download_file(bucket, key, path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.verify_store", description=__doc__.split("\n")[0])
     parser.add_argument("--objects", type=int, default=100_000)
@@ -111,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=10, help="records per object (BYTES: always 1)")
     parser.add_argument("--format", default="PARQUET", choices=["PARQUET", "JSON", "BYTES"])
     parser.add_argument("--store", default="local", choices=["local", "memory", "s3"])
+    parser.add_argument(
+        "--latency-ms",
+        type=float,
+        default=0.0,
+        help="added to every read of verify (a remote store's round trip)",
+    )
     args = parser.parse_args(argv)
     moto: subprocess.Popen[bytes] | None = None
     with tempfile.TemporaryDirectory(prefix="verify-bench-") as scratch:
@@ -155,9 +180,10 @@ def main(argv: list[str] | None = None) -> int:
             floor = time.monotonic() - started
 
             plan = verify_plan(settings, lenses_targets(plan_sink(settings)))
+            verified = _Distant(store, args.latency_ms / 1000) if args.latency_ms else store
             started = time.monotonic()
             report = run_verify(
-                plan, store, ObjectReaders(record_count, envelope_offsets), KafkaView(error="not asked")
+                plan, verified, ObjectReaders(record_count, envelope_offsets), KafkaView(error="not asked")
             )
             seconds = time.monotonic() - started
         finally:
@@ -166,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
                 moto.wait(timeout=10)
     problems = sum(check.problems for check in report.partitions) + len(report.mismatches)
     print(
-        f"store={args.store} format={args.format} objects={args.objects} records/object="
+        f"store={args.store} (+{args.latency_ms:g} ms a read) format={args.format} objects={args.objects} records/object="
         f"{1 if args.format == 'BYTES' else args.records} (set-up {filled:.1f} s)\n"
         f"  listing floor: {listed} keys in {floor:.2f} s ({listed / floor:,.0f} keys/s)\n"
         f"  verify: {report.listed} listed, {report.opened} opened, {seconds:.2f} s "
