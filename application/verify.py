@@ -2,8 +2,8 @@
 
 One listing pass per root sorts every key (:class:`~lakesink.domain.verify.keys.KeySorter`); the
 locks and range plans come from one listing of the connector's index folders per bucket. Objects
-are opened only when their key does not prove their offsets (every format but Lenses BYTES), on
-a few threads since each is a store round trip; each is read only as far as its count (a Parquet
+are opened only when their key does not prove their offsets (every format but Lenses BYTES), 32
+at a time since each is a store round trip; each is read only as far as its count (a Parquet
 footer, Avro block headers) or offsets (one envelope column) need. The topic's watermarks are
 asked last: an unreachable cluster leaves them out and says why, and the store is still checked.
 """
@@ -215,10 +215,13 @@ def _open(store: ObjectStore, readers: ObjectReaders, found: Located, path: Path
 def _watermarks(
     kafka: KafkaView, partitions: list[TopicPartition]
 ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int], str | None]:
-    """The low and high watermarks, or none and why (the cluster did not answer, a topic is gone)."""
+    """The low and high watermarks of the partitions the cluster has (a topic deleted since it was
+    written has none), or none and why (the cluster did not answer)."""
     if kafka.offsets is None or kafka.error is not None:
         return {}, {}, kafka.error
+    existing = set(kafka.partitions)
+    asked = [where for where in partitions if where in existing]
     try:
-        return kafka.offsets.earliest(partitions), kafka.offsets.latest(partitions), None
+        return kafka.offsets.earliest(asked), kafka.offsets.latest(asked), None
     except (ConnectionError, LakesinkError) as error:
         return {}, {}, str(error)
