@@ -276,3 +276,22 @@ def test_a_lenses_lock_counts_from_its_9_0_0_path_and_its_pending_chain_is_pendi
         ("t/0/000000000025_0_0.json", "a Lenses commit chain"),
     ]
     assert [b.key for b in check.orphans] == ["t/0/000000000029_0_0.json"]
+
+
+def test_a_partition_the_cluster_no_longer_has_gets_no_watermarks_and_the_others_keep_theirs() -> None:
+    store = _store()
+    store.put("b", "t/0/000000000000_0_0.json", _lines(0, 0))
+    store.put("b", "t/7/000000000000_0_0.json", _lines(0, 0))
+    _lock(store, "t", 0, 0)
+    _lock(store, "t", 7, 0)
+    report = run_verify(
+        _plan("INSERT INTO b SELECT * FROM t STOREAS `JSON`"),
+        store,
+        READERS,
+        KafkaView((("t", 0),), _Offsets()),
+    )
+    assert [(c.facts.partition, c.facts.topic_end, c.lag) for c in report.partitions] == [
+        (0, 40, 39),
+        (7, None, None),
+    ]
+    assert report.kafka_error is None and report.clean
