@@ -31,8 +31,14 @@ from tests.support.confluent_configs import COMPLETE
 READERS = ObjectReaders(record_count, envelope_offsets)
 
 
-def _plan(kcql: str, topics: str = "t") -> VerifyPlan:
-    props = {"name": "s1", "connect.local.root": "/unused", "connect.local.kcql": kcql, "topics": topics}
+def _plan(kcql: str, topics: str = "t", **extra: str) -> VerifyPlan:
+    props = {
+        "name": "s1",
+        "connect.local.root": "/unused",
+        "connect.local.kcql": kcql,
+        "topics": topics,
+        **extra,
+    }
     settings = ConnectorSettings.from_properties(props, role="sink")
     return verify_plan(settings, lenses_targets(plan_sink(settings)))
 
@@ -295,3 +301,21 @@ def test_a_partition_the_cluster_no_longer_has_gets_no_watermarks_and_the_others
         (7, None, None),
     ]
     assert report.kafka_error is None and report.clean
+
+
+def test_an_at_least_once_sink_is_checked_up_to_its_last_stored_offset_and_its_stale_lock_is_ignored() -> (
+    None
+):
+    store = _store()
+    for attempt, last in enumerate((9, 19, 19)):  # 10..19 stored twice, under two names
+        store.put("b", f"t/0/{last:012d}_{attempt}_0.json", _lines(last - 9, last))
+    _lock(store, "t", 0, 5)  # left by an earlier exactly-once run: not this sink's index any more
+    plan = _plan(
+        "INSERT INTO b SELECT * FROM t STOREAS `JSON`", **{"connect.local.exactly.once.enable": "false"}
+    )
+    report = run_verify(plan, store, READERS, KafkaView((("t", 0),), _Offsets()))
+    (check,) = report.partitions
+    assert not report.indexed and check.facts.committed is None
+    assert [(d.first, d.last) for d in check.duplicates] == [(10, 19)] and check.orphans == ()
+    assert (check.last_stored, check.lag) == (19, 20)
+    assert "none (at-least-once: no committed offset to check against)" in report.to_text()
