@@ -59,7 +59,8 @@ class TopicOffsets(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ObjectReaders:
-    """How an object is read: its record count, and its envelope's offsets (each may download it to the path given)."""
+    """How an object is read: its record count, and its envelope's offsets (each may download it to the
+    path given, and removes it again)."""
 
     count: Callable[[ObjectStore, RestoreRoot, IndexEntry, Path], int]
     offsets: Callable[[ObjectStore, RestoreRoot, IndexEntry, Path], list[int]]
@@ -194,7 +195,8 @@ def _claims(
 
 
 def _open(store: ObjectStore, readers: ObjectReaders, found: Located, path: Path) -> OffsetClaim | str:
-    """Read what one object's claim needs (downloading it to ``path`` if need be); the error's text when it cannot be read."""
+    """Read what one object's claim needs (the readers may download it to ``path``, and remove it); the
+    error's text when it cannot be read."""
     root, entry = found.target.root, found.entry
     try:
         if found.reads_offsets:
@@ -207,9 +209,6 @@ def _open(store: ObjectStore, readers: ObjectReaders, found: Located, path: Path
         raise
     except (FormatError, RecordError, OSError, ValueError) as error:
         return str(error)
-    finally:  # and the decompressed copy a reader may have made next to it
-        for leftover in (path, path.with_suffix(".decompressed")):
-            leftover.unlink(missing_ok=True)
 
 
 def _watermarks(
