@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.confluent_writing import NullValues
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.aiven_naming import AivenGrouping
 from lakesink.domain.layout.confluent_partitioners import DefaultPartitioner
@@ -96,10 +97,15 @@ def dialect_targets(settings: ConnectorSettings, restore: RestorePlan) -> tuple[
     """The Confluent or Aiven sink's one root, as the restore of that config lists it.
 
     Consecutive records only under Confluent's DefaultPartitioner (one encoded partition per Kafka
-    partition) and Aiven's topic-partition grouping; their keys name a file's first offset.
+    partition, unless tombstones go to their own) and Aiven's topic-partition grouping; their keys
+    name a file's first offset.
     """
     if settings.confluent is not None:
-        consecutive = isinstance(settings.confluent.layout.partitioner, DefaultPartitioner)
+        # Tombstones written to their own encoded partition interleave with the other files.
+        consecutive = (
+            isinstance(settings.confluent.layout.partitioner, DefaultPartitioner)
+            and settings.confluent.null_values is not NullValues.WRITE
+        )
     else:
         consecutive = (
             settings.aiven is not None and settings.aiven.naming.grouping is AivenGrouping.TOPIC_PARTITION
