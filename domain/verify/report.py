@@ -62,7 +62,7 @@ class VerifyReport:
                 "objects_listed": self.listed,
                 "objects_opened": self.opened,
                 "seconds": round(self.seconds, 3),
-                **{kind: sum(len(getattr(c, kind)) for c in self.partitions) for kind in _KINDS},
+                **{kind: self._total(kind) for kind in _KINDS},
                 "mismatches": len(self.mismatches),
             },
         }
@@ -81,12 +81,16 @@ class VerifyReport:
             lines.append(f"layout mismatches ({len(self.mismatches)}):")
             lines.extend(f"  {m.bucket}/{m.key}: {m.reason}" for m in self.mismatches[:SHOWN])
             lines.extend(_more(self.mismatches))
-        totals = ", ".join(f"{sum(len(getattr(c, kind)) for c in self.partitions)} {kind}" for kind in _KINDS)
+        totals = ", ".join(f"{self._total(kind)} {kind}" for kind in _KINDS if kind != "pending")
         lines.append(
-            f"{'clean' if self.clean else 'PROBLEMS'}: {totals}, {len(self.mismatches)} mismatches; "
+            f"{'clean' if self.clean else 'PROBLEMS'}: {totals}, {len(self.mismatches)} mismatches "
+            f"({self._total('pending')} pending objects, not problems); "
             f"{self.listed} objects listed, {self.opened} opened, {self.seconds:.1f} s"
         )
         return "\n".join(lines)
+
+    def _total(self, kind: str) -> int:
+        return sum(len(getattr(check, kind)) for check in self.partitions)
 
 
 _KINDS = ("gaps", "duplicates", "orphans", "pending", "unreadable")
