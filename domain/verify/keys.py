@@ -4,7 +4,8 @@ A key under a root's prefix that the root's layout does not parse, that names a 
 does not write, or (Lenses) whose file name ends otherwise than the statement's ``key.suffix``
 and extension, is a *layout mismatch*: the sink cannot have written it, and the restore would
 skip it or misread it. The index, plan and staging folders are not data and are skipped, as are
-folder markers and a Confluent value object's ``.keys`` / ``.headers`` siblings.
+folder markers and a Confluent value object's ``.keys`` / ``.headers`` siblings; a value object
+whose sibling is missing is a mismatch too.
 """
 
 from __future__ import annotations
@@ -67,12 +68,13 @@ class KeySorter:
 
     plan: VerifyPlan
     unexplained: list[tuple[str, str, str]]
-    siblings: set[tuple[str, str]]
+    siblings: dict[tuple[str, str], str]
+    """Each expected sibling ``(bucket, key)`` → the value object's key it belongs to."""
 
     @classmethod
     def of(cls, plan: VerifyPlan) -> KeySorter:
         """A sorter with nothing seen yet."""
-        return cls(plan, [], set())
+        return cls(plan, [], {})
 
     def sort(self, bucket: str, key: str, size: int) -> Located | None:
         """The object a key is, or None (skipped, or kept to report as a mismatch by :meth:`mismatches`)."""
@@ -97,18 +99,26 @@ class KeySorter:
             if size == 0:
                 reason = "is empty: the sink never writes an empty object"
                 break
-            self.siblings.update((bucket, sibling) for _, sibling in root.companions(key))
+            self.siblings.update(((bucket, sibling), key) for _, sibling in root.companions(key))
             return Located(target, entry)
         self.unexplained.append((bucket, key, reason))
         return None
 
     def mismatches(self) -> tuple[Mismatch, ...]:
-        """The unexplained keys, once the whole listing was sorted (siblings are known by then)."""
-        return tuple(
+        """The unexplained keys, once the whole listing was sorted (siblings are known by then), and
+        every value object whose ``.keys`` / ``.headers`` sibling is missing (the restore refuses it)."""
+        stray = tuple(
             Mismatch(bucket, key, reason)
             for bucket, key, reason in self.unexplained
             if (bucket, key) not in self.siblings
         )
+        seen = {(bucket, key) for bucket, key, _ in self.unexplained}
+        orphaned = tuple(
+            Mismatch(bucket, value, f"its sibling {sibling} is missing: the restore refuses the object")
+            for (bucket, sibling), value in sorted(self.siblings.items())
+            if (bucket, sibling) not in seen
+        )
+        return stray + orphaned
 
 
 def _named(topic: str, *, quix: bool) -> str:

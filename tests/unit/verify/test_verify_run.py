@@ -237,7 +237,17 @@ def test_a_confluent_time_based_bucket_has_only_its_orphans_and_keys_checked(tmp
     (check,) = report.partitions
     assert check.evidence == (Evidence.UNPROVEN,) and check.gaps == () and check.records == 6
     assert [b.key for b in check.orphans] == [f"{hour}01/events+3+0000000050.snappy.parquet"]
-    assert [m.key for m in report.mismatches] == [f"{hour}01/events+3+41.snappy.parquet"]
+    assert [(m.key, m.reason) for m in report.mismatches] == [
+        (f"{hour}01/events+3+41.snappy.parquet", "matches no key layout of this config"),
+        (
+            f"{hour}00/events+3+0000000040.snappy.parquet",
+            f"its sibling {hour}00/events+3+0000000040.keys.avro is missing: the restore refuses the object",
+        ),
+        (
+            f"{hour}01/events+3+0000000050.snappy.parquet",
+            f"its sibling {hour}01/events+3+0000000050.keys.avro is missing: the restore refuses the object",
+        ),
+    ]
 
 
 def _quix_rows(first: int, last: int) -> bytes:
