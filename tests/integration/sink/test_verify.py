@@ -11,12 +11,15 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.adapters.storage import open_store
 from lakesink.application import verify_command
 from lakesink.application.cli import EXIT_FAILURE, EXIT_OK, main
+from lakesink.domain.config.connector import ConnectorSettings
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3, local_props, produce_ids, run_sink, s3_props
 from tests.support.boto_bucket import BotoBucket
 from tests.support.confluent_configs import FMT, PKG
+from tests.support.faulty_store import CrashBeforeCommit
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -133,6 +136,33 @@ def test_parquet_plain_and_partitioned_with_an_envelope_verify_clean_without_kaf
     assert code == EXIT_OK and report["clean"]
     assert report["kafka"]["reachable"] is False and "127.0.0.1:9" in report["kafka"]["error"]
     assert all(p["topic_end"] is None and p["committed"] == 5 for p in report["partitions"])
+
+
+def test_objects_of_a_batch_that_died_before_its_commit_are_pending_until_the_next_run_commits_them(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "store" / "bkt").mkdir(parents=True)
+    produce_ids(kafka, topic, RECORDS)
+    kcql = f"INSERT INTO bkt:out SELECT * FROM {topic} STOREAS `JSON` PROPERTIES('flush.count'=3)"
+    props = local_props(tmp_path / "store", kcql, topic, kafka)
+    settings = ConnectorSettings.from_properties(props, role="sink")
+    store = open_store(settings.backend, settings.storage)
+    with pytest.raises(Exception, match="simulated crash"):
+        run_sink(spark, props, tmp_path / "ck", store=CrashBeforeCommit(store))
+
+    code, report = _verify(props, tmp_path, capsys)
+
+    assert code == EXIT_OK and report["clean"], report
+    for partition in report["partitions"]:
+        assert partition["committed"] is None and partition["orphans"] == []
+        assert [(p["first"], p["last"]) for p in partition["pending"]] == [(0, 2), (3, 5)]
+        assert partition["pending"][0]["plan"]["start"] == 0
+
+    run_sink(spark, props, tmp_path / "ck")
+    code, report = _verify(props, tmp_path, capsys)
+
+    assert code == EXIT_OK and report["totals"]["pending"] == 0
+    assert all((p["committed"], p["records"]) == (5, 6) for p in report["partitions"])
 
 
 @pytest.mark.s3
