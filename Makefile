@@ -51,8 +51,9 @@ lint: $(STAMP)
 RELIABILITY_RESULTS := .reliability-results.jsonl
 test-reliability: install
 	rm -f $(RELIABILITY_RESULTS)
-	LAKESINK_RELIABILITY=full LAKESINK_RELIABILITY_RESULTS=$(CURDIR)/$(RELIABILITY_RESULTS) $(PY) -m pytest -m reliability
-	$(PY) -m tests.support.reliability_report $(RELIABILITY_RESULTS) RELIABILITY.md
+	LAKESINK_RELIABILITY=full LAKESINK_RELIABILITY_RESULTS=$(CURDIR)/$(RELIABILITY_RESULTS) \
+		$(PY) -m pytest -m reliability; status=$$?; \
+		$(PY) -m tests.support.reliability_report $(RELIABILITY_RESULTS) RELIABILITY.md $$status; exit $$status
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit

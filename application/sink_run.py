@@ -285,8 +285,14 @@ class SinkRun:
         )
 
     def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
+        """Records left behind the batch's commit; None when the broker cannot tell right now (the
+        batch is committed: a broker gone since must not stop the sink over a number in a log line)."""
         if not ends:
             return None
-        high = self._metadata.latest(list(ends))
+        try:
+            high = self._metadata.latest(list(ends))
+        except ConnectionError as error:
+            logger.debug("Lag unknown: %s", error)
+            return None
         return sum(max(0, high[tp] - (last + 1)) for tp, last in ends.items())
 

@@ -24,7 +24,7 @@ from lakesink.adapters.kafka.client_config import (
 )
 from lakesink.domain.config.error_reporting import ErrorReporting
 from lakesink.domain.dead_letters import DeadLetter
-from lakesink.domain.errors import CommitConflictError, KafkaUnavailableError
+from lakesink.domain.errors import CommitConflictError, KafkaUnavailableError, RecordError
 
 _TIMEOUT_S = 60.0
 _TRANSACTION_TIMEOUT_MS = 60_000
@@ -78,6 +78,12 @@ class KafkaDeadLetterQueue:
             found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
         except KafkaException as error:
             raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {_text(error)}") from error
+        failed = [tp for tp in found if tp.error is not None]
+        if failed:  # a partition read as "nothing sent" would have its letters sent again
+            raise KafkaUnavailableError(
+                f"Dead-letter queue {self._topic}: the offsets of group {dead_letter_id(self._connector)} could not "
+                f"be read for {failed[0].topic}-{failed[0].partition} ({failed[0].error.str()})."
+            )
         return {(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}
 
     def send(self, letters: Sequence[DeadLetter], marks: Mapping[tuple[str, int], int]) -> None:
@@ -85,7 +91,9 @@ class KafkaDeadLetterQueue:
 
         Raises:
             CommitConflictError: a newer run of the connector fenced this one.
-            KafkaUnavailableError: the transaction failed; it was aborted.
+            RecordError: a letter is larger than the producer or the topic accepts; the transaction was aborted.
+            KafkaUnavailableError: the transaction failed; it was aborted (or, when even the abort
+                failed, it is aborted by the broker at its timeout or by the next run's start).
         """
         producer = self._producer
         offsets = [
@@ -99,16 +107,29 @@ class KafkaDeadLetterQueue:
                 offsets, self._consumer.consumer_group_metadata(), _TIMEOUT_S
             )
             producer.commit_transaction(_TIMEOUT_S)
+        except _TooLarge as error:
+            self._abort()
+            raise RecordError(str(error)) from error.__cause__
         except KafkaException as error:
-            code = error.args[0].code() if error.args and hasattr(error.args[0], "code") else None
-            if code in _FENCED:
+            if _code(error) in _FENCED:
                 raise CommitConflictError(
                     f"Dead-letter queue {self._topic}: another run of connector {self._connector} took over "
                     f"({_text(error)})."
                 ) from error
-            if error.args and getattr(error.args[0], "txn_requires_abort", lambda: False)():
-                producer.abort_transaction(_TIMEOUT_S)
-            raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {_text(error)}") from error
+            aborted = self._abort()
+            raise KafkaUnavailableError(
+                f"Dead-letter queue {self._topic}: {_text(error)}"
+                + ("" if aborted else "; the transaction could not be aborted either (the broker aborts it at its "
+                   "timeout, or the next run does at its start)")
+            ) from error
+
+    def _abort(self) -> bool:
+        """Abort the open transaction, whatever failed in it; False when the abort failed too."""
+        try:
+            self._producer.abort_transaction(_TIMEOUT_S)
+        except KafkaException:
+            return False
+        return True
 
     def _produce(self, letter: DeadLetter) -> None:
         headers = list(letter.headers)
@@ -123,11 +144,31 @@ class KafkaDeadLetterQueue:
                 return
             except BufferError:  # the local queue is full: let deliveries drain it
                 self._producer.poll(0.1)
+            except KafkaException as error:
+                if _code(error) != KafkaError.MSG_SIZE_TOO_LARGE:
+                    raise
+                size = len(letter.key or b"") + len(letter.value or b"") + sum(
+                    len(name) + len(value or b"") for name, value in headers)
+                raise _TooLarge(
+                    f"The dead letter of {letter.topic}-{letter.partition}@{letter.offset} ({size} bytes with its "
+                    "headers) is larger than a Kafka producer sends by default (message.max.bytes, 1,000,000 bytes): "
+                    "turn errors.deadletterqueue.context.headers.enable off if the headers make the difference (the "
+                    "stack trace is the largest), or skip such records without a dead-letter topic."
+                ) from error
 
     def close(self) -> None:
         """Release the producer and the group's client."""
         self._producer.flush(_TIMEOUT_S)
         self._consumer.close()
+
+
+class _TooLarge(Exception):
+    """A letter the producer refused for its size (raised inside :meth:`KafkaDeadLetterQueue.send`)."""
+
+
+def _code(error: KafkaException) -> object:
+    first = error.args[0] if error.args else None
+    return first.code() if hasattr(first, "code") else None
 
 
 def _text(error: KafkaException) -> str:

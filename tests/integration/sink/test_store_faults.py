@@ -40,7 +40,7 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
-from tests.integration.sink.conftest import assert_exactly_once, produce_ids, run_sink
+from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink
 from tests.support.emulators import Server, start_azurite, start_fake_gcs
 from tests.support.fault_proxy import FaultProxy
 from tests.support.reliability import FULL, record_cell
@@ -171,3 +171,30 @@ def _feed(kafka: EmbeddedKafka, topic: str) -> None:
 def _committed(bucket: S3Bucket | GcsBucket | AzureContainer, connector: str, topic: str, partition: int) -> int:
     lock = bucket.read(f".indexes/{connector}/.locks/Topic({topic})/{partition}.lock")
     return int(json.loads(lock)["committedOffset"])
+
+
+@pytest.mark.s3
+def test_a_lock_write_the_sdk_gives_up_on_is_waited_out(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, moto_s3: MotoS3,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every attempt of a lock write reset (the SDK's 3 with ``http.max.retries=2``): the sink waits and
+    runs the step again, instead of stopping; every record once."""
+    bucket = S3Bucket(moto_s3.url, unique_name("gives-up"))
+    proxy = FaultProxy(moto_s3.url).start()
+    props = {
+        "name": unique_name("sink"), "topics": topic, "bootstrap.servers": kafka.bootstrap_servers, **CONVERTERS,
+        "connect.s3.kcql": f"INSERT INTO {bucket.name}:out SELECT * FROM {topic} STOREAS `JSON`",
+        "connect.s3.http.max.retries": "2", **bucket.connector_settings(proxy.url),
+    }
+    produce_ids(kafka, topic, range(40))
+    proxy.fail_next(3, "reset", path_contains=".lock", methods=("PUT",))
+    try:
+        run_sink(spark, props, tmp_path / "ck")
+    finally:
+        proxy.stop()
+
+    assert proxy.faults_served == 3
+    assert any("failed on the store" in record.getMessage() for record in caplog.records)
+    ids = [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
+    assert_exactly_once(ids, range(40))

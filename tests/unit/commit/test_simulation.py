@@ -324,8 +324,11 @@ def test_a_sink_waits_out_store_calls_that_fail_transiently_and_stores_every_rec
     """Calls whose SDK retries ran out (applied or not) re-run their step: the run goes on, nothing is doubled."""
     with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting.time, "sleep") as slept:
         store = _store()
-        sink(topic, cutting, FaultyStore(store, give_up=given_up, lose=lost), "run", flush_count, staging).run()
+        faulty = FaultyStore(store, give_up=given_up, lose=lost)
+        sink(topic, cutting, faulty, "run", flush_count, staging).run()
         _check_exactly_once(store, topic)
+        if min(given_up) <= faulty.calls:  # a given-up call happened: its step must have waited
+            assert slept.called
         event(f"waited {min(slept.call_count, 3)}+ times")
 
 
