@@ -328,7 +328,9 @@ def test_a_sink_waits_out_store_calls_that_fail_transiently_and_stores_every_rec
         faulty = FaultyStore(store, give_up=given_up, lose=lost)
         sink(topic, cutting, faulty, "run", flush_count, staging).run()
         _check_exactly_once(store, topic)
-        if min(given_up) <= faulty.calls:  # a given-up call happened: its step must have waited
+        # a call that failed before it was applied (even numbers) always fails its step, which must have
+        # waited; one applied first may pass (a lock write whose read-back shows it landed)
+        if any(number <= faulty.calls and number % 2 == 0 for number in given_up):
             assert slept.called
         event(f"waited {min(slept.call_count, 3)}+ times")
 
