@@ -148,6 +148,12 @@ CATALOG: tuple[KeySpec, ...] = (
             "cannot be combined with KCQL padding.*.", scope=_SINK),
     KeySpec("padding.length", T.INT, "-1", "Legacy offset padding length, -1 = 12.", scope=_SINK),
     KeySpec("exactly.once.enable", T.BOOLEAN, "true", "false = at-least-once, no index.", scope=_SINK),
+    KeySpec("exactly.once.single.writer", T.BOOLEAN, "false",
+            "lakesink: true = run exactly-once on a store that ignores conditional writes (If-None-Match, "
+            "If-Match), which is otherwise refused at start: locks, plans and objects are overwritten in place "
+            "(deterministic keys make a redo idempotent) and nothing fences a second sink of the same name; "
+            "run only one. A store that enforces the conditions still fences (docs/sink.md, Start-up).",
+            scope=_SINK),
     KeySpec("range.split.offsets", T.LONG, "250000",
             "lakesink: split one topic-partition's range of a micro-batch into sub-ranges of at most this "
             "many offsets, each written by its own Spark task, so a one-partition backfill uses every core; "
