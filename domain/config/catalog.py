@@ -245,6 +245,13 @@ CATALOG: tuple[KeySpec, ...] = (
             "true = path-style URLs; wins over vhost.bucket.", backends=_S3),
     KeySpec("vhost.bucket", T.BOOLEAN, "false", "Deprecated and inverted: true enables path-style access.",
             backends=_S3),
+    KeySpec("checksum.calculation", T.STRING, None,
+            "lakesink: when the S3 client adds checksums: when_supported (boto3's default since 1.36: a CRC32 "
+            "on every upload, checksums asked for on every read) or when_required (only where the S3 API "
+            "requires one, as before 1.36), case-insensitive. Not set = decided at start: a small probe "
+            "object is written and read with boto3's default, and a store that refuses it but takes it "
+            "without the checksums gets when_required, said in one INFO line (docs/storage.md, "
+            "Request checksums).", backends=_S3),
     KeySpec("multipart.threshold", T.LONG, str(16 * 1024 * 1024), "lakesink: bytes above which uploads are "
             "multipart.", backends=_S3),
     KeySpec("multipart.part.size", T.LONG, str(8 * 1024 * 1024), "lakesink: multipart part size, bytes "
