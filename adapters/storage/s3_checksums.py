@@ -6,8 +6,8 @@ over HTTP, an ``aws-chunked`` trailer with ``x-amz-content-sha256: STREAMING-UNS
 over HTTPS) and asks for response checksums (``x-amz-checksum-mode: ENABLED`` on GetObject). Many
 S3-compatible stores refuse them, each in its own words: ``InvalidArgument`` "Unsupported header
 'x-amz-sdk-checksum-algorithm'" (Backblaze B2), 501 ``NotImplemented`` "Header 'x-amz-checksum-crc32'
-... not implemented" (Cloudflare R2 until early 2025), ``XAmzContentSHA256Mismatch`` (Hetzner, older
-Ceph RGW), ``SignatureDoesNotMatch`` (GCS's XML interoperability API), ``AuthorizationHeaderMalformed``
+... not implemented" (Cloudflare R2 until early 2025), ``XAmzContentSHA256Mismatch`` (Hetzner Object
+Storage), ``SignatureDoesNotMatch`` (GCS's XML interoperability API), ``AuthorizationHeaderMalformed``
 (Qumulo), ``MissingContentLength`` (Storj). botocore's ``when_required`` mode sends what S3 sent
 before 1.36, and those stores take it.
 
