@@ -15,7 +15,7 @@ Since the codes differ, and some read like a credential problem, the probe does 
 it compares. A small object is written and read back with boto3's default (``when_supported``);
 if that fails, the same is done with ``when_required``; if that passes, the checksums were the
 trouble and the settings say ``when_required`` from then on (one INFO line says so). Otherwise
-the store's first answer is the error. The decision travels in the settings
+the store's answer to the second probe is the error (a missing bucket, denied access...). The decision travels in the settings
 (:attr:`S3Settings.checksum_calculation`), which is all the executors receive: each builds its
 client from them. A restore, which only reads, probes with a read of an object that does not exist.
 """
@@ -43,7 +43,7 @@ def settle_checksums(settings: S3Settings, bucket: str, key: str, *, writes: boo
     not exist (a restore, whose credentials may only read).
 
     Raises:
-        StorageError: the store refused the probe with and without checksums (the first refusal).
+        StorageError: the store refused the probe without the checksums too (its answer to that).
     """
     if settings.checksum_calculation is not None:
         return settings
@@ -53,14 +53,11 @@ def settle_checksums(settings: S3Settings, bucket: str, key: str, *, writes: boo
         return default
     except StorageError as refused:
         without = dataclasses.replace(settings, checksum_calculation=WHEN_REQUIRED)
-        try:
-            _probe(S3ObjectStore(without), bucket, key, writes=writes)
-        except StorageError:
-            raise refused from None
+        _probe(S3ObjectStore(without), bucket, key, writes=writes)  # failing too: the trouble is elsewhere
         logger.info(
-            "S3: the store at %s refused boto3's default request checksums (%s) and takes requests without "
-            "them: this run's S3 clients use checksum mode when_required (docs/storage.md, Request checksums)",
-            settings.custom_endpoint or "the AWS endpoint", refused,
+            "S3: the store refused boto3's default request checksums (%s) and takes requests without them: "
+            "this run's S3 clients use checksum mode when_required (docs/storage.md, Request checksums)",
+            refused,
         )
         return without
 
