@@ -14,6 +14,7 @@ tests of tests/integration/crash sample the same property on real processes; thi
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -310,6 +311,23 @@ def test_a_single_writer_on_a_store_ignoring_conditions_crashed_after_any_call_s
                 pass
             sink(topic, restarted, lying, "run-2", flush_count, staging, single_writer=True).run()
             _check_exactly_once(store, topic)
+
+
+def test_single_writer_mode_on_a_store_enforcing_the_conditions_still_fences_a_second_sink(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    topic: Topic = {0: [(0, False), (1, False)], 1: [(3, False)]}
+    with tempfile.TemporaryDirectory() as staging, caplog.at_level(logging.INFO, logger="lakesink.application"):
+        store = _store()
+        older = sink(topic, Cutting((), 0), store, "older", 1, staging, single_writer=True)
+        older.prepare()
+        sink(topic, Cutting((), 0), store, "newer", 1, staging, single_writer=True).run()
+        with pytest.raises(CommitConflictError):
+            older.run()
+        _check_exactly_once(store, topic)
+    said = [r.getMessage() for r in caplog.records if "single.writer" in r.getMessage()]
+    assert len(said) == 2 and all("still fenced" in line for line in said)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
