@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from backends import Harness, Target, unique
-from fault_proxy import FaultProxy
 
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import (
@@ -17,6 +16,7 @@ from lakesink.domain.errors import (
     TransientStorageError,
 )
 from lakesink.domain.ports import ObjectStore
+from tests.support.fault_proxy import FaultProxy
 
 
 @pytest.fixture

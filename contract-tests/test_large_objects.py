@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from backends import Harness, Target
-from fault_proxy import FaultProxy
 
 from lakesink.domain.errors import ObjectNotFoundError, PreconditionFailedError, TransientStorageError
+from tests.support.fault_proxy import FaultProxy
 
 SIZE = 17 * 1024 * 1024 + 123  # over the 16 MiB S3 multipart threshold, not a multiple of the part size
 _BLOCK = 1024 * 1024

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from backends import Target
-from fault_proxy import FaultProxy
 
 from lakesink.domain.errors import PreconditionFailedError
 from lakesink.domain.ports import ObjectStore, StoredObject
+from tests.support.fault_proxy import FaultProxy
 
 _UPLOADS = ("PUT", "POST")  # S3 PutObject and Azure Put Blob are PUTs, a GCS upload is a POST
 

@@ -82,6 +82,10 @@ class TransientStorageError(StorageError):
 # --- data ----------------------------------------------------------------------------------
 
 
+class StagingFullError(LakesinkError, OSError):
+    """The disk a task stages its files on is full: the environment's problem (exit 1), not the data's."""
+
+
 class KafkaUnavailableError(LakesinkError, ConnectionError):
     """No Kafka broker answered: the environment's problem (exit 1), not the config's."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 from collections.abc import Sequence
@@ -81,13 +82,15 @@ class StagingFile:
         logger.debug("finished %s: %d records, %d bytes", self.path, self._count, self.path.stat().st_size)
 
     def abort(self) -> None:
-        """Close without finishing and delete the file; idempotent."""
+        """Close without finishing and delete the file; idempotent. A close that cannot flush what
+        it buffered (the disk is full) is ignored: those bytes are being thrown away."""
         if not self._closed:
             self._closed = True
             try:
                 self._discard()
             finally:
-                self._raw.close()
+                with contextlib.suppress(OSError):
+                    self._raw.close()
         self.path.unlink(missing_ok=True)
 
     def _check_open(self) -> None:

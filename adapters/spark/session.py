@@ -42,6 +42,9 @@ _DEFAULTS = {
 QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
 """Spark's logging without its banner and the start-up warnings a user cannot act on."""
 _LOCAL_ONLY = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+TASK_ATTEMPTS = 4
+"""Attempts of a task on a local master: Spark's cluster default (``spark.task.maxFailures``)."""
+_LOCAL_WITHOUT_ATTEMPTS = re.compile(r"local(?:\[([^,\]]+)\])?")
 
 
 def create_session(
@@ -54,7 +57,8 @@ def create_session(
     """A SparkSession with lakesink's data sources registered.
 
     Args:
-        master: Spark master URL; ``local[N]`` binds the driver to 127.0.0.1.
+        master: Spark master URL; ``local[N]`` binds the driver to 127.0.0.1 and retries a failed
+            task as a cluster does (:func:`with_task_attempts`).
         app_name: shown in the UI and logs.
         conf: extra Spark settings, applied last (over lakesink's defaults, including the
             local JVM's memory settings of :mod:`.memory_defaults`); never credentials.
@@ -64,6 +68,7 @@ def create_session(
         ConfigError: ``conf`` holds a Secret, or its redaction regex would show ``secret.*`` options.
     """
     settings = dict(_DEFAULTS)
+    master = with_task_attempts(master)
     local = master.startswith("local")
     if local:
         settings.update(_LOCAL_ONLY)
@@ -84,6 +89,21 @@ def create_session(
     register_data_sources(session)
     logger.info("Spark session %s on %s (Spark %s)", app_name, master, session.version)
     return session
+
+
+def with_task_attempts(master: str) -> str:
+    """``local`` and ``local[N]`` as ``local[N,4]``: every other master is returned as given.
+
+    Spark gives a local master one attempt per task, so a Python worker killed by the kernel (out of
+    memory) or by an operator fails the whole batch and stops the sink, where a cluster would run
+    the task again; with ``local[N,4]`` a local sink rides through it as a cluster does (its ranges
+    are deterministic and its uploads create-only, so a second attempt writes the same objects).
+    ``local[N,F]`` keeps the F given (``local[N,1]``: Spark's local behaviour).
+    """
+    match = _LOCAL_WITHOUT_ATTEMPTS.fullmatch(master)
+    if match is None:
+        return master
+    return f"local[{match.group(1) or 1},{TASK_ATTEMPTS}]"
 
 
 def _local_jvm_settings() -> dict[str, str]:

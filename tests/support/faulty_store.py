@@ -4,6 +4,8 @@
   catches it) right after the chosen call was applied, before its answer is seen.
 * lost answers — the call is applied, its answer never arrives, and the SDK retries it with the
   same condition: what the caller sees is the retry's answer (a 412 for a conditional write).
+* given-up calls — the SDK's retries ran out: the call fails with :class:`TransientStorageError`,
+  after it was applied (odd call numbers: the last attempt's answer was lost) or before (even).
 * :class:`FailingUploads` — a Spark task dies right after its uploads landed (retried by Spark,
   then by ``error.policy``).
 * :class:`CrashBeforeCommit` — the sink dies between its uploads and the lock's advance.
@@ -18,7 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from lakesink.domain.commit.locks import decode_lock
-from lakesink.domain.errors import ObjectNotFoundError
+from lakesink.domain.errors import ObjectNotFoundError, TransientStorageError
 
 WRITES = ("put", "put_if_absent", "put_if_match", "upload_file", "copy", "delete", "delete_many")
 CALLS = (*WRITES, "get", "head", "list_pages", "download_file", "check_bucket")
@@ -29,15 +31,18 @@ class Crash(BaseException):
 
 
 class FaultyStore:
-    """Counts every store call; crashes after call number ``crash_after``; loses the answers of ``lose``.
+    """Counts every store call; crashes after call number ``crash_after``; loses the answers of
+    ``lose``; fails the calls of ``give_up`` as transient.
 
     Call numbers start at 1 and count calls of every thread in the order they are applied.
     """
 
-    def __init__(self, inner: Any, *, crash_after: int | None = None, lose: Iterable[int] = ()) -> None:
+    def __init__(self, inner: Any, *, crash_after: int | None = None, lose: Iterable[int] = (),
+                 give_up: Iterable[int] = ()) -> None:
         self.inner = inner
         self.crash_after = crash_after
         self.lose = set(lose)
+        self.give_up = set(give_up)
         self.calls = 0
         self.crashed = False
         self._lock = threading.Lock()
@@ -53,6 +58,8 @@ class FaultyStore:
                     raise Crash("the process is dead")
                 self.calls += 1
                 number = self.calls
+                if number in self.give_up and number % 2 == 0:
+                    raise TransientStorageError(f"store call {number} ({name}) failed before it was applied")
                 if name == "list_pages":  # materialised under the lock: a listing is one call here
                     result: Any = list(method(*args, **kwargs))
                 else:
@@ -62,6 +69,8 @@ class FaultyStore:
                     raise Crash(f"crashed after call {number} ({name})")
                 if number in self.lose and name in WRITES:  # the SDK's retry: same call, same condition
                     return method(*args, **kwargs)
+                if number in self.give_up:
+                    raise TransientStorageError(f"store call {number} ({name}) was applied, its answer lost")
             return iter(result) if name == "list_pages" else result
 
         return call

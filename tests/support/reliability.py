@@ -1,17 +1,33 @@
-"""How hard the kill tests push: a short sample in ``make test``, the whole matrix in ``make test-reliability``.
+"""How hard the kill and fault tests push, and what they report for RELIABILITY.md.
 
 ``make test`` has 15 minutes on 2 cores, so there each kill test kills a few times (one kill per
-phase it anchors on); ``LAKESINK_RELIABILITY=full``, which ``make test-reliability`` sets, runs
-every kill a test was designed with. Both run the same code and the same exactly-once audit.
+phase it anchors on) and each fault matrix runs one cell; ``LAKESINK_RELIABILITY=full``, which
+``make test-reliability`` sets, runs every kill and every cell a test was designed with. Both run
+the same code and the same exactly-once audit.
+
+A passing cell records what it did with :func:`record_cell` in the JSON-lines file named by
+``LAKESINK_RELIABILITY_RESULTS`` (set by ``make test-reliability``, which then renders
+RELIABILITY.md from it with ``python -m tests.support.reliability_report``); unset, nothing is kept.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 FULL = os.environ.get("LAKESINK_RELIABILITY", "") == "full"
+RESULTS_ENV = "LAKESINK_RELIABILITY_RESULTS"
 
 
 def kills(*, sample: int, full: int) -> int:
     """``full`` under ``make test-reliability``, else ``sample``."""
     return full if FULL else sample
+
+
+def record_cell(matrix: str, **facts: object) -> None:
+    """Append one passed cell of ``matrix`` (its backend, fault, mode, counts and outcome) to the results."""
+    target = os.environ.get(RESULTS_ENV)
+    if target:
+        with Path(target).open("a", encoding="utf-8") as results:
+            results.write(json.dumps({"matrix": matrix, **facts}) + "\n")

@@ -40,7 +40,7 @@ from tests.conftest import unique_name
 from tests.support.confluent_configs import COMPLETE
 from tests.support.confluent_golden import Producer, Sent, golden, utc_ms
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
-from tests.support.reliability import kills
+from tests.support.reliability import kills, record_cell
 from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
@@ -141,3 +141,6 @@ def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_g
     stored = sorted((r.topic, r.partition, r.offset) for f in expected.files for r in f.records)
     assert stored == sorted((s.topic, s.partition, s.offset) for s in producer.sent if s not in expected.held)
     assert_anchored_phases_hit(landed)
+    record_cell("kill -9", test="test_confluent_kill9", target="Confluent S3 sink config (Complete Example), S3 (moto)",
+                kills=KILLS, records=len(producer.sent), seconds=total_s,
+                outcome="every offset once, under Confluent's keys (golden list)")

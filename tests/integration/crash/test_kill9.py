@@ -3,7 +3,7 @@
 ``lakesink sink`` runs continuously as a child process group while a producer keeps feeding
 the topic (10 records a second), with ``flush.count=200`` and ``flush.interval=1``, so a batch
 and a commit follow every couple of seconds. The whole group (driver, Spark JVM, Python workers)
-is SIGKILLed (3 times in ``make test``, 12 in ``make test-reliability``) in one of three phases, a
+is SIGKILLed (3 times in ``make test``, 20 in ``make test-reliability``) in one of three phases, a
 third of the kills each, in a seeded random order:
 
 * start-up: 2-8 s after launch (JVM, SparkSession, reading the index and the plans; the session
@@ -27,35 +27,27 @@ Reproduce a run's choices with ``LAKESINK_CRASH_SEED=<seed printed by the test>`
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import random
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from lakesink.adapters.demo.kafka import DemoKafka, kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.demo.audit import audit
-from lakesink.application.demo.configs import s3_parquet_config, write_config
-from lakesink.application.demo.data import order_events
-from lakesink.application.demo.output import is_data_key, read_rows
 from tests.conftest import unique_name
 from tests.support.kill_runs import TrickleProducer
-from tests.support.reliability import kills
+from tests.support.order_sink import assert_every_offset_once, data_objects, order_chunks, orders_config
+from tests.support.reliability import kills, record_cell
 from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
-KILLS = kills(sample=3, full=12)  # one per phase in `make test`
+KILLS = kills(sample=3, full=20)  # one per phase in `make test`
 CHUNK = 10  # records per second: a backlog small enough that a restart's first batch stays short
-MAX_RECORDS = 20_000  # well inside the mock broker's per-partition retention
 ANCHOR_TIMEOUT_S = 45.0
 COMMIT_MARKER = "lakesink.application.sink_run: Batch "  # application/sink_run.py logs each committed batch
 PHASES = {"start-up": (2.0, 8.0), "uploads": (0.0, 1.5), "streaming": (0.0, 5.0)}
@@ -75,17 +67,13 @@ def _kills(rng: random.Random) -> list[Kill]:
     return [Kill(phase, round(rng.uniform(*PHASES[phase]), 2)) for phase in phases]
 
 
-def _data_objects(output: S3Bucket) -> int:
-    return sum(1 for item in output.list("orders/") if is_data_key(item.key))
-
-
 def _kill_when_due(sink: SinkProcess, kill: Kill, output: S3Bucket) -> str:
     """Wait for the phase's anchor, then the delay; kill the group; say where the kill landed."""
     launched = time.monotonic()
     seen = True
     if kill.phase == "uploads":
-        before = _data_objects(output)
-        seen = sink.wait_for(lambda: _data_objects(output) > before, ANCHOR_TIMEOUT_S)
+        before = data_objects(output)
+        seen = sink.wait_for(lambda: data_objects(output) > before, ANCHOR_TIMEOUT_S)
     elif kill.phase == "streaming":
         seen = sink.wait_for(lambda: sink.logged(COMMIT_MARKER), ANCHOR_TIMEOUT_S)
     time.sleep(kill.delay_s)
@@ -94,19 +82,6 @@ def _kill_when_due(sink: SinkProcess, kill: Kill, output: S3Bucket) -> str:
     return f"{kill.phase} +{kill.delay_s}s, {time.monotonic() - launched:.1f}s after launch" + (
         "" if seen else " (anchor not seen)"
     )
-
-
-def _order_chunks(kafka: EmbeddedKafka, topic: str, seed: int) -> Callable[[], int]:
-    """Each call produces the next ``CHUNK`` order events (none after ``MAX_RECORDS``), so every run
-    has batches to commit; for :class:`TrickleProducer`, once a second."""
-    demo = DemoKafka(kafka)
-    events = order_events(MAX_RECORDS, seed=seed, start_ms=1_767_225_600_000)
-
-    def produce() -> int:
-        chunk = list(itertools.islice(events, CHUNK))
-        return demo.produce(topic, chunk) if chunk else 0
-
-    return produce
 
 
 def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_once(
@@ -119,13 +94,10 @@ def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_
     print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {forget_checkpoint_before}")
 
     topic, bucket, name = unique_name("crash"), unique_name("crash"), unique_name("crash-sink")
-    moto.create_bucket(bucket)
-    config = write_config(tmp_path, s3_parquet_config(
-        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
-        bucket=bucket, prefix="orders", flush_count=200, flush_interval_s=1))
+    config = orders_config(tmp_path, name, topic, kafka, moto, bucket)
     checkpoint = tmp_path / "checkpoint"
     output = moto.bucket(bucket)
-    producer = TrickleProducer(_order_chunks(kafka, topic, seed))
+    producer = TrickleProducer(order_chunks(kafka, topic, seed, CHUNK))
     producer.start()
 
     started = time.monotonic()
@@ -145,35 +117,12 @@ def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_
     total_s = time.monotonic() - started
     print(f"{KILLS} kills in {kill_phase_s:.0f} s; {produced} records; total {total_s:.0f} s")
 
-    expected = kafka_contents(kafka.bootstrap_servers, topic)
-    report = audit(expected, read_rows(output, "orders"))
-    assert report.expected == produced
-    assert report.ok, f"seed {seed}:\n{report.describe()}"
-    keys = [item.key for item in output.list()]
-    stray = [key for key in keys if not (is_data_key(key) or key.startswith(".indexes/"))]
-    assert stray == []
-    assert _committed_offsets(output, name, topic) == _last_offsets(expected)
+    assert_every_offset_once(kafka, topic, output, name, produced, seed)
     for phase in ("uploads", "streaming"):
         assert any(text.startswith(phase) and "anchor not seen" not in text for text in landed), (
             f"no kill landed in the {phase} phase, so its window was not exercised: {landed}"
         )
+    record_cell("kill -9", test="test_kill9", target="Lenses KCQL, PARQUET + PARTITIONBY, S3 (moto)", kills=KILLS,
+                records=produced, seconds=total_s,
+                outcome="every offset once; restarts resumed from the index (one without its checkpoint)")
 
-
-def _last_offsets(positions: dict[tuple[str, int, int], object]) -> dict[int, int]:
-    """The highest offset of each partition in the topic."""
-    last: dict[int, int] = {}
-    for _topic, partition, offset in positions:
-        last[partition] = max(offset, last.get(partition, -1))
-    return last
-
-
-def _committed_offsets(output: S3Bucket, connector: str, topic: str) -> dict[int, int]:
-    """The master locks' ``committedOffset`` per partition (the Lenses lock file format)."""
-    prefix = f".indexes/{connector}/.locks/Topic({topic})/"
-    committed = {}
-    for item in output.list(prefix):
-        partition = int(item.key[len(prefix):].removesuffix(".lock"))
-        offset = json.loads(output.read(item.key))["committedOffset"]
-        if offset is not None:  # a partition claimed at start that never received a record
-            committed[partition] = offset
-    return committed

@@ -23,6 +23,7 @@ from lakesink.application.restore import load_plan, restore
 from lakesink.domain.config.backends import LocalSettings
 from lakesink.domain.ports import ListPage
 from tests.integration.restore.conftest import BUCKET, local_restore_props, read_topic
+from tests.support.reliability import record_cell
 
 pytestmark = pytest.mark.integration
 
@@ -55,6 +56,7 @@ def test_kill_9_during_a_restore_then_resume_loses_nothing_and_resends_only_the_
     )
     config = tmp_path / "restore.json"
     config.write_text(json.dumps(props))
+    started = time.monotonic()
     process = subprocess.Popen(
         [sys.executable, "-m", "lakesink.application.cli", "restore", "--config", str(config), "--once"],
         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -76,6 +78,9 @@ def test_kill_9_during_a_restore_then_resume_loses_nothing_and_resends_only_the_
         sent = [m[2] for m in messages if m[0] == partition]
         wanted = [v for v in expected if v.startswith(b"p%d-" % partition)]
         assert _without_the_killed_transaction(sent, LIMIT) == wanted, f"partition {partition}"
+    record_cell("kill -9", test="test_crash_and_scale (restore)", target="Lenses restore, TEXT, local directory",
+                kills=1, records=len(expected), seconds=time.monotonic() - started,
+                outcome="nothing lost; only the open transaction resent (the mock broker shows it)")
 
 
 def _without_the_killed_transaction(sent: list[bytes], batch: int) -> list[bytes]:

@@ -135,34 +135,42 @@ def run_sink(
     *,
     once: bool = True,
     store: ObjectStore | None = None,
+    feeding: threading.Thread | None = None,
 ) -> SinkRun:
     """Run one sink job and return it (its reports tell what each batch did).
 
     ``once=True`` is ``lakesink sink --once``; ``once=False`` runs the continuous streaming query
-    until it drained the topic (:func:`run_until_drained`). ``store`` replaces the one the settings
-    name (a fault-injecting wrapper of it, see tests/support/faulty_store.py).
+    until it drained the topic (:func:`run_until_drained`; after ``feeding``, a thread producing
+    while the sink runs, has finished). ``store`` replaces the one the settings name (a
+    fault-injecting wrapper of it, see tests/support/faulty_store.py).
     """
     settings = ConnectorSettings.from_properties(dict(props), role="sink")
     job = sink_run(settings, spark, checkpoint_dir=str(checkpoint), once=once, store=store)
     if once:
         job.run(timeout_s=120)
     else:
-        run_until_drained(spark, job)
+        run_until_drained(spark, job, feeding=feeding)
     return job
 
 
-def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120) -> None:
-    """Run a continuous job until a batch ends at the high watermarks its topics have now, then stop it.
+def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120,
+                      feeding: threading.Thread | None = None) -> None:
+    """Run a continuous job until a batch ends at the high watermarks its topics have now (or, with
+    ``feeding``, once that thread has finished producing), then stop it.
 
     A thread watches the query (found by its name in ``spark.streams``) and stops it once its last
     progress, reported after the batch committed, ends there. A batch failure ends the run first.
     """
     assert not job.compute.once, "a --once job stops by itself"
-    target = _high_watermarks(job)
+    target = _high_watermarks(job) if feeding is None else None
     name = f"lakesink-sink-{job.settings.name}"
     finished, drained = threading.Event(), threading.Event()
 
     def stop_when_drained() -> None:
+        nonlocal target
+        while feeding is not None and feeding.is_alive() and not finished.wait(0.25):
+            pass
+        target = target or _high_watermarks(job)
         while not finished.wait(0.25):
             for query in spark.streams.active:
                 progress = query.lastProgress

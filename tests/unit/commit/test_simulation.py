@@ -18,6 +18,7 @@ import logging
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from unittest import mock
 
 import pyarrow as pa
 import pytest
@@ -32,6 +33,7 @@ from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, result_of, run_task
 from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
+from lakesink.application import waiting
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
@@ -356,6 +358,25 @@ def test_a_second_sink_racing_the_first_fences_it_and_no_record_is_lost_or_doubl
             event("the older sink was fenced")  # its uploads are met again or replayed by the next run
         sink(topic, racer, store, "restarted", flush_count, staging).run()
         _check_exactly_once(store, topic)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
+    flush_count=st.integers(min_value=1, max_value=6),
+    cutting=_cutting(),
+    given_up=st.sets(st.integers(min_value=1, max_value=80), min_size=1, max_size=12),
+    lost=st.sets(st.integers(min_value=1, max_value=80), max_size=6),
+)
+def test_a_sink_waits_out_store_calls_that_fail_transiently_and_stores_every_record_once(
+    topic: Topic, flush_count: int, cutting: Cutting, given_up: set[int], lost: set[int]
+) -> None:
+    """Calls whose SDK retries ran out (applied or not) re-run their step: the run goes on, nothing is doubled."""
+    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting.time, "sleep") as slept:
+        store = _store()
+        sink(topic, cutting, FaultyStore(store, give_up=given_up, lose=lost), "run", flush_count, staging).run()
+        _check_exactly_once(store, topic)
+        event(f"waited {min(slept.call_count, 3)}+ times")
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -1,7 +1,10 @@
-"""A tiny HTTP reverse proxy that fails chosen requests, to prove the SDK retries the adapters configure.
+"""A tiny HTTP reverse proxy that fails chosen requests: the SDK retries the adapters configure
+(contract-tests/) and the sink riding through a faulty network (the fault matrix of
+tests/integration/reliability/).
 
 It forwards every request to the real emulator, except the ones picked by :meth:`FaultProxy.fail_next`
-(the next N matching requests) or :meth:`FaultProxy.fail_every` (every n-th matching request).
+(the next N matching requests), :meth:`FaultProxy.fail_every` (every n-th matching request) or
+:meth:`FaultProxy.fail_randomly` (each request with a probability, the fault drawn from several).
 A picked request meets one of these faults:
 
 - ``"503"``: answered with 503 ``ServiceUnavailable`` without reaching the emulator (a reply every
@@ -11,22 +14,28 @@ A picked request meets one of these faults:
 - ``"reset"``: the connection is reset (TCP RST) before the request reaches the emulator;
 - ``"lose-response"``: the request *is* forwarded and applied, then the connection is reset instead
   of sending the answer: a response lost on the way back, the case that makes a retried
-  conditional write meet its own first attempt.
+  conditional write meet its own first attempt;
+- ``"slow"``: the request is forwarded and applied, and its answer held back for a while (up to
+  :attr:`FaultProxy.slow_s`) before it is sent.
 """
 
 from __future__ import annotations
 
 import http.client
+import random
 import socket
 import struct
+import sys
 import threading
+import time
+from collections import Counter
 from collections.abc import Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
                "content-length"}
-_MODES = ("503", "throttle", "reset", "lose-response")
+_MODES = ("503", "throttle", "reset", "lose-response", "slow")
 _ERROR_BODY = {
     "503": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>ServiceUnavailable</Code>'
             b"<Message>Service is unable to handle request.</Message></Error>"),
@@ -35,12 +44,22 @@ _ERROR_BODY = {
 }
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that drops its connection (an SDK giving up on a slow answer) is no error to print."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class FaultProxy:
     """Start with :meth:`start`; point an adapter at :attr:`url`; arm faults with :meth:`fail_next`
     or :meth:`fail_every`."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, *, slow_s: float = 2.0) -> None:
         parts = urlsplit(upstream)
+        self.slow_s = slow_s
         self.upstream_host = parts.hostname or "127.0.0.1"
         self.upstream_port = parts.port or 80
         self.upstream_path = parts.path.rstrip("/")
@@ -48,12 +67,16 @@ class FaultProxy:
         self._failures_left = 0
         self._every = 0
         self._mode = "503"
+        self._rate = 0.0
+        self._random_modes: tuple[str, ...] = ()
+        self._rng = random.Random(0)
         self._matched = 0
         self.requests_seen = 0
         self.faults_served = 0
+        self.served: Counter[tuple[str, str]] = Counter()  # (fault, HTTP method) -> faults served
         self._match = ""
         self._methods: Collection[str] = ()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -78,7 +101,7 @@ class FaultProxy:
         metadata) from eating the faults; the body counts because some uploads name the object
         there (GCS multipart uploads) rather than in the path.
         """
-        self._arm(mode, path_contains, methods, failures=count, every=0)
+        self._arm(mode, match=path_contains, methods=methods, failures=count, every=0)
 
     def fail_every(self, every: int, mode: str = "503", *, path_contains: str = "",
                    methods: Collection[str] = ()) -> None:
@@ -89,15 +112,36 @@ class FaultProxy:
         """
         if every < 2:
             raise ValueError("every must be at least 2, or no request would get through")
-        self._arm(mode, path_contains, methods, failures=0, every=every)
+        self._arm(mode, match=path_contains, methods=methods, failures=0, every=every)
 
-    def _arm(self, mode: str, match: str, methods: Collection[str], *, failures: int, every: int) -> None:
-        if mode not in _MODES:
-            raise ValueError(f"unknown fault mode {mode!r}; one of {', '.join(_MODES)}")
+    def fail_randomly(self, rate: float, modes: Collection[str], *, seed: int) -> None:
+        """Fail each request with probability ``rate``, with a fault drawn evenly from ``modes``.
+
+        Picks come from a generator seeded with ``seed``, in the order requests arrive: concurrent
+        clients make the order, so a seed replays the mix of faults, not which request met which.
+        """
+        if not 0 < rate < 1:
+            raise ValueError("rate must be between 0 and 1")
+        self._arm(*modes, match="", methods=(), failures=0, every=0)
         with self._lock:
-            self._failures_left, self._every, self._mode, self._match = failures, every, mode, match
+            self._rate, self._random_modes, self._rng = rate, tuple(modes), random.Random(seed)
+
+    def heal(self) -> None:
+        """Stop failing requests (what was served stays counted)."""
+        with self._lock:
+            self._failures_left = self._every = 0
+            self._rate = 0.0
+
+    def _arm(self, *modes: str, match: str, methods: Collection[str], failures: int, every: int) -> None:
+        unknown = [mode for mode in modes if mode not in _MODES]
+        if unknown or not modes:
+            raise ValueError(f"unknown fault mode {unknown}; one of {', '.join(_MODES)}")
+        with self._lock:
+            self._failures_left, self._every, self._mode, self._match = failures, every, modes[0], match
             self._methods = frozenset(m.upper() for m in methods)
+            self._rate = 0.0
             self._matched = self.requests_seen = self.faults_served = 0
+            self.served.clear()
 
     def _take_fault(self, method: str, path: str, body: bytes) -> str | None:
         with self._lock:
@@ -107,6 +151,13 @@ class FaultProxy:
             if self._match not in path and self._match.encode() not in body:
                 return None
             self._matched += 1
+            if self._rate:
+                if self._rng.random() >= self._rate:
+                    return None
+                mode = self._rng.choice(self._random_modes)
+                self.faults_served += 1
+                self.served[mode, method] += 1
+                return mode
             if self._every:
                 picked = self._matched % self._every == 0
             else:
@@ -115,6 +166,7 @@ class FaultProxy:
             if not picked:
                 return None
             self.faults_served += 1
+            self.served[self._mode, method] += 1
             return self._mode
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -145,6 +197,8 @@ class FaultProxy:
                     if fault == "lose-response":  # applied upstream; the client never hears of it
                         self._reset()
                         return
+                    if fault == "slow":
+                        time.sleep(random.uniform(proxy.slow_s / 2, proxy.slow_s))
                     kept = [(k, v) for k, v in response.getheaders() if k.lower() not in _HOP_BY_HOP]
                     self._reply(response.status, kept, payload, declared=response.getheader("Content-Length"))
                 finally:

@@ -1,0 +1,28 @@
+"""Which failures a running sink waits out instead of stopping, and how long it waits.
+
+A store answering 503 SlowDown or dropping connections, and a lock write whose outcome could not
+be read back, are no fault of the data and no fault of the config: they end by themselves. The SDKs
+retry each call a few times (``connect.<backend>.http.max.retries``); a failure that outlasts those
+retries re-runs the whole step (opening the index, or the batch: its ranges are fixed, its uploads
+create-only and its lock write read back when unanswered, so a re-run writes the same objects and
+commits once). ``error.policy`` decides only about failures that waiting cannot cure (a poison
+record, denied access, a fenced run). This is Kafka Connect's rule for a sink task's retriable
+exceptions, which are retried for as long as they occur.
+"""
+
+from __future__ import annotations
+
+from lakesink.domain.errors import CommitOutcomeUnknownError, TransientStorageError
+
+FIRST_WAIT_S = 1.0
+LONGEST_WAIT_S = 60.0
+
+
+def waits_out(error: BaseException) -> bool:
+    """Whether ``error`` ends by itself, so the step that raised it is re-run after a wait."""
+    return isinstance(error, TransientStorageError | CommitOutcomeUnknownError)
+
+
+def wait_before(attempt: int) -> float:
+    """Seconds to wait before re-run number ``attempt`` (1, 2, ...): 1 s doubling to at most 60 s."""
+    return min(LONGEST_WAIT_S, FIRST_WAIT_S * 2 ** (attempt - 1))
