@@ -106,6 +106,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "custom.endpoint": ("http://127.0.0.1:9000", {}),
     "multipart.threshold": (str(32 << 20), {}),
     "multipart.part.size": (str(16 << 20), {}),
+    "checksum.calculation": ("when_required", {}),
     "gcp.auth.mode": ("None", {}),
     "gcp.credentials": ("{}", {".gcp.auth.mode": "Credentials"}),
     "gcp.file": ("/tmp/sa.json", {".gcp.auth.mode": "File"}),
