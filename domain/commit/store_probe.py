@@ -49,6 +49,10 @@ def ignored_conditions(bucket: str, key: str) -> Steps[tuple[str, ...]]:
             ignored.append("a write conditional on another ETag (If-Match) was applied")
         except PreconditionFailedError:
             pass
-    finally:
-        yield Delete(bucket, key)
+    except GeneratorExit:
+        raise  # abandoned unfinished (the run is dying): no more store calls
+    except BaseException:
+        yield Delete(bucket, key)  # a failed probe leaves no object behind either
+        raise
+    yield Delete(bucket, key)
     return tuple(ignored)
