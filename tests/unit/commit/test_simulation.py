@@ -18,6 +18,7 @@ import logging
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from unittest import mock
 
 import pyarrow as pa
@@ -257,6 +258,29 @@ def _cutting() -> st.SearchStrategy[Cutting]:
     return st.builds(Cutting, ends, st.integers(min_value=0, max_value=8))
 
 
+def _crashed_after_every_call(topic: Topic, crashed: Cutting, restarted: Cutting, lost: set[int], flush: int,
+                              check: Callable[[InMemoryObjectStore], None], *, lying: bool = False,
+                              **options: bool) -> None:
+    """A reference run counts the store calls; then, for every N, a run (losing the answers of ``lost``) dies
+    right after call N and a restart cut as ``restarted`` finishes; ``check`` audits each store. ``lying``:
+    the store ignores conditional writes."""
+    def reached(store: InMemoryObjectStore) -> Any:
+        return ConditionsIgnored(store) if lying else store
+
+    with tempfile.TemporaryDirectory() as staging:
+        counting = FaultyStore(reached(_store()))
+        sink(topic, crashed, counting, "reference", flush, staging, **options).run()
+        for crash_after in range(1, counting.calls + 1):
+            store = _store()
+            try:
+                sink(topic, crashed, FaultyStore(reached(store), crash_after=crash_after, lose=lost), "run-1", flush,
+                     staging, **options).run()
+            except Crash:
+                pass
+            sink(topic, restarted, reached(store), "run-2", flush, staging, **options).run()
+            check(store)
+
+
 @pytest.fixture(autouse=True)
 def _uploads_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """One upload at a time, so that "the N-th store call" is the same call in every run."""
@@ -274,18 +298,7 @@ def _uploads_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_sink_crashed_after_any_store_call_and_restarted_stores_every_record_once(
     topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int]
 ) -> None:
-    with tempfile.TemporaryDirectory() as staging:
-        counting = FaultyStore(_store())
-        sink(topic, crashed, counting, "reference", flush_count, staging).run()
-        for crash_after in range(1, counting.calls + 1):
-            store = _store()
-            try:
-                sink(topic, crashed, FaultyStore(store, crash_after=crash_after, lose=lost), "run-1", flush_count,
-                     staging).run()
-            except Crash:
-                pass
-            sink(topic, restarted, store, "run-2", flush_count, staging).run()
-            _check_exactly_once(store, topic)
+    _crashed_after_every_call(topic, crashed, restarted, lost, flush_count, lambda store: _check_exactly_once(store, topic))
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -301,19 +314,8 @@ def test_a_single_writer_on_a_store_ignoring_conditions_crashed_after_any_call_s
 ) -> None:
     """Single-writer mode: every conditional write lands as a plain overwrite, and still no record is
     lost or doubled across a crash after any store call (a lost answer's retry lands again)."""
-    with tempfile.TemporaryDirectory() as staging:
-        counting = FaultyStore(ConditionsIgnored(_store()))
-        sink(topic, crashed, counting, "reference", flush_count, staging, single_writer=True).run()
-        for crash_after in range(1, counting.calls + 1):
-            store = _store()
-            lying = ConditionsIgnored(store)
-            try:
-                sink(topic, crashed, FaultyStore(lying, crash_after=crash_after, lose=lost), "run-1", flush_count,
-                     staging, single_writer=True).run()
-            except Crash:
-                pass
-            sink(topic, restarted, lying, "run-2", flush_count, staging, single_writer=True).run()
-            _check_exactly_once(store, topic)
+    _crashed_after_every_call(topic, crashed, restarted, lost, flush_count, lambda store: _check_exactly_once(store, topic),
+                              lying=True, single_writer=True)
 
 
 def test_single_writer_mode_on_a_store_enforcing_the_conditions_still_fences_a_second_sink(
@@ -397,18 +399,8 @@ def test_a_confluent_config_crashed_after_any_store_call_writes_confluents_files
     topic: Topic, flush_size: int, crashed: Cutting, restarted: Cutting, lost: set[int]
 ) -> None:
     """Cycles held back across batches, re-read after a crash, give the same files as one clean run."""
-    with tempfile.TemporaryDirectory() as staging:
-        counting = FaultyStore(_store())
-        sink(topic, crashed, counting, "reference", flush_size, staging, confluent=True).run()
-        for crash_after in range(1, counting.calls + 1):
-            store = _store()
-            try:
-                sink(topic, crashed, FaultyStore(store, crash_after=crash_after, lose=lost), "run-1", flush_size,
-                     staging, confluent=True).run()
-            except Crash:
-                pass
-            sink(topic, restarted, store, "run-2", flush_size, staging, confluent=True).run()
-            _check_confluent_cycles(store, topic, flush_size)
+    _crashed_after_every_call(topic, crashed, restarted, lost, flush_size,
+                              lambda store: _check_confluent_cycles(store, topic, flush_size), confluent=True)
 
 
 def _store() -> InMemoryObjectStore:
