@@ -12,6 +12,7 @@ from lakesink.domain.errors import (
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
+    StoreTlsError,
     TransientStorageError,
 )
 
@@ -56,6 +57,19 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
         return StorageError(f"S3 request on {where} failed ({detail}).")
     if isinstance(exc, boto_errors.NoCredentialsError | boto_errors.PartialCredentialsError):
         return AccessDeniedError(f"No usable S3 credentials for {where} ({type(exc).__name__}).")
+    if isinstance(exc, boto_errors.SSLError):  # before ConnectionError, its base class
+        return StoreTlsError(f"TLS to the S3 endpoint for {where} failed ({_tls_reason(exc)}).")
     if isinstance(exc, boto_errors.HTTPClientError | boto_errors.ConnectionError):
         return TransientStorageError(f"S3 connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc
+
+
+def _tls_reason(exc: Exception) -> str:
+    """OpenSSL's reason (``certificate verify failed: self-signed certificate in certificate chain``),
+    not botocore's whole chain of wrapped exceptions."""
+    text = str(exc)
+    start = text.find("[SSL")
+    if start < 0:
+        return f"{type(exc).__name__}: {text}"
+    end = text.find(")", start)
+    return text[start:end if end > 0 else None].strip()
