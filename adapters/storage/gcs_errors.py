@@ -44,6 +44,8 @@ def translate_gcs_error(exc: Exception, bucket: str, key: str | None) -> Excepti
         return StorageError(f"GCS request on {where} failed ({detail}).")
     if isinstance(exc, auth.DefaultCredentialsError | auth.RefreshError):
         return AccessDeniedError(f"No usable GCS credentials for {where} ({type(exc).__name__}).")
+    if isinstance(exc, auth.TransportError):  # the token endpoint (the key's token_uri) did not answer
+        return TransientStorageError(f"GCS credentials for {where} could not get a token ({type(exc).__name__}: {exc}).")
     if isinstance(exc, requests.ConnectionError | requests.Timeout | ConnectionError | TimeoutError):
         return TransientStorageError(f"GCS connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc
