@@ -191,6 +191,31 @@ def _run_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    verify = commands.add_parser(
+        "verify",
+        help="check a sink's bucket against its index and topic: gaps, duplicates, orphans, stray keys",
+        description=(
+            "List what a sink config wrote and read its index: per topic-partition, every offset from "
+            "the first stored to the committed one must be in exactly one object, nothing may be stored "
+            "beyond the committed offset (but what a pending range plan covers) and every key must fit "
+            "the layout. Objects are opened only as far as needed (a Parquet footer, Avro block headers). "
+            "Exits 0 when clean, 1 when anything is found, 2 for an invalid config (see docs/verify.md)."
+        ),
+    )
+    verify.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.verify/1)")
+    verify.set_defaults(handler=_run_verify)
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from lakesink.application.verify_command import run_verify_command
+
+    report = run_verify_command(args.config)
+    print(report.to_json() if args.json else report.to_text())
+    return EXIT_OK if report.clean else EXIT_FAILURE
+
+
 def _add_jvm_archive(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     archive = commands.add_parser(
         "jvm-archive",
@@ -233,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(commands)
     _add_restore(commands)
     _add_sink(commands)
+    _add_verify(commands)
     _add_demo(commands)
     _add_jvm_archive(commands)
     return parser

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
+from lakesink.adapters.kafka.dead_letter_queue import KafkaDeadLetterQueue
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
@@ -58,6 +59,11 @@ def sink_run(
         group=lambda: GroupOffsets(client, connect_group_id(settings.name)),
         run_id=run_id,
         clock=WallClock(),
+        dead_letters=(
+            (lambda: KafkaDeadLetterQueue(client, connector=settings.name, reporting=settings.error_reporting))
+            if settings.error_reporting.dlq_topic is not None
+            else None
+        ),
     )
 
 

@@ -48,10 +48,8 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
 
     Every message is scrubbed of the values config providers supplied (``${env:…}`` servers too).
     """
+    check_sink_buckets(settings)
     with _scrubbed(settings.hidden):
-        store = open_store(settings.backend, settings.storage)
-        for bucket in sorted({statement.bucket for statement in plan_sink(settings).statements}):
-            _checked(store_keys(settings), store.check_bucket, bucket)
         topics = kafka_topics(admin_config(connector_client_settings(settings)))
     missing = [topic for topic in settings.topics if topic not in topics]
     if missing:
@@ -61,6 +59,19 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
                 f"yet; the sink reads {'them' if len(missing) > 1 else 'it'} once created"
             )
         )
+
+
+def check_sink_buckets(settings: ConnectorSettings) -> None:
+    """Check that every bucket a sink config writes to answers (``lakesink verify`` needs no more).
+
+    Raises:
+        ConfigError: a bucket does not exist or refuses the credentials.
+        StorageError: the store does not answer.
+    """
+    with _scrubbed(settings.hidden):
+        store = open_store(settings.backend, settings.storage)
+        for bucket in sorted({statement.bucket for statement in plan_sink(settings).statements}):
+            _checked(store_keys(settings), store.check_bucket, bucket)
 
 
 def check_restore_environment(

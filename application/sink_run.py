@@ -5,9 +5,11 @@ the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consume
 (at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
 with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-made durable: the index's lock, or the group's offset. A store failing transiently beyond the
-SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step runs again after a
-backoff); ``error.policy=RETRY`` re-runs a batch that failed otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
+made durable: the index's lock, or the group's offset; with a dead-letter topic, the batch's skipped
+records are sent just before (:class:`~.dead_letter_step.DeadLetterStep`). A store failing
+transiently beyond the SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step
+runs again after a backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed
+otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
 complete rotation cycle; :class:`~.held_records.HeldRecords` makes the next range start there. docs/sink.md describes the protocol and every failure.
 """
 
@@ -17,29 +19,28 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.adapters.storage.store_calls import perform
+from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
+from lakesink.application.waiting import first_line, waiting_out
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
 from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError, ConfigError
 from lakesink.domain.flush.confluent_rotation import CycleEnd
-from lakesink.domain.ports import Clock, ObjectStore
+from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
-from lakesink.domain.transient import wait_before, waits_out
+from lakesink.domain.transient import waits_out
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,8 @@ class BatchReport:
     commit_ms: float
     ranges: int = 0
     """Ranges (tasks) the batch wrote: one per chunk of each partition that advanced."""
+    dead_letters: int = 0
+    """Poison records sent to the dead-letter topic (a redone batch does not send them again)."""
 
 
 class SinkRun:
@@ -72,6 +75,7 @@ class SinkRun:
         group: Callable[[], ConsumerGroup],
         run_id: str,
         clock: Clock,
+        dead_letters: Callable[[], DeadLetterQueue] | None = None,
     ) -> None:
         self.settings = settings
         self.compute = compute
@@ -87,6 +91,8 @@ class SinkRun:
         self._group: ConsumerGroup | None = None
         self._start = SinkStart()
         self._held: HeldRecords | None = None
+        self._open_dead_letters = dead_letters
+        self._dead_letters: DeadLetterStep | None = None
 
     # --- start-up ------------------------------------------------------------------------
 
@@ -136,6 +142,8 @@ class SinkRun:
         else:
             self._group = self._open_group()
             self._start = SinkStart(self._group.committed(partitions))
+        if self._open_dead_letters is not None and self._dead_letters is None:  # fences an older run, reads its marks
+            self._dead_letters = DeadLetterStep(self._open_dead_letters(), partitions)
         if self._holds_cycles():
             earliest = self._metadata.earliest(partitions)
             self._held = HeldRecords({**earliest, **self._start.offsets})
@@ -161,13 +169,15 @@ class SinkRun:
             LakesinkError: the batch failure that stopped the run (fencing, poison record...).
         """
         if self._index is None and self._group is None:
-            self._waiting_out("Start-up", self.prepare)
+            waiting_out("Start-up", self.prepare)
         try:
             self.compute.run(self._start, self.write_batch, timeout_s)
         finally:
             self._metadata.close()
             if self._group is not None:
                 self._group.close()
+            if self._dead_letters is not None:
+                self._dead_letters.close()
 
     def write_batch(self, batch_id: int, ranges: Sequence[OffsetRange]) -> None:
         """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them.
@@ -183,23 +193,7 @@ class SinkRun:
         def write_and_commit() -> None:
             self._commit(batch_id, self._write_with_policy(ranges, batch_clock_ms))
 
-        self._waiting_out(f"Batch {batch_id}", write_and_commit)
-
-    def _waiting_out(self, what: str, step: Callable[[], T]) -> T:
-        """``step``, re-run after a growing wait for as long as it fails with an error that ends by
-        itself (:func:`~lakesink.domain.transient.waits_out`); one WARNING line per wait."""
-        attempt = 0
-        while True:
-            try:
-                return step()
-            except Exception as exc:
-                if not waits_out(exc):
-                    raise
-                attempt += 1
-                wait_s = wait_before(attempt)
-                logger.warning("%s failed on the store (%s); running it again in %.0f s (attempt %d)",
-                               what, _first_line(exc), wait_s, attempt + 1)
-                time.sleep(wait_s)
+        waiting_out(f"Batch {batch_id}", write_and_commit)
 
     def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
@@ -229,7 +223,7 @@ class SinkRun:
                 attempt += 1
                 logger.warning(
                     "Batch failed (%s); retry %d of %d in %d ms (error.policy=RETRY)",
-                    _first_line(exc),
+                    first_line(exc),
                     attempt,
                     settings.max_retries,
                     settings.retry_interval_ms,
@@ -245,6 +239,8 @@ class SinkRun:
     def _commit(self, batch_id: int, results: list[RangeResult]) -> None:
         started = time.perf_counter()
         ends = commit_points(results)
+        # before the commit: a crash in between redoes the batch, and the step sends nothing twice
+        sent = self._dead_letters.before_commit(results, ends) if self._dead_letters is not None else 0
         if self._held is not None:
             self._held.committed(ends)
         if self._index is not None:
@@ -263,17 +259,20 @@ class SinkRun:
             lag=self._lag(ends),
             commit_ms=commit_ms,
             ranges=len(results),
+            dead_letters=sent,
         )
         self.reports.append(report)
         if results:
             logger.info(
-                "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped, lag %s, commit %.1f ms",
+                "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped (%d to the dead-letter "
+                "topic), lag %s, commit %.1f ms",
                 batch_id,
                 report.records,
                 report.bytes,
                 len(report.files),
                 report.skipped,
                 report.poison,
+                report.dead_letters,
                 report.lag,
                 commit_ms,
             )
@@ -286,12 +285,14 @@ class SinkRun:
         )
 
     def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
+        """Records left behind the batch's commit; None when the broker cannot tell right now (the
+        batch is committed: a broker gone since must not stop the sink over a number in a log line)."""
         if not ends:
             return None
-        high = self._metadata.latest(list(ends))
+        try:
+            high = self._metadata.latest(list(ends))
+        except ConnectionError as error:
+            logger.debug("Lag unknown: %s", error)
+            return None
         return sum(max(0, high[tp] - (last + 1)) for tp, last in ends.items())
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__

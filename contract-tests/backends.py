@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servers import AZURITE_ACCOUNT, AZURITE_KEY
-
 from lakesink.adapters.storage import open_store
 from lakesink.domain.config.backends import (
     AzureSettings,
@@ -27,6 +25,7 @@ from lakesink.domain.config.backends import (
 )
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.ports import ObjectStore
+from tests.support.emulators import AZURITE_ACCOUNT, AZURITE_KEY
 
 
 def unique(stem: str) -> str:

@@ -17,10 +17,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # helper modules next to this file
 
 from backends import AzureHarness, GcsHarness, Harness, LocalHarness, MemoryHarness, S3Harness, Target  # noqa: E402
-from servers import Server, start_azurite, start_fake_gcs, start_moto  # noqa: E402
 
 from lakesink.domain.config.backends import AzureSettings  # noqa: E402
 from lakesink.domain.config.secret import Secret  # noqa: E402
+from tests.support.emulators import Server, start_azurite, start_fake_gcs, start_moto  # noqa: E402
 from tests.support.fault_proxy import FaultProxy  # noqa: E402
 
 

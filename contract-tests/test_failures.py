@@ -13,6 +13,7 @@ from lakesink.domain.errors import (
     AccessDeniedError,
     BucketNotFoundError,
     ObjectNotFoundError,
+    StorageError,
     TransientStorageError,
 )
 from lakesink.domain.ports import ObjectStore
@@ -120,3 +121,19 @@ def test_transient_faults_outnumbering_the_retries_surface_as_transient_storage_
     message = str(caught.value)
     assert target.bucket in message and target.key("flaky-object") in message and "http.max.retries=2" in message
     assert not [secret for secret in _secrets(target.harness) if secret in message]
+
+
+def test_a_request_the_store_will_never_serve_fails_at_once_and_is_not_transient(
+    target: Target, fault_proxy: FaultProxy
+) -> None:
+    """501 Not Implemented is a 5xx, but asking again cannot help: no SDK retry, no waiting it out."""
+    store = target.harness.store(**target.harness.endpoint_override(fault_proxy.url), http_max_retries=2,
+                                 http_retry_interval_ms=10)
+    store.check_bucket(target.bucket)  # warm the client before the fault
+    fault_proxy.fail_next(10, "not-implemented", path_contains="unserved-object")
+
+    with pytest.raises(StorageError) as caught:
+        store.put_if_absent(target.bucket, target.key("unserved-object"), b"v")
+
+    assert not isinstance(caught.value, TransientStorageError), caught.value
+    assert fault_proxy.faults_served == 1  # not retried by the SDK

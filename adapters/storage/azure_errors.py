@@ -8,8 +8,10 @@ from lakesink.domain.errors import (
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
+    StoreTlsError,
     TransientStorageError,
 )
+from lakesink.domain.transient import transient_status
 
 _MISSING_CONTAINER = {"ContainerNotFound", "ContainerBeingDeleted"}
 _MISSING_BLOB = {"BlobNotFound", "CannotVerifyCopySource"}
@@ -36,11 +38,28 @@ def translate_azure_error(exc: Exception, container: str, key: str | None) -> Ex
             return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
         if code in _DENIED or isinstance(exc, az.ClientAuthenticationError) or status in (401, 403):
             return AccessDeniedError(f"Access denied to {where} ({detail}).")
-        if status >= 500 or status in (408, 429):
+        if transient_status(status):
             return TransientStorageError(f"Azure request on {where} failed transiently ({detail}).")
         return StorageError(f"Azure request on {where} failed ({detail}).")
     if isinstance(exc, az.ClientAuthenticationError):
         return AccessDeniedError(f"No usable Azure credentials for {where} ({type(exc).__name__}).")
+    if isinstance(exc, az.ServiceRequestError) and _is_tls(exc):
+        return StoreTlsError(f"TLS with the Azure endpoint for {where} failed ({exc}): check the endpoint's "
+                             "certificate, or the CA bundle that trusts it.")
     if isinstance(exc, az.ServiceRequestError | az.ServiceResponseError | ConnectionError | TimeoutError):
         return TransientStorageError(f"Azure connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc
+
+
+def _is_tls(exc: Exception) -> bool:
+    """Whether a request error is a failed TLS handshake (the SDK wraps the ssl module's error)."""
+    import ssl
+
+    inner = getattr(exc, "inner_exception", None)
+    for _ in range(8):  # the chain of causes is short; a bound keeps an odd one from looping
+        if inner is None:
+            return False
+        if isinstance(inner, ssl.SSLError) or "SSLError" in type(inner).__name__:
+            return True
+        inner = inner.__cause__ or inner.__context__ or getattr(inner, "inner_exception", None)
+    return False

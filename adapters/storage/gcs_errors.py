@@ -14,8 +14,10 @@ from lakesink.domain.errors import (
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
+    StoreTlsError,
     TransientStorageError,
 )
+from lakesink.domain.transient import transient_status
 
 
 def translate_gcs_error(exc: Exception, bucket: str, key: str | None) -> Exception:
@@ -39,11 +41,14 @@ def translate_gcs_error(exc: Exception, bucket: str, key: str | None) -> Excepti
             return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
         if isinstance(exc, api.Forbidden | api.Unauthorized):
             return AccessDeniedError(f"Access denied to {where} ({detail}).")
-        if isinstance(exc, api.ServerError | api.TooManyRequests) or exc.code == 408:
+        if transient_status(int(exc.code or 0)):
             return TransientStorageError(f"GCS request on {where} failed transiently ({detail}).")
         return StorageError(f"GCS request on {where} failed ({detail}).")
     if isinstance(exc, auth.DefaultCredentialsError | auth.RefreshError):
         return AccessDeniedError(f"No usable GCS credentials for {where} ({type(exc).__name__}).")
+    if isinstance(exc, requests.exceptions.SSLError):
+        return StoreTlsError(f"TLS with the GCS endpoint for {where} failed ({exc}): check the endpoint's "
+                             "certificate, or the CA bundle that trusts it.")
     if isinstance(exc, auth.TransportError):  # the token endpoint (the key's token_uri) did not answer
         return TransientStorageError(f"GCS credentials for {where} could not get a token ({type(exc).__name__}: {exc}).")
     if isinstance(exc, requests.ConnectionError | requests.Timeout | ConnectionError | TimeoutError):
@@ -61,5 +66,5 @@ def is_retryable(exc: Exception) -> bool:
 
     if isinstance(exc, InvalidResponse):
         status = int(getattr(exc.response, "status_code", 0) or 0)
-        return status >= 500 or status in (408, 429)
+        return transient_status(status)
     return isinstance(translate_gcs_error(exc, "", None), TransientStorageError)

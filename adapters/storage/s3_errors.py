@@ -15,6 +15,7 @@ from lakesink.domain.errors import (
     StoreTlsError,
     TransientStorageError,
 )
+from lakesink.domain.transient import transient_status
 
 _MISSING_KEY = {"NoSuchKey", "NotFound", "404", "NoSuchUpload"}
 _MISSING_BUCKET = {"NoSuchBucket"}
@@ -28,6 +29,7 @@ _TRANSIENT = {
     "RequestLimitExceeded", "TooManyRequestsException", "RequestTimeout", "RequestTimeoutException",
     "InternalError", "ServiceUnavailable", "503", "500", "502", "504", "OperationAborted",
 }
+_NEVER_SERVED = {"NotImplemented", "501"}
 
 
 def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exception:
@@ -52,7 +54,7 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
             return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
         if code in _DENIED or status in (401, 403):
             return AccessDeniedError(f"Access denied to {where} ({detail}).")
-        if code in _TRANSIENT or status >= 500 or status in (408, 429):
+        if code in _TRANSIENT or (code not in _NEVER_SERVED and transient_status(status)):
             return TransientStorageError(f"S3 request on {where} failed transiently ({detail}).")
         return StorageError(f"S3 request on {where} failed ({detail}).")
     if isinstance(exc, boto_errors.NoCredentialsError | boto_errors.PartialCredentialsError):

@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from lakesink.application.restore.read_ahead import ReadAhead
+from lakesink.application.waiting import waiting_out
 from lakesink.domain.errors import FormatError, ObjectNotFoundError, PreconditionFailedError, RecordError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.batch import MessageBatch, topic_runs
@@ -114,12 +115,16 @@ class OriginReplay:
         """The object, and next to it the objects read with it (Confluent's keys and headers).
 
         A missing companion is left for the reader to report (a FormatError naming both
-        objects, which ``tolerate_errors`` skips); a missing object itself has vanished.
+        objects, which ``tolerate_errors`` skips); a missing object itself has vanished. A store
+        failing transiently beyond the SDK's retries is waited out (:mod:`..waiting`): the object
+        is read before any of its records is produced, so a re-read changes no transaction.
         """
-        self._store.download_file(self._root.bucket, entry.key, path)
+        bucket = self._root.bucket
+        waiting_out(f"Reading {bucket}/{entry.key}", lambda: self._store.download_file(bucket, entry.key, path))
         for marker, key in self._root.companions(entry.key):
             try:
-                self._store.download_file(self._root.bucket, key, sibling_path(path, marker))
+                waiting_out(f"Reading {bucket}/{key}",
+                            lambda key=key, marker=marker: self._store.download_file(bucket, key, sibling_path(path, marker)))
             except ObjectNotFoundError:
                 continue
 

@@ -50,10 +50,11 @@ def _established(ref: LockRef, held: HeldLock | None, wanted: IndexLock, error: 
     """The outcome of a rejected or unanswered lock write, read back from the store."""
     try:
         stored = yield from read_lock(ref)
-    except StorageError as read_error:
+    except TransientStorageError as read_error:
         raise CommitOutcomeUnknownError(
             f"Writing index lock {ref.bucket}/{ref.key} failed ({error}) and reading it back failed too "
-            f"({read_error}): whether it was written is unknown. Restart the sink: it resumes from the lock."
+            f"({read_error}): whether it was written is unknown until the store answers; the commit runs "
+            "again then (a restart would resume from the lock as well)."
         ) from read_error
     if stored is not None and stored.lock == wanted:
         return stored  # our write landed; only its answer was lost

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lakesink.domain.dead_letters import DeadLetter
 from lakesink.domain.errors import LakesinkError, error_of_kind
 from lakesink.domain.records import TopicPartition
 
@@ -37,7 +38,8 @@ class RangeResult:
     """One range's outcome. ``first`` is -1 when nothing was written; ``last`` is the offset the range
     is durable through (the last offset read, or under a Confluent config the end of the last
     complete cycle), -1 when none; with a ``failure``, ``last`` is the offset the task had reached
-    (the failing record's, for a record error) and nothing of the range may be committed."""
+    (the failing record's, for a record error) and nothing of the range may be committed.
+    ``dead_letters`` are the poison records it skipped, kept when the sink has a dead-letter topic."""
 
     topic: str
     partition: int
@@ -49,6 +51,7 @@ class RangeResult:
     bytes: int = 0
     files: tuple[str, ...] = ()
     failure: RangeFailure | None = None
+    dead_letters: tuple[DeadLetter, ...] = ()
 
 
 def first_failure(results: Iterable[RangeResult]) -> LakesinkError | None:

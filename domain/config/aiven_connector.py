@@ -7,7 +7,8 @@ the files. Aiven's sink writes all it buffered at every Kafka Connect flush
 take each partition's waiting records at the same period, and one range of a topic-partition is
 one Aiven flush (``--once`` takes everything there is). The index (``.indexes/<name>/…`` in the
 bucket) and exactly-once are lakesink's, as for every sink; ``errors.tolerance=all`` skips
-records that cannot be written (there is no dead-letter queue yet).
+records that cannot be written (to the dead-letter topic when ``errors.deadletterqueue.topic.name``
+is set).
 """
 
 from __future__ import annotations

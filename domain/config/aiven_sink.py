@@ -33,6 +33,7 @@ from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, key_class
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
+from lakesink.domain.config.dialect_settings import dialect_error_reporting
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -136,7 +137,8 @@ class AivenSinkConfig(HidingSettings):
 
     @property
     def skips_poison(self) -> bool:
-        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (no DLQ yet)."""
+        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (and sent to
+        the dead-letter topic, if one is set)."""
         return tolerates_errors(self.error_handling)
 
     @classmethod
@@ -210,7 +212,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=_errors(props),
+        error_handling=_errors(props, topics, topics_regex),
         hidden=hidden,
     )
 
@@ -360,11 +362,12 @@ def _required(props: Mapping[str, str], key: str) -> str:
     return value
 
 
-def _errors(props: Mapping[str, str]) -> dict[str, str]:
+def _errors(props: Mapping[str, str], topics: tuple[str, ...], topics_regex: str | None) -> dict[str, str]:
     held = {key: value for key, value in props.items() if key_class(key) == "held"}
     tolerance = string_setting(props, "errors.tolerance", "none").lower()
     if tolerance not in _TOLERANCES:
         raise ConfigError(
             f"Invalid value {tolerance} for configuration errors.tolerance: String must be one of: none, all"
         )
+    dialect_error_reporting(held, topics, topics_regex)  # validated here, where the config is loaded
     return held

@@ -60,6 +60,25 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("ssl.*", T.ANY, None, "Kafka client TLS settings, handed to librdkafka; key material masked.",
             prefixed=False, kind=Kind.PASSTHROUGH),
+    # --- Kafka Connect error reporting (docs/sink.md, Dead-letter queue) -----------------------
+    KeySpec("errors.deadletterqueue.topic.name", T.STRING, None,
+            "Topic that receives every record the sink skips (needs connect.<backend>.error.policy=NOOP): "
+            "its key, value, headers and timestamp as read, in one Kafka transaction per batch committed "
+            "before the batch, so each record reaches it once. Not one of the topics read.",
+            scope=_SINK, prefixed=False),
+    KeySpec("errors.deadletterqueue.context.headers.enable", T.BOOLEAN, "false",
+            "Add Kafka Connect's __connect.errors.* headers (source topic, partition, offset, connector, "
+            "stage, class, exception class, message and stack trace) to each dead letter.",
+            scope=_SINK, prefixed=False),
+    KeySpec("errors.deadletterqueue.topic.replication.factor", T.INT, "3",
+            "Checked (-1 or 1..32767) and unused: lakesink does not create the dead-letter topic; create it "
+            "(or let the broker auto-create it).", scope=_SINK, prefixed=False, kind=Kind.IGNORED),
+    KeySpec("errors.log.enable", T.BOOLEAN, "false",
+            "Log each skipped record at ERROR in Kafka Connect's words (stage, class, error) instead of "
+            "lakesink's WARNING line.", scope=_SINK, prefixed=False),
+    KeySpec("errors.log.include.messages", T.BOOLEAN, "false",
+            "With errors.log.enable: add the record's topic, partition, offset and timestamp (never its data).",
+            scope=_SINK, prefixed=False),
     # --- config providers (Kafka Connect worker keys, read before the settings are parsed) ---
     KeySpec("config.providers", T.LIST, None,
             "Aliases of the config providers that ${ALIAS:path:key} references in other values use.",
@@ -77,8 +96,6 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("errors.tolerance", T.STRING, "none",
             "Kafka Connect per-record tolerance; none (fail, as lakesink does); use error.policy to skip.",
             prefixed=False, kind=Kind.NOT_YET),
-    KeySpec("errors.log.*", T.ANY, None, "Kafka Connect error logging; lakesink always logs errors.",
-            prefixed=False, kind=Kind.IGNORED),
     KeySpec("task.index", T.STRING, None, "Injected per task by Lenses' connector; Spark assigns the work.",
             kind=Kind.IGNORED),
     KeySpec("seek.max.files", T.INT, "5",
@@ -95,9 +112,6 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("predicates.*", T.ANY, None, "predicates.<alias>.type names the class; the other keys configure it.",
             scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
     # --- Kafka Connect features lakesink does not have ------------------------------------
-    KeySpec("errors.deadletterqueue.*", T.ANY, None,
-            "lakesink has no dead-letter queue; use connect.<backend>.error.policy.",
-            prefixed=False, kind=Kind.UNSUPPORTED),
     KeySpec("errors.retry.*", T.ANY, None,
             "Kafka Connect operation retries do not apply; use connect.<backend>.error.policy=RETRY.",
             prefixed=False, kind=Kind.UNSUPPORTED),

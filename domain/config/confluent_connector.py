@@ -13,8 +13,8 @@ files and rotation. The admission of the micro-batches follows Confluent's rules
   a minute.
 
 The index (``.indexes/<name>/…`` in the bucket) and exactly-once are lakesink's, as for every
-sink; ``errors.tolerance=all`` skips records that cannot be written (error.policy NOOP; there is
-no dead-letter queue yet).
+sink; ``errors.tolerance=all`` skips records that cannot be written (error.policy NOOP), to the
+dead-letter topic when ``errors.deadletterqueue.topic.name`` is set.
 """
 
 from __future__ import annotations

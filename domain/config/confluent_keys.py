@@ -6,8 +6,8 @@ table in prose:
 * **used**: parsed into :class:`~lakesink.domain.config.confluent_sink.ConfluentSinkConfig`
   (object keys, formats, rotation, null values, converters, transforms...);
 * **held**: validated and kept for the run: Kafka Connect's ``errors.*`` handling
-  (``errors.tolerance=all`` skips records that cannot be written; there is no dead-letter queue
-  yet, so the ``errors.deadletterqueue.*`` keys have no effect);
+  (``errors.tolerance=all`` skips records that cannot be written and sends them to the
+  ``errors.deadletterqueue.topic.name`` topic, if set; ``errors.log.*`` logs them);
 * **no effect**: accepted because it only tunes how Confluent's Java code does its work (part
   sizes, retries, buffers), never what is written or where;
 * **default only**: a feature lakesink's stores do not have yet (SSE, canned ACLs, tagging,
@@ -91,7 +91,7 @@ USED_PREFIXES = (
 )
 USED_CLIENT_KEYS = frozenset({"security.protocol"})
 
-#: Kafka Connect error handling: validated and held (``errors.tolerance`` is acted on; no dead-letter queue yet).
+#: Kafka Connect error handling: validated and held (tolerance, dead-letter queue and error log are acted on).
 HELD_PREFIXES = ("errors.",)
 HELD = frozenset({"report.null.values.to.dlq"})
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
+from lakesink.domain.config.dialect_settings import dialect_error_reporting
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -129,7 +130,8 @@ class ConfluentSinkConfig(HidingSettings):
 
     @property
     def skips_poison(self) -> bool:
-        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (no DLQ yet)."""
+        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (and sent to
+        the dead-letter topic, if one is set)."""
         return tolerates_errors(self.error_handling)
 
     @classmethod
@@ -226,7 +228,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=_errors(props),
+        error_handling=_errors(props, topics, topics_regex),
         writing=_writing(props, fmt, extension, layout, views),
         hidden=hidden,
     )
@@ -355,7 +357,8 @@ def _required(props: Mapping[str, str], key: str) -> str:
     return value
 
 
-def _errors(props: Mapping[str, str]) -> dict[str, str]:
+def _errors(props: Mapping[str, str], topics: tuple[str, ...], topics_regex: str | None) -> dict[str, str]:
     held = {key: value for key, value in props.items() if key_class(key) == "held"}
     _choice(props, "errors.tolerance", _TOLERANCES, "none", lower=True)
+    dialect_error_reporting(held, topics, topics_regex)  # validated here, where the config is loaded
     return held

@@ -24,6 +24,7 @@ from lakesink.domain.config.backend_parsing import (
 )
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import ErrorPolicy, SchemaChangeDetector
+from lakesink.domain.config.error_reporting import ErrorReporting, parse_error_reporting
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.index_settings import parse_indexes_name
 from lakesink.domain.config.key_check import check_keys
@@ -64,6 +65,7 @@ class ConnectorSettings(HidingSettings):
         compression_level: None = the codec's default.
         range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
         source: the restore's settings; None for a sink.
+        error_reporting: Kafka Connect's dead-letter queue and error log of the records a sink skips.
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
         confluent: how a Confluent S3 sink config writes (its keys, files and rotation); None for
@@ -104,6 +106,7 @@ class ConnectorSettings(HidingSettings):
     skip_null_values: bool = False
     latest_schema_optimization: bool = False
     source: SourceSettings | None = None
+    error_reporting: ErrorReporting = ErrorReporting()
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
     confluent: ConfluentWriting | None = None
     aiven: AivenWriting | None = None
@@ -142,6 +145,7 @@ class ConnectorSettings(HidingSettings):
         statements: tuple[KcqlStatement, ...] | tuple[SourceStatement, ...]
         topics: tuple[str, ...] = ()
         topics_regex: str | None = None
+        reporting = ErrorReporting()
         transforms = transform_keys(normalised)
         chain = build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
         if role == "sink":
@@ -151,6 +155,14 @@ class ConnectorSettings(HidingSettings):
             check_topics(sink_statements, topics, topics_regex, routed=chain.routes)
             check_padding(sink_statements, legacy_set=padding_strategy is not None)
             statements = sink_statements
+            error_policy = reader.enum("error.policy", ErrorPolicy)
+            reporting = parse_error_reporting(
+                normalised,
+                skips_poison=error_policy is ErrorPolicy.NOOP,
+                skip_setting=f"{prefix}.error.policy=NOOP",
+                topics=topics,
+                topics_regex=topics_regex,
+            )
         else:
             statements = tuple(parse_source(kcql))
         return cls(
@@ -184,6 +196,7 @@ class ConnectorSettings(HidingSettings):
             skip_null_values=reader.flag("skip.null.values"),
             latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
             source=parse_source_settings(reader) if role == "source" else None,
+            error_reporting=reporting,
             transforms=transforms,
             hidden=hidden,
         )
@@ -240,7 +253,7 @@ def described(
 
 def tolerates_errors(error_handling: Mapping[str, str]) -> bool:
     """Kafka Connect's ``errors.tolerance=all``: a record that cannot be converted or written is
-    skipped (no dead-letter queue yet); ``none``, the default, stops the task."""
+    skipped (and sent to the dead-letter topic, if one is set); ``none``, the default, stops the task."""
     return error_handling.get("errors.tolerance", "none").strip().lower() == "all"
 
 

@@ -4,8 +4,8 @@ The sink's machinery (index, admission, Spark job, executor tasks) is driven by
 :class:`~lakesink.domain.config.connector.ConnectorSettings`. A dialect config becomes one whose
 single KCQL statement takes every subscribed topic into the config's bucket (its flush
 properties are the dialect's admission rule), with the dialect's writing in place of the KCQL
-layout; the subscription, converters, transforms, Kafka client settings and error tolerance are
-the config's own.
+layout; the subscription, converters, transforms, Kafka client settings, error tolerance and error
+reporting (dead-letter queue, error log) are the config's own.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.connector import ConnectorSettings, tolerates_errors
 from lakesink.domain.config.enums import ErrorPolicy
+from lakesink.domain.config.error_reporting import ErrorReporting, parse_error_reporting
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.kcql import parse
@@ -50,6 +51,8 @@ class DialectConfig(Protocol):
     @property
     def skips_poison(self) -> bool: ...
     @property
+    def error_handling(self) -> Mapping[str, str]: ...
+    @property
     def hidden(self) -> HiddenValues: ...
 
 
@@ -77,8 +80,27 @@ def dialect_settings(config: DialectConfig, flush_properties: str, **writing: An
         header_converter=config.header_converter,
         kafka_client=config.kafka_client,
         error_policy=ErrorPolicy.NOOP if config.skips_poison else ErrorPolicy.THROW,
+        error_reporting=dialect_error_reporting(config.error_handling, config.topics, config.topics_regex),
         range_split_offsets=0,
         transforms=config.transforms,
         hidden=config.hidden,
         **writing,
+    )
+
+
+def dialect_error_reporting(
+    props: Mapping[str, str], topics: tuple[str, ...], topics_regex: str | None
+) -> ErrorReporting:
+    """The error reporting of a Confluent or Aiven config's ``errors.*`` keys, where
+    ``errors.tolerance=all`` is what lets a record go to the dead-letter queue.
+
+    Raises:
+        ConfigError: an invalid ``errors.*`` value (:func:`parse_error_reporting`).
+    """
+    return parse_error_reporting(
+        props,
+        skips_poison=tolerates_errors(props),
+        skip_setting="errors.tolerance=all",
+        topics=topics,
+        topics_regex=topics_regex,
     )

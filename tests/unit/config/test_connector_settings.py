@@ -95,14 +95,14 @@ def test_unknown_keys_are_rejected_with_the_closest_known_key() -> None:
     assert "Unknown setting topic (did you mean topics?)" in message
 
 
-@pytest.mark.parametrize("key", ["errors.deadletterqueue.topic.name", "errors.retry.timeout"])
+@pytest.mark.parametrize("key", ["errors.retry.timeout"])
 def test_kafka_connect_features_lakesink_lacks_are_rejected_with_a_reason(key: str) -> None:
     with pytest.raises(ConfigError, match=f"{key} is not supported: "):
         load(sink(**{key: "x"}))
 
 
 def test_harmless_kafka_connect_keys_are_accepted() -> None:
-    settings = load(sink(**{"tasks.max": "4", "errors.tolerance": "none", "errors.log.enable": "true",
+    settings = load(sink(**{"tasks.max": "4", "errors.tolerance": "none", "errors.log.enable": "false",
                             "connector.class": "io.lenses.streamreactor.connect.aws.s3.S3SinkConnector"}))
     assert settings == load(sink())
 

@@ -44,7 +44,7 @@ SOURCE_KCQL = "INSERT INTO orders SELECT * FROM bucket:prefix STOREAS `AVRO`"
 ACCEPTED_WITHOUT_EFFECT = {
     "connector.class": "read only to pick the backend and check the role (a sink class in a source config fails)",
     "tasks.max": "Spark decides the parallelism (one task per topic-partition range)",
-    "errors.log.*": "lakesink always logs errors (errors.log.enable=false would ask for less)",
+    "errors.deadletterqueue.topic.replication.factor": "checked only: lakesink does not create the dead-letter topic",
     "task.index": "injected per task by Lenses' connector; Spark assigns the work",
     "seek.max.files": "vestigial in Lenses too (v1 indexes)",
 }
@@ -90,6 +90,8 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "schema.change.detector": ("compatibility", {}),
     "ordering.type": ("LastModified", {}),
     "errors.tolerance": ("all", {}),
+    "errors.deadletterqueue.topic.name": ("dead-letters", {".error.policy": "NOOP"}),
+    "errors.deadletterqueue.topic.replication.factor": ("1", {}),
     "source.partition.search.excludes": (".indexes,.tmp", {}),
     "source.extension.includes": ("avro", {}),
     "source.extension.excludes": ("tmp", {}),
@@ -140,7 +142,6 @@ FAMILY_KEYS = {
     "sasl.*": "sasl.mechanism",
     "ssl.*": "ssl.ca.location",
     "header.converter.*": "header.converter.schemas.enable",
-    "errors.log.*": "errors.log.enable",
     "config.providers.*": "config.providers.vault.class",
 }
 

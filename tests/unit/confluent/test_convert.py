@@ -402,6 +402,7 @@ def test_provider_references_are_kept_and_resolved_secrets_never_printed() -> No
             "sasl.jaas.config": "${file:/run/creds.properties:jaas}",
             "s3.bucket.name": "${file:/run/creds.properties:bucket}",
             "errors.deadletterqueue.topic.name": "${file:/run/creds.properties:dlq}",
+            "errors.tolerance": "all",  # a dead-letter topic needs it
         },
     )
     resolved = dict(

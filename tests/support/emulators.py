@@ -1,4 +1,4 @@
-"""Start and stop the emulators the contract suite runs against, on free 127.0.0.1 ports.
+"""Start and stop the storage emulators (contract suite, fault matrix) on free 127.0.0.1 ports.
 
 Each ``start_*`` returns a :class:`Server` (or None when the emulator is not installed, so the
 fixture can skip with a precise reason). Servers are plain subprocesses: they use the second core
@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 AZURITE = REPO / ".tools" / "node_modules" / ".bin" / "azurite-blob"
 # The well-known Azurite development account (public, documented by Microsoft; not a secret).
 AZURITE_ACCOUNT = "devstoreaccount1"

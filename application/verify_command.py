@@ -1,0 +1,70 @@
+"""``lakesink verify --config FILE [--json]``: the sink config in, its store and cluster wired to the check, a report out.
+
+The config is the sink's own (Lenses KCQL, Confluent or Aiven S3 sink), validated exactly as
+``lakesink sink`` validates it, so a wrong setting is the same one ``lakesink: error:`` line
+(exit 2). Its buckets are checked the same way before anything is listed. Kafka is optional:
+a cluster that does not answer (in a few seconds, not the sink's 30) is reported and the store is
+verified all the same.
+"""
+
+from __future__ import annotations
+
+from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
+from lakesink.adapters.kafka.reachability import kafka_topics
+from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.adapters.storage import open_store
+from lakesink.adapters.verify.contents import envelope_offsets, record_count
+from lakesink.application.config_file import load_config
+from lakesink.application.preflight import check_sink_buckets
+from lakesink.application.restore.command import load_plan
+from lakesink.application.sink_settings import load_settings
+from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import LakesinkError
+from lakesink.domain.statement_plan import plan_sink
+from lakesink.domain.verify.report import VerifyReport
+from lakesink.domain.verify.targets import VerifyPlan, dialect_targets, lenses_targets, verify_plan
+
+KAFKA_TIMEOUT_S = 10.0
+"""How long verify waits for the cluster: its offsets are a comparison, not what is verified."""
+
+
+def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
+    """The sink config's settings and what verify lists and checks.
+
+    Raises:
+        ConfigError: the sink would refuse the config (the same message).
+    """
+    settings = load_settings(config_path)
+    if settings.dialect is None:
+        return settings, verify_plan(settings, lenses_targets(plan_sink(settings)))
+    config = load_config(config_path)
+    restore = load_plan(config.values, provided=config.provided)
+    return settings, verify_plan(settings, dialect_targets(settings, restore))
+
+
+def run_verify_command(config_path: str) -> VerifyReport:
+    """Load the config, check its buckets answer, then verify the store against the cluster.
+
+    Raises:
+        ConfigError: an invalid config, a missing bucket or refused credentials.
+        StorageError: the store does not answer.
+        CommitError: a lock or range plan is malformed.
+    """
+    settings, plan = load_verify_plan(config_path)
+    check_sink_buckets(settings)
+    store = open_store(settings.backend, settings.storage)
+    return run_verify(plan, store, ObjectReaders(record_count, envelope_offsets), kafka_view(settings))
+
+
+def kafka_view(settings: ConnectorSettings) -> KafkaView:
+    """The sink's partitions on the cluster and a client for their watermarks, or why there are none."""
+    config = admin_config(connector_client_settings(settings))
+    try:
+        kafka_topics(config, timeout_s=KAFKA_TIMEOUT_S)
+        metadata = TopicMetadata(config, timeout_s=KAFKA_TIMEOUT_S)
+        selection = TopicSelection(",".join(settings.topics) or None, settings.topics_regex)
+        return KafkaView(tuple(metadata.partitions(selection)), metadata)
+    except (LakesinkError, ConnectionError) as error:
+        return KafkaView(error=settings.hidden.scrub(str(error)))

@@ -1,0 +1,159 @@
+"""The checks of one topic-partition: every offset from the first stored to the committed one
+present exactly once, nothing stored beyond the committed offset but what a pending plan covers.
+
+Pure: the application gathers the facts (claims from keys and objects, the master lock, the
+pending range plans, the topic's watermarks) and renders the result.
+
+* **committed objects** are those whose highest offset is at or below the lock's committed offset
+  (all of them without an index: an at-least-once sink has none). Their runs are swept in offset
+  order: an offset no run covers between the first stored and the committed offset is a *gap*,
+  one covered twice a *duplicate* (both objects named).
+* **beyond the lock**: an object holding an offset above the committed one was uploaded by a batch
+  that did not commit. When a pending range plan (docs/commit-model.md) covers it, the next run
+  replays that plan and re-writes or keeps exactly that object: *pending*, not corruption.
+  Otherwise it is an *orphan*: the restore would read records Kafka will deliver again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from lakesink.domain.commit.range_plans import RangePlan, pending_plans
+from lakesink.domain.verify.claims import Evidence, OffsetClaim
+
+
+@dataclass(frozen=True, slots=True)
+class Overlap:
+    """Offsets ``first..last`` stored in two objects (``keys``)."""
+
+    first: int
+    last: int
+    keys: tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Beyond:
+    """An object holding offsets above the committed one; ``plan`` is the pending plan covering it."""
+
+    key: str
+    first: int
+    last: int
+    plan: RangePlan | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionFacts:
+    """What the store and Kafka say about one topic-partition, apart from its objects.
+
+    ``indexed``: the sink keeps an index (exactly-once); ``committed`` is then the master lock's
+    offset (None: no lock yet). ``topic_start`` / ``topic_end``: the low and high watermarks, None
+    when Kafka was not asked or did not answer.
+    """
+
+    topic: str
+    partition: int
+    bucket: str
+    indexed: bool
+    committed: int | None = None
+    plans: tuple[RangePlan, ...] = ()
+    topic_start: int | None = None
+    topic_end: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionCheck:
+    """The findings of one topic-partition."""
+
+    facts: PartitionFacts
+    evidence: tuple[Evidence, ...]
+    objects: int
+    records: int
+    first_stored: int | None
+    last_stored: int | None
+    gaps: tuple[tuple[int, int], ...]
+    duplicates: tuple[Overlap, ...]
+    orphans: tuple[Beyond, ...]
+    pending: tuple[Beyond, ...]
+    unreadable: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def lag(self) -> int | None:
+        """Records in the topic not yet committed (without an index: not yet stored)."""
+        end = self.facts.topic_end
+        done = self.facts.committed if self.facts.indexed else self.last_stored
+        if end is None:
+            return None
+        return max(end - (-1 if done is None else done) - 1, 0)
+
+    @property
+    def problems(self) -> int:
+        """Gaps, duplicates, orphans and unreadable objects: each makes ``verify`` exit 1."""
+        return len(self.gaps) + len(self.duplicates) + len(self.orphans) + len(self.unreadable)
+
+
+def check_partition(
+    facts: PartitionFacts, claims: Iterable[OffsetClaim], unreadable: Sequence[tuple[str, str]] = ()
+) -> PartitionCheck:
+    """Gaps, duplicates, orphans and pending objects of one topic-partition."""
+    everything = sorted(claims, key=lambda claim: (claim.lowest, claim.key))
+    floor = (-1 if facts.committed is None else facts.committed) if facts.indexed else None
+    below = [c for c in everything if floor is None or c.highest <= floor]
+    orphans, pending = _beyond(
+        [c for c in everything if floor is not None and c.highest > floor],
+        pending_plans(facts.plans, facts.committed),
+    )
+    runs = sorted((first, last, c.key) for c in below for first, last in c.runs)
+    first_stored = runs[0][0] if runs else None
+    last_stored = max((last for _, last, _ in runs), default=None)
+    if any(c.evidence is Evidence.UNPROVEN for c in below):
+        gaps, duplicates = (), ()
+    elif runs:
+        gaps, duplicates = _sweep(runs, facts.committed if facts.indexed else last_stored)
+    else:  # a lock with nothing stored below it: at least its own offset is missing
+        gaps, duplicates = (((facts.committed, facts.committed),) if facts.committed is not None else ()), ()
+    return PartitionCheck(
+        facts=facts,
+        evidence=tuple(sorted({c.evidence for c in everything}, key=lambda e: e.value)),
+        objects=len(everything) + len(unreadable),
+        records=sum(c.records for c in everything),
+        first_stored=first_stored,
+        last_stored=last_stored,
+        gaps=gaps,
+        duplicates=duplicates,
+        orphans=orphans,
+        pending=pending,
+        unreadable=tuple(unreadable),
+    )
+
+
+def _sweep(
+    runs: Sequence[tuple[int, int, str]], end: int | None
+) -> tuple[tuple[tuple[int, int], ...], tuple[Overlap, ...]]:
+    """Uncovered and twice-covered offsets of ``runs`` (sorted by first offset) up to ``end``."""
+    gaps: list[tuple[int, int]] = []
+    overlaps: list[Overlap] = []
+    covered, holder = -1, ""
+    for index, (first, last, key) in enumerate(runs):
+        if index and first > covered + 1:
+            gaps.append((covered + 1, first - 1))
+        elif index and first <= covered:
+            overlaps.append(Overlap(first, min(last, covered), (holder, key)))
+        if last > covered:
+            covered, holder = last, key
+    if runs and end is not None and end > covered:
+        gaps.append((covered + 1, end))
+    return tuple(gaps), tuple(overlaps)
+
+
+def _beyond(
+    claims: Sequence[OffsetClaim], plans: Sequence[RangePlan]
+) -> tuple[tuple[Beyond, ...], tuple[Beyond, ...]]:
+    """Objects above the lock split into orphans and those a pending plan covers."""
+    orphans: list[Beyond] = []
+    pending: list[Beyond] = []
+    for claim in claims:
+        plan = next((p for p in plans if p.start <= claim.lowest and claim.highest <= p.last), None)
+        found = Beyond(claim.key, claim.lowest, claim.highest, plan)
+        (pending if plan is not None else orphans).append(found)
+    return tuple(orphans), tuple(pending)
