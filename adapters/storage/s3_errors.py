@@ -6,6 +6,8 @@ decision here depends on message text. Resulting messages name bucket and key, n
 
 from __future__ import annotations
 
+import re
+
 from lakesink.domain.errors import (
     AccessDeniedError,
     BucketNotFoundError,
@@ -17,6 +19,7 @@ from lakesink.domain.errors import (
 )
 from lakesink.domain.transient import transient_status
 
+_OPENSSL_REASON = re.compile(r"\[SSL[^\]]*\][^(]*")
 _MISSING_KEY = {"NoSuchKey", "NotFound", "404", "NoSuchUpload"}
 _MISSING_BUCKET = {"NoSuchBucket"}
 _PRECONDITION = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
@@ -67,11 +70,7 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
 
 
 def _tls_reason(exc: Exception) -> str:
-    """OpenSSL's reason (``certificate verify failed: self-signed certificate in certificate chain``),
-    not botocore's whole chain of wrapped exceptions."""
-    text = str(exc)
-    start = text.find("[SSL")
-    if start < 0:
-        return f"{type(exc).__name__}: {text}"
-    end = text.find(")", start)
-    return text[start:end if end > 0 else None].strip()
+    """OpenSSL's reason (``[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get
+    local issuer certificate``), not botocore's whole chain of wrapped exceptions."""
+    match = _OPENSSL_REASON.search(str(exc))
+    return match.group(0).strip() if match else f"{type(exc).__name__}: {exc}"

@@ -8,8 +8,9 @@ service-account JSON key. The real CLI then runs as child processes at ``--log-l
 * ``lakesink sink --once`` (moto S3, the embedded broker, Avro values through a registry with basic
   auth) with Spark's event log on (its environment event lists the whole SparkConf);
 * ``lakesink restore --once`` of what it wrote, with the same Spark settings;
-* ``lakesink kcql explain`` (text and JSON) and ``lakesink config convert`` (secrets as references);
-* failing runs: a wrong bucket, an unreachable broker, Azure and GCS stores that do not answer, and a
+* ``lakesink verify`` of that bucket (text and JSON), ``lakesink kcql explain`` (text and JSON) and
+  ``lakesink config convert`` (secrets as references);
+* failing runs: a wrong bucket (sink and verify), an unreachable broker, Azure and GCS stores that do not answer, and a
   continuous sink (Spark's streaming query, whose plan carries the Kafka source's options) whose
   registry password is refused, so its first batch fails.
 
@@ -254,6 +255,8 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
     runs.codes["restored records"] = len(read_topic(kafka.bootstrap_servers, restored, expected=RECORDS))
 
     kcql = json.loads(Path(sink).read_text())["connect.s3.kcql"]
+    _cli(runs, "verify", ["verify", "--config", sink])
+    _cli(runs, "verify --json", ["verify", "--json", "--config", sink])
     _cli(runs, "explain", ["kcql", "explain", kcql, "--config", sink])
     _cli(runs, "explain --json", ["kcql", "explain", kcql, "--json", "--config", sink])
     confluent = _write(work, "confluent", _confluent_props(topic, moto))
@@ -262,6 +265,7 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
 
     wrong_bucket = _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD, bucket="no-such-bucket")
     _cli(runs, "wrong bucket", ["sink", "--once", "--config", _write(work, "wrong-bucket", wrong_bucket)])
+    _cli(runs, "verify wrong bucket", ["verify", "--config", str(work / "wrong-bucket.json")])
     no_broker = {**_sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD),
                  "bootstrap.servers": "127.0.0.1:1"}
     _cli(runs, "no broker", ["sink", "--once", "--config", _write(work, "no-broker", no_broker)])
@@ -291,9 +295,9 @@ def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
     assert runs.codes["sink"] == 0, runs.stderr["sink"][-3000:]
     assert runs.codes["restore"] == 0, runs.stderr["restore"][-3000:]
     assert runs.codes["restored records"] == RECORDS
-    for name in ("explain", "explain --json", "config convert", "explain confluent"):
+    for name in ("verify", "verify --json", "explain", "explain --json", "config convert", "explain confluent"):
         assert runs.codes[name] == 0, runs.stderr[name][-2000:]
-    for name in ("wrong bucket", "no broker", "azure account key", "azure connection string", "azure SAS",
+    for name in ("wrong bucket", "verify wrong bucket", "no broker", "azure account key", "azure connection string", "azure SAS",
                  "gcs JSON key", "registry refuses"):
         assert runs.codes[name] != 0, name
         assert "lakesink: error:" in runs.stderr[name], runs.stderr[name][-2000:]
