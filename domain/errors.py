@@ -86,14 +86,6 @@ class StoreTlsError(StorageError):
 # --- data ----------------------------------------------------------------------------------
 
 
-class StagingFullError(LakesinkError, OSError):
-    """The disk a task stages its files on is full: the environment's problem (exit 1), not the data's."""
-
-
-class KafkaUnavailableError(LakesinkError, ConnectionError):
-    """No Kafka broker answered: the environment's problem (exit 1), not the config's."""
-
-
 class RecordError(LakesinkError, ValueError):
     """One record cannot be processed (poison record); the message names topic, partition and offset."""
 
@@ -104,6 +96,17 @@ class FormatError(LakesinkError, ValueError):
 
 class SchemaChangedError(FormatError):
     """A record does not fit the open file's schema; the writer must roll to a new file."""
+
+
+# --- environment ---------------------------------------------------------------------------
+
+
+class StagingFullError(LakesinkError, OSError):
+    """The disk a task stages its files on is full: the environment's problem (exit 1), not the data's."""
+
+
+class KafkaUnavailableError(LakesinkError, ConnectionError):
+    """No Kafka broker answered: the environment's problem (exit 1), not the config's."""
 
 
 # --- commit --------------------------------------------------------------------------------

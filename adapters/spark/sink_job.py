@@ -35,7 +35,8 @@ from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.source_options import SinkSource, SourceOptions
 from lakesink.adapters.spark.sink_checkpoint import forget_streaming_checkpoint
-from lakesink.adapters.spark.sink_task import RESULT_DDL, SinkTaskSpec, result_of, run_range_task
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task
+from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy

@@ -27,7 +27,6 @@ a dying worker) fails the task, and Spark retries it.
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import logging
 import tempfile
@@ -36,7 +35,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 
@@ -57,6 +55,7 @@ from lakesink.adapters.formats.record_decoding import (
 )
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.range_rows import RangeReader
+from lakesink.adapters.spark.task_results import RESULT_SCHEMA, task_row
 from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.actions import UploadFile
 from lakesink.domain.commit.engine import IndexScope, make_range_durable
@@ -77,52 +76,6 @@ from lakesink.domain.statement_plan import SinkPlan, StatementPlan
 from lakesink.domain.transforms.chain import BatchClock, TransformChain
 
 logger = logging.getLogger(__name__)
-
-
-RESULT_SCHEMA = pa.schema(
-    [
-        ("topic", pa.string()),
-        ("partition", pa.int32()),
-        ("first", pa.int64()),
-        ("last", pa.int64()),
-        ("records", pa.int64()),
-        ("skipped", pa.int64()),
-        ("poison", pa.int64()),
-        ("bytes", pa.int64()),
-        ("files", pa.list_(pa.string())),
-        ("error_kind", pa.string()),
-        ("error_message", pa.string()),
-        (
-            "dead_letters",
-            pa.list_(
-                pa.struct(
-                    [
-                        ("offset", pa.int64()),
-                        ("timestamp", pa.int64()),
-                        ("key", pa.binary()),
-                        ("value", pa.binary()),
-                        ("headers", pa.list_(pa.struct([("name", pa.string()), ("value", pa.binary())]))),
-                        ("stage", pa.string()),
-                        ("class_name", pa.string()),
-                        ("error_class", pa.string()),
-                        ("error_message", pa.string()),
-                        ("stacktrace", pa.string()),
-                    ]
-                )
-            ),
-        ),
-    ]
-)
-"""One row per topic-partition range, the fields of a :class:`RangeResult` (its failure flattened;
-its dead letters without the range's topic and partition)."""
-
-RESULT_DDL = (
-    "topic string, partition int, first long, last long, records long, skipped long, poison long, "
-    "bytes long, files array<string>, error_kind string, error_message string, "
-    "dead_letters array<struct<offset: long, timestamp: long, key: binary, value: binary, "
-    "headers: array<struct<name: string, value: binary>>, stage: string, class_name: string, "
-    "error_class: string, error_message: string, stacktrace: string>>"
-)
 
 
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -389,7 +342,7 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
         _abort(ranges)
         raise
     if results:
-        yield pa.RecordBatch.from_pylist([_row(result) for result in results], schema=RESULT_SCHEMA)
+        yield pa.RecordBatch.from_pylist([task_row(result) for result in results], schema=RESULT_SCHEMA)
 
 
 def _staging_full(spec: SinkTaskSpec, root: Path, error: OSError) -> StagingFullError:
@@ -405,64 +358,6 @@ def _abort(ranges: Mapping[TopicPartition, _Range]) -> None:
     for state in ranges.values():
         for writer in state.all_writers():
             writer.abort()
-
-
-def _row(result: RangeResult) -> dict[str, Any]:
-    row = {field.name: getattr(result, field.name) for field in dataclasses.fields(result)}
-    failure = row.pop("failure")
-    return {
-        **row,
-        "files": list(result.files),
-        "error_kind": failure.kind if failure else None,
-        "error_message": failure.message if failure else None,
-        "dead_letters": [_letter_row(letter) for letter in result.dead_letters],
-    }
-
-
-def _letter_row(letter: DeadLetter) -> dict[str, Any]:
-    return {
-        "offset": letter.offset,
-        "timestamp": letter.timestamp,
-        "key": letter.key,
-        "value": letter.value,
-        "headers": [{"name": name, "value": value} for name, value in letter.headers],
-        "stage": letter.stage.value,
-        "class_name": letter.class_name,
-        "error_class": letter.error_class,
-        "error_message": letter.error_message,
-        "stacktrace": letter.stacktrace,
-    }
-
-
-def result_of(row: Mapping[str, Any]) -> RangeResult:
-    """The :class:`RangeResult` of one collected result row (the driver's side of :func:`_row`;
-    ``row`` as ``Row.asDict(recursive=True)`` gives it)."""
-    fields = dict(row)
-    kind, message = fields.pop("error_kind"), fields.pop("error_message")
-    fields["files"] = tuple(fields["files"] or ())
-    topic, partition = fields["topic"], fields["partition"]
-    fields["dead_letters"] = tuple(_letter_of(topic, partition, letter) for letter in fields["dead_letters"] or ())
-    return RangeResult(**fields, failure=RangeFailure(kind, message) if kind is not None else None)
-
-
-def _letter_of(topic: str, partition: int, row: Mapping[str, Any]) -> DeadLetter:
-    def raw(value: bytes | bytearray | None) -> bytes | None:  # Spark hands binary back as bytearray
-        return None if value is None else bytes(value)
-
-    return DeadLetter(
-        topic=topic,
-        partition=partition,
-        offset=row["offset"],
-        timestamp=row["timestamp"],
-        key=raw(row["key"]),
-        value=raw(row["value"]),
-        headers=tuple((header["name"], raw(header["value"])) for header in row["headers"] or ()),
-        stage=Stage(row["stage"]),
-        class_name=row["class_name"],
-        error_class=row["error_class"],
-        error_message=row["error_message"],
-        stacktrace=row["stacktrace"],
-    )
 
 
 def run_range_task(
@@ -637,7 +532,7 @@ def _skip(
         stacktrace="".join(traceback.format_exception(error)),
     )
     if reporting.log:
-        logger.error(letter.log_line(f"{spec.connector}-0", include_record=reporting.log_record))
+        logger.error("%s", letter.log_line(f"{spec.connector}-0", include_record=reporting.log_record))
     else:
         logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
     if reporting.dlq_topic is not None:

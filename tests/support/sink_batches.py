@@ -16,7 +16,8 @@ import pytest
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.spark import sink_task
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, result_of, run_task
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.range_results import first_failure
 from lakesink.domain.config.connector import ConnectorSettings

@@ -29,7 +29,8 @@ from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, result_of, run_task
+from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application import waiting

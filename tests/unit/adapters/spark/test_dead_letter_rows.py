@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from lakesink.adapters.spark.sink_task import RESULT_SCHEMA, _row, result_of
+from lakesink.adapters.spark.task_results import RESULT_SCHEMA, result_of, task_row
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.dead_letters import DeadLetter, Stage
 
@@ -28,7 +28,7 @@ def test_a_result_with_dead_letters_comes_back_equal() -> None:
         DeadLetter("t", 2, 6, None, None, None, (), Stage.KEY_CONVERTER, "c", "e", "m"),
     )
     result = RangeResult("t", 2, first=0, last=9, records=8, poison=2, files=("a",), dead_letters=letters)
-    batch = pa.RecordBatch.from_pylist([_row(result)], schema=RESULT_SCHEMA)
+    batch = pa.RecordBatch.from_pylist([task_row(result)], schema=RESULT_SCHEMA)
     (row,) = batch.to_pylist()
     # Spark's Row.asDict(recursive=True) hands binary back as bytearray
     row["dead_letters"][0]["value"] = bytearray(row["dead_letters"][0]["value"])

@@ -22,7 +22,7 @@ import pytest
 from lakesink.adapters.formats import range_writer
 from lakesink.adapters.kafka import converters
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.spark import sink_task
+from lakesink.adapters.spark import sink_task, task_results
 from lakesink.adapters.spark.sink_task import SinkTaskSpec
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.lock_keys import granular_partition_key
@@ -261,7 +261,7 @@ def test_an_unroutable_topic_stops_the_task_without_error_policy_noop_with_the_e
     objects, rows = _run(strict, [_batch(_rows("stray", 0, 0, 2))])
 
     assert objects == {}
-    [result] = [sink_task.result_of(row) for row in rows]
+    [result] = [task_results.result_of(row) for row in rows]
     assert (result.topic, result.partition, result.last, result.records) == ("stray", 0, 0, 0)
     assert result.failure is not None and result.failure.kind == "RecordError"
     error = result.failure.error()
