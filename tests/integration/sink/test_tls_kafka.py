@@ -3,9 +3,9 @@
 librdkafka's mock cluster speaks plaintext only and advertises its own port, so this runs on Tansu
 (tests/support/tansu.py) behind a TLS terminator (tests/support/tls.py): Tansu advertises the
 terminator's port, so every connection a client makes after reading the metadata goes through
-TLS too. The sink's driver (metadata, offsets) and its executors (range reads) all connect over
-SSL with the CA; without the CA the sink stops before Spark starts with the preflight's one line
-naming the ssl.* settings.
+TLS too. The sink's driver (metadata, offsets) and its executors (range reads), and the restore's
+driver and transactional producers, all connect over SSL with the CA; without the CA the sink stops
+before Spark starts with the preflight's one line naming the ssl.* settings.
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ from pathlib import Path
 
 import boto3
 import pytest
+from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.demo.s3 import free_port
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.application.restore import load_plan, restore
+from tests.integration.restore.conftest import local_restore_props
 from tests.integration.sink.conftest import MotoS3, assert_exactly_once, run_sink, s3_props
 from tests.support.tansu import produce, tansu
 from tests.support.tls import Certificates, TlsTerminator, make_certificates
@@ -96,3 +99,27 @@ def test_without_the_ca_the_sink_stops_with_one_line_naming_the_ssl_settings(
     assert done.stderr.startswith(f"lakesink: error: TLS to Kafka at bootstrap.servers={ssl_kafka.bootstrap} failed")
     assert "certificate verify failed" in done.stderr
     assert "ssl.ca.location" in done.stderr
+
+
+def test_the_restore_produces_over_ssl_with_the_ca_in_ssl_ca_location(
+    spark: SparkSession, ssl_kafka: SslKafka, topic: str, tmp_path: Path
+) -> None:
+    lines = [f"line-{i}".encode() for i in range(RECORDS)]
+    backup = tmp_path / "store" / "bkt" / "backup" / "src" / "0"
+    backup.mkdir(parents=True)
+    (backup / f"{RECORDS - 1:012d}_1_1.text").write_bytes(b"\n".join(lines) + b"\n")
+    ssl = {"security.protocol": "SSL", "ssl.ca.location": str(ssl_kafka.certificates.ca)}
+    produce(ssl_kafka.bootstrap, topic, [b"before"], **ssl)  # creates the target topic (one partition)
+    kcql = f"INSERT INTO {topic} SELECT * FROM bkt:backup STOREAS `TEXT`"
+
+    restore(load_plan(local_restore_props(tmp_path / "store", ssl_kafka.bootstrap, kcql, f"r-{topic}", **ssl)),
+            spark, once=True)
+
+    consumer = Consumer({"bootstrap.servers": ssl_kafka.bootstrap, "group.id": f"check-{topic}",
+                         "isolation.level": "read_committed", "enable.auto.commit": False, **ssl})
+    try:
+        consumer.assign([TopicPartition(topic, 0, 1)])
+        values = [message.value() for message in consumer.consume(RECORDS, timeout=30) if not message.error()]
+    finally:
+        consumer.close()
+    assert values == lines
