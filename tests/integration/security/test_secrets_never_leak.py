@@ -2,7 +2,7 @@
 
 Each credential setting the configs accept carries a distinctive value (``S3CRET-…``): S3 access and
 secret key, the SASL password (as ``sasl.jaas.config`` and as ``sasl.password``), the Schema
-Registry's ``basic.auth.user.info``, an Azure account key, connection string and SAS token, a GCS
+Registry's ``basic.auth.user.info`` (and a password in its URL), an Azure account key, connection string and SAS token, a GCS
 service-account JSON key. The real CLI then runs as child processes at ``--log-level DEBUG``:
 
 * ``lakesink sink --once`` (moto S3, the embedded broker, Avro values through a registry with basic
@@ -12,7 +12,7 @@ service-account JSON key. The real CLI then runs as child processes at ``--log-l
   ``lakesink config convert`` (secrets as references);
 * failing runs: a wrong bucket (sink and verify), an unreachable broker, Azure and GCS stores that do not answer, and a
   continuous sink (Spark's streaming query, whose plan carries the Kafka source's options) whose
-  registry password is refused, so its first batch fails.
+  registry refuses the password in its URL, so its first batch fails.
 
 Every byte of stdout, stderr (the logs: lakesink's, the SDKs', librdkafka's and Spark's log4j), the
 event logs (plans, task failures, the environment: every conf entry) and the checkpoint must be free
@@ -48,7 +48,9 @@ S3_SECRET_KEY = "S3CRET-aws-secret-7f3a91c2d4"
 SASL_JAAS_PASSWORD = "S3CRET-sasl-jaas-5e1b77"
 SASL_PASSWORD = "S3CRET-sasl-password-0c42"
 REGISTRY_PASSWORD = "S3CRET-registry-pass-90ad"
-REGISTRY_WRONG_PASSWORD = "S3CRET-registry-wrong-13f0"
+# in the registry URL (basic.auth.credentials.source=URL); no "secret"/"password" in it, so nothing
+# masks it by luck (Spark's redaction regex also matches values)
+REGISTRY_URL_PASSWORD = "URLPW-registry-wrong-13f0"
 AZURE_ACCOUNT_KEY = base64.b64encode(b"S3CRET-azure-account-key-3c9e".ljust(64, b"!")).decode()
 AZURE_CONNECTION_KEY = base64.b64encode(b"S3CRET-azure-connection-key-77aa".ljust(64, b"!")).decode()
 AZURE_SAS_SIGNATURE = "S3CRET-azure-sas-sig-8d01"
@@ -78,7 +80,7 @@ def _secrets() -> dict[str, str]:
         "SASL password in sasl.jaas.config": SASL_JAAS_PASSWORD,
         "sasl.password": SASL_PASSWORD,
         "registry password": REGISTRY_PASSWORD,
-        "refused registry password": REGISTRY_WRONG_PASSWORD,
+        "registry password in its URL": REGISTRY_URL_PASSWORD,
         "Azure account key": AZURE_ACCOUNT_KEY,
         "Azure connection string key": AZURE_CONNECTION_KEY,
         "Azure SAS signature": AZURE_SAS_SIGNATURE,
@@ -88,7 +90,7 @@ def _secrets() -> dict[str, str]:
     }
     encoded = {
         "registry basic auth header": base64.b64encode(f"registry-user:{REGISTRY_PASSWORD}".encode()).decode(),
-        "refused registry basic auth header": base64.b64encode(f"registry-user:{REGISTRY_WRONG_PASSWORD}".encode()).decode(),
+        "URL registry basic auth header": base64.b64encode(f"registry-user:{REGISTRY_URL_PASSWORD}".encode()).decode(),
     }
     return {**plain, **encoded}
 
@@ -150,6 +152,12 @@ def _s3(moto: MotoS3) -> dict[str, str]:
 
 
 def _registry(url: str, password: str) -> dict[str, str]:
+    if password == REGISTRY_URL_PASSWORD:  # Confluent's other way: the credentials in the URL
+        return {
+            "value.converter": "io.confluent.connect.avro.AvroConverter",
+            "value.converter.schema.registry.url": url.replace("http://", f"http://registry-user:{password}@"),
+            "value.converter.basic.auth.credentials.source": "URL",
+        }
     return {
         "value.converter": "io.confluent.connect.avro.AvroConverter",
         "value.converter.schema.registry.url": url,
@@ -285,7 +293,7 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
     _cli(runs, "gcs JSON key", ["sink", "--once", "--config", _write(work, "gcs", _gcs_props(unique_name("gcs"), topic))])
 
     # continuous, so the streaming query's plan (the Kafka source and its options) reaches the event log
-    refused = _write(work, "refused", _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_WRONG_PASSWORD))
+    refused = _write(work, "refused", _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_URL_PASSWORD))
     _cli(runs, "registry refuses", ["sink", "--master", "local[2]", "--config", refused,
                                     "--checkpoint", str(checkpoints / "refused")], env=spark)
 
