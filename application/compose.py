@@ -7,6 +7,7 @@ injects faults, for one); nothing else in the product has a test-only parameter.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import TYPE_CHECKING
 
@@ -17,8 +18,9 @@ from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
-from lakesink.adapters.storage import open_store
+from lakesink.adapters.storage import open_store, settled_storage
 from lakesink.application.sink_run import SinkRun
+from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import plan_sink
@@ -36,10 +38,22 @@ def sink_run(
     once: bool = False,
     store: ObjectStore | None = None,
 ) -> SinkRun:
-    """One sink run of ``settings`` on ``spark``; ``store`` replaces the backend the settings name."""
+    """One sink run of ``settings`` on ``spark``; ``store`` replaces the backend the settings name.
+
+    The store is asked at start what every client of the run must know (S3: whether it takes
+    boto3's default request checksums, :func:`~lakesink.adapters.storage.settled_storage`); the
+    answer goes into the settings the driver and the executors build their clients from.
+
+    Raises:
+        StorageError: the store refused the start-up probe.
+    """
     plan = plan_sink(settings)
     run_id = str(uuid.uuid4())
-    store = store or open_store(settings.backend, settings.storage)
+    if store is None:
+        bucket = min(statement.bucket for statement in plan.statements)
+        probe = checksum_probe_key(settings.indexes_name, settings.name, run_id)
+        settings = dataclasses.replace(settings, storage=settled_storage(settings.storage, bucket, probe, writes=True))
+        store = open_store(settings.backend, settings.storage)
     client = connector_client_settings(settings)
     compute = SparkSink(
         settings,

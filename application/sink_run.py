@@ -96,34 +96,53 @@ class SinkRun:
 
     # --- start-up ------------------------------------------------------------------------
 
-    def _check_conditions(self, bucket: str) -> None:
+    def _check_conditions(self, buckets: Sequence[str]) -> None:
         """Refuse a store that ignores conditional writes: the index could not fence anybody there.
 
+        In single-writer mode such a store is accepted with one WARN line: the conditions are still
+        sent (a store that enforces them still fences), a store that ignores them makes every lock,
+        plan and upload a plain overwrite, and the deterministic keys make a redo write the same bytes.
+
         Raises:
-            ConfigError: the store applied a create over an object or a write on a foreign ETag.
+            ConfigError: the store applied a create over an object or a write on a foreign ETag, and
+                single-writer mode is off.
         """
         settings = self.settings
         key = probe_key(settings.indexes_name, settings.name, self._run_id)
-        ignored = perform(ignored_conditions(bucket, key), self._store)
-        if ignored:
-            at_least_once = (
-                f"{settings.prefix}.exactly.once.enable=false" if settings.dialect is None else "a Lenses config with "
-                f"{settings.prefix}.exactly.once.enable=false"
+        ignoring = {bucket: perform(ignored_conditions(bucket, key), self._store) for bucket in buckets}
+        ignoring = {bucket: ignored for bucket, ignored in ignoring.items() if ignored}
+        if not ignoring:
+            logger.debug("Store enforces conditional writes on %s", ", ".join(buckets))
+            if settings.single_writer:
+                logger.info(
+                    "%s.exactly.once.single.writer=true, but the store enforces conditional writes: a second sink "
+                    "named %s is still fenced", settings.prefix, settings.name,
+                )
+            return
+        what = "; ".join(f"on bucket {bucket} ({'; '.join(ignored)})" for bucket, ignored in ignoring.items())
+        if settings.single_writer:
+            logger.warning(
+                "Single-writer mode: the store ignores conditional writes %s. Locks, plans and objects are "
+                "overwritten in place and there is no fencing of a second writer of the same name: run only one "
+                "sink named %s at a time (docs/sink.md, Start-up)", what, settings.name,
             )
-            raise ConfigError(
-                f"The store ignores conditional writes on bucket {bucket} ({'; '.join(ignored)}): exactly-once "
-                "cannot fence a second sink or a superseded task there, and would lose that silently. Use a store "
-                f"that enforces If-None-Match and If-Match (AWS S3, GCS, Azure, current MinIO), or run at-least-once "
-                f"({at_least_once})."
-            )
-        logger.debug("Store enforces conditional writes on %s", bucket)
+            return
+        dialect = "" if settings.dialect is None else "a Lenses config with "
+        raise ConfigError(
+            f"The store ignores conditional writes {what}: exactly-once "
+            "cannot fence a second sink or a superseded task there, and would lose that silently. Use a store "
+            "that enforces If-None-Match and If-Match (AWS S3, GCS, Azure, current MinIO), run at-least-once "
+            f"({dialect}{settings.prefix}.exactly.once.enable=false), or promise a single writer "
+            f"({dialect}{settings.prefix}.exactly.once.single.writer=true: no fencing)."
+        )
 
     def prepare(self) -> None:
         """Check buckets and read where to resume: the index, or the consumer group (at-least-once)."""
-        for bucket in sorted({statement.bucket for statement in self._plan.statements}):
+        buckets = sorted({statement.bucket for statement in self._plan.statements})
+        for bucket in buckets:
             self._store.check_bucket(bucket)
-            if self.settings.exactly_once:
-                self._check_conditions(bucket)
+        if self.settings.exactly_once:
+            self._check_conditions(buckets)
         selection = TopicSelection(",".join(self.settings.topics) or None, self.settings.topics_regex)
         partitions = self._metadata.partitions(selection)
         if self.settings.exactly_once:

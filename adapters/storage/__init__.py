@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.backends import BackendSettings, S3Settings
 from lakesink.domain.errors import BackendNotInstalledError, ConfigError, UnknownBackendError
 from lakesink.domain.ports import ObjectStore
 
@@ -97,6 +97,24 @@ def open_store(name: str, settings: BackendSettings) -> ObjectStore:
     store: ObjectStore = backend_class(name)(settings)
     logger.info("Opened storage backend %s (%s)", name, type(store).__name__)
     return store
+
+
+def settled_storage(settings: BackendSettings, bucket: str, probe_key: str, *, writes: bool) -> BackendSettings:
+    """``settings`` with what a run must find out from the store at start decided, so that every
+    client of the run (executors' included, built from the settings) asks the same way.
+
+    Only S3 has something to decide: whether the store takes boto3's default request checksums
+    (:mod:`.s3_checksums`); ``probe_key`` in ``bucket`` is written, read and deleted (``writes``),
+    or only read, and must not exist then. Other backends' settings come back unchanged.
+
+    Raises:
+        StorageError: the store refused the probe whatever the client sent.
+    """
+    if not isinstance(settings, S3Settings):
+        return settings
+    from lakesink.adapters.storage.s3_checksums import settle_checksums
+
+    return settle_checksums(settings, bucket, probe_key, writes=writes)
 
 
 def _load_entry_points() -> None:

@@ -18,6 +18,11 @@ botocore offers no setting for its base delay (50 ms for 5xx and connection fail
 throttling replies such as ``SlowDown``), so ``http_retry_interval_ms`` does not apply to S3; a
 client built with another value logs a warning saying so. A retried request is the same request:
 conditional writes resend their ``If-None-Match``/``If-Match`` header on every attempt.
+
+Checksums: ``settings.checksum_calculation`` sets botocore's request checksum calculation and
+response checksum validation; None leaves botocore's own default (``when_supported``, or what the
+``AWS_REQUEST_CHECKSUM_CALCULATION`` environment says). A run decides it at start
+(:mod:`.s3_checksums`), and every client of the run, executors' included, is built with the decision.
 """
 
 from __future__ import annotations
@@ -279,6 +284,8 @@ def _build_client(settings: S3Settings) -> Any:
         read_timeout=settings.http_socket_timeout_ms / 1000,
         max_pool_connections=settings.pool_max_connections,
         s3={"addressing_style": "path" if settings.path_style_access else "auto"},
+        request_checksum_calculation=settings.checksum_calculation,
+        response_checksum_validation=settings.checksum_calculation,
     )
     credentials: dict[str, str] = {}
     if settings.auth_mode.lower() == "credentials":

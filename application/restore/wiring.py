@@ -8,7 +8,9 @@ restore entry loads no Kafka client or format library.
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +18,7 @@ from typing import Any
 from lakesink.application.restore.driver import RestoreServices, RestoreSummary, run_restore
 from lakesink.application.restore.origin import OriginReplay
 from lakesink.application.restore.tasks import OPEN_AHEAD, deliver_in_order
+from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.index import WorkItem
 from lakesink.domain.restore.plan import RestorePlan
@@ -36,10 +39,14 @@ def restore(
     from lakesink.adapters.kafka.client_config import producer_config
     from lakesink.adapters.restore.broker import KafkaRestoreBroker
     from lakesink.adapters.restore.spark_job import SparkTaskRunner
-    from lakesink.adapters.storage import open_store
+    from lakesink.adapters.storage import open_store, settled_storage
 
+    if store is None:  # the executors build their stores from the plan: it carries what the probe found
+        probe = checksum_probe_key(".indexes", plan.name, str(uuid.uuid4()))
+        plan = dataclasses.replace(plan, storage=settled_storage(plan.storage, plan.roots[0].bucket, probe, writes=False))
+        store = open_store(plan.backend, plan.storage)
     services = RestoreServices(
-        store=store or open_store(plan.backend, plan.storage),
+        store=store,
         broker=KafkaRestoreBroker(producer_config(plan.producer)),
         runner=SparkTaskRunner(spark),
         task=OriginTasks(plan),

@@ -135,8 +135,11 @@ def open_partition(scope: IndexScope, owner: str) -> Steps[PartitionIndex]:
     held = yield from read_lock(scope.master)
     if held is not None:
         held = yield from replay_chain(held)
-        held = yield from write_lock(scope.master, held, IndexLock(owner, held.lock.committed_offset, None))
     committed = None if held is None else held.lock.committed_offset
+    # Claimed even when there is no lock yet (created with no committed offset): otherwise an older
+    # sink of the same name whose first commit of the partition is still to come would create the
+    # lock after this claim, and go on writing while this sink is the one fenced.
+    held = yield from write_lock(scope.master, held, IndexLock(owner, committed, None))
     granular = yield from _granular_ahead(scope, committed)
     pending = yield from _pending_plans(scope, committed)
     logger.info(

@@ -25,6 +25,12 @@ def probe_key(indexes_name: str, connector: str, owner: str) -> str:
     return f"{indexes_name}/{connector}/.probes/{owner}"
 
 
+def checksum_probe_key(indexes_name: str, connector: str, owner: str) -> str:
+    """The object a run writes (sink) or reads (restore) at start to learn how the store takes the
+    SDK's request checksums (S3 only): next to the conditions probe."""
+    return f"{probe_key(indexes_name, connector, owner)}.checksums"
+
+
 def ignored_conditions(bucket: str, key: str) -> Steps[tuple[str, ...]]:
     """The conditions the store ignored on ``bucket/key``: none when it enforces both."""
     ignored = []

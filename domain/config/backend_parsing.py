@@ -36,6 +36,7 @@ _S3_MISSING_CREDENTIALS = (
 )
 _S3_DEFAULT_POOL = 50
 _S3_MIN_PART = 5 * 1024 * 1024
+_S3_CHECKSUM_MODES = {"when_supported": "when_supported", "when_required": "when_required"}
 
 
 # --- keys and backend detection --------------------------------------------------------------
@@ -181,6 +182,7 @@ def _parse_s3(reader: PropertyReader) -> S3Settings:
         pool_max_connections=_pool_size(reader) or _S3_DEFAULT_POOL,
         multipart_threshold_bytes=_required_int(reader, "multipart.threshold", minimum=_S3_MIN_PART),
         multipart_part_size_bytes=part_size,
+        checksum_calculation=reader.choice("checksum.calculation", _S3_CHECKSUM_MODES),
     )
 
 

@@ -32,6 +32,9 @@ class S3Settings:
     pool_max_connections: int = 50
     multipart_threshold_bytes: int = 16 * 1024 * 1024
     multipart_part_size_bytes: int = 8 * 1024 * 1024
+    checksum_calculation: str | None = None
+    """``when_supported`` or ``when_required`` (botocore's request_checksum_calculation and
+    response_checksum_validation); None until the start-up probe decides (:mod:`lakesink.adapters.storage.s3_checksums`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,6 +162,12 @@ CATALOG: tuple[KeySpec, ...] = (
             "cannot be combined with KCQL padding.*.", scope=_SINK),
     KeySpec("padding.length", T.INT, "-1", "Legacy offset padding length, -1 = 12.", scope=_SINK),
     KeySpec("exactly.once.enable", T.BOOLEAN, "true", "false = at-least-once, no index.", scope=_SINK),
+    KeySpec("exactly.once.single.writer", T.BOOLEAN, "false",
+            "lakesink: true = run exactly-once on a store that ignores conditional writes (If-None-Match, "
+            "If-Match), which is otherwise refused at start: locks, plans and objects are overwritten in place "
+            "(deterministic keys make a redo idempotent) and nothing fences a second sink of the same name; "
+            "run only one. A store that enforces the conditions still fences (docs/sink.md, Start-up).",
+            scope=_SINK),
     KeySpec("range.split.offsets", T.LONG, "250000",
             "lakesink: split one topic-partition's range of a micro-batch into sub-ranges of at most this "
             "many offsets, each written by its own Spark task, so a one-partition backfill uses every core; "
@@ -257,6 +263,13 @@ CATALOG: tuple[KeySpec, ...] = (
             "true = path-style URLs; wins over vhost.bucket.", backends=_S3),
     KeySpec("vhost.bucket", T.BOOLEAN, "false", "Deprecated and inverted: true enables path-style access.",
             backends=_S3),
+    KeySpec("checksum.calculation", T.STRING, None,
+            "lakesink: when the S3 client adds checksums: when_supported (boto3's default since 1.36: a CRC32 "
+            "on every upload, checksums asked for on every read) or when_required (only where the S3 API "
+            "requires one, as before 1.36), case-insensitive. Not set = decided at start: a small probe "
+            "object is written and read with boto3's default, and a store that refuses it but takes it "
+            "without the checksums gets when_required, said in one INFO line (docs/storage.md, "
+            "Request checksums).", backends=_S3),
     KeySpec("multipart.threshold", T.LONG, str(16 * 1024 * 1024), "lakesink: bytes above which uploads are "
             "multipart.", backends=_S3),
     KeySpec("multipart.part.size", T.LONG, str(8 * 1024 * 1024), "lakesink: multipart part size, bytes "

@@ -63,6 +63,8 @@ class ConnectorSettings(HidingSettings):
         topics / topics_regex: the sink's subscription (exactly one is set for a sink).
         padding_strategy / padding_length: legacy offset padding (None = KCQL or default padding).
         compression_level: None = the codec's default.
+        single_writer: exactly-once accepted on a store that ignores conditional writes (no fencing of a
+            second sink of the same name: the user promises there is none).
         range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
         source: the restore's settings; None for a sink.
         error_reporting: Kafka Connect's dead-letter queue and error log of the records a sink skips.
@@ -100,6 +102,7 @@ class ConnectorSettings(HidingSettings):
     padding_strategy: str | None = None
     padding_length: int = _DEFAULT_PADDING_LENGTH
     exactly_once: bool = True
+    single_writer: bool = False
     range_split_offsets: int = 250_000
     indexes_name: str = ".indexes"
     schema_change_detector: SchemaChangeDetector = SchemaChangeDetector.DEFAULT
@@ -190,6 +193,7 @@ class ConnectorSettings(HidingSettings):
             padding_strategy=padding_strategy,
             padding_length=padding_length,
             exactly_once=reader.flag("exactly.once.enable"),
+            single_writer=_single_writer(reader),
             range_split_offsets=_int(reader, "range.split.offsets"),
             indexes_name=parse_indexes_name(reader),
             schema_change_detector=reader.enum("schema.change.detector", SchemaChangeDetector),
@@ -295,6 +299,17 @@ def _int(reader: PropertyReader, name: str) -> int:
     if value is None:
         raise KeyError(f"{name} has no default in the catalog")
     return value
+
+
+def _single_writer(reader: PropertyReader) -> bool:
+    """``exactly.once.single.writer``: only meaningful for an exactly-once sink."""
+    single = reader.flag("exactly.once.single.writer")
+    if single and not reader.flag("exactly.once.enable"):
+        raise ConfigError(
+            f"{reader.key('exactly.once.single.writer')} is true but {reader.key('exactly.once.enable')} is false, "
+            "so it would have no effect: at-least-once keeps no index to fence."
+        )
+    return single
 
 
 def _compression_level(reader: PropertyReader) -> int | None:

@@ -164,15 +164,9 @@ class CrashBeforeCommit(_Wrapping):
             raise RuntimeError(f"simulated crash before the commit of {key}")
 
 
-class ConditionsIgnored:
+class ConditionsIgnored(_Wrapping):
     """A store that accepts conditional writes unconditionally, as older MinIO releases and some
     S3-compatible services do with ``If-None-Match`` / ``If-Match``: every write lands."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     def put_if_absent(self, bucket: str, key: str, data: bytes) -> str:
         return str(self.inner.put(bucket, key, data))

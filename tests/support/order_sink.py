@@ -74,5 +74,7 @@ def _committed_offsets(output: S3Bucket, connector: str, topic: str) -> dict[int
     committed = {}
     for item in output.list(prefix):
         partition = int(item.key[len(prefix):].removesuffix(".lock"))
-        committed[partition] = json.loads(output.read(item.key))["committedOffset"]
+        offset = json.loads(output.read(item.key))["committedOffset"]
+        if offset is not None:  # a partition claimed at start that never received a record
+            committed[partition] = offset
     return committed

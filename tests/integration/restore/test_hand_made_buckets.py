@@ -13,6 +13,7 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.records import Record
 from tests.integration.restore.conftest import BUCKET, local_restore_props, read_topic, write_object
+from tests.support.checksum_rejecting_s3 import ChecksumRejectingS3
 
 pytestmark = pytest.mark.integration
 
@@ -73,7 +74,11 @@ def test_too_few_target_partitions_fails_before_anything_is_sent(spark, kafka, s
     assert [m[0] for m in read_topic(kafka.bootstrap_servers, target, expected=1)] == [6 % 4]
 
 
-def test_aiven_layout_on_s3_restores_with_topic_and_partition_from_the_name(spark, kafka, moto_endpoint: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("refusing", [False, True], ids=["moto", "refusing-checksums"])
+def test_aiven_layout_on_s3_restores_with_topic_and_partition_from_the_name(spark, kafka, moto_endpoint: str, refusing: bool) -> None:  # type: ignore[no-untyped-def]
+    """Also through a store refusing boto3's default checksums: the restore's read probe finds it out,
+    and the executors' clients carry the decision (no request refused after the probe)."""
+    proxy = ChecksumRejectingS3(moto_endpoint).start() if refusing else None
     bucket, topic = f"aiven-{uuid.uuid4().hex[:8]}", f"orders-eu-{uuid.uuid4().hex[:6]}"
     s3 = boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1",
                       aws_access_key_id="test", aws_secret_access_key="test")
@@ -87,13 +92,19 @@ def test_aiven_layout_on_s3_restores_with_topic_and_partition_from_the_name(spar
         "name": f"aiven-{topic}",
         "connector.class": "io.aiven.kafka.connect.s3.source.S3SourceConnector",
         "aws.access.key.id": "test", "aws.secret.access.key": "test",
-        "aws.s3.bucket.name": bucket, "aws.s3.region": "us-east-1", "aws.s3.endpoint": moto_endpoint,
+        "aws.s3.bucket.name": bucket, "aws.s3.region": "us-east-1",
+        "aws.s3.endpoint": proxy.url if proxy else moto_endpoint,
         "aws.s3.prefix": "uploads/",
         "file.name.template": "{{topic}}-{{partition}}-{{start_offset}}",
         "input.format": "jsonl", "tasks.max": "2", "bootstrap.servers": kafka.bootstrap_servers,
     }
-    summary = restore(load_plan(config), spark, once=True)
+    try:
+        summary = restore(load_plan(config), spark, once=True)
+    finally:
+        if proxy:
+            proxy.stop()
     assert (summary.objects, summary.records) == (6, 12)
+    assert proxy is None or [r.split()[0] for r in proxy.refused] == ["GET"]
     messages = read_topic(kafka.bootstrap_servers, topic, expected=12)
     for partition in (0, 3):
         assert [m[2] for m in messages if m[0] == partition] == [

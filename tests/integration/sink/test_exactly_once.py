@@ -7,6 +7,7 @@ Restarts and replays run on both paths: ``once`` (batches planned on the driver)
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -187,6 +188,25 @@ def test_a_store_that_ignores_conditional_writes_is_refused_before_anything_is_w
     with pytest.raises(ConfigError, match="ignores conditional writes on bucket bkt .*If-None-Match.*If-Match"):
         run_sink(spark, props, tmp_path / "ck", store=ConditionsIgnored(store))
     assert list(iter_objects(store, "bkt")) == []  # no data, no lock, no probe left behind
+
+
+def test_single_writer_mode_runs_exactly_once_on_a_store_that_ignores_conditional_writes(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    props, store = _setup(tmp_path, kafka, topic, **{"connect.local.exactly.once.single.writer": "true"})
+    lying = ConditionsIgnored(store)
+    produce_ids(kafka, topic, range(12))
+
+    with caplog.at_level(logging.WARNING, logger="lakesink.application.sink_run"):
+        run_sink(spark, props, tmp_path / "ck", store=lying)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len([w for w in warnings if "no fencing of a second writer" in w]) == 1
+    shutil.rmtree(tmp_path / "ck", ignore_errors=True)  # a restart from the index alone, on the same lying store
+    produce_ids(kafka, topic, range(12, 20))
+    run_sink(spark, props, tmp_path / "ck", store=lying, once=False)
+
+    assert_exactly_once(_stored_ids(store), range(20))
+    assert list(iter_objects(store, "bkt", f".indexes/{props['name']}/.probes/")) == []
 
 
 def test_resume_from_a_lenses_index_with_granular_locks_and_a_pending_copy(

@@ -67,10 +67,24 @@ def _file(tmp_path: Path, key: str, body: bytes) -> UploadFile:
 # --- start-up ---------------------------------------------------------------------------------
 
 
-def test_a_partition_without_a_lock_starts_from_nothing_and_writes_nothing(store: InMemoryObjectStore) -> None:
+def test_a_partition_without_a_lock_starts_from_nothing_and_is_claimed_with_a_lock_of_no_offset(
+    store: InMemoryObjectStore,
+) -> None:
     index = perform(open_partition(SCOPE, "run-1"), store)
-    assert index == PartitionIndex(SCOPE)
-    assert _keys(store) == []
+    assert index.committed is None and index.granular == {} and index.pending == ()
+    assert _keys(store) == [MASTER]
+    assert store.get("b", MASTER).data == b'{"owner":"run-1","committedOffset":null,"pendingState":null}'
+
+
+def test_an_older_sink_whose_first_commit_comes_after_the_claim_is_fenced(store: InMemoryObjectStore) -> None:
+    """The older sink opened the partition before any lock existed, then a newer one claimed it: the
+    older one's first commit meets the newer one's lock and stops (without the lock created at the
+    open, that commit would create the lock and fence the newer sink instead)."""
+    older = perform(open_partition(SCOPE, "older"), store)
+    perform(open_partition(SCOPE, "newer"), store)
+    with pytest.raises(CommitConflictError, match="another writer"):
+        perform(commit_partition(older, 5, "older"), store)
+    assert decode_lock(store.get("b", MASTER).data).owner == "newer"
 
 
 def test_an_existing_lock_is_claimed_with_this_runs_owner_and_its_offset_kept(store: InMemoryObjectStore) -> None:

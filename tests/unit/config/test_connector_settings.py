@@ -75,6 +75,13 @@ def test_every_bad_value_names_its_key(key: str, raw: str, message: str) -> None
     assert key in str(caught.value)
 
 
+def test_single_writer_mode_is_an_exactly_once_setting() -> None:
+    assert load(sink(**{"connect.s3.exactly.once.single.writer": "true"})).single_writer
+    assert not load(sink()).single_writer
+    with pytest.raises(ConfigError, match="single.writer is true but connect.s3.exactly.once.enable is false"):
+        load(sink(**{"connect.s3.exactly.once.single.writer": "true", "connect.s3.exactly.once.enable": "false"}))
+
+
 def test_name_and_kcql_are_required() -> None:
     with pytest.raises(ConfigError, match="name is required"):
         load({"topics": "orders", "connect.s3.kcql": KCQL})

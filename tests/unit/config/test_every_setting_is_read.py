@@ -107,6 +107,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "ca.bundle": ("/etc/ssl/private-ca.pem", {}),
     "multipart.threshold": (str(32 << 20), {}),
     "multipart.part.size": (str(16 << 20), {}),
+    "checksum.calculation": ("when_required", {}),
     "gcp.auth.mode": ("None", {}),
     "gcp.credentials": ("{}", {".gcp.auth.mode": "Credentials"}),
     "gcp.file": ("/tmp/sa.json", {".gcp.auth.mode": "File"}),
