@@ -13,6 +13,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 
+from lakesink.application.log_redaction import RedactingFormatter
 from lakesink.domain.errors import ConfigError, LakesinkError, RecordError
 
 logger = logging.getLogger(__name__)
@@ -267,7 +268,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lakesink`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_handler = logging.StreamHandler()  # SDK lines at DEBUG carry request headers: redact them
+    log_handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=args.log_level, handlers=[log_handler])
+    # py4j logs every command it sends the JVM at DEBUG, base64 pickles of the Spark tasks' functions
+    # included, and those carry the credentials the tasks need: never below INFO.
+    logging.getLogger("py4j").setLevel(max(logging.INFO, logging.getLevelName(args.log_level)))
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)

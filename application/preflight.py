@@ -30,6 +30,7 @@ from lakesink.domain.errors import (
     ConfigError,
     LakesinkError,
     StorageError,
+    StoreTlsError,
 )
 from lakesink.domain.restore.plan import RestorePlan
 from lakesink.domain.statement_plan import plan_sink
@@ -118,7 +119,7 @@ def _checked(keys: StoreKeys, check_bucket: Callable[[str], None], bucket: str) 
     """``check_bucket(bucket)``, its failure extended with the settings to fix (``keys``).
 
     Raises:
-        ConfigError: the bucket does not exist, or access to it is denied.
+        ConfigError: the bucket does not exist, access to it is denied, or TLS to the store failed.
         StorageError: the store cannot be reached (after the SDK's retries).
     """
     try:
@@ -132,5 +133,8 @@ def _checked(keys: StoreKeys, check_bucket: Callable[[str], None], bucket: str) 
         raise ConfigError(f"{error} Check {keys.bucket}{elsewhere}.") from None
     except AccessDeniedError as error:
         raise ConfigError(f"{error} Check {keys.credentials}.") from None
+    except StoreTlsError as error:
+        trust = f" and {keys.tls}, which must hold the CA that signed its certificate" if keys.tls else ""
+        raise ConfigError(f"{error} Check {keys.endpoint}{trust}.") from None
     except StorageError as error:
         raise type(error)(f"{error} Check {keys.endpoint}.") from None

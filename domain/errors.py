@@ -79,6 +79,10 @@ class TransientStorageError(StorageError):
     """The store failed in a way that may succeed later (5xx, throttling, reset, timeout)."""
 
 
+class StoreTlsError(StorageError):
+    """TLS to the store failed: its certificate is not signed by a trusted CA, or the handshake broke."""
+
+
 # --- data ----------------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ from lakesink.domain.errors import (
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
+    StoreTlsError,
     TransientStorageError,
 )
 from lakesink.domain.transient import transient_status
@@ -43,8 +44,8 @@ def translate_azure_error(exc: Exception, container: str, key: str | None) -> Ex
     if isinstance(exc, az.ClientAuthenticationError):
         return AccessDeniedError(f"No usable Azure credentials for {where} ({type(exc).__name__}).")
     if isinstance(exc, az.ServiceRequestError) and _is_tls(exc):
-        return StorageError(f"TLS with the Azure endpoint for {where} failed ({exc}): check the endpoint's "
-                            "certificate, or the CA bundle that trusts it.")
+        return StoreTlsError(f"TLS with the Azure endpoint for {where} failed ({exc}): check the endpoint's "
+                             "certificate, or the CA bundle that trusts it.")
     if isinstance(exc, az.ServiceRequestError | az.ServiceResponseError | ConnectionError | TimeoutError):
         return TransientStorageError(f"Azure connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc

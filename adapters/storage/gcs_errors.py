@@ -14,6 +14,7 @@ from lakesink.domain.errors import (
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
+    StoreTlsError,
     TransientStorageError,
 )
 from lakesink.domain.transient import transient_status
@@ -46,8 +47,10 @@ def translate_gcs_error(exc: Exception, bucket: str, key: str | None) -> Excepti
     if isinstance(exc, auth.DefaultCredentialsError | auth.RefreshError):
         return AccessDeniedError(f"No usable GCS credentials for {where} ({type(exc).__name__}).")
     if isinstance(exc, requests.exceptions.SSLError):
-        return StorageError(f"TLS with the GCS endpoint for {where} failed ({exc}): check the endpoint's "
-                            "certificate, or the CA bundle that trusts it.")
+        return StoreTlsError(f"TLS with the GCS endpoint for {where} failed ({exc}): check the endpoint's "
+                             "certificate, or the CA bundle that trusts it.")
+    if isinstance(exc, auth.TransportError):  # the token endpoint (the key's token_uri) did not answer
+        return TransientStorageError(f"GCS credentials for {where} could not get a token ({type(exc).__name__}: {exc}).")
     if isinstance(exc, requests.ConnectionError | requests.Timeout | ConnectionError | TimeoutError):
         return TransientStorageError(f"GCS connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc

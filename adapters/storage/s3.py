@@ -41,6 +41,7 @@ from lakesink.adapters.storage.sdk_call import sdk_call
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.errors import (
     AccessDeniedError,
+    ConfigError,
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
@@ -292,6 +293,8 @@ def _build_client(settings: S3Settings) -> Any:
             raise AccessDeniedError("S3 auth mode Credentials needs both an access key and a secret key.")
         credentials = {"aws_access_key_id": settings.access_key.reveal(),
                        "aws_secret_access_key": settings.secret_key.reveal()}
+    if settings.ca_bundle is not None and not os.path.isfile(settings.ca_bundle):
+        raise ConfigError(f"S3 CA bundle {settings.ca_bundle} (connect.s3.ca.bundle) is not a file on this host.")
     session = boto3.session.Session()
     return session.client("s3", region_name=settings.region, endpoint_url=settings.custom_endpoint,
-                          config=config, **credentials)
+                          config=config, verify=settings.ca_bundle, **credentials)

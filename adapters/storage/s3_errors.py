@@ -6,16 +6,20 @@ decision here depends on message text. Resulting messages name bucket and key, n
 
 from __future__ import annotations
 
+import re
+
 from lakesink.domain.errors import (
     AccessDeniedError,
     BucketNotFoundError,
     ObjectNotFoundError,
     PreconditionFailedError,
     StorageError,
+    StoreTlsError,
     TransientStorageError,
 )
 from lakesink.domain.transient import transient_status
 
+_OPENSSL_REASON = re.compile(r"\[SSL[^\]]*\][^(]*")
 _MISSING_KEY = {"NoSuchKey", "NotFound", "404", "NoSuchUpload"}
 _MISSING_BUCKET = {"NoSuchBucket"}
 _PRECONDITION = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
@@ -58,9 +62,15 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
         return StorageError(f"S3 request on {where} failed ({detail}).")
     if isinstance(exc, boto_errors.NoCredentialsError | boto_errors.PartialCredentialsError):
         return AccessDeniedError(f"No usable S3 credentials for {where} ({type(exc).__name__}).")
-    if isinstance(exc, boto_errors.SSLError):
-        return StorageError(f"TLS with the S3 endpoint for {where} failed ({exc}): check the endpoint's "
-                            "certificate, or the CA bundle that trusts it.")
+    if isinstance(exc, boto_errors.SSLError):  # before ConnectionError, its base class
+        return StoreTlsError(f"TLS to the S3 endpoint for {where} failed ({_tls_reason(exc)}).")
     if isinstance(exc, boto_errors.HTTPClientError | boto_errors.ConnectionError):
         return TransientStorageError(f"S3 connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc
+
+
+def _tls_reason(exc: Exception) -> str:
+    """OpenSSL's reason (``[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get
+    local issuer certificate``), not botocore's whole chain of wrapped exceptions."""
+    match = _OPENSSL_REASON.search(str(exc))
+    return match.group(0).strip() if match else f"{type(exc).__name__}: {exc}"

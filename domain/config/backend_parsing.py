@@ -173,6 +173,7 @@ def _parse_s3(reader: PropertyReader) -> S3Settings:
         secret_key=secret_key,
         region=reader.text("aws.region"),
         custom_endpoint=_endpoint(reader, "custom.endpoint"),
+        ca_bundle=_ca_bundle(reader),
         path_style_access=path_style,
         http_max_retries=_required_int(reader, "http.max.retries", minimum=0),
         http_retry_interval_ms=_millis(reader, "http.retry.interval"),
@@ -183,6 +184,15 @@ def _parse_s3(reader: PropertyReader) -> S3Settings:
         multipart_part_size_bytes=part_size,
         checksum_calculation=reader.choice("checksum.calculation", _S3_CHECKSUM_MODES),
     )
+
+
+def _ca_bundle(reader: PropertyReader) -> str | None:
+    """An absolute path: a relative one would name another file on each executor (other working directory)."""
+    path = reader.text("ca.bundle")
+    if path is not None and not path.startswith("/"):
+        raise ConfigError(f"{reader.key('ca.bundle')} must be an absolute path (the same on every executor), "
+                          f"not {path!r}.")
+    return path
 
 
 def _parse_gcs(reader: PropertyReader) -> GcsSettings:

@@ -23,6 +23,7 @@ class S3Settings:
     secret_key: Secret | None = field(default=None, repr=False)
     region: str | None = None
     custom_endpoint: str | None = None
+    ca_bundle: str | None = None  # PEM file of the CAs that sign the endpoint's certificate; None = botocore's
     path_style_access: bool = False  # path.style.access, else the inverted legacy vhost.bucket
     http_max_retries: int = 5
     http_retry_interval_ms: int = 50

@@ -255,6 +255,10 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("aws.region", T.STRING, None, "Region (not set = SDK default chain).", backends=_S3),
     KeySpec("custom.endpoint", T.STRING, None, "Endpoint URL for S3-compatible stores (MinIO, ...).",
             backends=_S3),
+    KeySpec("ca.bundle", T.STRING, None,
+            "lakesink: absolute path of a PEM file holding the CA certificates that sign the endpoint's TLS "
+            "certificate (a private CA, a self-signed MinIO); the same path on every executor. Not set = "
+            "botocore's default: AWS_CA_BUNDLE, else its own bundle of public CAs.", backends=_S3),
     KeySpec("path.style.access", T.BOOLEAN, None,
             "true = path-style URLs; wins over vhost.bucket.", backends=_S3),
     KeySpec("vhost.bucket", T.BOOLEAN, "false", "Deprecated and inverted: true enables path-style access.",

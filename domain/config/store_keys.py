@@ -11,15 +11,18 @@ from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
 
+_AWS_CA_BUNDLE = "the AWS_CA_BUNDLE environment variable"
+
 
 @dataclass(frozen=True, slots=True)
 class StoreKeys:
-    """Where the endpoint, the credentials, the region and the bucket are set."""
+    """Where the endpoint, the credentials, the region, the bucket and the CAs that verify TLS are set."""
 
     endpoint: str
     credentials: str
     region: str | None
     bucket: str
+    tls: str = ""
 
 
 def store_keys(settings: ConnectorSettings) -> StoreKeys:
@@ -40,10 +43,11 @@ def keys_of(dialect: str, backend: str, prefix: str, *, role: str = "sink") -> S
             "aws.access.key.id / aws.secret.access.key",
             "aws.s3.region",
             "aws.s3.bucket.name",
+            _AWS_CA_BUNDLE,
         )
     if dialect == "confluent":
         return StoreKeys(
-            "store.url", "aws.access.key.id / aws.secret.access.key", "s3.region", "s3.bucket.name"
+            "store.url", "aws.access.key.id / aws.secret.access.key", "s3.region", "s3.bucket.name", _AWS_CA_BUNDLE
         )
     clause = "INSERT INTO" if role == "sink" else "SELECT ... FROM"
     bucket = f"the bucket of {clause} in {prefix}.kcql"
@@ -53,6 +57,7 @@ def keys_of(dialect: str, backend: str, prefix: str, *, role: str = "sink") -> S
             f"{prefix}.aws.auth.mode, {prefix}.aws.access.key / {prefix}.aws.secret.key",
             f"{prefix}.aws.region",
             bucket,
+            f"{prefix}.ca.bundle (or {_AWS_CA_BUNDLE})",
         )
     if backend == "gcs":
         return StoreKeys(

@@ -118,6 +118,7 @@ def test_s3_pool_size_minus_one_means_fifty(raw: str, expected: int) -> None:
         ("connect.s3.custom.endpoint", "localhost:9000", "expected an http:// or https:// URL"),
         ("connect.s3.path.style.access", "yes", "expected true or false"),
         ("connect.s3.multipart.part.size", "1024", "must be at least"),
+        ("connect.s3.ca.bundle", "certs/ca.pem", "must be an absolute path"),
     ],
 )
 def test_bad_s3_values_name_the_key(key: str, raw: str, message: str) -> None:
@@ -135,6 +136,11 @@ def test_s3_settings_are_typed() -> None:
     })
     assert s3 == S3Settings(custom_endpoint="http://127.0.0.1:9000", http_retry_interval_ms=9,
                             http_socket_timeout_ms=100, http_connection_timeout_ms=200)
+
+
+def test_s3_ca_bundle_is_an_absolute_path_handed_to_the_adapter() -> None:
+    _, s3 = parse_backend({"connect.s3.ca.bundle": "/etc/ssl/private-ca.pem"})
+    assert s3 == S3Settings(ca_bundle="/etc/ssl/private-ca.pem")
 
 
 def test_gcs_modes_and_settings() -> None:

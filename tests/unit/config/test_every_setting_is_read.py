@@ -104,6 +104,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "aws.secret.key": ("s", {".aws.auth.mode": "Credentials", ".aws.access.key": "a"}),
     "aws.region": ("eu-west-1", {}),
     "custom.endpoint": ("http://127.0.0.1:9000", {}),
+    "ca.bundle": ("/etc/ssl/private-ca.pem", {}),
     "multipart.threshold": (str(32 << 20), {}),
     "multipart.part.size": (str(16 << 20), {}),
     "checksum.calculation": ("when_required", {}),

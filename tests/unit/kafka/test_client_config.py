@@ -127,3 +127,22 @@ def test_producers_connect_to_every_broker_at_once_unless_told_otherwise() -> No
     configured = producer_config({**BASE, **settings})
     assert configured["enable.sparse.connections"] == "true"
     create_producer(configured).flush(0)  # librdkafka knows the setting
+
+
+def test_every_client_gets_the_same_tls_and_sasl_settings_unchanged() -> None:
+    """The preflight probe (admin), the sink's driver and executors (consumers) and the restore's
+    producers all connect with the config's security settings, exactly as written."""
+    security = {
+        "security.protocol": "SASL_SSL",
+        "ssl.ca.location": "/etc/kafka/ca.pem",
+        "ssl.certificate.location": "/etc/kafka/client.pem",
+        "ssl.key.location": "/etc/kafka/client.key",
+        "ssl.endpoint.identification.algorithm": "https",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": "sink",
+    }
+    settings = {**BASE, **security, "ssl.key.password": Secret("k"), "sasl.password": Secret("p")}
+    expected = {**security, "ssl.key.password": "k", "sasl.password": "p"}
+
+    for config in (admin_config(settings), consumer_config(settings, group_id="g"), producer_config(settings)):
+        assert {key: config[key] for key in expected} == expected

@@ -1,0 +1,136 @@
+"""TLS for the tests: a throw-away certificate authority, and a TLS terminator in front of a plaintext server.
+
+:func:`make_certificates` writes a self-signed CA and a server certificate it signed for
+``127.0.0.1`` / ``localhost`` (the ``cryptography`` package, no ``openssl`` binary). A
+:class:`TlsTerminator` accepts TLS on a free 127.0.0.1 port with that certificate and relays the
+decrypted bytes to a plaintext server (moto's S3, a Kafka broker), so a client that speaks TLS
+reaches an emulator that does not. The relay is byte for byte: it knows nothing of the protocol.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import socket
+import ssl
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+
+@dataclass(frozen=True, slots=True)
+class Certificates:
+    """PEM files: the CA that signs, and the server's certificate and key."""
+
+    ca: Path
+    server_certificate: Path
+    server_key: Path
+
+
+def make_certificates(directory: Path) -> Certificates:
+    """A new CA (``ca.pem``) and a server certificate for 127.0.0.1 and localhost it signed, in ``directory``."""
+    now = dt.datetime.now(dt.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "lakesink test CA")])
+    ca = (
+        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                                     data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                     crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    server_key = ec.generate_private_key(ec.SECP256R1())
+    server = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+        .issuer_name(ca_name).public_key(server_key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                                                    x509.DNSName("localhost")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    files = Certificates(directory / "ca.pem", directory / "server.pem", directory / "server.key")
+    files.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    files.server_certificate.write_bytes(server.public_bytes(serialization.Encoding.PEM))
+    files.server_key.write_bytes(server_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                          serialization.NoEncryption()))
+    return files
+
+
+class TlsTerminator:
+    """TLS on ``127.0.0.1:port`` relayed to ``upstream`` in plaintext; a context manager.
+
+    ``port`` may be chosen by the caller (a broker must advertise it before this starts).
+    """
+
+    def __init__(self, certificates: Certificates, upstream: tuple[str, int], *, port: int = 0) -> None:
+        self._upstream = upstream
+        self._context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self._context.load_cert_chain(certificates.server_certificate, certificates.server_key)
+        self._listener = socket.create_server(("127.0.0.1", port))
+        self.port = int(self._listener.getsockname()[1])
+        self.handshake_failures = 0
+        self.connections = 0
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True, name="tls-terminator")
+
+    def __enter__(self) -> TlsTerminator:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc_info: object) -> None:
+        self._closed.set()
+        self._listener.close()
+        self._thread.join(5)
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                client, _address = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        try:
+            secure = self._context.wrap_socket(client, server_side=True)
+        except (ssl.SSLError, OSError):
+            self.handshake_failures += 1  # a client that does not trust the CA, or speaks plaintext
+            client.close()
+            return
+        self.connections += 1
+        try:
+            upstream = socket.create_connection(self._upstream, timeout=10)
+        except OSError:
+            secure.close()
+            return
+        upstream.settimeout(None)
+        threading.Thread(target=_pump, args=(upstream, secure), daemon=True).start()
+        _pump(secure, upstream)
+
+
+def _pump(source: socket.socket, target: socket.socket) -> None:
+    """Copy ``source`` to ``target`` until either side closes; then close both."""
+    try:
+        while data := source.recv(65536):
+            target.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for end in (source, target):
+            try:
+                end.close()
+            except OSError:
+                pass
