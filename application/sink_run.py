@@ -187,9 +187,9 @@ class SinkRun:
         Raises:
             LakesinkError: the batch failure that stopped the run (fencing, poison record...).
         """
-        if self._index is None and self._group is None:
-            waiting_out("Start-up", self.prepare)
         try:
+            if self._index is None and self._group is None:
+                waiting_out("Start-up", self.prepare)
             self.compute.run(self._start, self.write_batch, timeout_s)
         finally:
             self._metadata.close()

@@ -66,6 +66,7 @@ class KafkaDeadLetterQueue:
         try:
             self._producer.init_transactions(_TIMEOUT_S)
         except KafkaException as error:
+            self._consumer.close()
             raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {_text(error)}") from error
 
     def sent(self, partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int]:
