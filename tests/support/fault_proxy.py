@@ -175,6 +175,11 @@ class FaultProxy:
             self.served[self._mode, method] += 1
             return self._mode
 
+    def _refusal(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, bytes] | None:
+        """A store's own answer (status, XML body) to a request it refuses, before any fault; None
+        forwards it. Stores that differ from the emulator override this (see checksum_rejecting_s3.py)."""
+        return None
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         proxy = self
 
@@ -186,6 +191,10 @@ class FaultProxy:
 
             def _handle(self) -> None:
                 body = self._read_body()
+                refusal = proxy._refusal(self.command, self.path, dict(self.headers.items()))
+                if refusal is not None:
+                    self._reply(refusal[0], [("Content-Type", "application/xml")], refusal[1])
+                    return
                 fault = proxy._take_fault(self.command, self.path, body)
                 if fault == "reset":
                     self._reset()
