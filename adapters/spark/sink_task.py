@@ -107,26 +107,27 @@ class SinkTaskSpec:
     reporting: ErrorReporting = ErrorReporting()
     """Where skipped poison records are reported: kept as dead letters when there is a dead-letter topic."""
 
+    @cached_property
+    def dialect_config(self) -> bool:
+        """Whether the config is a Confluent or Aiven sink's (its settings, its files), not a Lenses one."""
+        return any(statement.dialect is not None for statement in self.plan.statements)
+
     @property
     def skip_setting(self) -> str:
         """The setting that skips records that cannot be written: Confluent's, or Lenses' error policy."""
-        if any(statement.dialect is not None for statement in self.plan.statements):
-            return "errors.tolerance=all"
-        return f"{self.setting_prefix}.error.policy=NOOP"
+        return "errors.tolerance=all" if self.dialect_config else f"{self.setting_prefix}.error.policy=NOOP"
 
     @property
     def staging_setting(self) -> str:
         """What moves the staging directory: Lenses' setting, or (a Confluent or Aiven config has
         none) the executors' temporary directory."""
-        if any(statement.dialect is not None for statement in self.plan.statements):
-            return "the executors' TMPDIR"
-        return f"{self.setting_prefix}.local.tmp.directory"
+        return "the executors' TMPDIR" if self.dialect_config else f"{self.setting_prefix}.local.tmp.directory"
 
-    @cached_property
+    @property
     def columnar(self) -> bool:
         """Whether batches may take the columnar paths: not under a Confluent or Aiven config,
         whose files are placed record by record."""
-        return all(statement.dialect is None for statement in self.plan.statements)
+        return not self.dialect_config
 
     @cached_property
     def chain_headers(self) -> bool:
@@ -330,23 +331,24 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
                 continue
             _write_rows(spec, converters, root, ranges, batch)
         results = [_make_durable(spec, ranges.enter(state)) for state in ranges.values()]
-    except LakesinkError as error:
+    except BaseException as error:
         _abort(ranges)
-        results = [ranges.failed(error)]
-    except OSError as error:
-        _abort(ranges)
-        if error.errno not in _DISK_FULL:
+        failure = _reported(spec, root, error)
+        if failure is None:
             raise
-        results = [ranges.failed(_staging_full(spec, root, error))]
-    except BaseException:
-        _abort(ranges)
-        raise
+        results = [ranges.failed(failure)]
     if results:
         yield pa.RecordBatch.from_pylist([task_row(result) for result in results], schema=RESULT_SCHEMA)
 
 
-def _staging_full(spec: SinkTaskSpec, root: Path, error: OSError) -> StagingFullError:
-    """The one line a full staging disk gets: where, and the setting that moves it."""
+def _reported(spec: SinkTaskSpec, root: Path, error: BaseException) -> LakesinkError | None:
+    """The error a failed task reports to the driver as its result, or None when it raises it
+    (a bug or a killed worker: Spark retries the task). A full staging disk is reported as one line:
+    where, and the setting that moves it."""
+    if isinstance(error, LakesinkError):
+        return error
+    if not isinstance(error, OSError) or error.errno not in _DISK_FULL:
+        return None
     return StagingFullError(
         f"The staging directory {root} is full ({error.strerror}): free space on that disk or point "
         f"{spec.staging_setting} at a bigger one, then restart the sink. Nothing past the last committed "
