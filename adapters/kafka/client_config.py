@@ -210,8 +210,12 @@ def _from_jaas(key: str, jaas: str) -> dict[str, str]:
     return {"sasl.username": options["username"], "sasl.password": options["password"]}
 
 
+def error_text(exc: KafkaException) -> str:
+    """librdkafka's own message of ``exc`` (its KafkaError's text, not the exception's repr)."""
+    error = exc.args[0] if exc.args else None
+    return error.str() if hasattr(error, "str") else str(exc)
+
+
 def _without_values(exc: KafkaException) -> str:
     """librdkafka's message quotes the rejected value, which may be a credential: drop it."""
-    error = exc.args[0] if exc.args else None
-    message = error.str() if hasattr(error, "str") else str(exc)
-    return _QUOTED_VALUE.sub("Invalid value for", message)
+    return _QUOTED_VALUE.sub("Invalid value for", error_text(exc))

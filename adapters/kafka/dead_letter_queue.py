@@ -20,6 +20,7 @@ from lakesink.adapters.kafka.client_config import (
     consumer_config,
     create_consumer,
     create_producer,
+    error_text,
     producer_config,
 )
 from lakesink.domain.config.error_reporting import ErrorReporting
@@ -67,7 +68,7 @@ class KafkaDeadLetterQueue:
             self._producer.init_transactions(_TIMEOUT_S)
         except KafkaException as error:
             self._consumer.close()
-            raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {_text(error)}") from error
+            raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {error_text(error)}") from error
 
     def sent(self, partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int]:
         """The group's committed next offset per source partition (read committed: a transaction
@@ -78,7 +79,7 @@ class KafkaDeadLetterQueue:
         try:
             found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
         except KafkaException as error:
-            raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {_text(error)}") from error
+            raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {error_text(error)}") from error
         failed = [tp for tp in found if tp.error is not None]
         if failed:  # a partition read as "nothing sent" would have its letters sent again
             raise KafkaUnavailableError(
@@ -115,11 +116,11 @@ class KafkaDeadLetterQueue:
             if _code(error) in _FENCED:
                 raise CommitConflictError(
                     f"Dead-letter queue {self._topic}: another run of connector {self._connector} took over "
-                    f"({_text(error)})."
+                    f"({error_text(error)})."
                 ) from error
             aborted = self._abort()
             raise KafkaUnavailableError(
-                f"Dead-letter queue {self._topic}: {_text(error)}"
+                f"Dead-letter queue {self._topic}: {error_text(error)}"
                 + ("" if aborted else "; the transaction could not be aborted either (the broker aborts it at its "
                    "timeout, or the next run does at its start)")
             ) from error
@@ -170,9 +171,3 @@ class _TooLarge(Exception):
 def _code(error: KafkaException) -> object:
     first = error.args[0] if error.args else None
     return first.code() if hasattr(first, "code") else None
-
-
-def _text(error: KafkaException) -> str:
-    """librdkafka's message of a Kafka error (never a setting's value)."""
-    first = error.args[0] if error.args else None
-    return first.str() if hasattr(first, "str") else str(error)

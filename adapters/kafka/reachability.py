@@ -18,6 +18,7 @@ from typing import Any
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
+from lakesink.adapters.kafka.client_config import error_text
 from lakesink.domain.errors import ConfigError, KafkaUnavailableError
 
 PROBE_TIMEOUT_S = 10.0
@@ -68,7 +69,7 @@ def _problem(config: Mapping[str, Any], exc: KafkaException, lines: list[str], t
     servers = config.get("bootstrap.servers", "")
     error = exc.args[0] if exc.args else None
     logged = [text for text in map(_detail, lines) if text]
-    final = error.str() if hasattr(error, "str") else str(exc)
+    final = error_text(exc)
     said = [*logged, final]
     cause = logged[-1] if logged else final  # what the client saw ("Connection refused"), else its verdict
     codes = f" {error.name()}" if hasattr(error, "name") else ""
