@@ -69,7 +69,8 @@ def sink_run(
         plan,
         store=store,
         compute=compute,
-        metadata=TopicMetadata(admin_config(client), read_committed=True),
+        # A library run may write a DataFrame without knowing Kafka: its partitions open batch by batch.
+        metadata=TopicMetadata(admin_config(client), read_committed=True) if settings.bootstrap_servers else None,
         group=lambda: GroupOffsets(client, connect_group_id(settings.name)),
         run_id=run_id,
         clock=WallClock(),

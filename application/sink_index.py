@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.storage.store_calls import perform
-from lakesink.domain.commit.engine import IndexScope, PartitionIndex, commit_partition, open_partition
-from lakesink.domain.commit.range_plans import replay_chunks, replay_clock, replay_end
+from lakesink.domain.commit.engine import (
+    IndexScope,
+    PartitionIndex,
+    commit_partition,
+    open_partition,
+    roll_back_plan,
+)
+from lakesink.domain.commit.range_plans import replay_chunks, replay_clock, replay_end, unreproducible
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
@@ -38,13 +45,16 @@ class SinkIndex:
     # --- start-up --------------------------------------------------------------------------
 
     def open(self, partitions: Iterable[TopicPartition]) -> None:
-        """Load, repair and claim the index of every partition the sink reads.
+        """Load, repair and claim the index of every partition the sink reads (those not open yet).
+
+        A sink opens the partitions it knows of at start-up; one writing a DataFrame it did not
+        read itself opens each partition when a batch first holds it, before writing it.
 
         Raises:
             CommitConflictError: another sink rewrote a lock while we claimed it.
             CommitError: a pending chain cannot be replayed, or a lock is malformed.
         """
-        for topic, partition in sorted(partitions):
+        for topic, partition in sorted(set(partitions) - self._partitions.keys()):
             steps = open_partition(self.scope(topic, partition), self._owner)
             self._partitions[(topic, partition)] = perform(steps, self._store)
 
@@ -59,12 +69,15 @@ class SinkIndex:
         return {tp: end for tp, s in self._partitions.items() if (end := replay_end(s.pending)) is not None}
 
     def first_batch_chunks(self) -> dict[TopicPartition, tuple[tuple[int, int], ...]]:
-        """The chunks the first batch must contain per partition to reproduce every uncommitted plan."""
+        """The chunks the first batch must contain per partition to reproduce every uncommitted plan
+        (a partition's plans are pending until its first commit)."""
         return {tp: replay_chunks(s.pending) for tp, s in self._partitions.items() if s.pending}
 
-    def first_batch_clock(self) -> int | None:
-        """The batch clock the pending batch recorded (wall-clock transforms), None when none did."""
-        return replay_clock(plan for state in self._partitions.values() for plan in state.pending)
+    def replay_clock(self, partitions: Iterable[TopicPartition]) -> int | None:
+        """The batch clock the pending plans of ``partitions`` recorded (wall-clock transforms), None
+        when none did: the batch that replays them must read it."""
+        states = (self._partitions.get(tp) for tp in set(partitions))
+        return replay_clock(plan for state in states if state is not None for plan in state.pending)
 
     def floors(self) -> dict[TopicPartition, int]:
         """The committed offset per partition: executors skip records at or below it."""
@@ -73,6 +86,20 @@ class SinkIndex:
     def granular_floors(self) -> dict[TopicPartition, dict[str, int]]:
         """Lenses granular locks ahead of the master, per partition (key → offset)."""
         return {tp: dict(s.granular) for tp, s in self._partitions.items() if s.granular}
+
+    def roll_back_unreproducible(self, ranges: Iterable[OffsetRange]) -> None:
+        """Roll back every pending plan a range of the batch overlaps without holding it whole.
+
+        Raises:
+            CommitConflictError: such a plan does not list its objects.
+        """
+        for offset_range in ranges:
+            where = (offset_range.topic, offset_range.partition)
+            state = self._partitions.get(where)
+            if state is None:
+                continue
+            for plan in unreproducible(state.pending, offset_range.start, offset_range.end):
+                state = self._partitions[where] = perform(roll_back_plan(state, plan), self._store)
 
     # --- commit ------------------------------------------------------------------------------
 

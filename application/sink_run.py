@@ -29,6 +29,7 @@ from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
 from lakesink.application.waiting import first_line, waiting_out
+from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
 from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
@@ -71,7 +72,7 @@ class SinkRun:
         *,
         store: ObjectStore,
         compute: SinkCompute,
-        metadata: TopicMetadataPort,
+        metadata: TopicMetadataPort | None,
         group: Callable[[], ConsumerGroup],
         run_id: str,
         clock: Clock,
@@ -86,7 +87,6 @@ class SinkRun:
         self._open_group = group
         self._run_id = run_id
         self._clock = clock
-        self._replay_clock: int | None = None
         self._index: SinkIndex | None = None
         self._group: ConsumerGroup | None = None
         self._start = SinkStart()
@@ -143,8 +143,7 @@ class SinkRun:
             self._store.check_bucket(bucket)
         if self.settings.exactly_once:
             self._check_conditions(buckets)
-        selection = TopicSelection(",".join(self.settings.topics) or None, self.settings.topics_regex)
-        partitions = self._metadata.partitions(selection)
+        partitions = self._known_partitions()
         if self.settings.exactly_once:
             index = self._index = SinkIndex(
                 self._store,
@@ -157,14 +156,13 @@ class SinkRun:
             self._start = SinkStart(
                 index.starting_offsets(), index.first_batch_end(), index.first_batch_chunks()
             )
-            self._replay_clock = index.first_batch_clock()
         else:
             self._group = self._open_group()
             self._start = SinkStart(self._group.committed(partitions))
         if self._open_dead_letters is not None and self._dead_letters is None:  # fences an older run, reads its marks
             self._dead_letters = DeadLetterStep(self._open_dead_letters(), partitions)
-        if self._holds_cycles():
-            earliest = self._metadata.earliest(partitions)
+        if self.holds_records:
+            earliest = self._metadata.earliest(partitions) if self._metadata is not None else {}
             self._held = HeldRecords({**earliest, **self._start.offsets})
         logger.info(
             "Sink %s (run %s) starts at %s", self.settings.name, self._run_id, to_json(self._start.offsets)
@@ -175,6 +173,14 @@ class SinkRun:
         note = self.settings.dialect.wall_clock_note() if self.settings.dialect else None
         if note:
             logger.warning(note)
+
+    def _known_partitions(self) -> list[TopicPartition]:
+        """The partitions of the subscribed topics, when the run reads Kafka's metadata; else none
+        (a DataFrame's partitions are opened batch by batch)."""
+        if self._metadata is None:
+            return []
+        selection = TopicSelection(",".join(self.settings.topics) or None, self.settings.topics_regex)
+        return self._metadata.partitions(selection)
 
     # --- the batches ------------------------------------------------------------------------
 
@@ -192,27 +198,62 @@ class SinkRun:
                 waiting_out("Start-up", self.prepare)
             self.compute.run(self._start, self.write_batch, timeout_s)
         finally:
+            self.close()
+
+    def close(self) -> None:
+        """Release the run's Kafka clients (topic metadata, consumer group, dead-letter producer)."""
+        if self._metadata is not None:
             self._metadata.close()
-            if self._group is not None:
-                self._group.close()
-            if self._dead_letters is not None:
-                self._dead_letters.close()
+        if self._group is not None:
+            self._group.close()
+        if self._dead_letters is not None:
+            self._dead_letters.close()
+
+    @property
+    def start(self) -> SinkStart:
+        """Where :meth:`prepare` found the run must start (empty before it ran)."""
+        return self._start
 
     def write_batch(self, batch_id: int, ranges: Sequence[OffsetRange]) -> None:
         """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them.
 
-        The batch reads one clock, through every retry: the time the batch a restart replays
+        With exactly-once, a partition the run had not opened yet (a topic created since the start,
+        or a DataFrame's batch) is claimed before it is written, and a range holding a pending plan
+        of an earlier run is cut so that the plan's chunk is written whole, on its own: the source
+        of a command run planned it so already, a user's DataFrame did not. A pending plan a range
+        overlaps without holding it whole (a DataFrame's batch after a lost checkpoint) is rolled
+        back first, and its records written afresh.
+
+        The batch reads one clock, through every retry: the time the pending plans it replays
         recorded, else now.
         """
-        clock_ms, self._replay_clock = self._replay_clock, None
         if self._held is not None:
             ranges = self._held.stretch(ranges)
-        batch_clock_ms = self._clock.now_ms() if clock_ms is None else clock_ms
+        now_ms = self._clock.now_ms()
 
         def write_and_commit() -> None:
-            self._commit(batch_id, self._write_with_policy(ranges, batch_clock_ms))
+            chunks, clock_ms = self._replaying(ranges)
+            results = self._write_with_policy(chunks, now_ms if clock_ms is None else clock_ms)
+            self._commit(batch_id, results)
 
         waiting_out(f"Batch {batch_id}", write_and_commit)
+
+    def _replaying(self, ranges: Sequence[OffsetRange]) -> tuple[list[OffsetRange], int | None]:
+        """The batch's ranges cut at the pending plans of their partitions (opened first), and
+        the batch clock those plans recorded (None: none did)."""
+        index = self._index
+        if index is None:
+            return list(ranges), None
+        partitions = {(r.topic, r.partition) for r in ranges}
+        index.open(partitions)
+        index.roll_back_unreproducible(ranges)
+        pinned = index.first_batch_chunks()
+        chunks = [
+            OffsetRange(r.topic, r.partition, low, high)
+            for r in ranges
+            for low, high in chunk_bounds(r.start, r.end, None, pinned.get((r.topic, r.partition), ()))
+        ]
+        return chunks, index.replay_clock(partitions)
 
     def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
@@ -296,8 +337,10 @@ class SinkRun:
                 commit_ms,
             )
 
-    def _holds_cycles(self) -> bool:
-        """Whether ranges may end with records held back in an open Confluent cycle."""
+    @property
+    def holds_records(self) -> bool:
+        """Whether ranges may end with records held back in an open Confluent cycle (the next
+        range must start at them)."""
         return any(
             statement.confluent is not None and statement.confluent.rotation.cycle_end is CycleEnd.WAIT
             for statement in self._plan.statements
@@ -306,7 +349,7 @@ class SinkRun:
     def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
         """Records left behind the batch's commit; None when the broker cannot tell right now (the
         batch is committed: a broker gone since must not stop the sink over a number in a log line)."""
-        if not ends:
+        if not ends or self._metadata is None:
             return None
         try:
             high = self._metadata.latest(list(ends))

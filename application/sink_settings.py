@@ -16,6 +16,7 @@ from lakesink.domain.config.aiven_sink import AivenSinkConfig, is_aiven_sink
 from lakesink.domain.config.confluent_connector import connector_settings as confluent_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.providers import ResolvedConfig
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.statement_plan import plan_sink
 
@@ -31,15 +32,24 @@ def load_settings(config_path: str | Path) -> ConnectorSettings:
         ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
             or statements, or no ``bootstrap.servers``.
     """
-    config = load_config(config_path)
+    settings = sink_settings(load_config(config_path))
+    if not settings.bootstrap_servers:
+        raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
+    return settings
+
+
+def sink_settings(config: ResolvedConfig) -> ConnectorSettings:
+    """Validate a sink's settings in the dialect its ``connector.class`` names, its KCQL plan included.
+
+    Raises:
+        ConfigError: invalid settings or statements.
+    """
     if is_aiven_sink(config.values):
         settings = aiven_settings(AivenSinkConfig.from_properties(config.values, config.provided))
     elif is_confluent_sink(config.values):
         settings = confluent_settings(ConfluentSinkConfig.from_properties(config.values, config.provided))
     else:
         settings = ConnectorSettings.from_properties(config.values, role="sink", provided=config.provided)
-    if not settings.bootstrap_servers:
-        raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
     plan_sink(settings)
     return settings
 

@@ -17,6 +17,9 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+HEADERS_TYPE = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
+"""Spark's Kafka headers column: ``array<struct<key: string, value: binary>>``."""
+
 KAFKA_SCHEMA = StructType(
     [
         StructField("key", BinaryType()),
@@ -26,10 +29,7 @@ KAFKA_SCHEMA = StructType(
         StructField("offset", LongType()),
         StructField("timestamp", TimestampType()),
         StructField("timestampType", IntegerType()),
-        StructField(
-            "headers",
-            ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())])),
-        ),
+        StructField("headers", HEADERS_TYPE),
     ]
 )
 """Spark's Kafka source columns, so downstream code written for Spark's Kafka source fits."""

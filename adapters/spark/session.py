@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import sys
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -118,9 +119,15 @@ def _local_jvm_settings() -> dict[str, str]:
     return settings
 
 
+_REGISTERED: weakref.WeakSet[SparkSession] = weakref.WeakSet()
+"""Sessions that have the data sources (Spark logs a WARN line each time one is registered again)."""
+
+
 def register_data_sources(session: SparkSession) -> None:
-    """Make ``format("lakesink-kafka")`` available in ``session``."""
-    session.dataSource.register(KafkaDataSource)
+    """Make ``format("lakesink-kafka")`` available in ``session`` (once per session)."""
+    if session not in _REGISTERED:
+        session.dataSource.register(KafkaDataSource)
+        _REGISTERED.add(session)
 
 
 def _check_redaction(regex: str) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
 
 from lakesink.adapters.formats.record_decoding import headers_needed
 from lakesink.adapters.kafka.batch_planner import BatchPlanner
@@ -34,11 +35,13 @@ from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.source import SOURCE_NAME
 from lakesink.adapters.kafka.source_options import SinkSource, SourceOptions
+from lakesink.adapters.spark.record_frames import RecordFrame, is_range_frame
 from lakesink.adapters.spark.sink_checkpoint import forget_streaming_checkpoint
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task
 from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
@@ -84,7 +87,7 @@ class SparkSink:
         self._store = store
         self._run_id = run_id
         self._checkpoint_dir = checkpoint_dir
-        self._reader: RangeReader | None = None
+        self._records: RecordFrame | None = None
         self._failure: BaseException | None = None
 
     def run(self, start: SinkStart, on_batch: BatchHandler, timeout_s: float | None = None) -> None:
@@ -98,18 +101,27 @@ class SparkSink:
             Exception: what ``on_batch`` raised, as it raised it.
         """
         source = self._source(start)
-        options = source.options()
-        reader = RangeReader.of(options)
+        if self.once:
+            self._run_once(source.options(), on_batch, timeout_s)
+        else:
+            self._run_stream(source.encode(), on_batch, timeout_s)
+
+    @functools.cached_property
+    def _reader(self) -> RangeReader:
+        """How the tasks read their ranges from Kafka: as the run's source would, headers only when
+        something uses them."""
+        if not self.settings.bootstrap_servers:
+            raise ConfigError(
+                "Writing offset ranges (topic, partition, start, end) means reading them from Kafka: set "
+                "bootstrap.servers in the connector config."
+            )
+        reader = RangeReader.of(self._source(SinkStart()).options())
         needs_headers = (
             bool(self.settings.transforms)
             or self.settings.error_reporting.dlq_topic is not None  # a dead letter keeps the record's headers
             or any(headers_needed(statement) for statement in self._plan.statements)
         )
-        self._reader = reader if needs_headers else reader.without_headers()
-        if self.once:
-            self._run_once(options, on_batch, timeout_s)
-        else:
-            self._run_stream(source.encode(), on_batch, timeout_s)
+        return reader if needs_headers else reader.without_headers()
 
     def _run_once(self, options: SourceOptions, on_batch: BatchHandler, timeout_s: float | None) -> None:
         """The batches of ``Trigger.AvailableNow``, planned here on the driver, each handed over in turn."""
@@ -138,14 +150,20 @@ class SparkSink:
             planner.close()
 
     def _run_stream(self, options: dict[str, str], on_batch: BatchHandler, timeout_s: float | None) -> None:
-        def write_batch(df: DataFrame, batch_id: int) -> None:
-            try:
-                on_batch(batch_id, self._ranges(df))
-            except BaseException as exc:
-                self._failure = exc
-                raise
-
-        query = self._start(options, write_batch)
+        """The command's continuous run: the library's streaming sink over the run's source."""
+        stream = self.spark.readStream.format(SOURCE_NAME).options(**options).load()
+        observed = stream.observe(
+            OBSERVATION,
+            F.count(F.lit(1)).alias("ranges"),
+            F.sum(F.col("end") - F.col("start")).alias("offsets"),
+            F.max("end").alias("max_end"),
+        )
+        query = self.start_stream(
+            observed,
+            on_batch,
+            name=f"lakesink-sink-{self.settings.name}",
+            trigger={"processingTime": PROCESSING_TIME},
+        )
         try:
             query.awaitTermination(timeout_s)
         except Exception:
@@ -173,21 +191,51 @@ class SparkSink:
             max_range_offsets=self.settings.range_split_offsets or None,
         )
 
-    def _start(self, options: dict[str, str], write_batch: Callable[[DataFrame, int], None]) -> Any:
-        stream = self.spark.readStream.format(SOURCE_NAME).options(**options).load()
-        observed = stream.observe(
-            OBSERVATION,
-            F.count(F.lit(1)).alias("ranges"),
-            F.sum(F.col("end") - F.col("start")).alias("offsets"),
-            F.max("end").alias("max_end"),
-        )
-        return (
-            observed.writeStream.foreachBatch(write_batch)
+    def start_stream(
+        self,
+        df: DataFrame,
+        on_batch: BatchHandler,
+        *,
+        name: str,
+        trigger: Mapping[str, Any] | None = None,
+    ) -> StreamingQuery:
+        """Start the streaming query that hands every micro-batch of ``df`` to ``on_batch``.
+
+        ``df`` holds offset ranges (:func:`.record_frames.is_range_frame`: the command's source,
+        whose tasks read Kafka themselves) or records (:class:`.record_frames.RecordFrame`: a
+        user's DataFrame). ``trigger`` is :meth:`DataStreamWriter.trigger`'s keywords (None:
+        Spark's default). The query fails with the batch's error; the run's checkpoint is the query's.
+        """
+
+        def write_batch(batch: DataFrame, batch_id: int) -> None:
+            try:
+                self.write_frame(batch, batch_id, on_batch)
+            except BaseException as exc:
+                self._failure = exc
+                raise
+
+        writer = (
+            df.writeStream.foreachBatch(write_batch)
             .option("checkpointLocation", self._checkpoint_dir)
-            .queryName(f"lakesink-sink-{self.settings.name}")
-            .trigger(processingTime=PROCESSING_TIME)
-            .start()
+            .queryName(name)
         )
+        if trigger:
+            writer = writer.trigger(**trigger)
+        return writer.start()
+
+    def write_frame(self, df: DataFrame, batch_id: int, on_batch: BatchHandler) -> None:
+        """Hand one batch to ``on_batch``: the ranges ``df`` holds, or those of its records, which
+        :meth:`write` then writes."""
+        if is_range_frame(df):
+            on_batch(batch_id, self._ranges(df))
+            return
+        records = RecordFrame.of(df)
+        try:
+            self._records = records
+            on_batch(batch_id, records.ranges())
+        finally:
+            self._records = None
+            records.release()
 
     def write(
         self,
@@ -202,7 +250,6 @@ class SparkSink:
         range's result carries its error."""
         if not ranges:
             return []
-        assert self._reader is not None, "run() sets the reader up"
         spec = SinkTaskSpec.for_settings(
             self.settings,
             plan=self._plan,
@@ -212,6 +259,8 @@ class SparkSink:
             granular=granular,
             clock_ms=clock_ms,
         )
+        if self._records is not None:
+            return self._records.write(spec, ranges)
         ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))
         return [result_of(row.asDict(recursive=True)) for row in ids.mapInArrow(task, RESULT_DDL).collect()]

@@ -582,7 +582,9 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
         # A Confluent range's cycles (an Aiven range's groups) start at its first record, written or
         # not: a replay must start there.
         start = state.first if state.dialect_files is None else state.dialect_files.first_seen
-        plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms) if spec.exactly_once else None
+        # Objects overwritten in place (Aiven's key-grouped files) cannot be deleted to roll the plan back.
+        objects = None if any(f.replaces for f in uploads) else tuple((f.bucket, f.key) for f in uploads)
+        plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms, objects) if spec.exactly_once else None
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused

@@ -247,6 +247,37 @@ def _check_same_object(file: UploadFile) -> Steps[None]:
     logger.info("Object %s/%s already uploaded by an earlier attempt", file.bucket, file.key)
 
 
+def roll_back_plan(index: PartitionIndex, plan: RangePlan) -> Steps[PartitionIndex]:
+    """Undo a pending plan no batch can reproduce: delete its objects, then the plan.
+
+    Its records are above the committed offset, so they are written again by the batch that
+    needed the roll-back. Deleting the plan last makes a crash in between harmless: the restart
+    finds the plan and rolls it back again (deleting a missing object is no error).
+
+    Raises:
+        CommitConflictError: the plan does not list its objects (written before plans did, or
+            overwriting objects in place), so it can only be reproduced, not undone.
+    """
+    scope = index.scope
+    if plan.objects is None:
+        raise CommitConflictError(
+            f"The pending plan {scope.bucket}/{scope.plan_key(plan.start)} (offsets {plan.start}..{plan.last}, "
+            f"run {plan.owner}) cannot be reproduced by this batch, which does not hold that whole range, and it "
+            "does not list its objects, so it cannot be rolled back: restart from the Spark checkpoint of the run "
+            "that wrote it, or run the lakesink sink command once to finish it."
+        )
+    buckets = sorted({bucket for bucket, _ in plan.objects})
+    for bucket in buckets:
+        yield DeleteMany(bucket, tuple(key for where, key in plan.objects if where == bucket))
+    yield Delete(scope.bucket, scope.plan_key(plan.start))
+    logger.warning(
+        "Rolled back the pending plan of %s-%d for offsets %d..%d (run %s, %d objects deleted): this batch "
+        "does not hold its whole range and writes those records again",
+        scope.topic, scope.partition, plan.start, plan.last, plan.owner, len(plan.objects),
+    )
+    return replace(index, pending=tuple(kept for kept in index.pending if kept != plan))
+
+
 # --- commit -----------------------------------------------------------------------------------
 
 
@@ -264,7 +295,8 @@ def commit_partition(index: PartitionIndex, last: int, owner: str) -> Steps[Part
     starts = [start for key in (yield ListKeys(scope.bucket, scope.plans_prefix)) if (start := plan_start_of_key(key)) is not None]
     yield from _delete_plans(scope, starts, last)
     granular = {name: offset for name, offset in index.granular.items() if offset > last}
-    return replace(index, held=held, granular=granular, pending=())
+    # plans above ``last`` stay pending: a DataFrame's batch may commit below a pending range
+    return replace(index, held=held, granular=granular, pending=tuple(plan for plan in index.pending if plan.start > last))
 
 
 def _delete_plans(scope: IndexScope, starts: list[int], committed: int) -> Steps[None]:

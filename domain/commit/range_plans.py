@@ -24,6 +24,13 @@ reproduce the same files (:func:`pending_plans`, :func:`replay_chunks`, :func:`r
 A transform that reads the wall clock (``InsertWallclock``…) would make keys depend on when a
 batch ran. Its batch instead reads one batch clock, recorded in ``clock``; a restart replays the
 pending batch at the recorded time (:func:`replay_clock`), so its keys are the same again.
+
+A plan also lists the objects it uploads (``"objects":[[bucket, key], ...]``), so that a pending
+plan a restart cannot reproduce can be rolled back instead: its objects deleted, then the plan.
+That happens when the batches are not the sink's to cut — a user's DataFrame (the library) whose
+next batch, after a lost checkpoint, ends inside the pending range (:func:`unreproducible`). A plan
+without the list (written before it existed, or one that overwrites objects in place: Aiven's
+key-grouped files) cannot be rolled back.
 """
 
 from __future__ import annotations
@@ -48,6 +55,8 @@ class RangePlan:
     last: int
     clock_ms: int | None = None
     """The batch clock wall-clock transforms read (None when no transform reads one)."""
+    objects: tuple[tuple[str, str], ...] | None = None
+    """The ``(bucket, key)`` of every object the range uploads; None: not recorded (no roll-back)."""
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.last < self.start:
@@ -81,6 +90,8 @@ def encode_plan(plan: RangePlan) -> bytes:
     document: dict[str, object] = {"owner": plan.owner, "start": plan.start, "last": plan.last}
     if plan.clock_ms is not None:
         document["clock"] = plan.clock_ms
+    if plan.objects is not None:
+        document["objects"] = [list(pair) for pair in plan.objects]
     return json.dumps(document, separators=(",", ":")).encode("utf-8")
 
 
@@ -93,12 +104,16 @@ def decode_plan(data: bytes, *, key: str) -> RangePlan:
     try:
         doc = json.loads(data.decode("utf-8"))
         owner, start, last, clock = doc["owner"], doc["start"], doc["last"], doc.get("clock")
+        listed = doc.get("objects")
+        objects = None if listed is None else tuple((bucket, name) for bucket, name in listed)
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise CommitError(f"Malformed batch plan {key}: {exc}.") from None
     numbers = (start, last) if clock is None else (start, last, clock)
     if not isinstance(owner, str) or not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
         raise CommitError(f"Malformed batch plan {key}: owner must be a string, start/last/clock integers.")
-    return RangePlan(owner, start, last, clock)
+    if objects is not None and not all(isinstance(part, str) for pair in objects for part in pair):
+        raise CommitError(f"Malformed batch plan {key}: objects must be [bucket, key] string pairs.")
+    return RangePlan(owner, start, last, clock, objects)
 
 
 def check_existing_plan(existing: RangePlan, wanted: RangePlan, *, where: str) -> None:
@@ -161,3 +176,15 @@ def replay_clock(plans: Iterable[RangePlan]) -> int | None:
 def obsolete_plan_starts(starts: Iterable[int], committed_offset: int) -> tuple[int, ...]:
     """Plan starts at or below the committed offset: their ranges are durable, the plans garbage."""
     return tuple(sorted(start for start in starts if start <= committed_offset))
+
+
+def unreproducible(plans: Iterable[RangePlan], start: int, end: int) -> tuple[RangePlan, ...]:
+    """The plans a batch range ``[start, end)`` overlaps without holding their whole chunk.
+
+    Such a range cannot write the plan's chunk as it was cut (it would record another range under
+    the plan's start, a conflict), so the plan must be rolled back before the range is written.
+    A plan the range does not reach is left for a later batch.
+    """
+    return tuple(
+        plan for plan in plans if plan.start < end and plan.last >= start and (plan.start < start or plan.last >= end)
+    )

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.sink_process import SinkProcess
+from tests.support.sink_process import GroupProcess, SinkProcess
 
 ANCHOR_TIMEOUT_S = 45.0
 COMMIT_MARKER = "lakesink.application.sink_run: Batch "  # application/sink_run.py logs each committed batch
@@ -58,24 +58,32 @@ class KillPlan:
         return cls(kills, forget_checkpoint_before=rng.randrange(1, count))
 
     def run(
-        self, config: Path, logs: Path, checkpoint: Path, uploads: Callable[[], Collection[Hashable]]
+        self,
+        config: Path,
+        logs: Path,
+        checkpoint: Path,
+        uploads: Callable[[], Collection[Hashable]],
+        launch: Callable[[Path], GroupProcess] | None = None,
     ) -> list[str]:
         """Start and kill one sink per kill (logs ``run-<n>.log`` in ``logs``); where each kill landed.
 
         ``uploads`` lists the run's observable writes (data keys, or key and ETag where objects
         are overwritten): the uploads anchor is an element that was not there at launch.
+        ``launch`` starts a run logging to the path it is given (default: ``lakesink sink`` on
+        ``config`` and ``checkpoint``).
         """
         landed: list[str] = []
         for run, kill in enumerate(self.kills):
             if run == self.forget_checkpoint_before:
                 shutil.rmtree(checkpoint, ignore_errors=True)
-            sink = SinkProcess(config, logs / f"run-{run}.log", checkpoint=checkpoint)
+            log = logs / f"run-{run}.log"
+            sink = launch(log) if launch is not None else SinkProcess(config, log, checkpoint=checkpoint)
             landed.append(_kill_when_due(sink, kill, uploads))
             print(f"kill {run}: {landed[-1]}")
         return landed
 
 
-def _kill_when_due(sink: SinkProcess, kill: Kill, uploads: Callable[[], Collection[Hashable]]) -> str:
+def _kill_when_due(sink: GroupProcess, kill: Kill, uploads: Callable[[], Collection[Hashable]]) -> str:
     """Wait for the phase's anchor, then the delay; kill the group; say where the kill landed."""
     launched = time.monotonic()
     seen = True

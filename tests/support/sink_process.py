@@ -1,4 +1,5 @@
-"""``lakesink sink`` as a child process in its own process group, for crash and cluster tests.
+"""``lakesink sink`` (or a Spark job using lakesink) as a child process in its own process group, for
+crash and cluster tests.
 
 A crash test must kill the driver *and* everything it started (the Spark JVM, the Python
 workers) at once, as a machine failure would; a process group makes ``kill -9`` of the whole
@@ -12,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 SINK_ENV = {
@@ -22,22 +23,14 @@ SINK_ENV = {
 }
 
 
-class SinkProcess:
-    """One ``lakesink sink`` run; ``log`` holds its stdout and stderr."""
+class GroupProcess:
+    """A command in its own process group; ``log`` holds its stdout and stderr."""
 
-    def __init__(self, config: Path, log: Path, *, checkpoint: Path | None = None, once: bool = False,
-                 master: str | None = None) -> None:
-        command = [sys.executable, "-m", "lakesink.application.cli", "sink", "--config", str(config)]
-        if checkpoint is not None:
-            command += ["--checkpoint", str(checkpoint)]
-        if once:
-            command.append("--once")
-        if master is not None:
-            command += ["--master", master]
+    def __init__(self, command: Sequence[str], log: Path, env: Mapping[str, str] | None = None) -> None:
         self.log = log
         self._log_file = log.open("wb")
-        self.process = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT,
-                                        env={**os.environ, **SINK_ENV}, start_new_session=True)
+        self.process = subprocess.Popen(list(command), stdout=self._log_file, stderr=subprocess.STDOUT,
+                                        env={**os.environ, **SINK_ENV, **(env or {})}, start_new_session=True)
 
     def running(self) -> bool:
         return self.process.poll() is None
@@ -84,6 +77,21 @@ class SinkProcess:
     def tail(self, lines: int = 40) -> str:
         text = self.log.read_text(errors="replace").splitlines()
         return "\n".join(line for line in text[-lines:])
+
+
+class SinkProcess(GroupProcess):
+    """One ``lakesink sink`` run."""
+
+    def __init__(self, config: Path, log: Path, *, checkpoint: Path | None = None, once: bool = False,
+                 master: str | None = None) -> None:
+        command = [sys.executable, "-m", "lakesink.application.cli", "sink", "--config", str(config)]
+        if checkpoint is not None:
+            command += ["--checkpoint", str(checkpoint)]
+        if once:
+            command.append("--once")
+        if master is not None:
+            command += ["--master", master]
+        super().__init__(command, log)
 
 
 def group_members(pgid: int) -> list[tuple[int, str]]:

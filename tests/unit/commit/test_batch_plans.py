@@ -17,8 +17,9 @@ from lakesink.domain.commit.range_plans import (
     replay_chunks,
     replay_clock,
     replay_end,
+    unreproducible,
 )
-from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.errors import CommitConflictError, CommitError
 
 
 def test_pending_plans_are_every_plan_above_the_committed_offset_in_start_order() -> None:
@@ -85,3 +86,35 @@ def test_a_plan_replayed_at_another_batch_clock_is_a_conflict_before_any_upload(
 def test_the_replay_clock_is_the_one_the_pending_plans_recorded() -> None:
     assert replay_clock([RangePlan("a", 0, 3), RangePlan("a", 4, 7)]) is None
     assert replay_clock([RangePlan("a", 0, 3, 42), RangePlan("a", 4, 7, 42)]) == 42
+
+
+def test_a_plan_lists_its_objects_for_a_roll_back_and_an_old_plan_without_them_still_reads() -> None:
+    listed = RangePlan("run", 5, 9, objects=(("lake", "out/a.json"), ("lake", "out/b.json")))
+    assert encode_plan(listed) == (
+        b'{"owner":"run","start":5,"last":9,"objects":[["lake","out/a.json"],["lake","out/b.json"]]}'
+    )
+    assert decode_plan(encode_plan(listed), key="k") == listed
+    assert decode_plan(b'{"owner":"run","start":5,"last":9}', key="k").objects is None
+
+
+def test_a_malformed_object_list_names_the_plan() -> None:
+    with pytest.raises(CommitError, match="Malformed batch plan k"):
+        decode_plan(b'{"owner":"run","start":5,"last":9,"objects":[["lake",3]]}', key="k")
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        (10, 20, ()),  # holds the whole plan
+        (0, 10, ()),  # ends before the plan: left for a later batch
+        (20, 30, ()),  # starts after it
+        (0, 15, ((10, 19),)),  # ends inside it
+        (12, 30, ((10, 19),)),  # starts inside it
+        (12, 15, ((10, 19),)),  # inside it
+    ],
+)
+def test_a_range_that_overlaps_a_plan_without_holding_it_whole_cannot_reproduce_it(
+    start: int, end: int, expected: tuple[tuple[int, int], ...]
+) -> None:
+    found = unreproducible([RangePlan("run", 10, 19)], start, end)
+    assert tuple((plan.start, plan.last) for plan in found) == expected

@@ -131,8 +131,9 @@ class SimulatedCompute:
 
     def __init__(self, topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int,
                  staging: str, *, batches: int | None = None, confluent: bool = False,
-                 single_writer: bool = False) -> None:
+                 single_writer: bool = False, frame: bool = False) -> None:
         self.topic, self.cutting, self.store, self.owner, self.staging = topic, cutting, store, owner, staging
+        self.frame = frame
         self.settings, self.plan = (
             _confluent_plan(flush_count) if confluent else _plan(flush_count, single_writer=single_writer)
         )
@@ -140,7 +141,13 @@ class SimulatedCompute:
 
     def run(self, start: SinkStart, on_batch: Callable[[int, Sequence[OffsetRange]], None],
             timeout_s: float | None = None) -> None:
-        """The batches of a ``--once`` run, until the topic is drained (or ``batches`` ran)."""
+        """The batches of a ``--once`` run, until the topic is drained (or ``batches`` ran).
+
+        ``frame``: the batches of a user's DataFrame (the library) whose source lost its checkpoint:
+        from the topic's start, cut as the source likes, whatever the index says.
+        """
+        if self.frame:
+            start = SinkStart()
         position = {p: start.offsets.get((TOPIC, p), 0) for p in PARTITIONS}
         forced = {p: end for (_, p), end in start.first_end.items()}
         pinned = {p: chunks for (_, p), chunks in start.first_chunks.items()}
@@ -155,7 +162,11 @@ class SimulatedCompute:
 
     def ranges(self, start: Mapping[int, int], end: Mapping[int, int],
                pinned: Mapping[int, tuple[tuple[int, int], ...]] | None = None) -> list[OffsetRange]:
-        """The batch's ranges: each partition's offsets cut into chunks (pinned ones kept whole)."""
+        """The batch's ranges: each partition's offsets cut into chunks (pinned ones kept whole); a
+        DataFrame's: per partition, its first record's offset to its last's (the library's aggregate)."""
+        if self.frame:
+            present = {p: [o for o, _ in self.topic[p] if start[p] <= o < end[p]] for p in PARTITIONS}
+            return [OffsetRange(TOPIC, p, offsets[0], offsets[-1] + 1) for p, offsets in present.items() if offsets]
         return [
             OffsetRange(TOPIC, p, low, high)
             for p in PARTITIONS
@@ -202,12 +213,15 @@ def _no_group() -> object:
 
 
 def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int, staging: str,
-         *, batches: int | None = None, confluent: bool = False, single_writer: bool = False) -> SinkRun:
-    """One sink process: the application's use case on the simulated compute and fake topics."""
+         *, batches: int | None = None, confluent: bool = False, single_writer: bool = False,
+         frame: bool = False) -> SinkRun:
+    """One sink process: the application's use case on the simulated compute and fake topics (none for
+    a DataFrame's sink, which opens each partition when a batch first holds it)."""
     compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches,
-                               confluent=confluent, single_writer=single_writer)
-    return SinkRun(compute.settings, compute.plan, store=store, compute=compute, metadata=FakeTopics(topic),
-                   group=_no_group, run_id=owner, clock=WallClock())  # type: ignore[arg-type]
+                               confluent=confluent, single_writer=single_writer, frame=frame)
+    return SinkRun(compute.settings, compute.plan, store=store, compute=compute,
+                   metadata=None if frame else FakeTopics(topic), group=_no_group, run_id=owner,
+                   clock=WallClock())  # type: ignore[arg-type]
 
 
 def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
@@ -299,6 +313,23 @@ def test_a_sink_crashed_after_any_store_call_and_restarted_stores_every_record_o
     topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int]
 ) -> None:
     _crashed_after_every_call(topic, crashed, restarted, lost, flush_count, lambda store: _check_exactly_once(store, topic))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
+    flush_count=st.integers(min_value=1, max_value=6),
+    crashed=_cutting(),
+    restarted=_cutting(),
+    lost=st.sets(st.integers(min_value=1, max_value=80), max_size=6),
+)
+def test_a_dataframe_sink_crashed_after_any_store_call_and_restarted_without_its_checkpoint_stores_every_record_once(
+    topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int]
+) -> None:
+    """The library's sink: batches cut by the user's source, which restarts from the topic's start
+    (its checkpoint lost) and cuts them otherwise; pending plans are reproduced or rolled back."""
+    _crashed_after_every_call(topic, crashed, restarted, lost, flush_count, lambda store: _check_exactly_once(store, topic),
+                              frame=True)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

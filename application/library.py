@@ -1,0 +1,141 @@
+"""lakesink inside a user's Spark job: the Kafka source and the exactly-once sink as functions.
+
+``lakesink.spark`` is this module's public face (docs/library.md). A user's job reads Kafka with
+``format("lakesink-kafka")`` (:func:`register`), transforms the records as it likes, and hands the
+DataFrame to :func:`write_stream` (a streaming query) or :func:`write` (a static DataFrame, once),
+with the connector settings the ``lakesink sink`` command takes. Both run the command's use case,
+:class:`~.sink_run.SinkRun`: the store's index says what is durable, every batch's records are
+written by the command's tasks and committed per topic-partition after they are, so a record is
+stored once across task retries, restarts and crashes. The command's continuous run is this same
+streaming sink over the ``lakesink-kafka`` source in ranges mode (its tasks read Kafka themselves).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lakesink.adapters.config_sources import LocalConfigSource
+from lakesink.adapters.spark.record_frames import check_writable, is_range_frame
+from lakesink.adapters.spark.session import register_data_sources
+from lakesink.application.compose import sink_run
+from lakesink.application.config_file import load_config
+from lakesink.application.sink_run import BatchReport, SinkRun
+from lakesink.application.sink_settings import sink_settings
+from lakesink.application.waiting import waiting_out
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.providers import resolve_references
+from lakesink.domain.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+Config = Mapping[str, Any] | str | os.PathLike[str]
+"""Connector settings: a mapping (values as strings, numbers or booleans) or a config file's path."""
+
+
+def register(spark: SparkSession) -> None:
+    """Make ``spark.readStream.format("lakesink-kafka")`` and ``spark.read.format("lakesink-kafka")``
+    available in ``spark`` (registering again is harmless)."""
+    register_data_sources(spark)
+
+
+def write_stream(
+    df: DataFrame,
+    config: Config,
+    *,
+    checkpoint_location: str | None = None,
+    trigger: Mapping[str, Any] | None = None,
+    query_name: str | None = None,
+) -> StreamingQuery:
+    """Start a streaming query that writes ``df`` to the object store, exactly once.
+
+    ``df`` is a streaming DataFrame that kept Kafka's ``topic``, ``partition`` and ``offset``
+    columns (and may keep ``key``, ``timestamp``, ``headers``); its other columns are the record's
+    value (docs/library.md, "What a row becomes"). The store's index is opened (and the connector
+    name claimed) before the query starts; a store failing transiently is waited out.
+
+    Args:
+        df: the records, from ``lakesink-kafka``, Spark's Kafka source or any streaming source.
+        config: the connector settings of ``lakesink sink`` (KCQL, store, flush, format...).
+            ``bootstrap.servers`` is needed only for at-least-once mode, a dead-letter topic or a
+            DataFrame of offset ranges.
+        checkpoint_location: the query's checkpoint (default: the command's, from the connector
+            name). The store stays the source of truth: a lost checkpoint costs re-reading, no
+            duplicate.
+        trigger: :meth:`DataStreamWriter.trigger`'s keywords, e.g. ``{"processingTime": "5 seconds"}``
+            or ``{"availableNow": True}``; None: Spark's default.
+        query_name: the query's name (default ``lakesink-sink-<name>``).
+
+    Raises:
+        ConfigError: invalid settings, or a DataFrame the sink cannot write (naming what is missing).
+        LakesinkError: the store refused the start-up (missing bucket, bad credentials, fenced).
+    """
+    run = _prepared(df, config, checkpoint_location=checkpoint_location, once=False)
+    name = query_name or f"lakesink-sink-{run.settings.name}"
+    return run.compute.start_stream(df, run.write_batch, name=name, trigger=trigger)
+
+
+def write(df: DataFrame, config: Config) -> BatchReport:
+    """Write a static DataFrame's records once, exactly once: records already durable (an earlier
+    write of the same offsets) are skipped.
+
+    Takes the same DataFrames and settings as :func:`write_stream`; returns what the batch wrote.
+
+    Raises:
+        LakesinkError: as :func:`write_stream`, or the batch failed (``error.policy``).
+    """
+    run = _prepared(df, config, checkpoint_location=None, once=True)
+    try:
+        run.compute.write_frame(df, 0, run.write_batch)
+    finally:
+        run.close()
+    return run.reports[-1]
+
+
+def _prepared(df: DataFrame, config: Config, *, checkpoint_location: str | None, once: bool) -> SinkRun:
+    check_writable(df)
+    settings = library_settings(config)
+    run = sink_run(settings, df.sparkSession, checkpoint_dir=checkpoint_location, once=once)
+    if run.holds_records and not is_range_frame(df):
+        raise ConfigError(
+            "This Confluent config keeps the records of an unfinished file (flush.size, rotate.interval.ms) "
+            "for the next batch to read again, which a DataFrame's next batch cannot do. Set "
+            "rotate.schedule.interval.ms (files then also close at the end of every batch), or run the "
+            "config with the lakesink sink command."
+        )
+    waiting_out("Start-up", run.prepare)
+    return run
+
+
+def library_settings(config: Config) -> ConnectorSettings:
+    """The connector settings of a library call, validated as the command validates a config file.
+
+    A mapping's values may hold config provider references (``${env:...}``, ``${file:...}``) as a
+    file's do.
+
+    Raises:
+        ConfigError: invalid settings, or one that needs Kafka without ``bootstrap.servers``.
+    """
+    if isinstance(config, Mapping):
+        values = {str(key): _text(value) for key, value in config.items()}
+        settings = sink_settings(resolve_references(values, LocalConfigSource()))
+    else:
+        settings = sink_settings(load_config(config))
+    if not settings.bootstrap_servers:
+        needs = (
+            "at-least-once mode (it commits Kafka's consumer group)" if not settings.exactly_once
+            else "a dead-letter topic" if settings.error_reporting.dlq_topic is not None
+            else None
+        )
+        if needs:
+            raise ConfigError(f"bootstrap.servers is required for {needs}: the Kafka cluster to use.")
+    return settings
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

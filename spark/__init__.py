@@ -1,0 +1,15 @@
+"""lakesink as a library for any Spark job: ``import lakesink.spark``.
+
+* :func:`register` makes ``format("lakesink-kafka")`` available: Kafka for Structured Streaming
+  and batch reads, with the option names and schema of Spark's own Kafka source;
+* :func:`write_stream` writes a streaming DataFrame to the object store exactly once, with the
+  connector settings (KCQL, store, format, flush) of the ``lakesink sink`` command;
+* :func:`write` writes a static DataFrame once.
+
+docs/library.md is the reference.
+"""
+
+from lakesink.application.library import Config, register, write, write_stream
+from lakesink.application.sink_run import BatchReport
+
+__all__ = ["BatchReport", "Config", "register", "write", "write_stream"]
