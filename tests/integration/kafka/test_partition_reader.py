@@ -102,7 +102,7 @@ def test_a_reader_without_headers_reads_the_same_records_with_empty_header_lists
 ) -> None:
     records = [ProducedRecord(b"v%d" % i, key=b"k", headers=(("h", b"x"),), partition=1) for i in range(5)]
     kafka.produce(topic, records)
-    options = SourceOptions.parse({"bootstrap.servers": kafka.bootstrap_servers, "topics": topic})
+    options = SourceOptions.parse({"kafka.bootstrap.servers": kafka.bootstrap_servers, "subscribe": topic})
     reader = RangeReader.of(options)
     rng = OffsetRange(topic, 1, 0, 5)
 
