@@ -17,7 +17,8 @@ as in Spark's Kafka source. A position ``startingOffsets`` names outside what Ka
 loss: with ``failOnDataLoss=true`` (the default) planning fails with
 :class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`; with false it is logged, a start
 below the earliest offset is read from the earliest (the readers' ``auto.offset.reset``) and a start
-beyond the latest waits until the partition reaches it.
+beyond the latest waits until the partition reaches it. So is a latest offset below a partition's
+position (the topic was deleted and recreated).
 """
 
 from __future__ import annotations
@@ -89,8 +90,12 @@ class BatchPlanner:
     def connect(cls, options: SourceOptions, clock: Clock | None = None) -> BatchPlanner:
         """A planner over the broker the options name (an AdminClient, created on first use)."""
         # Imported here: the Spark workers that only unpickle the data source never plan.
-        from lakesink.adapters.kafka.client_config import admin_config
+        from lakesink.adapters.kafka.client_config import admin_config, ignored_settings
         from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+
+        ignored = ignored_settings(options.client_settings)
+        if ignored:  # the Java client would warn about settings it does not know; so do we
+            logger.warning("Kafka settings not handed to librdkafka (Java-only or unknown): %s", ", ".join(ignored))
 
         metadata = TopicMetadata(admin_config(options.client_settings), read_committed=options.read_committed)
         return cls(options, metadata, clock)
@@ -121,6 +126,7 @@ class BatchPlanner:
         """
         known = list(self._target) if self._target is not None else self._metadata.partitions(self._selection)
         available = self._metadata.latest([key for key in known if key in begin])
+        self._check_not_behind(begin, available)
         if self._target is not None:
             available = {key: min(offset, self._target[key]) for key, offset in available.items()}
         end = self._forced_end(begin, available)
@@ -181,6 +187,16 @@ class BatchPlanner:
                     raise KafkaDataLossError(where)
                 logger.warning("%s: some data may have been lost (failOnDataLoss=false)", where)
         return _resolve(spec, keys, low, high)
+
+    def _check_not_behind(self, begin: Positions, latest: Positions) -> None:
+        """A partition whose latest offset fell below the next one to read lost data (deleted and
+        recreated topic, truncated log): an error with ``failOnDataLoss=true``, else a warning."""
+        for key, offset in sorted(latest.items()):
+            if offset < begin[key]:
+                where = f"{key[0]}-{key[1]}: the latest offset {offset} is below the next offset to read {begin[key]}"
+                if self._options.fail_on_data_loss:
+                    raise KafkaDataLossError(where)
+                logger.warning("%s: some data may have been lost (failOnDataLoss=false)", where)
 
     def _forced_end(self, begin: Positions, available: Positions) -> Positions | None:
         """The first batch's end when ``firstBatchEndOffsets`` still applies, else None.

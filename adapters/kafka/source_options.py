@@ -110,8 +110,8 @@ UNSUPPORTED = {
     "endingTimestamp": "end at offsets with endingOffsets",
     "minOffsetsPerTrigger": "flush.count and flush.interval hold records back per partition instead",
     "maxTriggerDelay": "flush.interval bounds how long records wait instead",
-    "fetchOffset.numRetries": "the driver's offset requests fail after kafka.request.timeout.ms",
-    "fetchOffset.retryIntervalMs": "the driver's offset requests fail after kafka.request.timeout.ms",
+    "fetchOffset.numRetries": "the driver's metadata and offset requests wait up to 30 s, then fail the batch",
+    "fetchOffset.retryIntervalMs": "the driver's metadata and offset requests wait up to 30 s, then fail the batch",
 }
 """Spark's Kafka source options lakesink does not implement: refused, with what to use instead."""
 

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.integration
 
 
 def _reader(kafka: EmbeddedKafka, **options: str) -> KafkaStreamReader:
-    return KafkaStreamReader(SourceOptions.parse({"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}).for_stream())
+    settings = {"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}
+    return KafkaStreamReader(SourceOptions.parse(settings).for_stream())
 
 
 def test_a_backlog_of_one_partition_is_planned_as_fixed_size_chunks(kafka: EmbeddedKafka, topic: str) -> None:

@@ -23,7 +23,8 @@ class FakeClock:
 
 
 def _reader(kafka: EmbeddedKafka, clock: FakeClock | None = None, **options: str) -> KafkaStreamReader:
-    return KafkaStreamReader(SourceOptions.parse({"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}).for_stream(), clock)
+    settings = {"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}
+    return KafkaStreamReader(SourceOptions.parse(settings).for_stream(), clock)
 
 
 def _fill(kafka: EmbeddedKafka, topic: str, partition: int, count: int) -> None:

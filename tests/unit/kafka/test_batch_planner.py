@@ -234,3 +234,12 @@ def test_importing_the_source_loads_neither_pyarrow_nor_the_kafka_client() -> No
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
 
     assert json.loads(loaded) == []
+
+
+def test_a_partition_whose_latest_offset_fell_below_the_position_read_is_data_loss() -> None:
+    broker = FakeBroker({("t", 0): (0, 3)})  # read up to 10, then the topic was deleted and recreated
+
+    with pytest.raises(KafkaDataLossError, match="t-0: the latest offset 3 is below the next offset to read 10"):
+        BatchPlanner(_options(), broker).next_end({("t", 0): 10}, AdmitMode.POLICY)
+    lenient = BatchPlanner(_options(failOnDataLoss="false"), broker)
+    assert lenient.next_end({("t", 0): 10}, AdmitMode.POLICY) == {("t", 0): 10}
