@@ -167,8 +167,9 @@ class BatchPlanner:
     def bounds(self) -> tuple[Positions, Positions]:
         """``startingOffsets`` to ``endingOffsets`` over today's partitions (a batch query)."""
         keys = self._metadata.partitions(self._selection)
+        watermarks = self._watermarks(keys)
         ending = self._options.ending or OffsetSpec(default=LATEST)
-        return self._positions(self._starting, keys), _resolve(ending, keys, *self._watermarks(keys))
+        return self._positions(self._starting, keys, watermarks), _resolve(ending, keys, *watermarks)
 
     def close(self) -> None:
         """Drop the broker connections."""
@@ -177,9 +178,15 @@ class BatchPlanner:
     def _watermarks(self, keys: Sequence[TopicPartitionKey]) -> tuple[Positions, Positions]:
         return self._metadata.earliest(keys), self._metadata.latest(keys)
 
-    def _positions(self, spec: OffsetSpec, keys: Sequence[TopicPartitionKey]) -> Positions:
-        """``spec`` resolved against the current watermarks of ``keys``; its explicit offsets checked."""
-        low, high = self._watermarks(keys)
+    def _positions(
+        self,
+        spec: OffsetSpec,
+        keys: Sequence[TopicPartitionKey],
+        watermarks: tuple[Positions, Positions] | None = None,
+    ) -> Positions:
+        """``spec`` resolved against the watermarks of ``keys`` (fetched now unless given); its
+        explicit offsets checked against them."""
+        low, high = watermarks or self._watermarks(keys)
         for key, offset in spec.explicit:
             if key in low and offset >= 0 and not low[key] <= offset <= high[key]:
                 where = f"startingOffsets for {key[0]}-{key[1]} is {offset}, Kafka holds [{low[key]}, {high[key]})"

@@ -130,7 +130,6 @@ REFUSED_CLIENT_KEYS = {
 DEFAULT_GROUP_ID = "lakesink-source"
 DEFAULT_BATCH_RECORDS = 10_000
 DEFAULT_STALL_TIMEOUT_S = 60.0
-_STREAM_ONLY = (FLUSH_COUNT, FLUSH_INTERVAL, MAX_OFFSETS_PER_TRIGGER, FIRST_BATCH_END_OFFSETS)
 _KNOWN = {name.lower(): name for name in (*SPARK_OPTIONS, *EXTENSIONS)}
 
 
@@ -243,7 +242,7 @@ class SourceOptions:
         _check_batch_bound(starting, STARTING_OFFSETS, refused=LATEST, word="latest")
         _check_batch_bound(ending, ENDING_OFFSETS, refused=EARLIEST, word="earliest")
         _check_start_before_end(starting, ending)
-        ignored = [name for name in _STREAM_ONLY if self._is_set(name)]
+        ignored = self._stream_only()
         if ignored:
             logger.warning("%s ignored in batch reads (they apply to streaming queries)", ", ".join(ignored))
         return replace(self, starting=starting, ending=ending)
@@ -254,14 +253,16 @@ class SourceOptions:
         sizes = [s for s in (self.max_range_offsets, self.policy.max_records_per_partition) if s is not None]
         return min(sizes, default=None)
 
-    def _is_set(self, name: str) -> bool:
+    def _stream_only(self) -> list[str]:
+        """The options set here that only a streaming query uses (Spark warns about its own)."""
         policy = self.policy
-        return {
+        values = {
             FLUSH_COUNT: policy.flush_count,
             FLUSH_INTERVAL: policy.flush_interval_ms,
             MAX_OFFSETS_PER_TRIGGER: policy.max_offsets_per_trigger,
             FIRST_BATCH_END_OFFSETS: self.first_batch_end or None,
-        }[name] is not None
+        }
+        return [name for name, value in values.items() if value is not None]
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,8 @@ class SinkSource:
     to a Python data source as strings; the source parses them back with
     :meth:`SourceOptions.parse`); a ``--once`` run plans on the driver with :meth:`options`,
     without strings in between. ``SourceOptions.parse(source.encode()).for_stream()`` and
-    ``source.options()`` are equal. The sink always reads ranges only (``rangesOnly``): its
+    ``source.options()`` are equal (the parsed client settings wrap every credential key's value
+    in a Secret). The sink always reads ranges only (``rangesOnly``): its
     tasks read their range from Kafka themselves, with the headers column (filled or not, see
     :meth:`~lakesink.adapters.kafka.range_rows.RangeReader.without_headers`).
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import pytest
 
@@ -243,3 +244,10 @@ def test_options_built_directly_default_to_what_unset_options_parse_to() -> None
     parsed = _parse(**{"flush.count": "5"})
 
     assert built == dataclasses.replace(parsed, client_settings=client)
+
+
+def test_a_batch_read_warns_about_the_stream_only_options_it_ignores(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        _parse(**{"maxOffsetsPerTrigger": "10", "flush.count": "5"}).for_batch()
+
+    assert "flush.count, maxOffsetsPerTrigger ignored in batch reads" in caplog.text
