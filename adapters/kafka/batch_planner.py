@@ -11,6 +11,14 @@ sink's ``--once`` run can plan the very same batches without starting a streamin
 ``firstBatchEndOffsets`` makes the first end this planner computes take exactly the named
 partitions, each up to the given offset (see :meth:`BatchPlanner.next_end`);
 ``firstBatchChunks`` pins chunks in every range that contains them (:meth:`BatchPlanner.ranges`).
+
+``startingOffsets`` applies when a query starts; partitions that appear later start at earliest,
+as in Spark's Kafka source. A position ``startingOffsets`` names outside what Kafka holds is data
+loss: with ``failOnDataLoss=true`` (the default) planning fails with
+:class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`; with false it is logged, a start
+below the earliest offset is read from the earliest (the readers' ``auto.offset.reset``) and a start
+beyond the latest waits until the partition reaches it. So is a latest offset below a partition's
+position (the topic was deleted and recreated).
 """
 
 from __future__ import annotations
@@ -21,11 +29,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.offsets import (
+    EARLIEST,
+    LATEST,
+    KafkaDataLossError,
     OffsetRange,
     OffsetSpec,
     Positions,
     TopicPartitionKey,
     ranges_between,
+    split_for_min_partitions,
     to_json,
 )
 from lakesink.adapters.kafka.source_options import SourceOptions
@@ -64,6 +76,9 @@ class BatchPlanner:
     def __init__(self, options: SourceOptions, metadata: BrokerMetadata, clock: Clock | None = None) -> None:
         self._options = options
         self._selection = options.selection()
+        # A streaming query's default; a batch read's options come with theirs (SourceOptions.for_batch).
+        self._starting = options.starting if options.starting is not None else OffsetSpec(default=LATEST)
+        self._starting_new = OffsetSpec(default=EARLIEST, explicit=self._starting.explicit)
         self._metadata = metadata
         self._admission: AdmissionControl[TopicPartitionKey] = AdmissionControl(
             options.policy, clock or WallClock()
@@ -75,8 +90,12 @@ class BatchPlanner:
     def connect(cls, options: SourceOptions, clock: Clock | None = None) -> BatchPlanner:
         """A planner over the broker the options name (an AdminClient, created on first use)."""
         # Imported here: the Spark workers that only unpickle the data source never plan.
-        from lakesink.adapters.kafka.client_config import admin_config
+        from lakesink.adapters.kafka.client_config import admin_config, ignored_settings
         from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+
+        ignored = ignored_settings(options.client_settings)
+        if ignored:  # the Java client would warn about settings it does not know; so do we
+            logger.warning("Kafka settings not handed to librdkafka (Java-only or unknown): %s", ", ".join(ignored))
 
         metadata = TopicMetadata(admin_config(options.client_settings), read_committed=options.read_committed)
         return cls(options, metadata, clock)
@@ -88,7 +107,7 @@ class BatchPlanner:
 
     def start(self) -> Positions:
         """Where a query without a checkpoint starts: ``startingOffsets`` over today's partitions."""
-        positions = self.starting_positions(self._metadata.partitions(self._selection))
+        positions = self._positions(self._starting, self._metadata.partitions(self._selection))
         logger.info("Kafka source starts at %s", to_json(positions))
         return positions
 
@@ -107,22 +126,25 @@ class BatchPlanner:
         """
         known = list(self._target) if self._target is not None else self._metadata.partitions(self._selection)
         available = self._metadata.latest([key for key in known if key in begin])
+        self._check_not_behind(begin, available)
         if self._target is not None:
             available = {key: min(offset, self._target[key]) for key, offset in available.items()}
         end = self._forced_end(begin, available)
         if end is None:
             end = self._admission.plan(begin, available, mode)
-        registered = self.starting_positions([key for key in known if key not in begin])
+        registered = self._positions(self._starting_new, [key for key in known if key not in begin])
         if registered:
             logger.info("Kafka source registers new partitions at %s", to_json(registered))
         return {**end, **registered}
 
     def ranges(self, start: Positions, end: Positions) -> list[OffsetRange]:
-        """The batch's input partitions: chunks of each partition's range, pinned chunks whole."""
+        """The batch's input partitions: chunks of each partition's range, pinned chunks whole,
+        then split further when there are fewer than ``minPartitions``."""
         options = self._options
-        return ranges_between(
-            start, end, max_offsets=options.max_range_offsets, pinned=dict(options.first_batch_chunks)
+        chunks = ranges_between(
+            start, end, max_offsets=options.split_offsets, pinned=dict(options.first_batch_chunks)
         )
+        return split_for_min_partitions(chunks, options.min_partitions)
 
     def available_now(self) -> Iterator[tuple[Positions, Positions]]:
         """``(start, end)`` of every batch ``Trigger.AvailableNow`` runs, in order, planned lazily.
@@ -146,11 +168,8 @@ class BatchPlanner:
         """``startingOffsets`` to ``endingOffsets`` over today's partitions (a batch query)."""
         keys = self._metadata.partitions(self._selection)
         watermarks = self._watermarks(keys)
-        return _resolve(self._options.starting, keys, *watermarks), _resolve(self._options.ending, keys, *watermarks)
-
-    def starting_positions(self, keys: Sequence[TopicPartitionKey]) -> Positions:
-        """``startingOffsets`` resolved against the current watermarks of ``keys``."""
-        return _resolve(self._options.starting, keys, *self._watermarks(keys))
+        ending = self._options.ending or OffsetSpec(default=LATEST)
+        return self._positions(self._starting, keys, watermarks), _resolve(ending, keys, *watermarks)
 
     def close(self) -> None:
         """Drop the broker connections."""
@@ -158,6 +177,33 @@ class BatchPlanner:
 
     def _watermarks(self, keys: Sequence[TopicPartitionKey]) -> tuple[Positions, Positions]:
         return self._metadata.earliest(keys), self._metadata.latest(keys)
+
+    def _positions(
+        self,
+        spec: OffsetSpec,
+        keys: Sequence[TopicPartitionKey],
+        watermarks: tuple[Positions, Positions] | None = None,
+    ) -> Positions:
+        """``spec`` resolved against the watermarks of ``keys`` (fetched now unless given); its
+        explicit offsets checked against them."""
+        low, high = watermarks or self._watermarks(keys)
+        for key, offset in spec.explicit:
+            if key in low and offset >= 0 and not low[key] <= offset <= high[key]:
+                where = f"startingOffsets for {key[0]}-{key[1]} is {offset}, Kafka holds [{low[key]}, {high[key]})"
+                if self._options.fail_on_data_loss:
+                    raise KafkaDataLossError(where)
+                logger.warning("%s: some data may have been lost (failOnDataLoss=false)", where)
+        return _resolve(spec, keys, low, high)
+
+    def _check_not_behind(self, begin: Positions, latest: Positions) -> None:
+        """A partition whose latest offset fell below the next one to read lost data (deleted and
+        recreated topic, truncated log): an error with ``failOnDataLoss=true``, else a warning."""
+        for key, offset in sorted(latest.items()):
+            if offset < begin[key]:
+                where = f"{key[0]}-{key[1]}: the latest offset {offset} is below the next offset to read {begin[key]}"
+                if self._options.fail_on_data_loss:
+                    raise KafkaDataLossError(where)
+                logger.warning("%s: some data may have been lost (failOnDataLoss=false)", where)
 
     def _forced_end(self, begin: Positions, available: Positions) -> Positions | None:
         """The first batch's end when ``firstBatchEndOffsets`` still applies, else None.

@@ -182,7 +182,7 @@ def _client_settings(settings: Mapping[str, SettingValue]) -> dict[str, Any]:
         if key in _UNSUPPORTED:
             raise ConfigError(f"Unsupported Kafka setting {raw_key}: {_UNSUPPORTED[key]}.")
         key = _RENAMED.get(key, key)
-        if key not in _PASS_THROUGH_KEYS and not key.startswith(_PASS_THROUGH_PREFIXES):
+        if not _passes(key):
             continue
         value = raw_value.reveal() if isinstance(raw_value, Secret) else raw_value
         if key == "sasl.jaas.config":
@@ -192,6 +192,20 @@ def _client_settings(settings: Mapping[str, SettingValue]) -> dict[str, Any]:
     if "bootstrap.servers" not in config:
         raise ConfigError("Missing required setting bootstrap.servers (Kafka brokers, host:port,...).")
     return config
+
+
+def _passes(key: str) -> bool:
+    """Whether a (renamed, un-prefixed) setting is handed to librdkafka."""
+    return key in _PASS_THROUGH_KEYS or key.startswith(_PASS_THROUGH_PREFIXES)
+
+
+def ignored_settings(settings: Mapping[str, SettingValue]) -> list[str]:
+    """The keys of ``settings`` no client config hands to librdkafka (Java-only or unknown settings).
+
+    ``group.id`` is not among them: the readers name their consumers with it.
+    """
+    names = {key: key.removeprefix("kafka.") for key in settings}
+    return sorted(key for key, name in names.items() if name != "group.id" and not _passes(_RENAMED.get(name, name)))
 
 
 def _from_jaas(key: str, jaas: str) -> dict[str, str]:

@@ -7,17 +7,20 @@ position map is ``{(topic, partition): next}``.
 
 ``startingOffsets`` follows Spark's Kafka source: ``earliest``, ``latest``, or a JSON map in
 the public form where ``-2`` means earliest and ``-1`` latest for one partition. Partitions the
-map does not name start at ``earliest`` (the sink passes the positions of its index, and a
-partition the index has never seen must be read from its beginning).
+map does not name start at ``earliest`` (Spark refuses such a map; the sink passes the positions
+of its index, and a partition the index has never seen must be read from its beginning).
 
 A batch's range of one partition may be split into several :class:`OffsetRange` chunks (source
-option ``maxRangeOffsets``), around chunks that must come out whole (:data:`FIRST_BATCH_CHUNKS`,
-``{topic: {"partition": [[start, end], ...]}}``): see :func:`ranges_between`.
+options ``maxRangeOffsets`` / ``maxRecordsPerPartition``), around chunks that must come out whole
+(:data:`FIRST_BATCH_CHUNKS`, ``{topic: {"partition": [[start, end], ...]}}``): see
+:func:`ranges_between`; ``minPartitions`` then splits the largest ranges further
+(:func:`split_for_min_partitions`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +41,16 @@ LATEST = -1
 STARTING_OFFSETS = "startingOffsets"
 ENDING_OFFSETS = "endingOffsets"
 FIRST_BATCH_CHUNKS = "firstBatchChunks"
+
+
+class KafkaDataLossError(RuntimeError):
+    """Offsets to read are no longer in Kafka (retention, a deleted topic), with ``failOnDataLoss=true``."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            f"{where}: some data may have been lost (aged out by retention, or the topic was deleted). "
+            "Set the source option failOnDataLoss=false to continue from the earliest offset available."
+        )
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,38 @@ def ranges_between(
             OffsetRange(topic, partition, lo, hi) for lo, hi in chunk_bounds(begin, stop, max_offsets, kept)
         )
     return ranges
+
+
+def split_for_min_partitions(ranges: Sequence[OffsetRange], min_partitions: int | None) -> list[OffsetRange]:
+    """``ranges`` split into about ``min_partitions`` ranges, the largest split most (``minPartitions``).
+
+    Spark's Kafka source rule: with fewer non-empty ranges than ``min_partitions``, each range gets
+    a number of parts proportional to its share of all offsets (rounded, at least one); ranges that
+    get one part are left whole and the parts are apportioned among the others; a range's parts
+    are equal but for the rounding, which goes to its last part. A pure function of the ranges, so
+    re-planning a batch gives the same splits.
+    """
+    ranges = [r for r in ranges if r.size > 0]
+    if min_partitions is None or len(ranges) >= min_partitions:
+        return ranges
+    total = sum(r.size for r in ranges)
+    whole = [r for r in ranges if _parts(r.size, total, min_partitions) == 1]
+    split_total = total - sum(r.size for r in whole)
+    split_min = max(min_partitions - len(whole), 1)
+    result = []
+    for rng in ranges:
+        parts = 1 if rng in whole else _parts(rng.size, split_total, split_min)
+        remaining, begin = rng.size, rng.start
+        for part in range(parts):
+            size = remaining // (parts - part)
+            remaining -= size
+            result.append(OffsetRange(rng.topic, rng.partition, begin, min(begin + size, rng.end)))
+            begin += size
+    return [r for r in result if r.size > 0]
+
+
+def _parts(size: int, total: int, min_partitions: int) -> int:
+    return max(math.floor(size / total * min_partitions + 0.5), 1)  # half up, as Java's Math.round
 
 
 def chunks_to_json(

@@ -5,10 +5,13 @@ Offsets inside a range may never be delivered: compaction removes records, trans
 markers and aborted records occupy offsets the consumer skips. Reading therefore stops as soon
 as the consumer's *position* (or a partition-EOF event) reaches ``end``, not when a record
 with offset ``end - 1`` is seen. Records at or beyond ``end`` (fetched in the same response)
-are dropped. A start below the low watermark (retention deleted the records) resumes at the
-earliest record still present (``auto.offset.reset=earliest``; librdkafka logs the reset).
+are dropped. A start below the low watermark (retention deleted the records) is data loss: with
+``failOnDataLoss=true`` the task fails (:class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`,
+from librdkafka's ``auto.offset.reset=error``), with false it resumes at the earliest record still
+present (``auto.offset.reset=earliest``; librdkafka logs the reset).
 
-Batches carry Spark's Kafka source schema (see :data:`KAFKA_SCHEMA`).
+Batches carry Spark's Kafka source schema, with or without the ``headers`` column
+(:func:`~lakesink.adapters.kafka.source_schemas.kafka_schema`).
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Topic
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from lakesink.adapters.kafka.client_config import create_consumer
-from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
 from lakesink.adapters.kafka.source_options import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
-from lakesink.adapters.kafka.source_schemas import KAFKA_SCHEMA
+from lakesink.adapters.kafka.source_schemas import kafka_schema
 
 logger = logging.getLogger(__name__)
 
@@ -45,9 +48,9 @@ and their memory is reused by the next chunk (read_range main-thread CPU per rec
 _ERROR = methodcaller("error")
 
 
-def arrow_schema() -> pa.Schema:
-    """:data:`KAFKA_SCHEMA` as the exact Arrow schema PySpark expects from ``read()``."""
-    return to_arrow_schema(KAFKA_SCHEMA, timezone="UTC")
+def arrow_schema(header_column: bool = True) -> pa.Schema:
+    """The record columns (``headers`` last, or none) as the exact Arrow schema PySpark expects from ``read()``."""
+    return to_arrow_schema(kafka_schema(header_column), timezone="UTC")
 
 
 class RangeStalledError(TimeoutError):
@@ -61,20 +64,32 @@ def read_range(
     batch_records: int = DEFAULT_BATCH_RECORDS,
     stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S,
     headers: bool = True,
+    header_column: bool = True,
+    fail_on_data_loss: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """Every record of ``offset_range`` in offset order, ``batch_records`` per Arrow batch.
 
     ``headers=False`` leaves every ``headers`` list empty, for a consumer that never reads them:
     confluent-kafka builds a message's header tuples on first access, which cost about a third of
-    a passthrough sink task's CPU (docs/kafka.md).
+    a passthrough sink task's CPU (docs/kafka.md). ``header_column=False`` leaves the column out
+    (Spark's ``includeHeaders=false``). ``fail_on_data_loss`` fails the read when its start is no
+    longer in Kafka instead of resuming at the earliest record left.
     """
     if offset_range.end <= offset_range.start:
         return
-    schema = arrow_schema()
-    config = {**consumer_config, "enable.partition.eof": True}
+    schema = arrow_schema(header_column)
+    reset = "error" if fail_on_data_loss else "earliest"
+    config = {**consumer_config, "enable.partition.eof": True, "auto.offset.reset": reset}
     consumer = create_consumer(config)
     try:
         yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s, headers)
+    except KafkaException as exc:
+        error = exc.args[0] if exc.args else None
+        if isinstance(error, KafkaError) and error.code() == KafkaError._AUTO_OFFSET_RESET:
+            raise KafkaDataLossError(
+                f"{offset_range.describe()}: the start offset is no longer in Kafka ({error.str()})"
+            ) from None
+        raise
     finally:
         consumer.close()
 
@@ -181,7 +196,7 @@ def _to_batch(
     list array (or, with ``headers=False``, left empty without asking the messages).
     """
     count = len(messages)
-    per_message = [m.headers() for m in messages] if headers else [None] * count
+    per_message = [m.headers() for m in messages] if headers and "headers" in schema.names else [None] * count
     # fromiter over the flattened (type, millis) pairs: half the cost of np.array on the tuples.
     pairs = chain.from_iterable([m.timestamp() for m in messages])
     stamps = np.fromiter(pairs, dtype=np.int64, count=2 * count).reshape(count, 2)
@@ -189,7 +204,7 @@ def _to_batch(
     # librdkafka: 0 none, 1 create, 2 log-append; Spark/Java: -1 none, 0 create, 1 log-append.
     micros = pa.array(stamps[:, 1] * 1000, type=pa.int64(), mask=kinds == 0)
     timestamps = micros.cast(schema.field("timestamp").type)
-    arrays = [
+    columns = [
         pa.array([m.key() for m in messages], type=pa.binary()),
         pa.array([m.value() for m in messages], type=pa.binary()),
         pa.repeat(pa.scalar(rng.topic, pa.string()), count),
@@ -197,9 +212,10 @@ def _to_batch(
         _offsets(messages),
         timestamps,
         pa.array(kinds - 1, type=pa.int32()),
-        _headers(per_message, schema.field("headers").type),
     ]
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+    if "headers" in schema.names:
+        columns.append(_headers(per_message, schema.field("headers").type))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
 def _offsets(messages: list[Message]) -> pa.Array:

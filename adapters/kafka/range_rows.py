@@ -51,21 +51,29 @@ class RangeReader:
     """Reads ranges the way the source's ``read()`` does; pickled with a ``mapInArrow`` closure.
 
     The client settings keep their :class:`Secret` values (masked in ``repr``); credentials are
-    revealed only when the consumer is built on the executor. ``headers=False`` (see
-    :meth:`without_headers`) leaves the ``headers`` lists empty, for a consumer that never reads them.
+    revealed only when the consumer is built on the executor. ``header_column`` is the
+    ``includeHeaders`` option; ``headers=False`` (see :meth:`without_headers`) leaves the
+    ``headers`` lists empty, for a consumer that never reads them.
     """
 
     client_settings: Mapping[str, str | Secret] = field(repr=False)
     group_id: str
     batch_records: int
     stall_timeout_s: float
+    header_column: bool
+    fail_on_data_loss: bool
     headers: bool = True
 
     @classmethod
     def of(cls, options: SourceOptions) -> RangeReader:
         """The reader the source itself uses for these options."""
         return cls(
-            dict(options.client_settings), options.group_id, options.batch_records, options.stall_timeout_s
+            dict(options.client_settings),
+            options.group_id,
+            options.batch_records,
+            options.stall_timeout_s,
+            header_column=options.include_headers,
+            fail_on_data_loss=options.fail_on_data_loss,
         )
 
     def without_headers(self) -> RangeReader:
@@ -73,13 +81,15 @@ class RangeReader:
         return replace(self, headers=False)
 
     def read(self, offset_range: OffsetRange) -> Iterator[pa.RecordBatch]:
-        """The records of ``offset_range`` as Arrow batches of Spark's Kafka schema."""
+        """The records of ``offset_range`` as Arrow batches of Spark's Kafka schema (``includeHeaders`` as set)."""
         return read_range(
             offset_range,
             consumer_config(self.client_settings, group_id=self.group_id),
             batch_records=self.batch_records,
             stall_timeout_s=self.stall_timeout_s,
             headers=self.headers,
+            header_column=self.header_column,
+            fail_on_data_loss=self.fail_on_data_loss,
         )
 
     def read_all(self, ranges: Iterable[OffsetRange]) -> Iterator[pa.RecordBatch]:

@@ -14,16 +14,24 @@ confluent-kafka, behind Spark's Python Data Source API:
   ``maxRangeOffsets`` splits a partition's range into chunks of at most that many offsets,
   counted from the range start, so that one partition's backlog is read by several tasks.
 
-A partition that appears after the query started (new partition, new topic matching
-``topics.regex``) is first *registered*: the batch that discovers it records its starting
-offset, the next batch reads from there. Every range a batch reads thus has a start written
-in Spark's offset log, so re-planning a batch after a restart yields the same ranges.
+The options are those of Spark's Kafka source plus lakesink's extensions
+(:mod:`~lakesink.adapters.kafka.source_options`); the output schema is Spark's, with the
+``headers`` column only when ``includeHeaders=true``. A streaming query starts at ``latest`` by
+default and refuses ``endingOffsets``; a batch read goes from ``earliest`` to ``latest`` by
+default (:meth:`SourceOptions.for_stream`, :meth:`SourceOptions.for_batch`).
 
-Spark read limits: with any of flush.count / flush.interval / maxRecordsPerPartition set the
-default read limit is ``ReadMinRows`` (Spark only passes it back); when Spark asks for
-``ReadAllAvailable`` instead (Trigger.Once), everything available is admitted, as the API
-requires. With ``Trigger.AvailableNow`` the source drains what existed when the query started,
-ignoring the flush rules (no more data will come to complete a count) but not the cap.
+A partition that appears after the query started (new partition, new topic matching
+``subscribePattern``) is first *registered* at its earliest offset, as Spark does: the batch that
+discovers it records its starting offset, the next batch reads from there. Every range a batch
+reads thus has a start written in Spark's offset log, so re-planning a batch after a restart
+yields the same ranges.
+
+Spark read limits: with any of flush.count / flush.interval / maxRecordsPerPartition /
+maxOffsetsPerTrigger set the default read limit is ``ReadMinRows`` (Spark only passes it back);
+when Spark asks for ``ReadAllAvailable`` instead (Trigger.Once), everything available is admitted,
+as the API requires (Spark's Kafka source ignores maxOffsetsPerTrigger there too). With
+``Trigger.AvailableNow`` the source drains what existed when the query started, ignoring the flush
+rules (no more data will come to complete a count) but not the caps.
 
 ``firstBatchEndOffsets`` (a JSON offsets map, set by the sink from its pending batch plans) makes
 the first micro-batch this reader plans take exactly the named partitions, each up to the given
@@ -63,7 +71,7 @@ from pyspark.sql.types import StructType
 from lakesink.adapters.kafka.batch_planner import BatchPlanner, BrokerMetadata
 from lakesink.adapters.kafka.offsets import OffsetRange, from_json, to_json
 from lakesink.adapters.kafka.source_options import SourceOptions
-from lakesink.adapters.kafka.source_schemas import KAFKA_SCHEMA, RANGES_SCHEMA
+from lakesink.adapters.kafka.source_schemas import RANGES_SCHEMA, kafka_schema
 from lakesink.domain.flush.admission import AdmitMode
 from lakesink.domain.ports import Clock
 
@@ -76,20 +84,25 @@ SOURCE_NAME = "lakesink-kafka"
 
 
 class KafkaDataSource(DataSource):
-    """``spark.readStream.format("lakesink-kafka")``; the schema is Spark's Kafka source schema."""
+    """``spark.readStream.format("lakesink-kafka")``; the schema is Spark's Kafka source schema.
+
+    ``schema()`` parses the options, so a missing or unknown option fails at ``load()``, as with
+    Spark's Kafka source.
+    """
 
     @classmethod
     def name(cls) -> str:
         return SOURCE_NAME
 
     def schema(self) -> StructType:
-        return RANGES_SCHEMA if SourceOptions.parse(self.options).ranges_only else KAFKA_SCHEMA
+        options = SourceOptions.parse(self.options)
+        return RANGES_SCHEMA if options.ranges_only else kafka_schema(options.include_headers)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        return KafkaStreamReader(SourceOptions.parse(self.options))
+        return KafkaStreamReader(SourceOptions.parse(self.options).for_stream())
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return KafkaBatchReader(SourceOptions.parse(self.options))
+        return KafkaBatchReader(SourceOptions.parse(self.options).for_batch())
 
 
 class _RangeReading:
@@ -166,7 +179,7 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
 
 
 class KafkaBatchReader(_RangeReading, DataSourceReader):
-    """``spark.read.format("lakesink-kafka")``: startingOffsets up to endingOffsets (default latest)."""
+    """``spark.read.format("lakesink-kafka")``: startingOffsets (default earliest) up to endingOffsets (default latest)."""
 
     def partitions(self) -> Sequence[InputPartition]:
         planner = self.planner

@@ -1,25 +1,37 @@
-"""Options of the ``lakesink-kafka`` data source, and how secrets travel inside them.
+"""Options of the ``lakesink-kafka`` data source (Spark's Kafka source names), and how secrets travel.
+
+The source takes the options of Spark's own Kafka source (``spark-sql-kafka``), so that a job
+written for it runs by changing only the format name: ``kafka.<key>`` settings go to the Kafka
+client with the prefix removed (``kafka.bootstrap.servers`` is required), ``subscribe`` /
+``subscribePattern`` / ``assign`` select the topics, and ``startingOffsets``, ``endingOffsets``,
+``failOnDataLoss``, ``maxOffsetsPerTrigger``, ``includeHeaders``, ``minPartitions``,
+``maxRecordsPerPartition``, ``groupIdPrefix`` and ``kafkaConsumer.pollTimeoutMs`` mean what they
+mean there. Spark's options lakesink cannot honour, the Kafka settings Spark refuses, and any
+other name (a typo) are errors, never ignored; the lakesink extensions (:data:`EXTENSIONS`) come
+on top. Like Spark, option names match in any case. docs/library.md compares option by option.
 
 Spark shows data source options in query plans (``explain``, the SQL tab of the UI, event
 logs) but redacts every option whose key or value matches ``spark.redaction.regex`` (default
-``(?i)secret|password|token|access[.]key``). Keys such as ``sasl.jaas.config`` or
-``basic.auth.user.info`` do not match, so :func:`encode_options` moves every credential under
-the key ``secret.<original key>``: always redacted, whatever the original name. Options are the
-only channel that reaches the driver-side planner and every executor without a shared file
-system; :func:`decode_options` restores the keys and wraps the values in
+``(?i)secret|password|token|access[.]key``). Keys such as ``kafka.sasl.jaas.config`` or
+``kafka.ssl.key.pem`` do not match, so :func:`encode_options` moves every credential under the key
+``secret.<original key>``: always redacted, whatever the original name. Options are the only
+channel that reaches the driver-side planner and every executor without a shared file system;
+:func:`decode_options` restores the keys and wraps the values in
 :class:`~lakesink.domain.config.secret.Secret` again.
 
-Spark hands a Python data source its options as strings, so the streaming source parses them
+Spark hands a Python data source its options as strings, so the source parses them
 (:meth:`SourceOptions.parse`) into objects, the admission among them
-(:class:`~lakesink.domain.flush.admission.AdmissionPolicy`). A caller that holds the objects
-builds :class:`SourceOptions` directly; the sink describes its source once, as a
-:class:`SinkSource`, and takes either form from it: strings for a streaming query, the options
-themselves for a ``--once`` run planned on the driver.
+(:class:`~lakesink.domain.flush.admission.AdmissionPolicy`); whether a query streams or reads a
+batch decides the defaults and what is refused (:meth:`SourceOptions.for_stream`,
+:meth:`SourceOptions.for_batch`). The sink describes its source once, as a :class:`SinkSource`,
+and takes either form from it: strings for a streaming query, the options themselves for a
+``--once`` run planned on the driver.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -36,29 +48,89 @@ from lakesink.adapters.kafka.offsets import (
     chunks_to_json,
     to_json,
 )
-from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.adapters.kafka.topic_selection import ASSIGN, SUBSCRIBE, SUBSCRIBE_PATTERN, TopicSelection
 from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool, as_float, as_int
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
 
-SECRET_PREFIX = "secret."
+logger = logging.getLogger(__name__)
 
-TOPICS = "topics"
-TOPICS_REGEX = "topics.regex"
+SECRET_PREFIX = "secret."
+KAFKA_PREFIX = "kafka."
+
+# Spark's Kafka source options that lakesink honours.
+FAIL_ON_DATA_LOSS = "failOnDataLoss"
+MAX_OFFSETS_PER_TRIGGER = "maxOffsetsPerTrigger"
+INCLUDE_HEADERS = "includeHeaders"
+MIN_PARTITIONS = "minPartitions"
+MAX_RECORDS_PER_PARTITION = "maxRecordsPerPartition"
+GROUP_ID_PREFIX = "groupIdPrefix"
+POLL_TIMEOUT_MS = "kafkaConsumer.pollTimeoutMs"
+SPARK_OPTIONS = (
+    SUBSCRIBE,
+    SUBSCRIBE_PATTERN,
+    ASSIGN,
+    STARTING_OFFSETS,
+    ENDING_OFFSETS,
+    FAIL_ON_DATA_LOSS,
+    MAX_OFFSETS_PER_TRIGGER,
+    INCLUDE_HEADERS,
+    MIN_PARTITIONS,
+    MAX_RECORDS_PER_PARTITION,
+    GROUP_ID_PREFIX,
+    POLL_TIMEOUT_MS,
+)
+
+# lakesink's own options.
 FLUSH_COUNT = "flush.count"
 FLUSH_INTERVAL = "flush.interval"
-MAX_RECORDS_PER_PARTITION = "maxRecordsPerPartition"
 BATCH_RECORDS = "arrowBatchRecords"
 STALL_TIMEOUT = "readStallTimeoutSeconds"
-GROUP_ID = "group.id"
 FIRST_BATCH_END_OFFSETS = "firstBatchEndOffsets"
 RANGES_ONLY = "rangesOnly"
 MAX_RANGE_OFFSETS = "maxRangeOffsets"
+EXTENSIONS = (
+    FLUSH_COUNT,
+    FLUSH_INTERVAL,
+    BATCH_RECORDS,
+    STALL_TIMEOUT,
+    FIRST_BATCH_END_OFFSETS,
+    FIRST_BATCH_CHUNKS,
+    RANGES_ONLY,
+    MAX_RANGE_OFFSETS,
+)
+
+UNSUPPORTED = {
+    "startingOffsetsByTimestamp": "start from offsets with startingOffsets",
+    "startingTimestamp": "start from offsets with startingOffsets",
+    "startingOffsetsByTimestampStrategy": "start from offsets with startingOffsets",
+    "endingOffsetsByTimestamp": "end at offsets with endingOffsets",
+    "endingTimestamp": "end at offsets with endingOffsets",
+    "minOffsetsPerTrigger": "flush.count and flush.interval hold records back per partition instead",
+    "maxTriggerDelay": "flush.interval bounds how long records wait instead",
+    "fetchOffset.numRetries": "the driver's metadata and offset requests wait up to 30 s, then fail the batch",
+    "fetchOffset.retryIntervalMs": "the driver's metadata and offset requests wait up to 30 s, then fail the batch",
+}
+"""Spark's Kafka source options lakesink does not implement: refused, with what to use instead."""
+
+REFUSED_CLIENT_KEYS = {
+    "auto.offset.reset": (
+        "set the source option startingOffsets to earliest or latest instead; it applies when a query "
+        "starts, and a resumed query continues where it left off"
+    ),
+    "key.deserializer": "keys are read as bytes; deserialize them with DataFrame operations",
+    "value.deserializer": "values are read as bytes; deserialize them with DataFrame operations",
+    "enable.auto.commit": "the source tracks offsets in Spark's checkpoint and never commits them to Kafka",
+    "interceptor.classes": "interceptors could change the records read",
+}
+"""Kafka settings Spark's Kafka source refuses (as ``kafka.<key>``), and why; refused here too."""
+
 DEFAULT_GROUP_ID = "lakesink-source"
 DEFAULT_BATCH_RECORDS = 10_000
 DEFAULT_STALL_TIMEOUT_S = 60.0
+_KNOWN = {name.lower(): name for name in (*SPARK_OPTIONS, *EXTENSIONS)}
 
 
 def encode_options(settings: Mapping[str, str | Secret]) -> dict[str, str]:
@@ -87,69 +159,110 @@ def decode_options(options: Mapping[str, str]) -> dict[str, str | Secret]:
 class SourceOptions:
     """The options as objects: parsed from Spark's strings (:meth:`parse`) or built directly.
 
-    The defaults are those of an option left unset. ``client_settings`` keeps everything for the
-    Kafka client config (the consumer and admin configs take the client keys from it and ignore
-    the rest).
+    The defaults are those of an option left unset. ``starting`` / ``ending`` stay None when
+    unset: their defaults depend on the query (:meth:`for_stream`, :meth:`for_batch`).
+    ``client_settings`` are the ``kafka.`` settings without the prefix.
     """
 
-    topics: str | None = None
-    topics_regex: str | None = None
-    starting: OffsetSpec = OffsetSpec(default=EARLIEST)
-    ending: OffsetSpec = OffsetSpec(default=LATEST)
+    subscribe: str | None = None
+    subscribe_pattern: str | None = None
+    assign: str | None = None
+    starting: OffsetSpec | None = None
+    ending: OffsetSpec | None = None
     policy: AdmissionPolicy = AdmissionPolicy()
     first_batch_end: tuple[tuple[TopicPartitionKey, int], ...] = ()
     first_batch_chunks: tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]], ...] = ()
     max_range_offsets: int | None = None
+    min_partitions: int | None = None
     batch_records: int = DEFAULT_BATCH_RECORDS
     stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S
     group_id: str = DEFAULT_GROUP_ID
     read_committed: bool = True
+    fail_on_data_loss: bool = True
+    include_headers: bool = False
     ranges_only: bool = False
     client_settings: Mapping[str, str | Secret] = field(default_factory=dict, repr=False)
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> SourceOptions:
         """Parse Spark's (case-insensitive) options; errors name the option at fault."""
-        settings = decode_options({key.lower(): value for key, value in options.items()})
-        plain = {key: value for key, value in settings.items() if isinstance(value, str)}
-        interval = plain.get(FLUSH_INTERVAL.lower())
+        client, plain = _split(decode_options({key.lower(): value for key, value in options.items()}))
+        if "bootstrap.servers" not in client:
+            raise ConfigError(
+                "Option kafka.bootstrap.servers must be set (the Kafka brokers, host:port,...)."
+            )
+        interval = plain.get(FLUSH_INTERVAL)
         policy = AdmissionPolicy(
             flush_count=_optional_int(plain, FLUSH_COUNT),
             flush_interval_ms=(
                 None if interval is None else round(as_float(FLUSH_INTERVAL, interval, minimum=0.001) * 1000)
             ),
             max_records_per_partition=_optional_int(plain, MAX_RECORDS_PER_PARTITION),
+            max_offsets_per_trigger=_optional_int(plain, MAX_OFFSETS_PER_TRIGGER),
         )
-        stall = plain.get(STALL_TIMEOUT.lower())
-        stall_timeout_s = (
-            DEFAULT_STALL_TIMEOUT_S if stall is None else as_float(STALL_TIMEOUT, stall, minimum=0.1)
-        )
-        isolation = plain.get("isolation.level", plain.get("kafka.isolation.level", "read_committed"))
-        return cls(
-            topics=plain.get(TOPICS),
-            topics_regex=plain.get(TOPICS_REGEX),
-            starting=OffsetSpec.parse(plain.get(STARTING_OFFSETS.lower()), setting=STARTING_OFFSETS,
-                                      default=EARLIEST),
-            ending=OffsetSpec.parse(
-                plain.get(ENDING_OFFSETS.lower()), setting=ENDING_OFFSETS, default=LATEST
-            ),
+        parsed = cls(
+            subscribe=plain.get(SUBSCRIBE),
+            subscribe_pattern=plain.get(SUBSCRIBE_PATTERN),
+            assign=plain.get(ASSIGN),
+            starting=_offsets(plain, STARTING_OFFSETS, unnamed=EARLIEST),
+            ending=_offsets(plain, ENDING_OFFSETS, unnamed=LATEST),
             policy=policy,
-            first_batch_end=OffsetSpec.parse(
-                plain.get(FIRST_BATCH_END_OFFSETS.lower()), setting=FIRST_BATCH_END_OFFSETS, default=LATEST
-            ).explicit,
-            first_batch_chunks=_chunks(plain.get(FIRST_BATCH_CHUNKS.lower())),
+            first_batch_end=(_offsets(plain, FIRST_BATCH_END_OFFSETS, unnamed=LATEST) or OffsetSpec()).explicit,
+            first_batch_chunks=_chunks(plain.get(FIRST_BATCH_CHUNKS)),
             max_range_offsets=_optional_int(plain, MAX_RANGE_OFFSETS),
+            min_partitions=_optional_int(plain, MIN_PARTITIONS),
             batch_records=_optional_int(plain, BATCH_RECORDS) or DEFAULT_BATCH_RECORDS,
-            stall_timeout_s=stall_timeout_s,
-            group_id=plain.get(GROUP_ID, DEFAULT_GROUP_ID),
-            read_committed=isolation.strip().lower() != "read_uncommitted",
-            ranges_only=as_bool(RANGES_ONLY, plain.get(RANGES_ONLY.lower(), "false")),
-            client_settings=settings,
+            stall_timeout_s=_stall_timeout_s(plain),
+            group_id=_group_id(client, plain.get(GROUP_ID_PREFIX)),
+            read_committed=_read_committed(client),
+            fail_on_data_loss=as_bool(FAIL_ON_DATA_LOSS, plain.get(FAIL_ON_DATA_LOSS, "true")),
+            include_headers=as_bool(INCLUDE_HEADERS, plain.get(INCLUDE_HEADERS, "false")),
+            ranges_only=as_bool(RANGES_ONLY, plain.get(RANGES_ONLY, "false")),
+            client_settings=client,
         )
+        parsed.selection()  # refuse a missing or malformed subscription when the query is defined
+        return parsed
 
     def selection(self) -> TopicSelection:
-        """The topics to read (validated: exactly one of topics / topics.regex)."""
-        return TopicSelection(self.topics, self.topics_regex)
+        """The topic-partitions to read (validated: exactly one of subscribe / subscribePattern / assign)."""
+        return TopicSelection(self.subscribe, self.subscribe_pattern, self.assign)
+
+    def for_stream(self) -> SourceOptions:
+        """These options in a streaming query: ``startingOffsets`` defaults to latest, no ``endingOffsets``."""
+        if self.ending is not None:
+            raise ConfigError(
+                f"{ENDING_OFFSETS} is not valid in streaming queries: it bounds a batch read (spark.read)."
+            )
+        return self if self.starting is not None else replace(self, starting=OffsetSpec(default=LATEST))
+
+    def for_batch(self) -> SourceOptions:
+        """These options in a batch read: ``earliest`` to ``latest`` by default, as Spark checks them."""
+        starting = self.starting or OffsetSpec(default=EARLIEST)
+        ending = self.ending or OffsetSpec(default=LATEST)
+        _check_batch_bound(starting, STARTING_OFFSETS, refused=LATEST, word="latest")
+        _check_batch_bound(ending, ENDING_OFFSETS, refused=EARLIEST, word="earliest")
+        _check_start_before_end(starting, ending)
+        ignored = self._stream_only()
+        if ignored:
+            logger.warning("%s ignored in batch reads (they apply to streaming queries)", ", ".join(ignored))
+        return replace(self, starting=starting, ending=ending)
+
+    @property
+    def split_offsets(self) -> int | None:
+        """The most offsets of one range: ``maxRangeOffsets`` or ``maxRecordsPerPartition``, the smaller."""
+        sizes = [s for s in (self.max_range_offsets, self.policy.max_records_per_partition) if s is not None]
+        return min(sizes, default=None)
+
+    def _stream_only(self) -> list[str]:
+        """The options set here that only a streaming query uses (Spark warns about its own)."""
+        policy = self.policy
+        values = {
+            FLUSH_COUNT: policy.flush_count,
+            FLUSH_INTERVAL: policy.flush_interval_ms,
+            MAX_OFFSETS_PER_TRIGGER: policy.max_offsets_per_trigger,
+            FIRST_BATCH_END_OFFSETS: self.first_batch_end or None,
+        }
+        return [name for name, value in values.items() if value is not None]
 
 
 @dataclass(frozen=True)
@@ -159,26 +272,29 @@ class SinkSource:
     A continuous run hands :meth:`encode` to ``DataStreamReader.options`` (Spark passes options
     to a Python data source as strings; the source parses them back with
     :meth:`SourceOptions.parse`); a ``--once`` run plans on the driver with :meth:`options`,
-    without strings in between. ``SourceOptions.parse(source.encode())`` and
-    ``source.options()`` agree on everything but the non-client keys kept in
-    ``client_settings``, which no client config reads. The sink always reads ranges only
-    (``rangesOnly``): its tasks read their range from Kafka themselves.
+    without strings in between. ``SourceOptions.parse(source.encode()).for_stream()`` and
+    ``source.options()`` are equal (the parsed client settings wrap every credential key's value
+    in a Secret). The sink always reads ranges only (``rangesOnly``): its
+    tasks read their range from Kafka themselves, with the headers column (filled or not, see
+    :meth:`~lakesink.adapters.kafka.range_rows.RangeReader.without_headers`).
 
-    The client settings are the bottom layer and what the run sets goes on top, as when both were
-    one options map: a client setting that names a source option (``consumer.group.id``,
-    ``consumer.isolation.level``, ``consumer.maxRecordsPerPartition``...) applies unless the run
-    sets that option itself.
+    It always sets ``startingOffsets`` (``earliest``, or its positions), so Spark's streaming
+    default (``latest``) never decides where a sink starts, and ``failOnDataLoss=false``: a
+    position that retention removed resumes at the earliest record left, as a Kafka Connect sink
+    does. The client settings go under ``kafka.``; the Kafka Connect consumer settings the source
+    refuses (:data:`REFUSED_CLIENT_KEYS`, e.g. ``consumer.auto.offset.reset``) are left out, as
+    lakesink's readers set those themselves.
 
     Attributes:
         client_settings: the Kafka client settings, ``bootstrap.servers`` included; credentials
             as :class:`~lakesink.domain.config.secret.Secret`.
-        topics: comma-separated topic names; when empty, ``topics_regex`` selects.
-        topics_regex: the topic pattern (``topics.regex``), used when ``topics`` is empty.
+        topics: comma-separated topic names (``subscribe``); when empty, ``topics_regex`` selects.
+        topics_regex: the topic pattern (``subscribePattern``), used when ``topics`` is empty.
         policy: admission, usually
             :meth:`AdmissionPolicy.for_flushes <lakesink.domain.flush.admission.AdmissionPolicy.for_flushes>`
             of the statements; a None field leaves the option unset.
         starting: the next offset to read per partition (``startingOffsets``); partitions it does
-            not name start at earliest, and an empty mapping leaves the option unset.
+            not name start at earliest.
         first_batch_end: where the first batch ends per partition (``firstBatchEndOffsets``,
             the replay of pending range plans); empty: unset.
         first_batch_chunks: the chunks the first batch keeps whole (``firstBatchChunks``); empty:
@@ -202,38 +318,35 @@ class SinkSource:
             )
 
     def encode(self) -> dict[str, str]:
-        """The string options of a streaming query: client settings, then the run's options."""
-        return encode_options({**self.client_settings, **self._run_options()})
+        """The string options of a streaming query: ``kafka.`` client settings, then the run's options."""
+        client = {KAFKA_PREFIX + key: value for key, value in self._client().items()}
+        return encode_options({**client, **self._run_options()})
 
     def options(self) -> SourceOptions:
-        """The options :meth:`encode`'s strings parse into, built from the objects."""
-        base = SourceOptions.parse(encode_options(self.client_settings))
-        policy = self.policy
-        return replace(
-            base,
-            topics=self.topics if self.topics else base.topics,
-            topics_regex=base.topics_regex if self.topics else (self.topics_regex or ""),
-            starting=(
-                OffsetSpec(default=EARLIEST, explicit=_positions(self.starting))
-                if self.starting
-                else base.starting
-            ),
-            policy=AdmissionPolicy(
-                flush_count=_set_or(policy.flush_count, base.policy.flush_count),
-                flush_interval_ms=_set_or(policy.flush_interval_ms, base.policy.flush_interval_ms),
-                max_records_per_partition=_set_or(
-                    policy.max_records_per_partition, base.policy.max_records_per_partition
-                ),
-            ),
-            first_batch_end=(
-                _positions(self.first_batch_end) if self.first_batch_end else base.first_batch_end
-            ),
-            first_batch_chunks=(
-                _chunk_lists(self.first_batch_chunks) if self.first_batch_chunks else base.first_batch_chunks
-            ),
-            max_range_offsets=_set_or(self.max_range_offsets, base.max_range_offsets),
+        """The options :meth:`encode`'s strings parse into (for a stream), built from the objects."""
+        client = self._client()
+        return SourceOptions(
+            subscribe=self.topics or None,
+            subscribe_pattern=None if self.topics else self.topics_regex,
+            starting=OffsetSpec(default=EARLIEST, explicit=_positions(self.starting)),
+            policy=self.policy,
+            first_batch_end=_positions(self.first_batch_end),
+            first_batch_chunks=_chunk_lists(self.first_batch_chunks),
+            max_range_offsets=self.max_range_offsets,
+            group_id=_group_id(client, None),
+            read_committed=_read_committed(client),
+            fail_on_data_loss=False,
+            include_headers=True,
             ranges_only=True,
+            client_settings=client,
         )
+
+    def _client(self) -> dict[str, str | Secret]:
+        return {
+            key: value
+            for key, value in self.client_settings.items()
+            if key not in REFUSED_CLIENT_KEYS
+        }
 
     def _run_options(self) -> dict[str, str]:
         """The options the run sets, as strings (each parses back to the value :meth:`options` takes)."""
@@ -245,13 +358,16 @@ class SinkSource:
             options[FLUSH_COUNT] = str(policy.flush_count)
         if policy.max_records_per_partition is not None:
             options[MAX_RECORDS_PER_PARTITION] = str(policy.max_records_per_partition)
+        if policy.max_offsets_per_trigger is not None:
+            options[MAX_OFFSETS_PER_TRIGGER] = str(policy.max_offsets_per_trigger)
         options[RANGES_ONLY] = "true"
+        options[INCLUDE_HEADERS] = "true"
+        options[FAIL_ON_DATA_LOSS] = "false"
         if self.topics:
-            options[TOPICS] = self.topics
+            options[SUBSCRIBE] = self.topics
         else:
-            options[TOPICS_REGEX] = self.topics_regex or ""
-        if self.starting:
-            options[STARTING_OFFSETS] = _json(to_json(self.starting))
+            options[SUBSCRIBE_PATTERN] = self.topics_regex or ""
+        options[STARTING_OFFSETS] = _json(to_json(self.starting)) if self.starting else "earliest"
         if self.first_batch_end:
             options[FIRST_BATCH_END_OFFSETS] = _json(to_json(self.first_batch_end))
         if self.first_batch_chunks:
@@ -261,8 +377,89 @@ class SinkSource:
         return options
 
 
-def _set_or(value: int | None, fallback: int | None) -> int | None:
-    return fallback if value is None else value
+def _split(settings: Mapping[str, str | Secret]) -> tuple[dict[str, str | Secret], dict[str, str]]:
+    """``(client settings without kafka., the other options by their canonical name)``; refuses the rest."""
+    client: dict[str, str | Secret] = {}
+    plain: dict[str, str] = {}
+    for key, value in settings.items():
+        if key.startswith(KAFKA_PREFIX):
+            name = key[len(KAFKA_PREFIX) :]
+            if name in REFUSED_CLIENT_KEYS:
+                raise ConfigError(f"Kafka option {key} is not supported: {REFUSED_CLIENT_KEYS[name]}.")
+            client[name] = value
+            continue
+        unsupported = next((name for name in UNSUPPORTED if name.lower() == key), None)
+        if unsupported is not None:
+            raise ConfigError(
+                f"Option {unsupported} of Spark's Kafka source is not supported by lakesink-kafka; "
+                f"{UNSUPPORTED[unsupported]}."
+            )
+        if key not in _KNOWN:
+            raise ConfigError(
+                f"Unknown option {key!r} for lakesink-kafka. Valid options: kafka.<Kafka client setting>, "
+                f"{', '.join(SPARK_OPTIONS)}; lakesink extensions: {', '.join(EXTENSIONS)}."
+            )
+        plain[_KNOWN[key]] = value.reveal() if isinstance(value, Secret) else value
+    return client, plain
+
+
+def _text(value: str | Secret | None) -> str | None:
+    return value.reveal() if isinstance(value, Secret) else value
+
+
+def _group_id(client: Mapping[str, str | Secret], prefix: str | None) -> str:
+    """``kafka.group.id``, else ``groupIdPrefix``, else lakesink's own name.
+
+    The readers never join the group nor commit to it (they assign partitions and Spark's
+    checkpoint holds the offsets), so the id only names the consumers: Spark's unique suffix,
+    which keeps concurrent queries out of each other's group, is not needed.
+    """
+    return _text(client.get("group.id")) or (prefix or "").strip() or DEFAULT_GROUP_ID
+
+
+def _read_committed(client: Mapping[str, str | Secret]) -> bool:
+    return (_text(client.get("isolation.level")) or "read_committed").strip().lower() != "read_uncommitted"
+
+
+def _stall_timeout_s(options: Mapping[str, str]) -> float:
+    """``readStallTimeoutSeconds``, or Spark's ``kafkaConsumer.pollTimeoutMs`` in seconds: one of them."""
+    stall, poll = options.get(STALL_TIMEOUT), options.get(POLL_TIMEOUT_MS)
+    if stall is not None and poll is not None:
+        raise ConfigError(f"Set one of {STALL_TIMEOUT} and {POLL_TIMEOUT_MS} (both bound a task's wait for Kafka).")
+    if poll is not None:
+        return as_int(POLL_TIMEOUT_MS, poll, minimum=100) / 1000
+    return DEFAULT_STALL_TIMEOUT_S if stall is None else as_float(STALL_TIMEOUT, stall, minimum=0.1)
+
+
+def _offsets(options: Mapping[str, str], name: str, *, unnamed: int) -> OffsetSpec | None:
+    """The offsets option ``name`` (None when unset); partitions a JSON map does not name get ``unnamed``."""
+    raw = options.get(name)
+    return None if raw is None or not raw.strip() else OffsetSpec.parse(raw, setting=name, default=unnamed)
+
+
+def _check_batch_bound(spec: OffsetSpec, name: str, *, refused: int, word: str) -> None:
+    if spec.default == refused:
+        raise ConfigError(f"{name} can't be {word} for batch queries on Kafka.")
+    for (topic, partition), offset in spec.explicit:
+        if offset == refused:
+            raise ConfigError(f"{name} for {topic}-{partition} can't be {word} ({refused}) for batch queries on Kafka.")
+
+
+def _check_start_before_end(starting: OffsetSpec, ending: OffsetSpec) -> None:
+    """Spark's check of two JSON maps: the same partitions, and no start after its end."""
+    if not starting.explicit or not ending.explicit:
+        return
+    start, end = dict(starting.explicit), dict(ending.explicit)
+    if start.keys() != end.keys():
+        raise ConfigError(
+            f"{STARTING_OFFSETS} and {ENDING_OFFSETS} must name the same partitions "
+            f"({sorted(start)} vs {sorted(end)})."
+        )
+    for key, offset in sorted(start.items()):
+        if 0 <= end[key] < offset:
+            raise ConfigError(
+                f"{STARTING_OFFSETS} for {key[0]}-{key[1]} ({offset}) is after its {ENDING_OFFSETS} ({end[key]})."
+            )
 
 
 def _key(key: TopicPartitionKey) -> TopicPartitionKey:
@@ -297,5 +494,5 @@ def _chunks(raw: str | None) -> tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]
 
 
 def _optional_int(options: Mapping[str, str], key: str) -> int | None:
-    raw = options.get(key.lower())
+    raw = options.get(key)
     return None if raw is None else as_int(key, raw, minimum=1)

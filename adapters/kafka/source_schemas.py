@@ -29,10 +29,23 @@ KAFKA_SCHEMA = StructType(
         StructField("offset", LongType()),
         StructField("timestamp", TimestampType()),
         StructField("timestampType", IntegerType()),
+    ]
+)
+"""Spark's Kafka source columns (``includeHeaders=false``, its default), so code written for it fits."""
+
+KAFKA_SCHEMA_WITH_HEADERS = StructType(
+    [
+        *KAFKA_SCHEMA.fields,
         StructField("headers", HEADERS_TYPE),
     ]
 )
-"""Spark's Kafka source columns, so downstream code written for Spark's Kafka source fits."""
+"""Spark's Kafka source columns with ``includeHeaders=true``: ``headers`` last (what the sink reads)."""
+
+
+def kafka_schema(include_headers: bool) -> StructType:
+    """The record columns for the ``includeHeaders`` option."""
+    return KAFKA_SCHEMA_WITH_HEADERS if include_headers else KAFKA_SCHEMA
+
 
 RANGES_SCHEMA = StructType(
     [

@@ -1,8 +1,9 @@
 """Which topic-partitions the source reads, and how far each goes: broker metadata for the driver.
 
-Topics come from ``topics`` (a comma list; topics that do not exist yet are skipped until they
-appear) or ``topics.regex`` (a full match, as in Kafka; internal ``__`` topics never match).
-Both are re-evaluated on every planning call, so new partitions and topics are picked up.
+Topics come from ``subscribe`` (a comma list; topics that do not exist yet are skipped until they
+appear), ``subscribePattern`` (a full match, as in Kafka; internal ``__`` topics never match) or
+``assign`` (named partitions, those that exist). They are re-evaluated on every planning call, so
+new partitions and topics are picked up (with ``assign``, only partitions it names).
 Watermarks are read with one ListOffsets request per kind; with ``read_committed`` (the
 librdkafka default) the "latest" offset is the last stable offset, so a batch never ends
 inside an open transaction.
@@ -54,6 +55,7 @@ class TopicMetadata:
             for topic, info in metadata.topics.items()
             if selection.matches(topic) and info.error is None
             for partition in info.partitions
+            if selection.selects((topic, partition))
         )
 
     def earliest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:

@@ -131,7 +131,7 @@ def register_data_sources(session: SparkSession) -> None:
 
 
 def _check_redaction(regex: str) -> None:
-    sample = SECRET_PREFIX + "sasl.jaas.config"
+    sample = SECRET_PREFIX + "kafka.sasl.jaas.config"
     try:
         masks_secrets = re.search(regex, sample) is not None
     except re.error:

@@ -7,7 +7,9 @@ partition's waiting records are *admitted* into a batch: when at least ``flush.c
 wait, or ``flush.interval`` has passed since the partition was last admitted (or first seen). A
 partition that is not admitted keeps its start offset, so its records stay in Kafka for a later
 batch; when no partition is admitted the batch is empty. ``maxRecordsPerPartition`` caps one
-partition's range in one batch.
+partition's range in one batch, and ``maxOffsetsPerTrigger`` (Spark's Kafka source option) caps the
+whole batch: the admitted offsets are cut down in proportion to what each partition has waiting
+(:func:`rate_limited`), as Spark's Kafka source does, so a large backlog does not starve the others.
 
 Partitions are any hashable key (the Kafka source uses ``(topic, partition)``) and offsets plain
 integers; the time comes from the :class:`~lakesink.domain.ports.Clock` port. The state (last
@@ -18,6 +20,7 @@ flush, never loses data.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -35,9 +38,9 @@ class AdmitMode(Enum):
     """How strictly the policy applies to one planning call."""
 
     POLICY = "policy"
-    """flush.count / flush.interval decide; maxRecordsPerPartition caps."""
+    """flush.count / flush.interval decide; maxRecordsPerPartition and maxOffsetsPerTrigger cap."""
     DRAIN = "drain"
-    """Admit every waiting record up to the cap (Trigger.AvailableNow: nothing more will come)."""
+    """Admit every waiting record up to the caps (Trigger.AvailableNow: nothing more will come)."""
     ALL = "all"
     """Admit everything, ignoring the options (Spark asked for ReadAllAvailable)."""
 
@@ -51,17 +54,20 @@ class AdmissionPolicy:
         flush_interval_ms: admit a partition with waiting records once this long passed since
             its last admission (or since it was first seen).
         max_records_per_partition: the most records of one partition one batch takes.
+        max_offsets_per_trigger: the most offsets one batch takes over all partitions.
     """
 
     flush_count: int | None = None
     flush_interval_ms: int | None = None
     max_records_per_partition: int | None = None
+    max_offsets_per_trigger: int | None = None
 
     def __post_init__(self) -> None:
         for name, value in (
             ("flush.count", self.flush_count),
             ("flush.interval", self.flush_interval_ms),
             ("maxRecordsPerPartition", self.max_records_per_partition),
+            ("maxOffsetsPerTrigger", self.max_offsets_per_trigger),
         ):
             if value is not None and value <= 0:
                 raise ConfigError(f"Invalid value {value} for {name}: must be positive.")
@@ -90,7 +96,13 @@ class AdmissionPolicy:
     def is_limited(self) -> bool:
         """Whether any option restricts what a batch takes."""
         return any(
-            v is not None for v in (self.flush_count, self.flush_interval_ms, self.max_records_per_partition)
+            v is not None
+            for v in (
+                self.flush_count,
+                self.flush_interval_ms,
+                self.max_records_per_partition,
+                self.max_offsets_per_trigger,
+            )
         )
 
     def waits(self) -> bool:
@@ -143,10 +155,33 @@ class AdmissionControl(Generic[K]):
                 self._last_admitted_ms[key] = now
             else:
                 end[key] = begin
-        return end
+        limit = self._policy.max_offsets_per_trigger
+        if limit is None or mode is AdmitMode.ALL:
+            return end
+        return rate_limited(limit, start, end)
 
     def _capped(self, waiting: int, mode: AdmitMode) -> int:
         cap = self._policy.max_records_per_partition
         if cap is None or mode is AdmitMode.ALL:
             return waiting
         return min(waiting, cap)
+
+
+def rate_limited(limit: int, start: Mapping[K, int], end: Mapping[K, int]) -> dict[K, int]:
+    """``end`` cut down so that the batch takes about ``limit`` offsets over all partitions.
+
+    Spark's Kafka source rule for ``maxOffsetsPerTrigger``: each partition gets ``limit`` times its
+    share of the offsets waiting (``end - start``), rounded down, except that a share below one
+    offset is rounded up so a small partition is never starved (the total can then pass ``limit``
+    by a few offsets). Nothing is cut when everything waiting fits.
+    """
+    sizes = {key: stop - start[key] for key, stop in end.items() if stop > start[key]}
+    total = sum(sizes.values())
+    if total <= limit:
+        return dict(end)
+    limited = dict(end)
+    for key, size in sizes.items():
+        share = limit * size / total
+        taken = math.ceil(share) if share < 1 else math.floor(share)
+        limited[key] = min(end[key], start[key] + taken)
+    return limited

@@ -6,7 +6,7 @@ from confluent_kafka import Producer
 
 from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema, read_range
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.adapters.kafka.source_options import SourceOptions
@@ -102,7 +102,9 @@ def test_a_reader_without_headers_reads_the_same_records_with_empty_header_lists
 ) -> None:
     records = [ProducedRecord(b"v%d" % i, key=b"k", headers=(("h", b"x"),), partition=1) for i in range(5)]
     kafka.produce(topic, records)
-    options = SourceOptions.parse({"bootstrap.servers": kafka.bootstrap_servers, "topics": topic})
+    options = SourceOptions.parse(
+        {"kafka.bootstrap.servers": kafka.bootstrap_servers, "subscribe": topic, "includeHeaders": "true"}
+    )
     reader = RangeReader.of(options)
     rng = OffsetRange(topic, 1, 0, 5)
 
@@ -112,3 +114,17 @@ def test_a_reader_without_headers_reads_the_same_records_with_empty_header_lists
     assert full.column("headers").to_pylist() == [[{"key": "h", "value": b"x"}]] * 5
     assert bare.column("headers").to_pylist() == [[]] * 5
     assert bare.drop_columns(["headers"]).equals(full.drop_columns(["headers"]))
+
+
+def test_a_start_that_retention_removed_fails_the_read_unless_fail_on_data_loss_is_false(
+    kafka: EmbeddedKafka, topic: str
+) -> None:
+    kafka.produce(topic, [ProducedRecord(b"x" * 200_000, partition=2) for _ in range(40)])  # > 5 MiB kept
+    low, high = kafka.watermarks(topic)[2]
+    assert low > 0
+    rng = OffsetRange(topic, 2, 0, high)
+
+    with pytest.raises(KafkaDataLossError, match=f"{topic}-2.*failOnDataLoss=false"):
+        list(read_range(rng, _config(kafka), fail_on_data_loss=True))
+    offsets = [o for batch in read_range(rng, _config(kafka), fail_on_data_loss=False) for o in batch["offset"].to_pylist()]
+    assert offsets == list(range(low, high))

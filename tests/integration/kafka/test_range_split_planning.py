@@ -12,12 +12,13 @@ pytestmark = pytest.mark.integration
 
 
 def _reader(kafka: EmbeddedKafka, **options: str) -> KafkaStreamReader:
-    return KafkaStreamReader(SourceOptions.parse({"bootstrap.servers": kafka.bootstrap_servers, **options}))
+    settings = {"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}
+    return KafkaStreamReader(SourceOptions.parse(settings).for_stream())
 
 
 def test_a_backlog_of_one_partition_is_planned_as_fixed_size_chunks(kafka: EmbeddedKafka, topic: str) -> None:
     kafka.produce(topic, [ProducedRecord(b"x", partition=1) for _ in range(25)])
-    reader = _reader(kafka, topics=topic, maxRangeOffsets="10")
+    reader = _reader(kafka, subscribe=topic, maxRangeOffsets="10")
     start = reader.initialOffset()
 
     end = reader.latestOffset(start, reader.getDefaultReadLimit())
@@ -33,7 +34,7 @@ def test_the_replayed_first_batch_is_cut_at_the_plans_whatever_the_split_size(
     kafka.produce(topic, [ProducedRecord(b"x", partition=0) for _ in range(40)])
     # A crashed run split [0, 40) by 8 and planned the chunks [8, 16) (first written 9) and [24, 32).
     reader = _reader(
-        kafka, topics=topic, maxRangeOffsets="5",
+        kafka, subscribe=topic, maxRangeOffsets="5",
         startingOffsets=f'{{"{topic}": {{"0": 0}}}}',
         firstBatchEndOffsets=f'{{"{topic}": {{"0": 32}}}}',
         firstBatchChunks=f'{{"{topic}": {{"0": [[9, 16], [24, 32]]}}}}',

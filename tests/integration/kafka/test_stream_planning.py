@@ -23,7 +23,8 @@ class FakeClock:
 
 
 def _reader(kafka: EmbeddedKafka, clock: FakeClock | None = None, **options: str) -> KafkaStreamReader:
-    return KafkaStreamReader(SourceOptions.parse({"bootstrap.servers": kafka.bootstrap_servers, **options}), clock)
+    settings = {"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}
+    return KafkaStreamReader(SourceOptions.parse(settings).for_stream(), clock)
 
 
 def _fill(kafka: EmbeddedKafka, topic: str, partition: int, count: int) -> None:
@@ -32,7 +33,7 @@ def _fill(kafka: EmbeddedKafka, topic: str, partition: int, count: int) -> None:
 
 def test_partition_enters_a_batch_only_once_flush_count_records_wait(kafka: EmbeddedKafka, topic: str) -> None:
     _fill(kafka, topic, 0, 3)
-    reader = _reader(kafka, topics=topic, **{"flush.count": "5"})
+    reader = _reader(kafka, subscribe=topic, **{"flush.count": "5"})
     limit = reader.getDefaultReadLimit()
     assert limit == ReadMinRows(5)
     start = reader.initialOffset()
@@ -49,7 +50,7 @@ def test_partition_enters_a_batch_only_once_flush_count_records_wait(kafka: Embe
 def test_partition_below_the_count_enters_a_batch_when_the_interval_passed(kafka: EmbeddedKafka, topic: str) -> None:
     clock = FakeClock()
     _fill(kafka, topic, 1, 2)
-    reader = _reader(kafka, clock, topics=topic, **{"flush.count": "100", "flush.interval": "30"})
+    reader = _reader(kafka, clock, subscribe=topic, **{"flush.count": "100", "flush.interval": "30"})
     start = reader.initialOffset()
     limit = reader.getDefaultReadLimit()
     assert reader.latestOffset(start, limit) == start
@@ -62,7 +63,7 @@ def test_partition_below_the_count_enters_a_batch_when_the_interval_passed(kafka
 
 def test_max_records_per_partition_splits_a_backlog_over_batches(kafka: EmbeddedKafka, topic: str) -> None:
     _fill(kafka, topic, 2, 7)
-    reader = _reader(kafka, topics=topic, maxRecordsPerPartition="3")
+    reader = _reader(kafka, subscribe=topic, maxRecordsPerPartition="3")
     start = reader.initialOffset()
     limit = reader.getDefaultReadLimit()
 
@@ -76,17 +77,17 @@ def test_max_records_per_partition_splits_a_backlog_over_batches(kafka: Embedded
 
 def test_read_all_available_from_spark_overrides_the_options(kafka: EmbeddedKafka, topic: str) -> None:
     _fill(kafka, topic, 0, 4)
-    reader = _reader(kafka, topics=topic, **{"flush.count": "1000", "maxRecordsPerPartition": "1"})
+    reader = _reader(kafka, subscribe=topic, **{"flush.count": "1000", "maxRecordsPerPartition": "1"})
     start = reader.initialOffset()
 
     assert reader.latestOffset(start, ReadAllAvailable())[topic]["0"] == 4
 
 
-def test_topics_regex_registers_a_new_topic_then_reads_it_from_the_beginning(kafka: EmbeddedKafka) -> None:
+def test_subscribe_pattern_registers_a_new_topic_then_reads_it_from_the_beginning(kafka: EmbeddedKafka) -> None:
     prefix = unique_name("rx")
     first, second = f"{prefix}-a", f"{prefix}-b"
     _fill(kafka, first, 0, 1)
-    reader = _reader(kafka, **{"topics.regex": f"{prefix}-.*"})
+    reader = _reader(kafka, subscribePattern=f"{prefix}-.*")
     start = reader.initialOffset()
     limit = reader.getDefaultReadLimit()
     assert set(start) == {first}
@@ -105,14 +106,14 @@ def test_starting_offsets_json_is_honoured_and_unnamed_partitions_start_at_earli
 ) -> None:
     _fill(kafka, topic, 0, 10)
     _fill(kafka, topic, 1, 4)
-    reader = _reader(kafka, topics=topic, startingOffsets=f'{{"{topic}": {{"0": 6, "2": -1}}}}')
+    reader = _reader(kafka, subscribe=topic, startingOffsets=f'{{"{topic}": {{"0": 6, "2": -1}}}}')
 
     assert reader.initialOffset() == {topic: {"0": 6, "1": 0, "2": 0, "3": 0}}
 
 
 def test_available_now_drains_what_existed_when_the_query_started(kafka: EmbeddedKafka, topic: str) -> None:
     _fill(kafka, topic, 0, 3)
-    reader = _reader(kafka, topics=topic, **{"flush.count": "1000"})
+    reader = _reader(kafka, subscribe=topic, **{"flush.count": "1000"})
     start = reader.initialOffset()
     limit = reader.getDefaultReadLimit()
     reader.prepareForTriggerAvailableNow()

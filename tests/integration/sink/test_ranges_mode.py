@@ -30,7 +30,8 @@ def test_ranges_mode_yields_one_row_and_one_task_per_admitted_range(
     produce_ids(kafka, topic, range(400))  # 100 records in each of the 4 partitions
     stream = (
         spark.readStream.format("lakesink-kafka")
-        .options(**{"bootstrap.servers": kafka.bootstrap_servers, "topics": topic})
+        .options(**{"kafka.bootstrap.servers": kafka.bootstrap_servers, "subscribe": topic})
+        .option("startingOffsets", "earliest")
         .option("rangesOnly", "true")
         .option("maxRecordsPerPartition", "60")
         .load()
@@ -74,7 +75,12 @@ def test_sink_task_over_ranges_writes_the_same_objects_as_over_records(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, clause: str
 ) -> None:
     produce_ids(kafka, topic, range(103))
-    options = {"bootstrap.servers": kafka.bootstrap_servers, "topics": topic, "arrowBatchRecords": "10"}
+    options = {
+        "kafka.bootstrap.servers": kafka.bootstrap_servers,
+        "subscribe": topic,
+        "includeHeaders": "true",  # the sink's tasks read the headers column
+        "arrowBatchRecords": "10",
+    }
     stores: dict[str, ObjectStore] = {}
     specs: dict[str, SinkTaskSpec] = {}
     name = unique_name("sink")

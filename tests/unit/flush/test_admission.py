@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.flush.admission import AdmissionControl, AdmissionPolicy, AdmitMode
+from lakesink.domain.flush.admission import AdmissionControl, AdmissionPolicy, AdmitMode, rate_limited
 from lakesink.domain.flush.policy import FileStats, FlushPolicy
 from lakesink.domain.formats import Format
 
@@ -87,7 +87,9 @@ def test_partition_missing_from_the_available_offsets_keeps_its_position() -> No
     assert control.plan({A0: 5}, {}) == {A0: 5}
 
 
-@pytest.mark.parametrize("field", ["flush_count", "flush_interval_ms", "max_records_per_partition"])
+@pytest.mark.parametrize(
+    "field", ["flush_count", "flush_interval_ms", "max_records_per_partition", "max_offsets_per_trigger"]
+)
 def test_non_positive_option_is_rejected(field: str) -> None:
     with pytest.raises(ConfigError):
         AdmissionPolicy(**{field: 0})
@@ -187,3 +189,45 @@ def test_a_partition_is_admitted_at_the_very_count_and_instant_a_file_of_its_rec
     clock.now = first_seen + 30_000
     assert control.plan({A1: 0}, {A1: 3}) == {A1: 3}
     assert file_flushes(3)
+
+
+A2 = ("orders", 2)
+
+
+def test_max_offsets_per_trigger_splits_the_batch_in_proportion_to_what_each_partition_has_waiting() -> None:
+    control = AdmissionControl(AdmissionPolicy(max_offsets_per_trigger=100), FakeClock())
+
+    end = control.plan({A0: 0, A1: 50, A2: 7}, {A0: 300, A1: 150, A2: 7})
+
+    assert end == {A0: 75, A1: 75, A2: 7}  # 300 and 100 waiting: shares 75 and 25
+
+
+def test_a_share_below_one_offset_is_rounded_up_so_no_partition_starves() -> None:
+    assert rate_limited(10, {A0: 0, A1: 0}, {A0: 1000, A1: 1}) == {A0: 9, A1: 1}
+
+
+def test_nothing_is_cut_when_everything_waiting_fits() -> None:
+    assert rate_limited(10, {A0: 0, A1: 5}, {A0: 4, A1: 5}) == {A0: 4, A1: 5}
+
+
+def test_max_offsets_per_trigger_applies_after_the_per_partition_cap_and_not_when_spark_reads_all() -> None:
+    control = AdmissionControl(AdmissionPolicy(max_records_per_partition=40, max_offsets_per_trigger=20), FakeClock())
+
+    assert control.plan({A0: 0, A1: 0}, {A0: 100, A1: 40}, AdmitMode.DRAIN) == {A0: 10, A1: 10}
+    assert control.plan({A0: 0, A1: 0}, {A0: 100, A1: 40}, AdmitMode.ALL) == {A0: 100, A1: 40}
+
+
+@given(
+    waiting=st.dictionaries(st.integers(0, 5), st.integers(0, 10_000), min_size=1, max_size=6),
+    limit=st.integers(1, 5_000),
+)
+def test_a_limited_batch_never_passes_the_limit_by_more_than_one_offset_per_partition(
+    waiting: dict[int, int], limit: int
+) -> None:
+    start = dict.fromkeys(waiting, 0)
+
+    end = rate_limited(limit, start, waiting)
+
+    assert all(0 <= end[key] <= waiting[key] for key in waiting)
+    assert sum(end.values()) <= limit + len(waiting)
+    assert all(end[key] > 0 for key in waiting if waiting[key] > 0)

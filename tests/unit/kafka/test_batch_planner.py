@@ -12,8 +12,10 @@ import subprocess
 import sys
 from collections.abc import Iterable
 
+import pytest
+
 from lakesink.adapters.kafka.batch_planner import BatchPlanner
-from lakesink.adapters.kafka.offsets import TopicPartitionKey
+from lakesink.adapters.kafka.offsets import KafkaDataLossError, TopicPartitionKey
 from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.topic_selection import TopicSelection
@@ -30,7 +32,7 @@ class FakeBroker:
         self.closed = False
 
     def partitions(self, selection: TopicSelection) -> list[TopicPartitionKey]:
-        return sorted(key for key in self.watermarks if selection.matches(key[0]))
+        return sorted(key for key in self.watermarks if selection.selects(key))
 
     def earliest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
         return {key: self.watermarks[key][0] for key in keys}
@@ -43,7 +45,7 @@ class FakeBroker:
 
 
 def _options(**options: str) -> SourceOptions:
-    return SourceOptions.parse({"bootstrap.servers": "unused:1", "topics": "t", **options})
+    return SourceOptions.parse({"kafka.bootstrap.servers": "unused:1", "subscribe": "t", "startingOffsets": "earliest", **options})
 
 
 def _planned_once(options: SourceOptions, broker: FakeBroker) -> Batches:
@@ -147,11 +149,73 @@ def test_a_partition_that_appears_during_a_stream_is_registered_then_read_from_i
 
 
 def test_a_batch_query_reads_from_starting_to_ending_offsets() -> None:
-    planner = BatchPlanner(_options(startingOffsets="latest", endingOffsets='{"t": {"0": 7}}'), FakeBroker(
-        {("t", 0): (0, 9), ("t", 1): (0, 4)}
-    ))
+    options = _options(startingOffsets='{"t": {"0": 2, "1": -2}}', endingOffsets='{"t": {"0": 7, "1": -1}}')
+    planner = BatchPlanner(options.for_batch(), FakeBroker({("t", 0): (0, 9), ("t", 1): (1, 4)}))
 
-    assert planner.bounds() == ({("t", 0): 9, ("t", 1): 4}, {("t", 0): 7, ("t", 1): 4})
+    assert planner.bounds() == ({("t", 0): 2, ("t", 1): 1}, {("t", 0): 7, ("t", 1): 4})
+
+
+def test_a_batch_query_defaults_to_earliest_through_latest() -> None:
+    options = SourceOptions.parse({"kafka.bootstrap.servers": "unused:1", "subscribe": "t"}).for_batch()
+    planner = BatchPlanner(options, FakeBroker({("t", 0): (3, 9)}))
+
+    assert planner.bounds() == ({("t", 0): 3}, {("t", 0): 9})
+
+
+def test_a_stream_defaults_to_latest_and_reads_partitions_that_appear_later_from_earliest() -> None:
+    options = SourceOptions.parse({"kafka.bootstrap.servers": "unused:1", "subscribe": "t"}).for_stream()
+    broker = FakeBroker({("t", 0): (3, 9)})
+    planner = BatchPlanner(options, broker)
+
+    start = planner.start()
+    broker.watermarks.update({("t", 0): (3, 12), ("t", 1): (2, 5)})
+    registered = planner.next_end(start, AdmitMode.POLICY)
+
+    assert start == {("t", 0): 9}
+    assert registered == {("t", 0): 12, ("t", 1): 2}
+    assert [r.describe() for r in planner.ranges(start, registered)] == ["t-0[9, 12)"]
+
+
+def test_max_offsets_per_trigger_splits_each_batch_in_proportion_to_what_each_partition_has() -> None:
+    batches = _both(_options(maxOffsetsPerTrigger="10"), {("t", 0): (0, 30), ("t", 1): (0, 10), ("t", 2): (0, 1)})
+
+    assert batches[0] == ["t-0[0, 7)", "t-1[0, 2)", "t-2[0, 1)"]
+    assert sum(len(b) for b in batches) >= 4  # the rest comes in later batches, about 10 offsets each
+
+
+def test_min_partitions_splits_the_largest_ranges_of_a_batch() -> None:
+    planner = BatchPlanner(_options(minPartitions="4").for_batch(), FakeBroker({("t", 0): (0, 30), ("t", 1): (0, 10)}))
+
+    assert [r.describe() for r in planner.ranges(*planner.bounds())] == [
+        "t-0[0, 10)", "t-0[10, 20)", "t-0[20, 30)", "t-1[0, 10)"
+    ]
+
+
+def test_max_records_per_partition_also_splits_the_ranges_of_a_batch_read_as_spark_does() -> None:
+    planner = BatchPlanner(_options(maxRecordsPerPartition="4").for_batch(), FakeBroker({("t", 0): (0, 10)}))
+
+    assert [r.describe() for r in planner.ranges(*planner.bounds())] == ["t-0[0, 4)", "t-0[4, 8)", "t-0[8, 10)"]
+
+
+def test_assign_reads_only_the_named_partitions() -> None:
+    options = SourceOptions.parse({"kafka.bootstrap.servers": "unused:1", "assign": '{"t": [1]}'}).for_batch()
+    planner = BatchPlanner(options, FakeBroker({("t", 0): (0, 5), ("t", 1): (0, 3), ("u", 1): (0, 3)}))
+
+    assert planner.bounds() == ({("t", 1): 0}, {("t", 1): 3})
+
+
+@pytest.mark.parametrize("offset", [2, 12])
+def test_a_starting_offset_outside_what_kafka_holds_is_data_loss_unless_fail_on_data_loss_is_false(
+    offset: int,
+) -> None:
+    broker = FakeBroker({("t", 0): (5, 10)})
+    starting = f'{{"t": {{"0": {offset}}}}}'
+
+    with pytest.raises(KafkaDataLossError, match="failOnDataLoss=false"):
+        BatchPlanner(_options(startingOffsets=starting), broker).start()
+    assert BatchPlanner(_options(startingOffsets=starting, failOnDataLoss="false"), broker).start() == {
+        ("t", 0): offset
+    }
 
 
 def test_closing_the_planner_closes_the_broker_connection() -> None:
@@ -170,3 +234,12 @@ def test_importing_the_source_loads_neither_pyarrow_nor_the_kafka_client() -> No
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
 
     assert json.loads(loaded) == []
+
+
+def test_a_partition_whose_latest_offset_fell_below_the_position_read_is_data_loss() -> None:
+    broker = FakeBroker({("t", 0): (0, 3)})  # read up to 10, then the topic was deleted and recreated
+
+    with pytest.raises(KafkaDataLossError, match="t-0: the latest offset 3 is below the next offset to read 10"):
+        BatchPlanner(_options(), broker).next_end({("t", 0): 10}, AdmitMode.POLICY)
+    lenient = BatchPlanner(_options(failOnDataLoss="false"), broker)
+    assert lenient.next_end({("t", 0): 10}, AdmitMode.POLICY) == {("t", 0): 10}

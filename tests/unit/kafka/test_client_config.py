@@ -7,6 +7,7 @@ from lakesink.adapters.kafka.client_config import (
     consumer_config,
     create_consumer,
     create_producer,
+    ignored_settings,
     is_sensitive,
     producer_config,
 )
@@ -146,3 +147,16 @@ def test_every_client_gets_the_same_tls_and_sasl_settings_unchanged() -> None:
 
     for config in (admin_config(settings), consumer_config(settings, group_id="g"), producer_config(settings)):
         assert {key: config[key] for key in expected} == expected
+
+
+def test_settings_librdkafka_never_gets_are_named_so_the_source_can_warn_about_them() -> None:
+    settings = {
+        "bootstrap.servers": "b:1",
+        "group.id": "g",
+        "fetch.max.wait.ms": "5",
+        "sasl.mechanism": "PLAIN",
+        "max.poll.records": "5",
+        "kafka.metadata.max.age.ms": "1000",
+    }
+
+    assert ignored_settings(settings) == ["kafka.metadata.max.age.ms", "max.poll.records"]

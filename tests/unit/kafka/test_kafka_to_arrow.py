@@ -65,3 +65,16 @@ def test_offsets_are_the_delivered_ones_with_or_without_gaps() -> None:
     assert offsets([7, 9, 10, 11]) == [7, 9, 10, 11]  # a compacted gap at the start
     assert offsets([7, 8, 9, 12]) == [7, 8, 9, 12]  # a transaction marker before the last
     assert offsets([42]) == [42]
+
+
+def test_without_the_header_column_the_batch_has_spark_default_columns_and_never_asks_for_headers() -> None:
+    class HeaderlessMessage(FakeMessage):
+        def headers(self) -> list[tuple[str, bytes | None]] | None:
+            raise AssertionError("headers() must not be called")
+
+    messages = [HeaderlessMessage(b"k", b"v", 5, (1, 1000), [("a", b"1")])]
+
+    batch = _to_batch(messages, OffsetRange("orders", 0, 5, 6), arrow_schema(header_column=False))  # type: ignore[arg-type]
+
+    assert batch.schema.names == ["key", "value", "topic", "partition", "offset", "timestamp", "timestampType"]
+    assert batch.column("offset").to_pylist() == [5]

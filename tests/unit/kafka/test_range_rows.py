@@ -33,7 +33,7 @@ def test_ranges_of_several_rows_keep_their_order() -> None:
 
 
 def test_ranges_only_is_off_unless_set_and_rejects_non_booleans() -> None:
-    base = {"bootstrap.servers": "b:1", "topics": "t"}
+    base = {"kafka.bootstrap.servers": "b:1", "subscribe": "t"}
 
     assert SourceOptions.parse(base).ranges_only is False
     assert SourceOptions.parse({**base, "RANGESONLY": "TRUE"}).ranges_only is True
@@ -45,12 +45,14 @@ def test_range_reader_keeps_the_source_consumer_settings_and_secrets_through_pic
     options = SourceOptions.parse(
         encode_options(
             {
-                "bootstrap.servers": "b:1",
-                "topics": "t",
-                "sasl.password": Secret("pw"),
-                "group.id": "g",
+                "kafka.bootstrap.servers": "b:1",
+                "subscribe": "t",
+                "kafka.sasl.password": Secret("pw"),
+                "kafka.group.id": "g",
                 "arrowBatchRecords": "123",
                 "readStallTimeoutSeconds": "5",
+                "includeHeaders": "true",
+                "failOnDataLoss": "false",
             }
         )
     )
@@ -59,11 +61,12 @@ def test_range_reader_keeps_the_source_consumer_settings_and_secrets_through_pic
 
     assert reader.client_settings["sasl.password"] == Secret("pw")
     assert (reader.group_id, reader.batch_records, reader.stall_timeout_s) == ("g", 123, 5.0)
+    assert (reader.header_column, reader.fail_on_data_loss) == (True, False)
     assert "pw" not in repr(reader)
 
 
 def test_a_reader_without_headers_differs_only_in_headers_and_stays_so_through_pickling() -> None:
-    reader = RangeReader.of(SourceOptions.parse({"bootstrap.servers": "b:1", "topics": "t"}))
+    reader = RangeReader.of(SourceOptions.parse({"kafka.bootstrap.servers": "b:1", "subscribe": "t"}))
 
     bare = pickle.loads(pickle.dumps(reader.without_headers()))
 
@@ -72,6 +75,6 @@ def test_a_reader_without_headers_differs_only_in_headers_and_stays_so_through_p
 
 
 def test_reading_an_empty_range_needs_no_broker() -> None:
-    reader = RangeReader.of(SourceOptions.parse({"bootstrap.servers": "127.0.0.1:1", "topics": "t"}))
+    reader = RangeReader.of(SourceOptions.parse({"kafka.bootstrap.servers": "127.0.0.1:1", "subscribe": "t"}))
 
     assert list(reader.read_all([OffsetRange("t", 0, 5, 5)])) == []

@@ -12,6 +12,7 @@ from lakesink.adapters.kafka.offsets import (
     chunks_from_json,
     chunks_to_json,
     ranges_between,
+    split_for_min_partitions,
 )
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.commit.chunks import chunk_bounds
@@ -108,7 +109,7 @@ def test_malformed_pinned_chunks_are_a_config_error_naming_the_option(document: 
 
 def test_source_options_carry_the_split_size_and_the_first_batch_split_offsets() -> None:
     options = SourceOptions.parse(
-        {"topics": "t", "maxRangeOffsets": "1000",
+        {"kafka.bootstrap.servers": "b:1", "subscribe": "t", "maxRangeOffsets": "1000",
          "firstBatchChunks": '{"t": {"0": [[40, 50], [10, 20]]}}'}
     )
 
@@ -120,4 +121,21 @@ def test_source_options_carry_the_split_size_and_the_first_batch_split_offsets()
                                      {"firstBatchChunks": "{oops"}])
 def test_invalid_split_options_are_a_config_error_naming_the_option(options: dict[str, str]) -> None:
     with pytest.raises(ConfigError, match=next(iter(options))):
-        SourceOptions.parse({"topics": "t", **options})
+        SourceOptions.parse({"kafka.bootstrap.servers": "b:1", "subscribe": "t", **options})
+
+
+def test_min_partitions_splits_large_ranges_in_proportion_and_leaves_small_ones_whole() -> None:
+    ranges = [OffsetRange("t", 0, 0, 100), OffsetRange("t", 1, 50, 60), OffsetRange("t", 2, 7, 7)]
+
+    split = split_for_min_partitions(ranges, 5)
+
+    assert [r.describe() for r in split] == [
+        "t-0[0, 25)", "t-0[25, 50)", "t-0[50, 75)", "t-0[75, 100)", "t-1[50, 60)"
+    ]
+
+
+def test_min_partitions_changes_nothing_when_there_are_enough_ranges() -> None:
+    ranges = [OffsetRange("t", 0, 0, 100), OffsetRange("t", 1, 0, 1)]
+
+    assert split_for_min_partitions(ranges, 2) == ranges
+    assert split_for_min_partitions(ranges, None) == ranges

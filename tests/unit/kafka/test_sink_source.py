@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -15,17 +14,13 @@ from lakesink.adapters.kafka.offsets import (
     EARLIEST,
     FIRST_BATCH_CHUNKS,
     OffsetSpec,
-    TopicPartitionKey,
     chunks_to_json,
-    to_json,
 )
 from lakesink.adapters.kafka.source_options import (
     MAX_RANGE_OFFSETS,
     SinkSource,
     SourceOptions,
-    encode_options,
 )
-from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
@@ -44,35 +39,6 @@ def _json(document: object) -> str:
     return json.dumps(document, separators=(",", ":"))
 
 
-def _before(
-    client: Mapping[str, str | Secret],
-    flushes: Sequence[FlushPolicy],
-    *,
-    topics: str | None,
-    topics_regex: str | None,
-    starting: Mapping[TopicPartitionKey, int],
-    first_end: Mapping[TopicPartitionKey, int],
-    first_chunks: Mapping[TopicPartitionKey, Sequence[Chunk]],
-    range_split_offsets: int,
-) -> dict[str, str]:
-    """The options the sink driver built before SinkSource (SinkJob._source_options and _admission)."""
-    counts = [f.count for f in flushes if f.count is not None]
-    intervals = [f.interval_ms for f in flushes]
-    admission = {"flush.interval": str(min(intervals) / 1000)}
-    if counts:
-        admission["flush.count"] = str(min(counts))
-    options: dict[str, str | Secret] = {**client, **admission, "rangesOnly": "true"}
-    options["topics" if topics else "topics.regex"] = topics or topics_regex or ""
-    if starting:
-        options["startingOffsets"] = _json(to_json(starting))
-    if first_end:
-        options["firstBatchEndOffsets"] = _json(to_json(first_end))
-        options[FIRST_BATCH_CHUNKS] = _json(chunks_to_json(first_chunks))
-    if range_split_offsets:
-        options[MAX_RANGE_OFFSETS] = str(range_split_offsets)
-    return encode_options(options)
-
-
 def _without_client_settings(options: SourceOptions) -> SourceOptions:
     return dataclasses.replace(options, client_settings={})
 
@@ -80,7 +46,7 @@ def _without_client_settings(options: SourceOptions) -> SourceOptions:
 def _assert_same_source(source: SinkSource) -> None:
     """What a streaming query parses from the strings is what the --once run gets directly."""
     direct = source.options()
-    parsed = SourceOptions.parse(source.encode())
+    parsed = SourceOptions.parse(source.encode()).for_stream()
     assert _without_client_settings(direct) == _without_client_settings(parsed)
     assert consumer_config(direct.client_settings, group_id=direct.group_id) == consumer_config(
         parsed.client_settings, group_id=parsed.group_id
@@ -88,7 +54,7 @@ def _assert_same_source(source: SinkSource) -> None:
     assert admin_config(direct.client_settings) == admin_config(parsed.client_settings)
 
 
-def test_a_resuming_sink_gets_the_options_it_always_got() -> None:
+def test_a_resuming_sink_passes_spark_option_names_and_its_positions() -> None:
     flushes = [FlushPolicy(count=100, interval_ms=60_000), FlushPolicy(count=None, interval_ms=5_000)]
     starting = {("orders", 0): 42, ("orders", 1): 7}
     first_end = {("orders", 0): 90}
@@ -105,58 +71,71 @@ def test_a_resuming_sink_gets_the_options_it_always_got() -> None:
         max_range_offsets=1_000,
     )
 
-    assert source.encode() == _before(
-        CLIENT, flushes, topics="orders", topics_regex=None, starting=starting, first_end=first_end,
-        first_chunks=first_chunks, range_split_offsets=1_000,
-    )
+    assert source.encode() == {
+        "kafka.bootstrap.servers": "b:1",
+        "kafka.security.protocol": "SASL_SSL",
+        "secret.kafka.sasl.password": "pw",
+        "secret.kafka.sasl.jaas.config": CLIENT["sasl.jaas.config"],
+        "kafka.max.poll.records": "5",
+        "flush.interval": "5.0",
+        "flush.count": "100",
+        "rangesOnly": "true",
+        "includeHeaders": "true",
+        "failOnDataLoss": "false",
+        "subscribe": "orders",
+        "startingOffsets": _json({"orders": {"0": 42, "1": 7}}),
+        "firstBatchEndOffsets": _json({"orders": {"0": 90}}),
+        FIRST_BATCH_CHUNKS: _json(chunks_to_json(first_chunks)),
+        MAX_RANGE_OFFSETS: "1000",
+    }
     options = source.options()
     assert options.policy == AdmissionPolicy(flush_count=100, flush_interval_ms=5_000)
     assert options.starting == OffsetSpec(EARLIEST, ((("orders", 0), 42), (("orders", 1), 7)))
     assert options.first_batch_end == ((("orders", 0), 90),)
     assert options.first_batch_chunks == ((("orders", 0), ((42, 60), (60, 90))),)
-    assert (options.topics, options.max_range_offsets, options.ranges_only) == ("orders", 1_000, True)
+    assert (options.subscribe, options.max_range_offsets, options.ranges_only) == ("orders", 1_000, True)
+    assert (options.include_headers, options.fail_on_data_loss) == (True, False)
     assert options.client_settings["sasl.password"] == Secret("pw")
     _assert_same_source(source)
 
 
-def test_a_fresh_sink_on_a_topic_pattern_sets_no_offsets() -> None:
+def test_a_fresh_sink_on_a_topic_pattern_starts_at_earliest_explicitly() -> None:
     flushes = [FlushPolicy(count=None, interval_ms=3_600_000)]
     source = SinkSource(
         {"bootstrap.servers": "b:1"}, topics=None, topics_regex="orders-.*", policy=AdmissionPolicy.for_flushes(flushes)
     )
 
     assert source.encode() == {
-        "bootstrap.servers": "b:1",
+        "kafka.bootstrap.servers": "b:1",
         "flush.interval": "3600.0",
         "rangesOnly": "true",
-        "topics.regex": "orders-.*",
+        "includeHeaders": "true",
+        "failOnDataLoss": "false",
+        "subscribePattern": "orders-.*",
+        "startingOffsets": "earliest",
     }
-    assert source.encode() == _before(
-        {"bootstrap.servers": "b:1"}, flushes, topics=None, topics_regex="orders-.*", starting={}, first_end={},
-        first_chunks={}, range_split_offsets=0,
-    )
     options = source.options()
     assert options.selection().matches("orders-eu")
+    assert options.starting == OffsetSpec(default=EARLIEST)
     assert options.policy == AdmissionPolicy(flush_interval_ms=3_600_000)
     assert options.max_range_offsets is None
     _assert_same_source(source)
 
 
-def test_client_settings_named_like_source_options_apply_unless_the_run_sets_them() -> None:
+def test_client_group_and_isolation_apply_and_settings_the_source_refuses_are_left_out() -> None:
     client = {
         "bootstrap.servers": "b:1",
         "group.id": "mine",
         "isolation.level": "read_uncommitted",
-        "maxRecordsPerPartition": "5",
-        "flush.count": "3",
-        "arrowBatchRecords": "123",
+        "auto.offset.reset": "latest",
+        "enable.auto.commit": "true",
     }
     source = SinkSource(client, topics="t", topics_regex=None, policy=AdmissionPolicy(flush_count=100))
 
     options = source.options()
 
-    assert (options.group_id, options.read_committed, options.batch_records) == ("mine", False, 123)
-    assert options.policy == AdmissionPolicy(flush_count=100, max_records_per_partition=5)
+    assert (options.group_id, options.read_committed) == ("mine", False)
+    assert "kafka.auto.offset.reset" not in source.encode() and "kafka.enable.auto.commit" not in source.encode()
     _assert_same_source(source)
 
 
@@ -169,15 +148,13 @@ def test_a_non_positive_range_split_is_rejected_as_the_option_would_be() -> None
 _KEYS = st.tuples(st.sampled_from(["orders", "clicks", "a.b"]), st.integers(0, 3))
 _CLIENT_EXTRA = st.fixed_dictionaries(
     {},
-    optional={  # client keys, some named like source options (they apply unless the run sets them)
+    optional={  # client keys, some the source refuses (left out: the readers set them)
         "client.id": st.just("lakesink"),
         "ssl.key.password": st.just("secret"),
         "group.id": st.just("mine"),
         "isolation.level": st.sampled_from(["read_committed", "read_uncommitted"]),
-        "maxRecordsPerPartition": st.integers(1, 100).map(str),
-        "flush.count": st.integers(1, 100).map(str),
-        "startingoffsets": st.sampled_from(["earliest", "latest"]),
-        "readStallTimeoutSeconds": st.sampled_from(["5", "0.5"]),
+        "auto.offset.reset": st.sampled_from(["earliest", "latest"]),
+        "max.poll.records": st.integers(1, 100).map(str),
     },
 )
 
@@ -200,7 +177,7 @@ def _sink_runs(draw: st.DrawFn) -> dict[str, object]:
         "client": {"bootstrap.servers": "b:1", **draw(_CLIENT_EXTRA)},
         "flushes": flushes,
         "topics": topics,
-        "topics_regex": draw(st.sampled_from(["orders.*", None])),
+        "topics_regex": "orders.*" if topics is None else draw(st.sampled_from(["orders.*", None])),
         "starting": draw(st.dictionaries(_KEYS, st.integers(0, 10**9), max_size=4)),
         "first_end": first_end,
         "first_chunks": chunks,
@@ -210,7 +187,7 @@ def _sink_runs(draw: st.DrawFn) -> dict[str, object]:
 
 @settings(max_examples=200, deadline=None)
 @given(run=_sink_runs())
-def test_both_forms_come_from_one_value_and_match_what_the_driver_built_before(run: dict[str, object]) -> None:
+def test_both_forms_come_from_one_value(run: dict[str, object]) -> None:
     source = SinkSource(
         run["client"],  # type: ignore[arg-type]
         topics=run["topics"],  # type: ignore[arg-type]
@@ -222,5 +199,4 @@ def test_both_forms_come_from_one_value_and_match_what_the_driver_built_before(r
         max_range_offsets=run["range_split_offsets"] or None,  # type: ignore[arg-type]
     )
 
-    assert source.encode() == _before(**run)  # type: ignore[arg-type]
     _assert_same_source(source)
