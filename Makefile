@@ -30,7 +30,7 @@ $(NODE_STAMP):
 	cd .tools && npm install --silent --no-audit --no-fund --prefix . azurite@3
 	touch $(NODE_STAMP)
 
-LINTED := domain adapters application bench tests contract-tests vulture_allowlist.py spark
+LINTED := domain adapters application bench tests contract-tests vulture_allowlist.py spark examples
 
 test: install lint
 	$(PY) -m pytest

@@ -13,7 +13,9 @@ streaming sink over the ``lakesink-kafka`` source in ranges mode (its tasks read
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lakesink.adapters.config_sources import LocalConfigSource
@@ -27,10 +29,13 @@ from lakesink.application.waiting import waiting_out
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.providers import resolve_references
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.kcql import parse as parse_kcql
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming import StreamingQuery
+
+_KCQL_KEY = re.compile(r"connect\.[a-z0-9]+\.kcql")
 
 Config = Mapping[str, Any] | str | os.PathLike[str]
 """Connector settings: a mapping (values as strings, numbers or booleans) or a config file's path."""
@@ -121,9 +126,10 @@ def library_settings(config: Config) -> ConnectorSettings:
     """
     if isinstance(config, Mapping):
         values = {str(key): _text(value) for key, value in config.items()}
-        settings = sink_settings(resolve_references(values, LocalConfigSource()))
+        resolved = resolve_references(values, LocalConfigSource())
     else:
-        settings = sink_settings(load_config(config))
+        resolved = load_config(config)
+    settings = sink_settings(replace(resolved, values=_with_topics(resolved.values)))
     if not settings.bootstrap_servers:
         needs = (
             "at-least-once mode (it commits Kafka's consumer group)" if not settings.exactly_once
@@ -133,6 +139,20 @@ def library_settings(config: Config) -> ConnectorSettings:
         if needs:
             raise ConfigError(f"bootstrap.servers is required for {needs}: the Kafka cluster to use.")
     return settings
+
+
+def _with_topics(values: dict[str, str]) -> dict[str, str]:
+    """``values`` with ``topics`` set to the topics its KCQL reads when it names neither ``topics``
+    nor ``topics.regex``: the DataFrame, not a subscription, says what is read."""
+    if "topics" in values or "topics.regex" in values:
+        return values
+    statements = [
+        statement for key, text in values.items() if _KCQL_KEY.fullmatch(key) for statement in parse_kcql(text)
+    ]
+    topics = [statement.topic for statement in statements if statement.topic is not None]
+    if not statements or len(topics) < len(statements):  # none, or `FROM *`: the settings' own error says what to set
+        return values
+    return {**values, "topics": ",".join(dict.fromkeys(topics))}
 
 
 def _text(value: object) -> str:

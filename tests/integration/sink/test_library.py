@@ -36,11 +36,11 @@ def kafka_stream(spark: SparkSession, kafka: EmbeddedKafka, topic: str, *, heade
     """The topic from its start, as a Spark-Kafka-connector job reads it (format name changed)."""
     reader = (
         spark.readStream.format("lakesink-kafka")
-        .option("bootstrap.servers", kafka.bootstrap_servers)
-        .option("topics", topic)
+        .option("kafka.bootstrap.servers", kafka.bootstrap_servers)
+        .option("subscribe", topic)
         .option("startingOffsets", "earliest")
     )
-    return reader.load()
+    return reader.option("includeHeaders", str(headers).lower()).load()
 
 
 def drain(df: DataFrame, config: Mapping[str, str], checkpoint: Path) -> None:
@@ -146,8 +146,8 @@ def test_a_static_frame_is_written_once_and_a_second_write_skips_it(
     topic = unique_name("lib")
     produce_ids(kafka, topic, range(30))
     lakesink.spark.register(spark)
-    records = (spark.read.format("lakesink-kafka").option("bootstrap.servers", kafka.bootstrap_servers)
-               .option("topics", topic).load())
+    records = (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
+               .option("subscribe", topic).load())
     (tmp_path / "out" / "out").mkdir(parents=True)
     config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka)
 
@@ -176,8 +176,8 @@ def test_a_join_that_repeats_a_record_is_refused_naming_the_record(
 ) -> None:
     topic = unique_name("lib")
     produce_ids(kafka, topic, range(8))
-    records = (spark.read.format("lakesink-kafka").option("bootstrap.servers", kafka.bootstrap_servers)
-               .option("topics", topic).load())
+    records = (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
+               .option("subscribe", topic).load())
     twice = records.crossJoin(spark.createDataFrame([("a",), ("b",)], ["copy"]))
     (tmp_path / "out" / "out").mkdir(parents=True)
     config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka)
