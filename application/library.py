@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from lakesink.adapters.config_sources import LocalConfigSource
 from lakesink.adapters.spark.record_frames import check_writable, is_range_frame
 from lakesink.adapters.spark.session import register_data_sources
+from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.application.compose import sink_run
 from lakesink.application.config_file import load_config
 from lakesink.application.sink_run import BatchReport, SinkRun
@@ -68,8 +69,9 @@ def write_stream(
             ``bootstrap.servers`` is needed only for at-least-once mode, a dead-letter topic or a
             DataFrame of offset ranges.
         checkpoint_location: the query's checkpoint (default: the command's, from the connector
-            name). The store stays the source of truth: a lost checkpoint costs re-reading, no
-            duplicate.
+            name). Without it the source starts where its options say: from ``earliest`` a lost
+            checkpoint costs re-reading, no duplicate; from ``latest`` (Spark's streaming default)
+            the records in between are never written.
         trigger: :meth:`DataStreamWriter.trigger`'s keywords, e.g. ``{"processingTime": "5 seconds"}``
             or ``{"availableNow": True}``; None: Spark's default.
         query_name: the query's name (default ``lakesink-sink-<name>``).
@@ -78,33 +80,54 @@ def write_stream(
         ConfigError: invalid settings, or a DataFrame the sink cannot write (naming what is missing).
         LakesinkError: the store refused the start-up (missing bucket, bad credentials, fenced).
     """
-    run = _prepared(df, config, checkpoint_location=checkpoint_location, once=False)
+    if not df.isStreaming:
+        raise ConfigError("write_stream takes a streaming DataFrame (spark.readStream); write a static one with write.")
+    run, compute = _prepared(df, config, checkpoint_location=checkpoint_location, once=False)
     name = query_name or f"lakesink-sink-{run.settings.name}"
-    return run.compute.start_stream(df, run.write_batch, name=name, trigger=trigger)
+    return compute.start_stream(df, run.write_batch, name=name, trigger=trigger)
 
 
 def write(df: DataFrame, config: Config) -> BatchReport:
-    """Write a static DataFrame's records once, exactly once: records already durable (an earlier
-    write of the same offsets) are skipped.
+    """Write a static DataFrame's records once, exactly once.
 
-    Takes the same DataFrames and settings as :func:`write_stream`; returns what the batch wrote.
+    Records at or below a partition's committed offset are skipped, whether an earlier write stored
+    them or not: the index keeps one high-water mark per partition, so write a partition's offsets
+    in order (a later write of lower offsets, or a filter widened afterwards, writes nothing for
+    them). Takes the same DataFrames and settings as :func:`write_stream`; returns what the batch wrote.
 
     Raises:
         LakesinkError: as :func:`write_stream`, or the batch failed (``error.policy``).
     """
-    run = _prepared(df, config, checkpoint_location=None, once=True)
+    if df.isStreaming:
+        raise ConfigError("write takes a static DataFrame; start a streaming one with write_stream.")
+    run, compute = _prepared(df, config, checkpoint_location=None, once=True)
     try:
-        run.compute.write_frame(df, 0, run.write_batch)
+        compute.write_frame(df, 0, run.write_batch)
     finally:
         run.close()
     return run.reports[-1]
 
 
-def _prepared(df: DataFrame, config: Config, *, checkpoint_location: str | None, once: bool) -> SinkRun:
+def _prepared(
+    df: DataFrame, config: Config, *, checkpoint_location: str | None, once: bool
+) -> tuple[SinkRun, SparkSink]:
+    """The run that writes ``df``, its index opened, and its Spark compute (which takes DataFrames).
+
+    Raises:
+        ConfigError: the settings or the DataFrame cannot be written, checked before the store is touched.
+    """
     check_writable(df)
     settings = library_settings(config)
+    ranges = is_range_frame(df)
+    if ranges and not settings.bootstrap_servers:
+        raise ConfigError(
+            "A DataFrame of offset ranges (topic, partition, start, end) is read from Kafka by the sink's tasks: "
+            "set bootstrap.servers in the config."
+        )
     run = sink_run(settings, df.sparkSession, checkpoint_dir=checkpoint_location, once=once)
-    if run.holds_records and not is_range_frame(df):
+    compute = run.compute
+    assert isinstance(compute, SparkSink), "compose.sink_run runs on Spark"
+    if run.holds_records and not ranges:
         raise ConfigError(
             "This Confluent config keeps the records of an unfinished file (flush.size, rotate.interval.ms) "
             "for the next batch to read again, which a DataFrame's next batch cannot do. Set "
@@ -112,7 +135,7 @@ def _prepared(df: DataFrame, config: Config, *, checkpoint_location: str | None,
             "config with the lakesink sink command."
         )
     waiting_out("Start-up", run.prepare)
-    return run
+    return run, compute
 
 
 def library_settings(config: Config) -> ConnectorSettings:

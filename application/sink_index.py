@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.storage.store_calls import perform
+from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.commit.engine import (
     IndexScope,
     PartitionIndex,
@@ -19,7 +20,15 @@ from lakesink.domain.commit.engine import (
     open_partition,
     roll_back_plan,
 )
-from lakesink.domain.commit.range_plans import replay_chunks, replay_clock, replay_end, unreproducible
+from lakesink.domain.commit.range_plans import (
+    RangePlan,
+    other_clocks,
+    replay_chunks,
+    replay_clock,
+    replay_end,
+    unreproducible,
+    within,
+)
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
@@ -69,15 +78,8 @@ class SinkIndex:
         return {tp: end for tp, s in self._partitions.items() if (end := replay_end(s.pending)) is not None}
 
     def first_batch_chunks(self) -> dict[TopicPartition, tuple[tuple[int, int], ...]]:
-        """The chunks the first batch must contain per partition to reproduce every uncommitted plan
-        (a partition's plans are pending until its first commit)."""
+        """The chunks the first batch must contain per partition to reproduce every uncommitted plan."""
         return {tp: replay_chunks(s.pending) for tp, s in self._partitions.items() if s.pending}
-
-    def replay_clock(self, partitions: Iterable[TopicPartition]) -> int | None:
-        """The batch clock the pending plans of ``partitions`` recorded (wall-clock transforms), None
-        when none did: the batch that replays them must read it."""
-        states = (self._partitions.get(tp) for tp in set(partitions))
-        return replay_clock(plan for state in states if state is not None for plan in state.pending)
 
     def floors(self) -> dict[TopicPartition, int]:
         """The committed offset per partition: executors skip records at or below it."""
@@ -87,19 +89,45 @@ class SinkIndex:
         """Lenses granular locks ahead of the master, per partition (key → offset)."""
         return {tp: dict(s.granular) for tp, s in self._partitions.items() if s.granular}
 
-    def roll_back_unreproducible(self, ranges: Iterable[OffsetRange]) -> None:
-        """Roll back every pending plan a range of the batch overlaps without holding it whole.
+    def replay(self, ranges: Iterable[OffsetRange]) -> tuple[dict[TopicPartition, tuple[Chunk, ...]], int | None]:
+        """What a batch of ``ranges`` must reproduce: per partition the chunks of the pending plans it
+        holds whole (pinned when its ranges are cut), and the batch clock they recorded.
+
+        A pending plan a range overlaps without holding it whole is rolled back first, and so is a
+        held plan recorded at another batch clock than the others (a DataFrame's batch may meet the
+        plans of two crashed runs); their records are written afresh.
 
         Raises:
             CommitConflictError: such a plan does not list its objects.
         """
+        held: list[RangePlan] = []
         for offset_range in ranges:
+            start, end = offset_range.start, offset_range.end
+            self._roll_back(offset_range, unreproducible(self._pending(offset_range), start, end))
+            held += within(self._pending(offset_range), start, end)
+        late = set(other_clocks(held))
+        for offset_range in ranges:
+            self._roll_back(offset_range, [plan for plan in self._pending(offset_range) if plan in late])
+        pinned: dict[TopicPartition, tuple[Chunk, ...]] = {}
+        for offset_range in ranges:
+            kept = within(self._pending(offset_range), offset_range.start, offset_range.end)
             where = (offset_range.topic, offset_range.partition)
-            state = self._partitions.get(where)
-            if state is None:
-                continue
-            for plan in unreproducible(state.pending, offset_range.start, offset_range.end):
-                state = self._partitions[where] = perform(roll_back_plan(state, plan), self._store)
+            pinned[where] = (*pinned.get(where, ()), *replay_chunks(kept))
+        return {where: chunks for where, chunks in pinned.items() if chunks}, replay_clock(set(held) - late)
+
+    def roll_back_held(self, ranges: Iterable[OffsetRange]) -> None:
+        """Roll back every pending plan ``ranges`` hold whole: a replay found their records changed
+        (:class:`~lakesink.domain.errors.PlanChangedError`), so the batch writes them afresh."""
+        for offset_range in ranges:
+            self._roll_back(offset_range, within(self._pending(offset_range), offset_range.start, offset_range.end))
+
+    def _pending(self, offset_range: OffsetRange) -> tuple[RangePlan, ...]:
+        return self._partitions[(offset_range.topic, offset_range.partition)].pending
+
+    def _roll_back(self, offset_range: OffsetRange, plans: Iterable[RangePlan]) -> None:
+        where = (offset_range.topic, offset_range.partition)
+        for plan in plans:
+            self._partitions[where] = perform(roll_back_plan(self._partitions[where], plan), self._store)
 
     # --- commit ------------------------------------------------------------------------------
 
@@ -110,6 +138,5 @@ class SinkIndex:
             CommitConflictError: the lock changed since this run last wrote it (fenced).
             CommitOutcomeUnknownError: the lock write failed and the lock cannot be read back.
         """
-        where = (topic, partition)
-        state = self._partitions.get(where) or PartitionIndex(self.scope(topic, partition))
-        self._partitions[where] = perform(commit_partition(state, last, self._owner), self._store)
+        where = (topic, partition)  # opened before its batch was written
+        self._partitions[where] = perform(commit_partition(self._partitions[where], last, self._owner), self._store)

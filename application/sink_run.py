@@ -34,7 +34,7 @@ from lakesink.domain.commit.range_results import RangeResult, commit_points, fir
 from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
-from lakesink.domain.errors import CommitConflictError, ConfigError
+from lakesink.domain.errors import CommitConflictError, ConfigError, PlanChangedError
 from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore
 from lakesink.domain.records import TopicPartition
@@ -209,11 +209,6 @@ class SinkRun:
         if self._dead_letters is not None:
             self._dead_letters.close()
 
-    @property
-    def start(self) -> SinkStart:
-        """Where :meth:`prepare` found the run must start (empty before it ran)."""
-        return self._start
-
     def write_batch(self, batch_id: int, ranges: Sequence[OffsetRange]) -> None:
         """One micro-batch: write its ranges (retried as ``error.policy`` says), then commit them.
 
@@ -232,8 +227,17 @@ class SinkRun:
         now_ms = self._clock.now_ms()
 
         def write_and_commit() -> None:
-            chunks, clock_ms = self._replaying(ranges)
-            results = self._write_with_policy(chunks, now_ms if clock_ms is None else clock_ms)
+            chunks, replay_ms = self._replaying(ranges)
+            clock_ms = now_ms if replay_ms is None else replay_ms
+            try:
+                results = self._write_with_policy(chunks, clock_ms)
+            except PlanChangedError as changed:
+                if self._index is None:
+                    raise
+                # The same chunks again: those this attempt planned meet their own plans and objects.
+                logger.warning("Batch %d replayed a pending plan with other records (%s): rolling it back", batch_id, changed)
+                self._index.roll_back_held(chunks)
+                results = self._write_with_policy(chunks, clock_ms)
             self._commit(batch_id, results)
 
         waiting_out(f"Batch {batch_id}", write_and_commit)
@@ -244,16 +248,14 @@ class SinkRun:
         index = self._index
         if index is None:
             return list(ranges), None
-        partitions = {(r.topic, r.partition) for r in ranges}
-        index.open(partitions)
-        index.roll_back_unreproducible(ranges)
-        pinned = index.first_batch_chunks()
+        index.open({(r.topic, r.partition) for r in ranges})
+        pinned, clock_ms = index.replay(ranges)
         chunks = [
             OffsetRange(r.topic, r.partition, low, high)
             for r in ranges
             for low, high in chunk_bounds(r.start, r.end, None, pinned.get((r.topic, r.partition), ()))
         ]
-        return chunks, index.replay_clock(partitions)
+        return chunks, clock_ms
 
     def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
@@ -275,7 +277,7 @@ class SinkRun:
                 retry = (
                     settings.error_policy is ErrorPolicy.RETRY
                     and attempt < settings.max_retries
-                    and not isinstance(exc, CommitConflictError)
+                    and not isinstance(exc, CommitConflictError | ConfigError)
                     and not waits_out(exc)  # waited out by the caller, whatever the policy
                 )
                 if not retry:

@@ -120,6 +120,12 @@ class CommitConflictError(CommitError):
     """Another writer owns the index (fenced by a conditional write); safe to stop and retry later."""
 
 
+class PlanChangedError(CommitConflictError):
+    """A pending plan's range was written again into other objects (its rows changed since: a
+    transformation that is not deterministic, a lookup table that changed): the plan must be rolled
+    back, and the range written afresh."""
+
+
 class CommitOutcomeUnknownError(CommitError):
     """A commit step may or may not have happened; recovery must reconcile before retrying."""
 

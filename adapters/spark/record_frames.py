@@ -36,6 +36,7 @@ from pyspark.sql.types import (
     ArrayType,
     BinaryType,
     DataType,
+    IntegralType,
     MapType,
     StringType,
     StructType,
@@ -100,8 +101,17 @@ class RecordFrame:
 
     def ranges(self) -> list[OffsetRange]:
         """Per topic-partition, ``[first offset, last offset + 1)`` of the batch's records."""
-        rows = self.frame.groupBy("topic", "partition").agg(F.min("offset"), F.max("offset")).collect()
-        return [OffsetRange(topic, partition, low, high + 1) for topic, partition, low, high in sorted(rows)]
+        rows = (
+            self.frame.groupBy("topic", "partition")
+            .agg(F.min("offset"), F.max("offset"), F.count(F.when(F.col("offset").isNull(), 1)))
+            .collect()
+        )
+        if any(None in row[:3] or row[4] for row in rows):
+            raise ConfigError(
+                "The DataFrame has rows whose topic, partition or offset is null: every row must carry the "
+                "coordinates of the Kafka record it comes from."
+            )
+        return [OffsetRange(topic, partition, low, high + 1) for topic, partition, low, high, _ in sorted(rows)]
 
     def write(self, spec: SinkTaskSpec, ranges: Sequence[OffsetRange]) -> list[RangeResult]:
         """Write the records of ``ranges``, one task each, in offset order; one result per range.
@@ -152,6 +162,16 @@ def _shaped(df: DataFrame) -> tuple[DataFrame, bool]:
             f"The DataFrame lakesink writes has no {', '.join(missing)} column (it has {', '.join(df.columns)}): "
             "keep the Kafka columns topic, partition and offset through your transformation; they name the "
             "objects and are what the sink commits, exactly once."
+        )
+    wrong = [
+        f"{name} is {types[name].simpleString()}"
+        for name, kinds in (("topic", StringType), ("partition", IntegralType), ("offset", IntegralType))
+        if not isinstance(types[name], kinds)
+    ]
+    if wrong:
+        raise ConfigError(
+            f"The DataFrame's Kafka coordinates have other types than Spark's Kafka source gives ({'; '.join(wrong)}): "
+            "topic must be a string, partition and offset integers. Keep the source's columns as they are."
         )
     value, structured = _value(df, types)
     frame = df.select(
@@ -226,8 +246,8 @@ def _value(df: DataFrame, types: dict[str, DataType]) -> tuple[Column, bool]:
         return F.col("value").cast("binary"), False
     if not own and isinstance(kind, _STRUCTURED):
         return F.to_json(F.col("value")).cast("binary"), True
-    if not own and kind is not None:
-        return F.col("value").cast("string").cast("binary"), True  # a number or a boolean is JSON as text
+    if not own and kind is not None:  # a lone number, date...: the one field of the user's data
+        return F.to_json(F.struct(F.col("value"))).cast("binary"), True
     if not own:
         raise ConfigError(
             "The DataFrame lakesink writes has neither a value column nor columns of its own: nothing to write."

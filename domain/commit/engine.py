@@ -65,6 +65,7 @@ from lakesink.domain.commit.range_plans import (
 from lakesink.domain.errors import (
     CommitConflictError,
     ObjectNotFoundError,
+    PlanChangedError,
     PreconditionFailedError,
     StorageError,
 )
@@ -198,17 +199,20 @@ def make_range_durable(
     Raises:
         CommitConflictError: the plan exists for another range, or an object exists with
             other bytes: another writer, or a hand-edited index. Nothing was uploaded after it.
+        PlanChangedError: the plan exists for this range with other objects, or one of its objects
+            with another size: the range's records changed since it was planned.
         StorageError: an upload failed (the task fails; a retry writes the same objects).
     """
     if not files:
         return
+    replayed = False
     if plan is not None:
         yield from _check_still_owner(scope, plan.owner)
-        yield from _write_plan(scope, plan)
+        replayed = yield from _write_plan(scope, plan)
     outcomes = yield UploadFiles(files, create_only=plan is not None)
     for file, outcome in zip(files, outcomes, strict=True):
         if isinstance(outcome, PreconditionFailedError):
-            yield from _check_same_object(file)
+            yield from _check_same_object(file, replayed)
         elif isinstance(outcome, StorageError):
             raise outcome
 
@@ -226,8 +230,9 @@ def _check_still_owner(scope: IndexScope, owner: str) -> Steps[None]:
         raise fenced(scope.master)
 
 
-def _write_plan(scope: IndexScope, plan: RangePlan) -> Steps[None]:
-    """Create the plan; an existing one must describe the same range (a retry, or a lost answer)."""
+def _write_plan(scope: IndexScope, plan: RangePlan) -> Steps[bool]:
+    """Create the plan; an existing one must describe the same range (a retry, or a lost answer).
+    Returns whether it existed."""
     key = scope.plan_key(plan.start)
     try:
         yield PutIfAbsent(scope.bucket, key, encode_plan(plan))
@@ -235,10 +240,18 @@ def _write_plan(scope: IndexScope, plan: RangePlan) -> Steps[None]:
         stored = yield Get(scope.bucket, key)
         check_existing_plan(decode_plan(stored.data, key=key), plan, where=f"{scope.bucket}/{key}")
         logger.info("Range plan %s/%s exists with the same range: uploading the same objects", scope.bucket, key)
+        return True
+    return False
 
 
-def _check_same_object(file: UploadFile) -> Steps[None]:
+def _check_same_object(file: UploadFile, replayed: bool) -> Steps[None]:
+    """An object already under the key must be the one this range writes (an earlier attempt's)."""
     info = yield Head(file.bucket, file.key)
+    if info.size != file.size and replayed:
+        raise PlanChangedError(
+            f"Object {file.bucket}/{file.key} of a replayed range plan holds {info.size} bytes, but this "
+            f"batch wrote {file.size} bytes for it: the range's records changed since it was planned."
+        )
     if info.size != file.size:
         raise CommitConflictError(
             f"Object {file.bucket}/{file.key} already exists with {info.size} bytes, but this batch "
@@ -262,9 +275,9 @@ def roll_back_plan(index: PartitionIndex, plan: RangePlan) -> Steps[PartitionInd
     if plan.objects is None:
         raise CommitConflictError(
             f"The pending plan {scope.bucket}/{scope.plan_key(plan.start)} (offsets {plan.start}..{plan.last}, "
-            f"run {plan.owner}) cannot be reproduced by this batch, which does not hold that whole range, and it "
-            "does not list its objects, so it cannot be rolled back: restart from the Spark checkpoint of the run "
-            "that wrote it, or run the lakesink sink command once to finish it."
+            f"run {plan.owner}) cannot be reproduced by this batch, and it does not list its objects (an earlier "
+            "lakesink version wrote it, or its objects are overwritten in place), so it cannot be rolled back: "
+            "restart from the Spark checkpoint of the run that wrote it, whose batch reproduces it."
         )
     buckets = sorted({bucket for bucket, _ in plan.objects})
     for bucket in buckets:
@@ -272,7 +285,7 @@ def roll_back_plan(index: PartitionIndex, plan: RangePlan) -> Steps[PartitionInd
     yield Delete(scope.bucket, scope.plan_key(plan.start))
     logger.warning(
         "Rolled back the pending plan of %s-%d for offsets %d..%d (run %s, %d objects deleted): this batch "
-        "does not hold its whole range and writes those records again",
+        "cannot reproduce it and writes those records again",
         scope.topic, scope.partition, plan.start, plan.last, plan.owner, len(plan.objects),
     )
     return replace(index, pending=tuple(kept for kept in index.pending if kept != plan))

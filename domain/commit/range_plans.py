@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lakesink.domain.errors import CommitConflictError, CommitError
+from lakesink.domain.errors import CommitConflictError, CommitError, PlanChangedError
 
 _PLANS = ".plans"
 _SUFFIX = ".json"
@@ -133,6 +133,12 @@ def check_existing_plan(existing: RangePlan, wanted: RangePlan, *, where: str) -
             f"(run {existing.owner}); this run planned {wanted.start}..{wanted.last}. Another sink with "
             "the same name is running, or the index was edited by hand: stopping before any upload."
         )
+    if existing.objects is not None and wanted.objects is not None and set(existing.objects) != set(wanted.objects):
+        raise PlanChangedError(
+            f"Batch plan {where} (run {existing.owner}) was written for other objects than this run cut from the "
+            f"same offsets {existing.start}..{existing.last}: the records changed since (a transformation that is "
+            "not deterministic, or a lookup that changed)."
+        )
     if existing.clock_ms != wanted.clock_ms:
         raise CommitConflictError(
             f"Batch plan {where} was written at batch clock {existing.clock_ms} (run {existing.owner}); this run "
@@ -168,7 +174,9 @@ def replay_end(plans: Iterable[RangePlan]) -> int | None:
 def replay_clock(plans: Iterable[RangePlan]) -> int | None:
     """The batch clock a replayed batch must read: the one its pending plans recorded (None: none did).
 
-    Pending plans all belong to the one batch that uploaded without committing, so they agree.
+    A command run's pending plans all belong to the one batch that uploaded without committing, so
+    they agree; a DataFrame's batch may hold plans of several crashed runs, and keeps those of one
+    clock (:func:`other_clocks`).
     """
     return max((plan.clock_ms for plan in plans if plan.clock_ms is not None), default=None)
 
@@ -188,3 +196,16 @@ def unreproducible(plans: Iterable[RangePlan], start: int, end: int) -> tuple[Ra
     return tuple(
         plan for plan in plans if plan.start < end and plan.last >= start and (plan.start < start or plan.last >= end)
     )
+
+
+def within(plans: Iterable[RangePlan], start: int, end: int) -> tuple[RangePlan, ...]:
+    """The plans whose whole chunk ``[start, last + 1)`` lies in ``[start, end)``: those a range reproduces."""
+    return tuple(plan for plan in plans if start <= plan.start and plan.last < end)
+
+
+def other_clocks(plans: Iterable[RangePlan]) -> tuple[RangePlan, ...]:
+    """The plans one batch cannot reproduce beside the rest: those recorded at another batch clock
+    than the latest (plans of an earlier crashed run, met in the same batch as a later run's)."""
+    plans = tuple(plans)
+    clock = replay_clock(plans)
+    return tuple(plan for plan in plans if plan.clock_ms is not None and plan.clock_ms != clock)

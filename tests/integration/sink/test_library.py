@@ -184,3 +184,76 @@ def test_a_join_that_repeats_a_record_is_refused_naming_the_record(
 
     with pytest.raises(ConfigError, match=rf"several rows for the Kafka record {topic}-\d@\d+"):
         lakesink.spark.write(twice, config)
+
+
+def test_a_pending_plan_inside_a_batch_is_written_as_a_chunk_of_its_own(
+    spark: SparkSession, kafka: EmbeddedKafka, tmp_path: Path
+) -> None:
+    """An earlier run planned offsets 2..4 of partition 0 and died before its commit: the batch that
+    holds them writes them as that plan's chunk (a round of its own), the rest around it."""
+    topic = unique_name("lib")
+    produce_ids(kafka, topic, range(40))  # 10 records per partition, offsets 0..9
+    records = (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
+               .option("subscribe", topic).load())
+    config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka,
+                         name="pinned")
+    plans = tmp_path / "out" / "out" / ".indexes" / "pinned" / ".plans" / f"Topic({topic})" / "0"
+    plans.mkdir(parents=True)
+    (plans / f"{2:020d}.json").write_text('{"owner":"earlier","start":2,"last":4}')
+
+    report = lakesink.spark.write(records, config)
+
+    partition_0 = sorted(key for key in report.files if f"/{topic}/0/" in key)
+    assert [key.rsplit("/", 1)[1].split("_")[0] for key in partition_0] == ["000000000001", "000000000004",
+                                                                            "000000000009"]
+    lines = [json.loads(line) for path in (tmp_path / "out").rglob("*.json") if ".indexes" not in str(path)
+             for line in path.read_text().splitlines()]
+    assert sorted(line["id"] for line in lines) == list(range(40))
+    assert not plans.exists() or not list(plans.iterdir())  # the commit removed the plan
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        ("SELECT topic, partition, offset, named_struct('a', 1, 'b', 'x') AS value", {"a": 1, "b": "x"}),
+        ("SELECT topic, partition, offset, DATE'2026-11-25' AS value", {"value": "2026-11-25"}),
+        ("SELECT topic, partition, offset, 7 AS n, 'x' AS s", {"n": 7, "s": "x"}),
+    ],
+)
+def test_a_row_of_the_users_columns_is_written_as_their_json(
+    spark: SparkSession, kafka: EmbeddedKafka, tmp_path: Path, frame: str, expected: dict[str, object]
+) -> None:
+    topic = unique_name("lib")
+    rows = spark.createDataFrame([(topic, 0, 5)], "topic string, partition int, offset long")
+    rows.createOrReplaceTempView("kafka_rows")
+    (tmp_path / "out" / "out").mkdir(parents=True)
+    config = {"connect.local.root": str(tmp_path / "out"), "name": unique_name("rows"),
+              "connect.local.kcql": f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`"}
+
+    report = lakesink.spark.write(spark.sql(f"{frame} FROM kafka_rows"), config)
+
+    assert report.records == 1
+    written = [json.loads(path.read_text()) for path in (tmp_path / "out" / "out" / "data").rglob("*.json")]
+    assert written == [expected]
+
+
+def test_frames_the_sink_cannot_write_are_refused_before_the_store_is_touched(
+    spark: SparkSession, kafka: EmbeddedKafka, tmp_path: Path
+) -> None:
+    topic = unique_name("lib")
+    config = {"connect.local.root": str(tmp_path / "missing"), "name": "refused",
+              "connect.local.kcql": f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`"}
+    text_offsets = spark.createDataFrame([(topic, 0, "5", b"{}")], "topic string, partition int, offset string, value binary")
+    ranges = spark.createDataFrame([(topic, 0, 0, 5)], "topic string, partition int, start long, `end` long")
+    stream = (spark.readStream.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
+              .option("subscribe", topic).load())
+
+    with pytest.raises(ConfigError, match=r"\(offset is string\).* partition and offset integers"):
+        lakesink.spark.write(text_offsets, config)
+    with pytest.raises(ConfigError, match="offset ranges .* set bootstrap.servers"):
+        lakesink.spark.write(ranges, config)
+    with pytest.raises(ConfigError, match="write takes a static DataFrame"):
+        lakesink.spark.write(stream, config)
+    with pytest.raises(ConfigError, match="write_stream takes a streaming DataFrame"):
+        lakesink.spark.write_stream(ranges, config)
+    assert not (tmp_path / "missing").exists()
