@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 from collections.abc import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
@@ -128,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = arguments(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("lakesink").setLevel(logging.INFO)  # one line per committed batch
+    # Spark's Python workers (the source's planner, the sink's tasks) import lakesink: run this interpreter.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = SparkSession.builder.master(args.master).appName("filter-enrich").getOrCreate()
     try:
         start(spark, args).awaitTermination()

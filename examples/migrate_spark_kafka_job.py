@@ -28,6 +28,8 @@ each record in an envelope with its key, headers and metadata, so a restore puts
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 
 from pyspark.sql import SparkSession
@@ -76,6 +78,8 @@ def start(spark: SparkSession, args: argparse.Namespace) -> StreamingQuery:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = arguments(argv)
+    # Spark's Python workers (the source's planner, the sink's tasks) import lakesink: run this interpreter.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = SparkSession.builder.master(args.master).appName("events-copy").getOrCreate()
     try:
         start(spark, args).awaitTermination()

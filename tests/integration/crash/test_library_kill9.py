@@ -6,8 +6,8 @@ still only PLACED dropped, a join with a static table, a computed column) and
 ``lakesink.spark.write_stream`` to Parquet on S3 (moto) partitioned by the joined country name.
 While a producer trickles orders, the job's whole process group (driver, JVM, Python workers) is
 SIGKILLed in the phases of tests/support/kill_runs.py (start-up, right after a data object
-appeared, right after a committed batch), at least 5 times (10 in ``make test-reliability``); one
-restart begins without its checkpoint. A last run with ``--available-now`` writes the rest and
+appeared, right after a committed batch): 10 times in ``make test-reliability``, once per phase in
+``make test``; one restart begins without its checkpoint. A last run with ``--available-now`` writes the rest and
 stops. Read back with boto3 + pyarrow: every kept order once, none of the dropped ones, each row
 enriched right, and each partition's lock at its last kept offset.
 Reproduce a run's choices with ``LAKESINK_CRASH_SEED=<seed printed by the test>``.
@@ -38,7 +38,7 @@ from tests.support.sink_process import GroupProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(900)]
 
-KILLS = kills(sample=5, full=10)
+KILLS = kills(sample=3, full=10)  # one per phase in `make test`
 CHUNK = 10  # orders a second
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "filter_enrich.py"
 PREFIX = "orders"
