@@ -43,6 +43,18 @@ def kafka_stream(spark: SparkSession, kafka: EmbeddedKafka, topic: str, *, heade
     return reader.option("includeHeaders", str(headers).lower()).load()
 
 
+def kafka_table(spark: SparkSession, kafka: EmbeddedKafka, topic: str) -> DataFrame:
+    """The topic as a static DataFrame (a batch read, earliest to latest)."""
+    return (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
+            .option("subscribe", topic).load())
+
+
+def local_json(root: Path, topic: str, kafka: EmbeddedKafka, **extra: str) -> dict[str, str]:
+    """A JSON sink into the bucket ``out`` under ``root`` (created)."""
+    (root / "out").mkdir(parents=True, exist_ok=True)
+    return local_props(root, f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka, **extra)
+
+
 def drain(df: DataFrame, config: Mapping[str, str], checkpoint: Path) -> None:
     """Run write_stream with Trigger.AvailableNow until everything available was written."""
     query = lakesink.spark.write_stream(df, config, checkpoint_location=str(checkpoint), trigger={"availableNow": True})
@@ -146,10 +158,8 @@ def test_a_static_frame_is_written_once_and_a_second_write_skips_it(
     topic = unique_name("lib")
     produce_ids(kafka, topic, range(30))
     lakesink.spark.register(spark)
-    records = (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
-               .option("subscribe", topic).load())
-    (tmp_path / "out" / "out").mkdir(parents=True)
-    config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka)
+    records = kafka_table(spark, kafka, topic)
+    config = local_json(tmp_path / "out", topic, kafka)
 
     first = lakesink.spark.write(records, config)
     second = lakesink.spark.write(records, config)
@@ -165,7 +175,7 @@ def test_a_frame_without_the_kafka_coordinates_is_refused_naming_what_is_missing
 ) -> None:
     topic = unique_name("lib")
     frame = spark.createDataFrame([(topic, 0, "x")], ["topic", "partition", "value"])
-    config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka)
+    config = local_json(tmp_path / "out", topic, kafka)
 
     with pytest.raises(ConfigError, match=r"no offset column .*keep the Kafka columns topic, partition and offset"):
         lakesink.spark.write(frame, config)
@@ -176,11 +186,8 @@ def test_a_join_that_repeats_a_record_is_refused_naming_the_record(
 ) -> None:
     topic = unique_name("lib")
     produce_ids(kafka, topic, range(8))
-    records = (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
-               .option("subscribe", topic).load())
-    twice = records.crossJoin(spark.createDataFrame([("a",), ("b",)], ["copy"]))
-    (tmp_path / "out" / "out").mkdir(parents=True)
-    config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka)
+    twice = kafka_table(spark, kafka, topic).crossJoin(spark.createDataFrame([("a",), ("b",)], ["copy"]))
+    config = local_json(tmp_path / "out", topic, kafka)
 
     with pytest.raises(ConfigError, match=rf"several rows for the Kafka record {topic}-\d@\d+"):
         lakesink.spark.write(twice, config)
@@ -193,10 +200,8 @@ def test_a_pending_plan_inside_a_batch_is_written_as_a_chunk_of_its_own(
     holds them writes them as that plan's chunk (a round of its own), the rest around it."""
     topic = unique_name("lib")
     produce_ids(kafka, topic, range(40))  # 10 records per partition, offsets 0..9
-    records = (spark.read.format("lakesink-kafka").option("kafka.bootstrap.servers", kafka.bootstrap_servers)
-               .option("subscribe", topic).load())
-    config = local_props(tmp_path / "out", f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON`", topic, kafka,
-                         name="pinned")
+    records = kafka_table(spark, kafka, topic)
+    config = local_json(tmp_path / "out", topic, kafka, name="pinned")
     plans = tmp_path / "out" / "out" / ".indexes" / "pinned" / ".plans" / f"Topic({topic})" / "0"
     plans.mkdir(parents=True)
     (plans / f"{2:020d}.json").write_text('{"owner":"earlier","start":2,"last":4}')

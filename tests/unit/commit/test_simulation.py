@@ -275,6 +275,16 @@ def _cutting() -> st.SearchStrategy[Cutting]:
     return st.builds(Cutting, ends, st.integers(min_value=0, max_value=8))
 
 
+CRASH_CASES: dict[str, st.SearchStrategy[Any]] = {
+    "topic": st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
+    "flush_count": st.integers(min_value=1, max_value=6),
+    "crashed": _cutting(),
+    "restarted": _cutting(),
+    "lost": st.sets(st.integers(min_value=1, max_value=80), max_size=6),
+}
+"""A topic, a flush count, how the crashed run and its restart cut the batches, the calls whose answers are lost."""
+
+
 def _crashed_after_every_call(topic: Topic, crashed: Cutting, restarted: Cutting, lost: set[int], flush: int,
                               check: Callable[[InMemoryObjectStore], None], *, lying: bool = False,
                               changed: bool = False, **options: bool) -> None:
@@ -305,13 +315,7 @@ def _uploads_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
-    flush_count=st.integers(min_value=1, max_value=6),
-    crashed=_cutting(),
-    restarted=_cutting(),
-    lost=st.sets(st.integers(min_value=1, max_value=80), max_size=6),
-)
+@given(**CRASH_CASES)
 def test_a_sink_crashed_after_any_store_call_and_restarted_stores_every_record_once(
     topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int]
 ) -> None:
@@ -319,13 +323,7 @@ def test_a_sink_crashed_after_any_store_call_and_restarted_stores_every_record_o
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
-    flush_count=st.integers(min_value=1, max_value=6),
-    crashed=_cutting(),
-    restarted=_cutting(),
-    lost=st.sets(st.integers(min_value=1, max_value=80), max_size=6),
-)
+@given(**CRASH_CASES)
 def test_a_dataframe_sink_crashed_after_any_store_call_and_restarted_without_its_checkpoint_stores_every_record_once(
     topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int]
 ) -> None:
@@ -336,12 +334,7 @@ def test_a_dataframe_sink_crashed_after_any_store_call_and_restarted_without_its
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
-    flush_count=st.integers(min_value=1, max_value=6),
-    crashed=_cutting(),
-    restarted=_cutting(),
-)
+@given(**{name: cases for name, cases in CRASH_CASES.items() if name != "lost"})
 # the batch's other chunk planned and uploaded before the changed one failed: the retry keeps the cut
 @example(topic={0: [], 1: [(0, False), (1, False)]}, flush_count=2, crashed=Cutting((1,), 0), restarted=Cutting((), 0))
 def test_a_dataframe_sink_restarted_with_rows_that_changed_since_the_crash_stores_every_record_once(
@@ -355,13 +348,7 @@ def test_a_dataframe_sink_restarted_with_rows_that_changed_since_the_crash_store
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    topic=st.fixed_dictionaries({p: _partition_records() for p in PARTITIONS}),
-    flush_count=st.integers(min_value=1, max_value=6),
-    crashed=_cutting(),
-    restarted=_cutting(),
-    lost=st.sets(st.integers(min_value=1, max_value=80), max_size=6),
-)
+@given(**CRASH_CASES)
 def test_a_single_writer_on_a_store_ignoring_conditions_crashed_after_any_call_stores_every_record_once(
     topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int]
 ) -> None:
