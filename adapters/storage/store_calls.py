@@ -4,10 +4,12 @@ The protocol (:mod:`lakesink.domain.commit.engine`) is a generator of store call
 runs one to completion against an :class:`~lakesink.domain.ports.ObjectStore`, sending each
 call's answer back in, or throwing the store's error in so the protocol decides what it means.
 Uploads of one range run a few at a time (S3 multipart parts are concurrent too, inside each).
+Every call is counted (:func:`store_requests`, an upload of N files as N) for the metrics.
 """
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +37,27 @@ T = TypeVar("T")
 UPLOAD_THREADS = 4
 
 
+class _Requests:
+    """The store calls this process made through :func:`execute` (a lock: drivers may call from threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.total = 0
+
+    def add(self, count: int) -> None:
+        with self._lock:
+            self.total += count
+
+
+_REQUESTS = _Requests()
+
+
+def store_requests() -> int:
+    """How many store calls this process has made through :func:`perform` so far (an upload of N
+    files counts N; a multipart upload counts once). A difference of two readings is what a step made."""
+    return _REQUESTS.total
+
+
 def perform(steps: Steps[T], store: ObjectStore) -> T:
     """Run a protocol step to its end against ``store`` and return its result.
 
@@ -56,6 +79,7 @@ def perform(steps: Steps[T], store: ObjectStore) -> T:
 
 def execute(call: StoreCall, store: ObjectStore) -> Any:
     """One store call; its answer as the protocol expects it (see :mod:`lakesink.domain.commit.actions`)."""
+    _REQUESTS.add(len(call.files) if isinstance(call, UploadFiles) else 1)
     match call:
         case Head(bucket, key):
             return store.head(bucket, key)
