@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -96,3 +100,28 @@ def test_a_running_sink_serves_records_offsets_lag_and_file_rolls(
     assert final["lakesink_objects_written_total", (connector,)] == len(keys)
     assert final["lakesink_store_requests_total", (connector,)] > len(keys)  # plans, uploads and locks
     assert final["lakesink_batch_duration_seconds_count", (connector,)] == len(job.reports)
+
+
+def test_the_command_flag_wins_over_the_setting_and_logs_where_it_serves(
+    kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    (tmp_path / "store" / "bkt").mkdir(parents=True)
+    produce_ids(kafka, topic, range(20))
+    with socket.socket() as taken:  # the setting names a port that is taken: only the flag lets the run start
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        props = local_props(
+            tmp_path / "store", f"INSERT INTO bkt:out SELECT * FROM {topic} STOREAS `JSON`", topic, kafka,
+            **{"connect.local.metrics.port": str(taken.getsockname()[1])},
+        )
+        config = tmp_path / "sink.json"
+        config.write_text(json.dumps(props))
+        done = subprocess.run(
+            [sys.executable, "-m", "lakesink.application.cli", "sink", "--once", "--config", str(config),
+             "--metrics-port", "0", "--log-level", "INFO"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    served = re.search(rf"Prometheus metrics of {props['name']} on http://127\.0\.0\.1:(\d+)/metrics", done.stderr)
+    assert served is not None and served.group(1) != "0", done.stderr[-3000:]
