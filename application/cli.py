@@ -103,6 +103,19 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="Spark checkpoint directory (default <local tmp>/lakesink-checkpoints/<name>)",
     )
     sink.add_argument(
+        "--metrics-port",
+        type=_port,
+        metavar="N",
+        help="serve Prometheus metrics on http://<metrics host>:N/metrics (0: any free port; "
+        "wins over connect.<p>.metrics.port; docs/operations.md)",
+    )
+    sink.add_argument(
+        "--metrics-host",
+        metavar="HOST",
+        help="address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 opens it to other "
+        "machines; wins over connect.<p>.metrics.host)",
+    )
+    sink.add_argument(
         "--log-level",
         default=argparse.SUPPRESS,
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
@@ -124,8 +137,26 @@ def _run_sink(args: argparse.Namespace) -> int:
     with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
         from lakesink.application.compose import run_sink
 
-        run_sink(settings, launch, once=args.once, checkpoint=args.checkpoint)
+        run_sink(
+            settings,
+            launch,
+            once=args.once,
+            checkpoint=args.checkpoint,
+            metrics_port=args.metrics_port,
+            metrics_host=args.metrics_host,
+        )
     return EXIT_OK
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: the system picks a free one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: expected 0 to 65535")
+    return port
 
 
 def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,7 +1,7 @@
 """The sink's composition root: connector settings in, a :class:`~.sink_run.SinkRun` wired to its adapters out.
 
 The one place that picks the adapters: the store backend the settings name, Kafka for the topics
-and the consumer group, Spark for the compute. Tests pass their own store here (a wrapper that
+and the consumer group, Spark for the compute, Prometheus for the metrics when a metrics port is set. Tests pass their own store here (a wrapper that
 injects faults, for one); nothing else in the product has a test-only parameter.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lakesink.adapters.clock import WallClock
@@ -19,9 +21,11 @@ from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.storage import open_store, settled_storage
+from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import plan_sink
 
@@ -37,8 +41,10 @@ def sink_run(
     checkpoint_dir: str | None = None,
     once: bool = False,
     store: ObjectStore | None = None,
+    metrics: SinkMetrics = NO_METRICS,
 ) -> SinkRun:
-    """One sink run of ``settings`` on ``spark``; ``store`` replaces the backend the settings name.
+    """One sink run of ``settings`` on ``spark``; ``store`` replaces the backend the settings name;
+    the run reports its batches to ``metrics`` (:func:`serving_metrics`).
 
     The store is asked at start what every client of the run must know (S3: whether it takes
     boto3's default request checksums, :func:`~lakesink.adapters.storage.settled_storage`); the
@@ -79,22 +85,69 @@ def sink_run(
             if settings.error_reporting.dlq_topic is not None
             else None
         ),
+        metrics=metrics,
     )
 
 
+def with_metrics_flags(settings: ConnectorSettings, port: int | None, host: str | None) -> ConnectorSettings:
+    """``settings`` with the command's ``--metrics-port`` / ``--metrics-host`` (when given) in place of
+    ``connect.<p>.metrics.port`` / ``metrics.host``: the flags win."""
+    if port is not None:
+        settings = dataclasses.replace(settings, metrics_port=port)
+    if host is not None:
+        settings = dataclasses.replace(settings, metrics_host=host)
+    return settings
+
+
+@contextmanager
+def serving_metrics(settings: ConnectorSettings) -> Iterator[SinkMetrics]:
+    """The metrics a run of ``settings`` reports to: served by Prometheus on ``metrics_host:metrics_port``
+    while the block runs, or nowhere when no port is set.
+
+    Raises:
+        ConfigError: the address cannot be listened on (taken, or not this machine's).
+    """
+    if settings.metrics_port is None:
+        yield NO_METRICS
+        return
+    from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
+
+    metrics = PrometheusSinkMetrics(settings.name, hide=lambda value: str(settings.hidden.mask_leaves(value)))
+    try:
+        metrics.serve(settings.metrics_port, settings.metrics_host)
+    except OSError as error:
+        raise ConfigError(
+            f"Cannot serve the metrics on {settings.metrics_host}:{settings.metrics_port} ({error.strerror or error}): "
+            f"choose another --metrics-port / --metrics-host ({settings.prefix}.metrics.port / "
+            f"{settings.prefix}.metrics.host)."
+        ) from None
+    try:
+        yield metrics
+    finally:
+        metrics.close()
+
+
 def run_sink(
-    settings: ConnectorSettings, launch: SessionLaunch, *, once: bool, checkpoint: str | None = None
+    settings: ConnectorSettings,
+    launch: SessionLaunch,
+    *,
+    once: bool,
+    checkpoint: str | None = None,
+    metrics_port: int | None = None,
+    metrics_host: str | None = None,
 ) -> int:
     """The ``lakesink sink`` command on a session that is starting; returns the number of records written.
 
     The caller validated ``settings`` (:func:`.sink_settings.load_settings`) before it started
     ``launch``, and imported this module while the JVM started; leaving ``launch``'s ``with`` block
-    (the caller's or this one's) stops the session.
+    (the caller's or this one's) stops the session. ``metrics_port`` / ``metrics_host`` (the
+    command's flags) win over the settings'.
 
     Raises:
         LakesinkError: the run failed.
     """
-    with launch:
-        run = sink_run(settings, launch.session(), checkpoint_dir=checkpoint, once=once)
+    settings = with_metrics_flags(settings, metrics_port, metrics_host)
+    with launch, serving_metrics(settings) as metrics:
+        run = sink_run(settings, launch.session(), checkpoint_dir=checkpoint, once=once, metrics=metrics)
         run.run()
     return sum(report.records for report in run.reports)

@@ -18,15 +18,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_job import SinkStart
-from lakesink.adapters.storage.store_calls import perform
+from lakesink.adapters.storage.store_calls import perform, store_requests
 from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
+from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics, error_kind, per_topic
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
 from lakesink.application.waiting import first_line, waiting_out
 from lakesink.domain.commit.chunks import chunk_bounds
@@ -36,6 +37,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError, ConfigError, PlanChangedError
 from lakesink.domain.flush.confluent_rotation import CycleEnd
+from lakesink.domain.flush.rolls import RollReason, add_rolls
 from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
@@ -60,6 +62,19 @@ class BatchReport:
     """Ranges (tasks) the batch wrote: one per chunk of each partition that advanced."""
     dead_letters: int = 0
     """Poison records sent to the dead-letter topic (a redone batch does not send them again)."""
+    # --- for the metrics (application/sink_metrics.py) ---
+    committed: Mapping[TopicPartition, int] = field(default_factory=dict)
+    """The last offset the batch made durable, per topic-partition it committed."""
+    lags: Mapping[TopicPartition, int] = field(default_factory=dict)
+    """Records left behind the commit per topic-partition (high watermark - committed - 1); empty when unknown."""
+    records_by_topic: Mapping[str, int] = field(default_factory=dict)
+    bytes_by_topic: Mapping[str, int] = field(default_factory=dict)
+    rolls: Mapping[RollReason, int] = field(default_factory=dict)
+    """Files sealed by the reason they closed."""
+    requests: int = 0
+    """Store calls of the batch: the driver's (index, plans replayed) and its tasks' (plans, uploads)."""
+    duration_ms: float = 0.0
+    """From the batch's start to its commit, retries and waits included."""
 
 
 class SinkRun:
@@ -77,6 +92,7 @@ class SinkRun:
         run_id: str,
         clock: Clock,
         dead_letters: Callable[[], DeadLetterQueue] | None = None,
+        metrics: SinkMetrics = NO_METRICS,
     ) -> None:
         self.settings = settings
         self.compute = compute
@@ -93,6 +109,7 @@ class SinkRun:
         self._held: HeldRecords | None = None
         self._open_dead_letters = dead_letters
         self._dead_letters: DeadLetterStep | None = None
+        self._metrics = metrics
 
     # --- start-up ------------------------------------------------------------------------
 
@@ -225,6 +242,7 @@ class SinkRun:
         if self._held is not None:
             ranges = self._held.stretch(ranges)
         now_ms = self._clock.now_ms()
+        begun = _Begun(time.perf_counter(), store_requests())
 
         def write_and_commit() -> None:
             chunks, replay_ms = self._replaying(ranges)
@@ -238,9 +256,23 @@ class SinkRun:
                 logger.warning("Batch %d replayed a pending plan with other records (%s): rolling it back", batch_id, changed)
                 self._index.roll_back_held(chunks)
                 results = self._write_with_policy(chunks, clock_ms)
-            self._commit(batch_id, results)
+            self._commit(batch_id, results, begun)
 
-        waiting_out(f"Batch {batch_id}", write_and_commit)
+        waiting_out(f"Batch {batch_id}", self._counting_failures(write_and_commit))
+
+    def _counting_failures(self, step: Callable[[], None]) -> Callable[[], None]:
+        """``step``, counting each failed attempt in the metrics (and the wait, when it is waited out)."""
+
+        def counted() -> None:
+            try:
+                step()
+            except Exception as error:
+                self._metrics.batch_failed(error_kind(error))
+                if waits_out(error):
+                    self._metrics.waited()
+                raise
+
+        return counted
 
     def _replaying(self, ranges: Sequence[OffsetRange]) -> tuple[list[OffsetRange], int | None]:
         """The batch's ranges cut at the pending plans of their partitions (opened first), and
@@ -282,6 +314,7 @@ class SinkRun:
                 )
                 if not retry:
                     raise
+                self._metrics.batch_failed(error_kind(exc))
                 attempt += 1
                 logger.warning(
                     "Batch failed (%s); retry %d of %d in %d ms (error.policy=RETRY)",
@@ -298,7 +331,7 @@ class SinkRun:
         granular = index.granular_floors() if index else {}
         return self.compute.write(ranges, floors, granular, clock_ms)
 
-    def _commit(self, batch_id: int, results: list[RangeResult]) -> None:
+    def _commit(self, batch_id: int, results: list[RangeResult], begun: _Begun) -> None:
         started = time.perf_counter()
         ends = commit_points(results)
         # before the commit: a crash in between redoes the batch, and the step sends nothing twice
@@ -310,7 +343,10 @@ class SinkRun:
                 self._index.commit(topic, partition, last)
         elif self._group is not None:
             self._group.commit({tp: last + 1 for tp, last in ends.items()})
-        commit_ms = (time.perf_counter() - started) * 1000
+        finished = time.perf_counter()
+        commit_ms = (finished - started) * 1000
+        lags = self._lags(ends)
+        records_by_topic, bytes_by_topic = per_topic(results)
         report = BatchReport(
             batch_id=batch_id,
             records=sum(r.records for r in results),
@@ -318,12 +354,20 @@ class SinkRun:
             poison=sum(r.poison for r in results),
             bytes=sum(r.bytes for r in results),
             files=tuple(key for r in results for key in r.files),
-            lag=self._lag(ends),
+            lag=None if lags is None else sum(lags.values()),
             commit_ms=commit_ms,
             ranges=len(results),
             dead_letters=sent,
+            committed=ends,
+            lags=lags or {},
+            records_by_topic=records_by_topic,
+            bytes_by_topic=bytes_by_topic,
+            rolls=add_rolls(r.rolls for r in results),
+            requests=store_requests() - begun.requests + sum(r.requests for r in results),
+            duration_ms=(finished - begun.started) * 1000,
         )
         self.reports.append(report)
+        self._metrics.batch_committed(report)
         if results:
             logger.info(
                 "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped (%d to the dead-letter "
@@ -348,9 +392,9 @@ class SinkRun:
             for statement in self._plan.statements
         )
 
-    def _lag(self, ends: Mapping[TopicPartition, int]) -> int | None:
-        """Records left behind the batch's commit; None when the broker cannot tell right now (the
-        batch is committed: a broker gone since must not stop the sink over a number in a log line)."""
+    def _lags(self, ends: Mapping[TopicPartition, int]) -> dict[TopicPartition, int] | None:
+        """Records left behind the batch's commit, per topic-partition; None when the broker cannot tell
+        right now (the batch is committed: a broker gone since must not stop the sink over a number in a log line)."""
         if not ends or self._metadata is None:
             return None
         try:
@@ -358,5 +402,13 @@ class SinkRun:
         except ConnectionError as error:
             logger.debug("Lag unknown: %s", error)
             return None
-        return sum(max(0, high[tp] - (last + 1)) for tp, last in ends.items())
+        return {tp: max(0, high[tp] - (last + 1)) for tp, last in ends.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Begun:
+    """When a batch started, and the driver's store calls until then (its duration and requests)."""
+
+    started: float
+    requests: int
 

@@ -31,6 +31,7 @@ from lakesink.domain.confluent_writing import HEADERS_SCHEMA, ConfluentWriting, 
 from lakesink.domain.errors import FormatError, RecordError, SchemaChangedError
 from lakesink.domain.flush.confluent_rotation import Cycle, CycleEnd
 from lakesink.domain.flush.declared_schemas import SchemaHints
+from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.confluent_naming import RecordView
 from lakesink.domain.layout.partitioning import PartitionValues
@@ -128,7 +129,7 @@ class CycleWriter:
             incompatible = functools.partial(writing.compatibility.incompatible, schema, current)
             if not cycle.rotates_before(encoded, time_ms, flip=flip, incompatible=incompatible):
                 break
-            self._rotate()
+            self._rotate(cycle.reason or RollReason.COUNT)
         projected = writing.compatibility.project(record.value, schema, current)
         if projected is not record.value:
             record = dataclasses.replace(record, value=projected, value_schema=current)
@@ -143,12 +144,12 @@ class CycleWriter:
             raise
         files.last_offset = record.offset
         if cycle.wrote(encoded):
-            self._rotate()
+            self._rotate(RollReason.COUNT)
 
     def finish(self) -> list[SealedFile]:
         """Seal the complete cycles (and the open one under ``CycleEnd.SEAL``); returns every sealed file."""
         if self._cycle.count and self.writing.rotation.cycle_end is CycleEnd.SEAL:
-            self._rotate()
+            self._rotate(RollReason.END_OF_BATCH)
         self.held = self._cycle.count
         self._discard_open()
         return self.sealed
@@ -199,8 +200,8 @@ class CycleWriter:
                     raise FormatError(f"{error} (after the record's other views were written)") from None
                 raise
 
-    def _rotate(self) -> None:
-        """Commit every file of the cycle (Confluent's ``commitFiles``)."""
+    def _rotate(self, reason: RollReason) -> None:
+        """Commit every file of the cycle (Confluent's ``commitFiles``); ``reason`` is why (the metrics')."""
         last = -1
         for files in self._open.values():
             last = max(last, files.last_offset)
@@ -212,7 +213,7 @@ class CycleWriter:
                 writer.close()
                 key = value_key if view is RecordView.VALUE else self.writing.view_key(value_key, view)
                 self.sealed.append(
-                    SealedFile(path, self.bucket, key, records, files.first_offset, files.last_offset)
+                    SealedFile(path, self.bucket, key, records, files.first_offset, files.last_offset, reason=reason)
                 )
                 logger.debug("sealed %s with %d records", key, records)
         self._open.clear()

@@ -32,6 +32,7 @@ from lakesink.adapters.formats.staging import LineFile
 from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush.declared_schemas import DeclaredSchemas, FileSchemas
 from lakesink.domain.flush.policy import FileRoom, FileStats
+from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
@@ -55,6 +56,8 @@ class SealedFile:
     last_offset: int
     replaces: bool = False
     """Uploaded over an existing object (Aiven's key-grouped files), not create-only."""
+    reason: RollReason = RollReason.END_OF_BATCH
+    """Why the file was closed (counted for the metrics only)."""
 
 
 Append = Callable[[FormatWriter, int, int], None]
@@ -114,6 +117,11 @@ class _OpenFile:
             return True
         return writer.bytes_written >= room.bytes
 
+    def full_reason(self) -> RollReason:
+        """Why a full file (:meth:`full`) flushes: its record count, else its size."""
+        records = self.room.records
+        return RollReason.COUNT if records is not None and self.writer.record_count >= records else RollReason.SIZE
+
     def note_span(self, last_offset: int, earliest_ts: int, latest_ts: int) -> None:
         """Records up to ``last_offset`` with timestamps in ``[earliest_ts, latest_ts]`` were added."""
         self.last_offset = last_offset
@@ -157,13 +165,13 @@ class RangeWriter:
             step = self._schemas.step(record, current.schemas if current else None)
             record, fresh, declared = step.record, step.fresh, step.declared
             if step.roll and current is not None:
-                self._seal(values)
+                self._seal(values, RollReason.SCHEMA_CHANGE)
                 current = None
         current = current or self._start(values, record.offset)
         try:
             current.writer.write(record)
         except SchemaChangedError:
-            self._seal(values)
+            self._seal(values, RollReason.SCHEMA_CHANGE)
             current = self._start(values, record.offset)
             current.writer.write(fresh)
         if declared is not None:
@@ -172,7 +180,7 @@ class RangeWriter:
         # The interval never fires here (the driver's admission applies it), so only the record
         # count and file size, both functions of the records, cut files.
         if current.full():
-            self._seal(values)
+            self._seal(values, current.full_reason())
 
     def write_lines(self, values: PartitionValues, lines: EncodedLines) -> None:
         """Append pre-encoded lines (the columnar path) to the file of ``values``.
@@ -246,7 +254,7 @@ class RangeWriter:
         for _offset, seal, number, run in sorted(events, key=lambda event: event[:2]):
             values, slices, append = groups[number]
             if seal:
-                self._seal(values)
+                self._seal(values, self._open[values].full_reason())
                 continue
             current = self._open.get(values) or self._start(values, int(slices.offsets[run.start]))
             append(current.writer, run.start, run.end)
@@ -256,7 +264,7 @@ class RangeWriter:
     def finish(self) -> list[SealedFile]:
         """Seal every open file; returns all sealed files of the range in the order they were cut."""
         for values in list(self._open):
-            self._seal(values)
+            self._seal(values, RollReason.END_OF_BATCH)
         return self.sealed
 
     def abort(self) -> None:
@@ -285,7 +293,7 @@ class RangeWriter:
         self._open[values] = current
         return current
 
-    def _seal(self, values: PartitionValues) -> None:
+    def _seal(self, values: PartitionValues, reason: RollReason) -> None:
         current = self._open.pop(values)
         if current.writer.record_count == 0:
             current.writer.abort()
@@ -308,6 +316,7 @@ class RangeWriter:
                 current.writer.record_count,
                 current.first_offset,
                 current.last_offset,
+                reason=reason,
             )
         )
         logger.debug("sealed %s with %d records", key, current.writer.record_count)

@@ -56,7 +56,7 @@ from lakesink.adapters.formats.record_decoding import (
 from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.adapters.spark.task_results import RESULT_SCHEMA, task_row
-from lakesink.adapters.storage.store_calls import perform
+from lakesink.adapters.storage.store_calls import RequestCount, perform
 from lakesink.domain.commit.actions import UploadFile
 from lakesink.domain.commit.engine import IndexScope, make_range_durable
 from lakesink.domain.commit.lock_keys import granular_partition_key
@@ -69,6 +69,7 @@ from lakesink.domain.config.error_reporting import ErrorReporting
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.dead_letters import DeadLetter, Stage
 from lakesink.domain.errors import LakesinkError, RecordError, StagingFullError
+from lakesink.domain.flush.rolls import count_rolls
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
@@ -575,6 +576,7 @@ def _granular_skip(locks: Mapping[str, int], offset: int, values: PartitionValue
 
 def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
+    requests = RequestCount()
     sealed = [file for writer in state.all_writers() for file in writer.finish()]
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in sealed)
     if uploads:
@@ -586,7 +588,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
         objects = None if any(f.replaces for f in uploads) else tuple((f.bucket, f.key) for f in uploads)
         plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms, objects) if spec.exactly_once else None
         try:
-            perform(make_range_durable(scope, plan, uploads), spec.store)
+            perform(make_range_durable(scope, plan, uploads), spec.store, requests)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
             for file in sealed:
                 file.path.unlink(missing_ok=True)
@@ -604,4 +606,6 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
         files=tuple(file.key for file in sealed),
         # a record past ``last`` (held in an open Confluent cycle) is read again by the next range
         dead_letters=tuple(letter for letter in state.dead_letters if letter.offset <= last),
+        rolls=count_rolls(file.reason for file in sealed) if sealed else (),
+        requests=requests.total,
     )

@@ -48,17 +48,19 @@ RESULT_SCHEMA = pa.schema(
                 )
             ),
         ),
+        ("rolls", pa.list_(pa.int64())),
+        ("requests", pa.int64()),
     ]
 )
 """One row per topic-partition range, the fields of a :class:`RangeResult` (its failure flattened;
-its dead letters without the range's topic and partition)."""
+its dead letters without the range's topic and partition; its files rolled as one count per reason)."""
 
 RESULT_DDL = (
     "topic string, partition int, first long, last long, records long, skipped long, poison long, "
     "bytes long, files array<string>, error_kind string, error_message string, "
     "dead_letters array<struct<offset: long, timestamp: long, key: binary, value: binary, "
     "headers: array<struct<name: string, value: binary>>, stage: string, class_name: string, "
-    "error_class: string, error_message: string, stacktrace: string>>"
+    "error_class: string, error_message: string, stacktrace: string>>, rolls array<long>, requests long"
 )
 
 
@@ -69,6 +71,7 @@ def task_row(result: RangeResult) -> dict[str, Any]:
     return {
         **row,
         "files": list(result.files),
+        "rolls": list(result.rolls),
         "error_kind": failure.kind if failure else None,
         "error_message": failure.message if failure else None,
         "dead_letters": [_letter_row(letter) for letter in result.dead_letters],
@@ -96,6 +99,7 @@ def result_of(row: Mapping[str, Any]) -> RangeResult:
     fields = dict(row)
     kind, message = fields.pop("error_kind"), fields.pop("error_message")
     fields["files"] = tuple(fields["files"] or ())
+    fields["rolls"] = tuple(fields["rolls"] or ())
     topic, partition = fields["topic"], fields["partition"]
     fields["dead_letters"] = tuple(_letter_of(topic, partition, letter) for letter in fields["dead_letters"] or ())
     return RangeResult(**fields, failure=RangeFailure(kind, message) if kind is not None else None)

@@ -4,10 +4,13 @@ The protocol (:mod:`lakesink.domain.commit.engine`) is a generator of store call
 runs one to completion against an :class:`~lakesink.domain.ports.ObjectStore`, sending each
 call's answer back in, or throwing the store's error in so the protocol decides what it means.
 Uploads of one range run a few at a time (S3 multipart parts are concurrent too, inside each).
+Every call is counted for the metrics (an upload of N files as N): in the caller's
+:class:`RequestCount` (a sink task's), else in the process's (:func:`store_requests`, the driver's).
 """
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,15 +38,39 @@ T = TypeVar("T")
 UPLOAD_THREADS = 4
 
 
-def perform(steps: Steps[T], store: ObjectStore) -> T:
-    """Run a protocol step to its end against ``store`` and return its result.
+class RequestCount:
+    """Store calls made through :func:`perform` (an upload of N files counts N; a multipart upload once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # a driver may perform from several threads
+        self.total = 0
+
+    def add(self, count: int) -> None:
+        with self._lock:
+            self.total += count
+
+
+_PROCESS_REQUESTS = RequestCount()
+
+
+def store_requests() -> int:
+    """How many store calls this process has made through :func:`perform` without a count of its own
+    (the driver's: its index and replays); a difference of two readings is what a step made."""
+    return _PROCESS_REQUESTS.total
+
+
+def perform(steps: Steps[T], store: ObjectStore, requests: RequestCount | None = None) -> T:
+    """Run a protocol step to its end against ``store`` and return its result; its calls are counted
+    in ``requests`` (default: the process's, :func:`store_requests`).
 
     Raises:
         LakesinkError: whatever the protocol raises (it sees every store error first).
     """
+    counted = _PROCESS_REQUESTS if requests is None else requests
     try:
         call = next(steps)
         while True:
+            counted.add(len(call.files) if isinstance(call, UploadFiles) else 1)
             try:
                 answer = execute(call, store)
             except StorageError as error:

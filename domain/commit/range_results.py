@@ -39,7 +39,8 @@ class RangeResult:
     is durable through (the last offset read, or under a Confluent config the end of the last
     complete cycle), -1 when none; with a ``failure``, ``last`` is the offset the task had reached
     (the failing record's, for a record error) and nothing of the range may be committed.
-    ``dead_letters`` are the poison records it skipped, kept when the sink has a dead-letter topic."""
+    ``dead_letters`` are the poison records it skipped, kept when the sink has a dead-letter topic;
+    ``rolls`` and ``requests`` are for the metrics only (why its files closed, how many store calls it made)."""
 
     topic: str
     partition: int
@@ -52,6 +53,10 @@ class RangeResult:
     files: tuple[str, ...] = ()
     failure: RangeFailure | None = None
     dead_letters: tuple[DeadLetter, ...] = ()
+    rolls: tuple[int, ...] = ()
+    """Files sealed, one count per :class:`~lakesink.domain.flush.rolls.RollReason` (empty: none)."""
+    requests: int = 0
+    """Store calls the task made (plan, uploads; a multipart upload counts once)."""
 
 
 def first_failure(results: Iterable[RangeResult]) -> LakesinkError | None:

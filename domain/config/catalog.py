@@ -174,6 +174,13 @@ CATALOG: tuple[KeySpec, ...] = (
             "0 = one task per topic-partition. Files are sealed at sub-range ends: a multiple of flush.count "
             "adds no file with the default layout, while each PARTITIONBY writer gets a file per sub-range.",
             scope=_SINK),
+    KeySpec("metrics.port", T.INT, None,
+            "lakesink: serve the sink's Prometheus metrics over HTTP on this port (0 = any free port, logged at "
+            "INFO), at http://HOST:PORT/metrics (HOST: metrics.host); not set = no endpoint. lakesink sink --metrics-port "
+            "wins over it (docs/operations.md, Metrics).", scope=_SINK),
+    KeySpec("metrics.host", T.STRING, "127.0.0.1",
+            "lakesink: the address the metrics endpoint listens on; 0.0.0.0 (or ::) opens it to other machines. "
+            "lakesink sink --metrics-host wins over it.", scope=_SINK),
     KeySpec("indexes.name", T.STRING, ".indexes", "Index directory at the bucket root; relative, no '..'.",
             scope=_SINK),
     KeySpec("indexes.gc.interval.seconds", T.INT, "300", "Seconds between index garbage collections.",

@@ -66,6 +66,7 @@ class ConnectorSettings(HidingSettings):
         single_writer: exactly-once accepted on a store that ignores conditional writes (no fencing of a
             second sink of the same name: the user promises there is none).
         range_split_offsets: the most offsets of one topic-partition one sink task writes (0 = no limit).
+        metrics_port / metrics_host: where the sink serves its Prometheus metrics (None: nowhere).
         source: the restore's settings; None for a sink.
         error_reporting: Kafka Connect's dead-letter queue and error log of the records a sink skips.
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
@@ -104,6 +105,8 @@ class ConnectorSettings(HidingSettings):
     exactly_once: bool = True
     single_writer: bool = False
     range_split_offsets: int = 250_000
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
     indexes_name: str = ".indexes"
     schema_change_detector: SchemaChangeDetector = SchemaChangeDetector.DEFAULT
     skip_null_values: bool = False
@@ -195,6 +198,8 @@ class ConnectorSettings(HidingSettings):
             exactly_once=reader.flag("exactly.once.enable"),
             single_writer=_single_writer(reader),
             range_split_offsets=_int(reader, "range.split.offsets"),
+            metrics_port=reader.integer("metrics.port", minimum=0, maximum=65535),
+            metrics_host=_metrics_host(reader),
             indexes_name=parse_indexes_name(reader),
             schema_change_detector=reader.enum("schema.change.detector", SchemaChangeDetector),
             skip_null_values=reader.flag("skip.null.values"),
@@ -310,6 +315,14 @@ def _single_writer(reader: PropertyReader) -> bool:
             "so it would have no effect: at-least-once keeps no index to fence."
         )
     return single
+
+
+def _metrics_host(reader: PropertyReader) -> str:
+    """``metrics.host``: an address to listen on, never empty (an unset key is the default)."""
+    host = reader.text("metrics.host") or "127.0.0.1"
+    if any(char.isspace() or char in "/?#" for char in host):
+        raise ConfigError(f"Invalid value {host!r} for {reader.key('metrics.host')}: expected a host name or an IP address.")
+    return host
 
 
 def _compression_level(reader: PropertyReader) -> int | None:

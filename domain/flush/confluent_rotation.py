@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from lakesink.domain.flush.rolls import RollReason
+
 
 class CycleEnd(Enum):
     """What happens to the records of a cycle that is still open at the end of a range.
@@ -95,6 +97,8 @@ class Cycle:
     base_ms: int | None = None
     last_partition: str | None = None
     """The encoded partition of the last record written (kept across rotations, as Confluent does)."""
+    reason: RollReason | None = None
+    """Why the last :meth:`rotates_before` that said True rotates (the metrics count it); None before."""
     _schemas: dict[str, object] = field(default_factory=dict)
 
     def begin_record(self, time_ms: int | None) -> None:
@@ -127,7 +131,13 @@ class Cycle:
         """
         if self.count <= 0:
             return False
-        return flip or self._rotates_on_time(encoded, time_ms) or incompatible()
+        if flip:
+            self.reason = RollReason.SCHEMA_CHANGE
+        else:
+            self.reason = self._time_rotation(encoded, time_ms)
+            if self.reason is None and incompatible():
+                self.reason = RollReason.SCHEMA_CHANGE
+        return self.reason is not None
 
     def wrote(self, encoded: str) -> bool:
         """Count a record written to ``encoded``; True when the cycle is full (rotate after it)."""
@@ -141,19 +151,21 @@ class Cycle:
         self.base_ms = None
         self._schemas.clear()
 
-    def _rotates_on_time(self, encoded: str, time_ms: int | None) -> bool:
+    def _time_rotation(self, encoded: str, time_ms: int | None) -> RollReason | None:
+        """The time-based partitioner's rotation before the record, if any: its time is an interval
+        past the cycle's base, or its encoded partition changed."""
         rules = self.rules
         if not rules.periodic:
-            return False
+            return None
         if (
             time_ms is not None
             and self.base_ms is not None
             and time_ms - self.base_ms >= rules.rotate_interval_ms
         ):
-            return True
-        return (
-            rules.on_partition_change and encoded != self.last_partition and not self._tombstone_move(encoded)
-        )
+            return RollReason.INTERVAL
+        if rules.on_partition_change and encoded != self.last_partition and not self._tombstone_move(encoded):
+            return RollReason.PARTITION_VALUE
+        return None
 
     def _tombstone_move(self, encoded: str) -> bool:
         """A move to or from the tombstone partition (exempt from partition-change rotation)."""

@@ -36,7 +36,8 @@ from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application import waiting
-from lakesink.application.sink_run import SinkRun
+from lakesink.application.sink_metrics import NO_METRICS
+from lakesink.application.sink_run import BatchReport, SinkRun
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import decode_lock
@@ -45,6 +46,7 @@ from lakesink.domain.config.confluent_connector import connector_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.ports import ObjectStore, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
@@ -217,14 +219,14 @@ def _no_group() -> object:
 
 def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int, staging: str,
          *, batches: int | None = None, confluent: bool = False, single_writer: bool = False,
-         frame: bool = False, changed: bool = False) -> SinkRun:
+         frame: bool = False, changed: bool = False, metrics: Any = NO_METRICS) -> SinkRun:
     """One sink process: the application's use case on the simulated compute and fake topics (none for
     a DataFrame's sink, which opens each partition when a batch first holds it)."""
     compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches,
                                confluent=confluent, single_writer=single_writer, frame=frame, changed=changed)
     return SinkRun(compute.settings, compute.plan, store=store, compute=compute,
                    metadata=None if frame else FakeTopics(topic), group=_no_group, run_id=owner,
-                   clock=WallClock())  # type: ignore[arg-type]
+                   clock=WallClock(), metrics=metrics)  # type: ignore[arg-type]
 
 
 def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
@@ -441,6 +443,70 @@ def test_a_confluent_config_crashed_after_any_store_call_writes_confluents_files
     """Cycles held back across batches, re-read after a crash, give the same files as one clean run."""
     _crashed_after_every_call(topic, crashed, restarted, lost, flush_size,
                               lambda store: _check_confluent_cycles(store, topic, flush_size), confluent=True)
+
+
+class _Metrics:
+    """What the run tells its metrics port."""
+
+    def __init__(self) -> None:
+        self.reports: list[BatchReport] = []
+        self.failed: list[str] = []
+        self.waits = 0
+
+    def batch_committed(self, report: BatchReport) -> None:
+        self.reports.append(report)
+
+    def batch_failed(self, kind: str) -> None:
+        self.failed.append(kind)
+
+    def waited(self) -> None:
+        self.waits += 1
+
+
+METERED: Topic = {0: [(o, False) for o in range(10)], 1: [(o, o % 4 == 0) for o in range(0, 14, 2)]}
+"""Ten records in partition 0; seven in partition 1 (offsets 0, 2...12), four of them tombstones."""
+
+
+def test_the_metrics_see_every_batch_its_records_files_offsets_lag_and_store_calls() -> None:
+    with tempfile.TemporaryDirectory() as staging:
+        store = FaultyStore(_store())
+        metrics = _Metrics()
+        run = sink(METERED, Cutting((4, 8), 3), store, "run", 3, staging, metrics=metrics)
+        run.prepare()
+        calls_at_start = store.calls
+        run.run()
+
+    _check_exactly_once(store.inner, METERED)
+    assert metrics.reports == run.reports and len(run.reports) == 3 and metrics.failed == []
+    assert sum(r.records for r in run.reports) == sum(records for r in run.reports for records in r.records_by_topic.values()) == 13
+    assert sum(r.skipped for r in run.reports) == 4  # the tombstones
+    files = [key for r in run.reports for key in r.files]
+    assert sum(count for r in run.reports for count in r.rolls.values()) == len(files)
+    assert sum(r.rolls.get(RollReason.COUNT, 0) for r in run.reports) >= 1
+    committed: dict[TopicPartition, int] = {}
+    for report in run.reports:
+        committed.update(report.committed)
+    assert committed == {(TOPIC, 0): 9, (TOPIC, 1): 12}
+    assert run.reports[-1].lags == {(TOPIC, 0): 0, (TOPIC, 1): 0}
+    assert run.reports[0].lags[(TOPIC, 0)] == 10 - 4  # the first batch ended at offset 4
+    # the driver's calls (locks) and the tasks' (lock reads, plans, uploads), each once: all the store saw
+    assert sum(r.requests for r in run.reports) == store.calls - calls_at_start
+    assert all(r.duration_ms >= r.commit_ms > 0 for r in run.reports)
+
+
+def test_the_metrics_count_each_attempt_the_store_failed_and_each_wait() -> None:
+    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting.time, "sleep") as slept:
+        store = FaultyStore(_store())
+        metrics = _Metrics()
+        run = sink(METERED, Cutting((4, 8), 3), store, "run", 3, staging, metrics=metrics)
+        run.prepare()
+        store.give_up = {store.calls + 2, store.calls + 12}  # even: fails before it is applied
+        run.run()
+
+    _check_exactly_once(store.inner, METERED)
+    assert metrics.waits == slept.call_count == 2
+    assert metrics.failed == ["TransientStorageError"] * 2
+    assert len(metrics.reports) == 3
 
 
 def _store() -> InMemoryObjectStore:

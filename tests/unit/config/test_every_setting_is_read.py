@@ -87,6 +87,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "padding.strategy": ("RightPad", {}),
     "padding.length": ("10", {".padding.strategy": "LeftPad"}),
     "indexes.name": (".other-indexes", {}),
+    "metrics.host": ("0.0.0.0", {}),
     "schema.change.detector": ("compatibility", {}),
     "ordering.type": ("LastModified", {}),
     "errors.tolerance": ("all", {}),

@@ -7,6 +7,7 @@ import pytest
 from lakesink.domain.errors import RecordError
 from lakesink.domain.flush.confluent_rotation import Cycle, RotationRules
 from lakesink.domain.flush.confluent_schemas import SWITCH, SchemaCompatibility
+from lakesink.domain.flush.rolls import RollReason
 
 V1 = {"type": "record", "name": "v", "connect.version": 1, "fields": [{"name": "a", "type": "long"}]}
 V2 = {
@@ -116,3 +117,12 @@ def test_switching_between_schema_and_schemaless_data_or_missing_versions_fail_t
     with pytest.raises(RecordError, match="Schema version required for BACKWARD compatibility"):
         SchemaCompatibility.BACKWARD.incompatible(unversioned, V1)
     assert SchemaCompatibility.NONE.incompatible(unversioned, V1)
+
+
+def test_a_rotation_before_a_record_says_why_for_the_metrics() -> None:
+    cycle = Cycle(RotationRules(flush_size=100, rotate_interval_ms=1000, time_based=True))
+    reasons = []
+    for encoded, time_ms, schema in (("a", 0, V1), ("b", 10, V1), ("b", 2000, V1), ("b", 2001, None)):
+        if _place(cycle, encoded, time_ms, schema):
+            reasons.append(cycle.reason)
+    assert reasons == [RollReason.PARTITION_VALUE, RollReason.INTERVAL, RollReason.SCHEMA_CHANGE]

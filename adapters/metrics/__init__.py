@@ -1,0 +1,1 @@
+"""Where a sink run's numbers go: Prometheus (:mod:`.prometheus`)."""

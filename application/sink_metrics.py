@@ -1,0 +1,97 @@
+"""What a sink run tells its metrics: the port :class:`~.sink_run.SinkRun` reports to, once per batch.
+
+The use case knows nothing of Prometheus: it calls a :class:`SinkMetrics` after each committed
+batch (with the batch's :class:`~.sink_run.BatchReport`), after each failed attempt of a batch
+(with the error's kind) and before each wait on a store's transient failure. The composition root
+(:mod:`.compose`) picks the adapter (:mod:`lakesink.adapters.metrics.prometheus` when a metrics port
+is set); without one the run reports to :data:`NO_METRICS`. Calls happen on the driver, per batch,
+never per record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+from lakesink.domain.commit.range_results import RangeResult
+from lakesink.domain.errors import LakesinkError
+from lakesink.domain.flush.rolls import RollReason
+from lakesink.domain.records import TopicPartition
+
+OTHER_ERROR = "Other"
+"""The kind of a batch failure that is not a lakesink error (a bug, a Spark or Py4J failure)."""
+
+
+class CommittedBatch(Protocol):
+    """What a committed batch tells the metrics: the fields of :class:`~.sink_run.BatchReport` they read."""
+
+    @property
+    def files(self) -> tuple[str, ...]: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def poison(self) -> int: ...
+    @property
+    def dead_letters(self) -> int: ...
+    @property
+    def commit_ms(self) -> float: ...
+    @property
+    def committed(self) -> Mapping[TopicPartition, int]: ...
+    @property
+    def lags(self) -> Mapping[TopicPartition, int]: ...
+    @property
+    def records_by_topic(self) -> Mapping[str, int]: ...
+    @property
+    def bytes_by_topic(self) -> Mapping[str, int]: ...
+    @property
+    def rolls(self) -> Mapping[RollReason, int]: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def duration_ms(self) -> float: ...
+
+
+class SinkMetrics(Protocol):
+    """Where a sink run reports its numbers."""
+
+    def batch_committed(self, report: CommittedBatch) -> None:
+        """A batch was committed: its records, bytes, files, offsets, lag, durations and requests."""
+
+    def batch_failed(self, kind: str) -> None:
+        """An attempt of a batch failed with an error of ``kind`` (:func:`error_kind`); it may be run again."""
+
+    def waited(self) -> None:
+        """The run waits out a store's transient failure before running a step again."""
+
+
+class _NoMetrics:
+    """Reports nowhere: a run without a metrics port."""
+
+    def batch_committed(self, report: CommittedBatch) -> None:
+        del report
+
+    def batch_failed(self, kind: str) -> None:
+        del kind
+
+    def waited(self) -> None:
+        pass
+
+
+NO_METRICS: SinkMetrics = _NoMetrics()
+
+
+def error_kind(error: BaseException) -> str:
+    """The ``kind`` label of a failure: the lakesink error class name (``CommitConflictError``,
+    ``RecordError``, ``StorageError``...), else :data:`OTHER_ERROR` (a bounded set of label values)."""
+    return type(error).__name__ if isinstance(error, LakesinkError) else OTHER_ERROR
+
+
+def per_topic(results: Iterable[RangeResult]) -> tuple[Mapping[str, int], Mapping[str, int]]:
+    """Records and bytes written per topic read (a range's topic; a router transform's renamed
+    topics count under the topic read, as the index does)."""
+    records: dict[str, int] = {}
+    sizes: dict[str, int] = {}
+    for result in results:
+        records[result.topic] = records.get(result.topic, 0) + result.records
+        sizes[result.topic] = sizes.get(result.topic, 0) + result.bytes
+    return records, sizes
