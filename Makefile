@@ -45,8 +45,8 @@ lint: $(STAMP)
 	$(VENV)/bin/vulture
 
 # The kill -9 and fault matrices in full (`make test` runs a short sample of each: 15 minutes on 2
-# cores is its budget; over 100 kill -9 in all), then RELIABILITY.md from the cells that passed; about
-# 35 minutes on 2 cores.
+# cores is its budget; over 100 kill -9 in all) and the JVM class-archive build test, then
+# RELIABILITY.md from the cells that passed; about 40 minutes on 2 cores.
 # LAKESINK_CRASH_SEED=<seed a test printed> replays one run's choices.
 RELIABILITY_RESULTS := .reliability-results.jsonl
 test-reliability: install

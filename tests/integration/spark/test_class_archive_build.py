@@ -8,6 +8,13 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.spark.class_archive import ARCHIVE_DIR_VARIABLE, archive_options, build
+from tests.support.reliability import FULL
+
+# A minute of JVM training and probing on 2 cores: `make test` leaves it to `make test-reliability` (the
+# install step of both builds the venv's archive with the same code, `lakesink jvm-archive`).
+pytestmark = [pytest.mark.reliability, pytest.mark.slow] + (
+    [] if FULL else [pytest.mark.skip(reason="make test-reliability runs it")]
+)
 
 
 @pytest.mark.timeout(300)
