@@ -30,6 +30,7 @@ from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import plan_sink
 
 if TYPE_CHECKING:
+    from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
     from lakesink.adapters.spark.session import SparkSession
     from lakesink.adapters.spark.session_launch import SessionLaunch
 
@@ -107,9 +108,25 @@ def serving_metrics(settings: ConnectorSettings) -> Iterator[SinkMetrics]:
     Raises:
         ConfigError: the address cannot be listened on (taken, or not this machine's).
     """
-    if settings.metrics_port is None:
+    metrics = served_metrics(settings)
+    if metrics is None:
         yield NO_METRICS
         return
+    try:
+        yield metrics
+    finally:
+        metrics.close()
+
+
+def served_metrics(settings: ConnectorSettings) -> PrometheusSinkMetrics | None:
+    """Prometheus metrics of ``settings``'s runs, served on ``metrics_host:metrics_port`` until closed;
+    None when no port is set.
+
+    Raises:
+        ConfigError: the address cannot be listened on (taken, or not this machine's).
+    """
+    if settings.metrics_port is None:
+        return None
     from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
 
     metrics = PrometheusSinkMetrics(settings.name, hide=lambda value: str(settings.hidden.mask_leaves(value)))
@@ -121,10 +138,7 @@ def serving_metrics(settings: ConnectorSettings) -> Iterator[SinkMetrics]:
             f"choose another --metrics-port / --metrics-host ({settings.prefix}.metrics.port / "
             f"{settings.prefix}.metrics.host)."
         ) from None
-    try:
-        yield metrics
-    finally:
-        metrics.close()
+    return metrics
 
 
 def run_sink(

@@ -22,8 +22,9 @@ from lakesink.adapters.config_sources import LocalConfigSource
 from lakesink.adapters.spark.record_frames import check_writable, is_range_frame
 from lakesink.adapters.spark.session import register_data_sources
 from lakesink.adapters.spark.sink_job import SparkSink
-from lakesink.application.compose import sink_run
+from lakesink.application.compose import served_metrics, sink_run
 from lakesink.application.config_file import load_config
+from lakesink.application.sink_metrics import NO_METRICS
 from lakesink.application.sink_run import BatchReport, SinkRun
 from lakesink.application.sink_settings import sink_settings
 from lakesink.application.waiting import waiting_out
@@ -35,6 +36,8 @@ from lakesink.domain.kcql import parse as parse_kcql
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming import StreamingQuery
+
+    from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
 
 _KCQL_KEY = re.compile(r"connect\.[a-z0-9]+\.kcql")
 
@@ -82,7 +85,7 @@ def write_stream(
     """
     if not df.isStreaming:
         raise ConfigError("write_stream takes a streaming DataFrame (spark.readStream); write a static one with write.")
-    run, compute = _prepared(df, config, checkpoint_location=checkpoint_location, once=False)
+    run, compute, _served = _prepared(df, config, checkpoint_location=checkpoint_location, once=False)
     name = query_name or f"lakesink-sink-{run.settings.name}"
     return compute.start_stream(df, run.write_batch, name=name, trigger=trigger)
 
@@ -100,18 +103,21 @@ def write(df: DataFrame, config: Config) -> BatchReport:
     """
     if df.isStreaming:
         raise ConfigError("write takes a static DataFrame; start a streaming one with write_stream.")
-    run, compute = _prepared(df, config, checkpoint_location=None, once=True)
+    run, compute, served = _prepared(df, config, checkpoint_location=None, once=True)
     try:
         compute.write_frame(df, 0, run.write_batch)
     finally:
         run.close()
+        if served is not None:
+            served.close()
     return run.reports[-1]
 
 
 def _prepared(
     df: DataFrame, config: Config, *, checkpoint_location: str | None, once: bool
-) -> tuple[SinkRun, SparkSink]:
-    """The run that writes ``df``, its index opened, and its Spark compute (which takes DataFrames).
+) -> tuple[SinkRun, SparkSink, PrometheusSinkMetrics | None]:
+    """The run that writes ``df``, its index opened, its Spark compute (which takes DataFrames), and
+    the metrics it serves when ``connect.<p>.metrics.port`` is set (a stream's: while the process runs).
 
     Raises:
         ConfigError: the settings or the DataFrame cannot be written, checked before the store is touched.
@@ -124,7 +130,10 @@ def _prepared(
             "A DataFrame of offset ranges (topic, partition, start, end) is read from Kafka by the sink's tasks: "
             "set bootstrap.servers in the config."
         )
-    run = sink_run(settings, df.sparkSession, checkpoint_dir=checkpoint_location, once=once)
+    served = served_metrics(settings)
+    run = sink_run(
+        settings, df.sparkSession, checkpoint_dir=checkpoint_location, once=once, metrics=served or NO_METRICS
+    )
     compute = run.compute
     assert isinstance(compute, SparkSink), "compose.sink_run runs on Spark"
     if run.holds_records and not ranges:
@@ -135,7 +144,7 @@ def _prepared(
             "config with the lakesink sink command."
         )
     waiting_out("Start-up", run.prepare)
-    return run, compute
+    return run, compute, served
 
 
 def library_settings(config: Config) -> ConnectorSettings:

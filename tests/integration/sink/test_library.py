@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -262,3 +264,20 @@ def test_frames_the_sink_cannot_write_are_refused_before_the_store_is_touched(
     with pytest.raises(ConfigError, match="write_stream takes a streaming DataFrame"):
         lakesink.spark.write_stream(ranges, config)
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_stream_serves_the_commands_metrics_when_the_config_names_a_port(
+    spark: SparkSession, kafka: EmbeddedKafka, tmp_path: Path
+) -> None:
+    topic = unique_name("lib")
+    produce_ids(kafka, topic, range(24))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = local_json(tmp_path / "out", topic, kafka, **{"connect.local.metrics.port": str(port)})
+
+    drain(kafka_stream(spark, kafka, topic), config, tmp_path / "ck")
+
+    scraped = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    written = [line for line in scraped.splitlines() if line.startswith("lakesink_records_written_total{")]
+    assert written and float(written[0].rsplit(" ", 1)[1]) == 24
