@@ -154,7 +154,7 @@ def _summary(step: dict[str, Any]) -> str:
     return (f"{step['sink']} {step['format']} {step['label']}: produced {step['produced_rate']:,.0f}/s, committed "
             f"{step['committed_rate']:,.0f}/s, {'SUSTAINED' if step['sustained'] else 'NOT sustained'} "
             f"({step['why']}); freshness p99 {p99}; {step['cpu_us_per_record'] or 0:.1f} µs CPU/record; "
-            f"machine {step['machine_busy_percent']:.0f} % busy")
+            f"machine {step['machine_busy_percent']:.0f} % busy ({step['others_busy_percent']:.0f} % by others)")
 
 
 def _run_step(args: argparse.Namespace, children: Children, work: Path, sink: str, fmt: str,
@@ -308,6 +308,8 @@ def _figures(samples: list[Sample], produced: dict[str, Any], freshness: Any, pr
     window = last.at - first.at
     cores = psutil.cpu_count() or 1
     fresh = percentiles(freshness)
+    busy = 100 * (last.machine_busy_s - first.machine_busy_s) / window if window else 0.0
+    known = sum(sink_cpu.values()) + sum(services.values()) + produced["cpu_seconds"] + harness_cpu
     return {
         "status": "ok", "sustained": verdict.sustained, "why": verdict.why,
         "seconds": round(seconds, 2), "records": produced["records"], "produced_rate": produced_rate,
@@ -320,7 +322,8 @@ def _figures(samples: list[Sample], produced: dict[str, Any], freshness: Any, pr
         "cpu_us_per_record": sum(sink_cpu.values()) / records * 1e6 if records > 0 else None,
         "sink_cpu_seconds": sink_cpu, "services_cpu_seconds": services,
         "producer_cpu_seconds": produced["cpu_seconds"], "harness_cpu_seconds": round(harness_cpu, 2),
-        "machine_busy_percent": 100 * (last.machine_busy_s - first.machine_busy_s) / window if window else 0.0,
+        "machine_busy_percent": busy,
+        "others_busy_percent": max(0.0, busy - 100 * known / window) if window else 0.0,
         "cores": cores, "peak_rss": max(s.rss for s in samples),
         "series": {"t": [round(t, 2) for t in times], "lag": lags, "committed": [s.committed for s in samples],
                    "high": [s.high for s in samples], "rss": [s.rss for s in samples]},

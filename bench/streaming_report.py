@@ -75,14 +75,15 @@ def step_rows(report: dict[str, Any]) -> list[list[str]]:
                 f"{_seconds(fresh['p50'])} / {_seconds(fresh['p99'])}", _num(step["cpu_us_per_record"], ".1f"),
                 _by_role(run["sink"], cpu),
                 f"{services.get('broker', 0):.1f} + {services.get('s3', 0):.1f} + {step['producer_cpu_seconds']:.1f}",
-                f"{step['machine_busy_percent']:.0f} %", f"{step['peak_rss'] / 1e6:,.0f}", step["why"],
+                f"{step['machine_busy_percent']:.0f} % ({step.get('others_busy_percent', 0):.0f} %)",
+                f"{step['peak_rss'] / 1e6:,.0f}", step["why"],
             ])
     return rows
 
 
 STEP_HEADER = ["sink", "format", "step", "sustained", "produced/s", "committed/s", "lag at end (s of data)",
                "freshness p50 / p99 (s)", "sink CPU µs/record", "sink CPU s (by process)",
-               "broker + S3 + producer CPU s", "machine busy", "peak RSS MB", "rule"]
+               "broker + S3 + producer CPU s", "machine busy (others)", "peak RSS MB", "rule"]
 
 
 def table(report: dict[str, Any]) -> str:
@@ -228,7 +229,8 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
         "",
         "sink CPU s (by process): lakesink JVM + Python driver + Python workers; Quix its one process. "
         "Machine busy: all processes on the machine over the same window, out of "
-        f"{machine['nproc'] * 100} %.",
+        f"{machine['nproc'] * 100} %; in brackets the share of processes outside the benchmark (the sink, "
+        "broker, S3 server, producer and harness subtracted): a shared machine's other jobs.",
         "",
         f"![Consumer lag per step]({charts_dir}/{LAG_CHART})",
         "",

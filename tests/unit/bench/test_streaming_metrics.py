@@ -200,7 +200,7 @@ def _report() -> dict[str, object]:
           "freshness_ms": {"p50": 4_000.0, "p99": 6_500.0, "max": 7_000.0}, "cpu_us_per_record": 5.0,
           "sink_cpu_seconds": {"driver": 0.1, "jvm": 0.5, "python_workers": 1.0, "other": 0.0},
           "services_cpu_seconds": {"broker": 0.2, "s3": 0.1}, "producer_cpu_seconds": 0.3,
-          "machine_busy_percent": 80.0, "peak_rss": 10**9, "series": {"t": times, "lag": lags}}
+          "machine_busy_percent": 80.0, "others_busy_percent": 3.0, "peak_rss": 10**9, "series": {"t": times, "lag": lags}}
     return {"finished": "2026-11-25 12:00", "commit": "abc1234", "partitions": 4, "flush_interval_s": 5,
             "step_seconds": 10, "machine": {"nproc": 2, "cpu": "test CPU"},
             "run": {"ladder_text": "10k", "step_seconds": 10, "master": "local[2]", "load_average_at_start": [0.5]},
