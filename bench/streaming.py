@@ -40,7 +40,7 @@ from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_co
 from bench.processes import Children, CpuByRole, cpu_seconds, tree_rss
 from bench.quix_runs import COMMIT_EVERY, quix_python
 from bench.services import start_broker, start_moto
-from bench.streaming_metrics import judge_step, percentiles, rate_label, slope, sustained_rate
+from bench.streaming_metrics import judge_step, percentiles, rate_label, sink_batches, slope, sustained_rate
 from bench.streaming_probes import FreshnessProbe, Watermarks, group_committed, lag_of, lakesink_committed
 
 FLUSH_INTERVAL_S = 5
@@ -281,8 +281,12 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         tick(began)
     freshness = probe.finish()
     harness_cpu = sum(harness.cpu_times()[:2]) - harness_before
-    return _figures(samples, produced, freshness, probe, drained=drained, warm_up_s=warm_up_s,
-                    harness_cpu=harness_cpu, flush_interval_s=FLUSH_INTERVAL_S)
+    figures = _figures(samples, produced, freshness, probe, drained=drained, warm_up_s=warm_up_s,
+                       harness_cpu=harness_cpu, flush_interval_s=FLUSH_INTERVAL_S)
+    if sink == "lakesink":
+        text = Path(log).read_text(errors="replace") if Path(log).exists() else ""
+        figures["sink_batches"] = sink_batches(text, produced["started_at"], samples[-1].at)
+    return figures
 
 
 def _cpu(pid: int) -> float:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
@@ -31,6 +32,8 @@ MAX = None
 """The ladder's "as fast as the producer can" step."""
 _STAMP = re.compile(rb'"created_at":\s*(\d+)')
 _MULTIPLIERS = {"k": 1_000, "m": 1_000_000}
+_BATCH = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO lakesink\.application\.sink_run: Batch \d+: "
+                    r"(\d+) records, (\d+) bytes, (\d+) files.* commit ([\d.]+) ms", re.MULTILINE)
 END_LAG_INTERVALS = 2.0
 GROWTH_INTERVALS = 0.25
 
@@ -161,3 +164,32 @@ def percentiles(values: np.ndarray | Sequence[float]) -> dict[str, float | None]
         return {"p50": None, "p99": None, "max": None}
     p50, p99 = np.percentile(array, [50, 99])
     return {"p50": float(p50), "p99": float(p99), "max": float(array.max())}
+
+
+# --- lakesink's own batch lines ---------------------------------------------------------------------
+
+
+def sink_batches(log: str, start: float, end: float) -> dict[str, float | int | None]:
+    """lakesink's committed batches logged between ``start`` and ``end`` (epoch seconds; the log's
+    times are local): how many, records, files and seconds apart on average, and commit latency.
+
+    From the sink's ``Batch N: … records, … bytes, … files, …, commit … ms`` lines
+    (application/sink_run.py); batches without records are left out.
+    """
+    batches = []
+    for match in _BATCH.finditer(log):
+        at = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
+        records, _, files, commit_ms = (float(group) for group in match.groups()[1:])
+        if start <= at <= end and records:
+            batches.append((at, records, files, commit_ms))
+    if not batches:
+        return {"batches": 0, "records_per_batch": None, "files_per_batch": None, "seconds_between": None,
+                "commit_ms": None}
+    count = len(batches)
+    return {
+        "batches": count,
+        "records_per_batch": sum(b[1] for b in batches) / count,
+        "files_per_batch": sum(b[2] for b in batches) / count,
+        "seconds_between": (batches[-1][0] - batches[0][0]) / (count - 1) if count > 1 else None,
+        "commit_ms": sum(b[3] for b in batches) / count,
+    }

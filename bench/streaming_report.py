@@ -225,6 +225,16 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
                      f"{f'{cpu_ratio} (at {_rate(cpu_at)}/s)' if lake and cpu_at else ''} |")
     lines += ["", "| " + " | ".join(STEP_HEADER) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 9 + "---|"]
     lines += ["| " + " | ".join(row) + " |" for row in step_rows(report)]
+    batch_rows = [(run["format"], step["label"], step["sink_batches"]) for run in report["runs"]
+                  if run["sink"] == "lakesink" for step in run["steps"] if step.get("sink_batches", {}).get("batches")]
+    if batch_rows:
+        lines += ["", "lakesink's own batch lines during each step (the sink's log: micro-batches that committed "
+                  "records; a trigger every 2 s, so more seconds apart means a batch took longer than its trigger):",
+                  "", "| format | step | batches | seconds apart | records / batch | files / batch | commit ms |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| {fmt} | {label} | {b['batches']} | {_num(b['seconds_between'], '.1f')} | "
+                  f"{_rate(b['records_per_batch'])} | {_num(b['files_per_batch'], '.0f')} | {_num(b['commit_ms'], '.0f')} |"
+                  for fmt, label, b in batch_rows]
     lines += [
         "",
         "sink CPU s (by process): lakesink JVM + Python driver + Python workers; Quix its one process. "

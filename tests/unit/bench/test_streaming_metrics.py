@@ -200,7 +200,9 @@ def _report() -> dict[str, object]:
           "freshness_ms": {"p50": 4_000.0, "p99": 6_500.0, "max": 7_000.0}, "cpu_us_per_record": 5.0,
           "sink_cpu_seconds": {"driver": 0.1, "jvm": 0.5, "python_workers": 1.0, "other": 0.0},
           "services_cpu_seconds": {"broker": 0.2, "s3": 0.1}, "producer_cpu_seconds": 0.3,
-          "machine_busy_percent": 80.0, "others_busy_percent": 3.0, "peak_rss": 10**9, "series": {"t": times, "lag": lags}}
+          "machine_busy_percent": 80.0, "others_busy_percent": 3.0,
+          "sink_batches": {"batches": 5, "seconds_between": 2.1, "records_per_batch": 20_000, "files_per_batch": 4,
+                           "commit_ms": 90.0}, "peak_rss": 10**9, "series": {"t": times, "lag": lags}}
     return {"finished": "2026-11-25 12:00", "commit": "abc1234", "partitions": 4, "flush_interval_s": 5,
             "step_seconds": 10, "machine": {"nproc": 2, "cpu": "test CPU"},
             "run": {"ladder_text": "10k", "step_seconds": 10, "master": "local[2]", "load_average_at_start": [0.5]},
@@ -231,3 +233,27 @@ def test_the_charts_are_written_as_png(tmp_path) -> None:  # noqa: ANN001
     paths = charts(_report(), tmp_path)
     assert [p.name for p in paths] == ["streaming-lag.png", "streaming-ratios.png"]
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in paths)
+
+
+def test_lakesinks_batch_lines_in_the_step_are_summarised() -> None:
+    from datetime import datetime
+
+    from bench.streaming_metrics import sink_batches
+
+    def line(clock: str, records: int, files: int, commit: float) -> str:
+        return (f"2026-11-25 {clock} INFO lakesink.application.sink_run: Batch 3: {records} records, 425267 bytes, "
+                f"{files} files, 0 skipped, 0 poison skipped (0 to the dead-letter topic), lag 1504, commit {commit} ms")
+
+    log = "\n".join([line("11:43:40,000", 4004, 40, 80.0), "2026-11-25 11:43:41,000 INFO other: noise",
+                     line("11:43:43,000", 6000, 40, 100.0), line("11:43:45,500", 0, 0, 5.0),
+                     line("11:43:49,000", 2000, 20, 200.0)])
+    start = datetime(2026, 11, 25, 11, 43, 42).timestamp()
+    summary = sink_batches(log, start, start + 60)
+    assert summary == {"batches": 2, "records_per_batch": 4000, "files_per_batch": 30, "seconds_between": 6.0,
+                       "commit_ms": 150.0}
+    assert sink_batches("", start, start + 60)["batches"] == 0
+
+
+def test_the_section_shows_lakesinks_batches() -> None:
+    text = section(_report(), "streaming-x.json", "bench/results")
+    assert "| json | 10k | 5 | 2.1 | 20,000 | 4 | 90 |" in text
