@@ -57,6 +57,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                               f"{streaming.SMOKE_STEP_S:g})")
     streams.add_argument("--formats", default=",".join(streaming.FORMATS), metavar="F,F",
                          help=f"of {', '.join(streaming.FORMATS)} (both)")
+    streams.add_argument("--profile", action="store_true",
+                         help="py-spy the lakesink sink's Python processes during each step (their leaf functions "
+                              "in the results; costs some CPU)")
     streams.add_argument("--smoke", action="store_true",
                          help="a short run whose results, charts and section stay in the work directory")
     streams.add_argument("--streaming-report", metavar="FILE", type=Path,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -40,7 +41,15 @@ from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_co
 from bench.processes import Children, CpuByRole, cpu_seconds, tree_rss
 from bench.quix_runs import COMMIT_EVERY, quix_python
 from bench.services import start_broker, start_moto
-from bench.streaming_metrics import judge_step, percentiles, rate_label, sink_batches, slope, sustained_rate
+from bench.streaming_metrics import (
+    judge_step,
+    percentiles,
+    profile_summary,
+    rate_label,
+    sink_batches,
+    slope,
+    sustained_rate,
+)
 from bench.streaming_probes import FreshnessProbe, Watermarks, group_committed, lag_of, lakesink_committed
 
 FLUSH_INTERVAL_S = 5
@@ -56,6 +65,8 @@ DEFAULT_LADDER = "20k,50k,100k,200k,max"
 DEFAULT_STEP_S = 45.0
 SMOKE_LADDER = "1k,2k"
 SMOKE_STEP_S = 10.0
+PROFILE_RATE = 25
+"""py-spy samples per second (``--profile``): low, so the profiler takes little of the two cores."""
 
 
 class StepFailed(Exception):
@@ -260,6 +271,14 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     rate_args = ["--rate", str(rate or 0), "--seconds", str(args.step_seconds)]
     running = children.spawn(f"{label}-producer", [*producer, *rate_args], pipe_stdout=True)
     step.processes.append(running)
+    profile_path = work / f"{label}.py-spy.txt"
+    profiler = None
+    if args.profile and sink == "lakesink":
+        py_spy = Path(sys.executable).with_name("py-spy")
+        profiler = children.spawn(f"{label}-py-spy", [
+            str(py_spy), "record", "--pid", str(process.pid), "--subprocesses", "--nonblocking", "--rate",
+            str(PROFILE_RATE), "--format", "raw", "--duration", str(int(args.step_seconds)), "-o", str(profile_path)])
+        step.processes.append(profiler)
     limit = time.monotonic() + args.step_seconds + 120
     while running.poll() is None:
         began = time.monotonic()
@@ -286,6 +305,14 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     if sink == "lakesink":
         text = Path(log).read_text(errors="replace") if Path(log).exists() else ""
         figures["sink_batches"] = sink_batches(text, produced["started_at"], samples[-1].at)
+    if profiler is not None:
+        try:
+            profiler.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        if profile_path.exists():
+            figures["profile"] = {**profile_summary(profile_path.read_text(errors="replace")),
+                                  "raw": str(profile_path), "rate_hz": PROFILE_RATE}
     return figures
 
 

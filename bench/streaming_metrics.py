@@ -193,3 +193,48 @@ def sink_batches(log: str, start: float, end: float) -> dict[str, float | int | 
         "seconds_between": (batches[-1][0] - batches[0][0]) / (count - 1) if count > 1 else None,
         "commit_ms": sum(b[3] for b in batches) / count,
     }
+
+
+# --- py-spy (``--profile``) -----------------------------------------------------------------------
+
+_RAW_RECORD = re.compile(r"(.*?) (\d+)$", re.MULTILINE | re.DOTALL)
+_LINE_NUMBER = re.compile(r":\d+\)$")
+
+
+def _process_role(frame: str) -> str:
+    if "pyspark.daemon" in frame or "pyspark.worker" in frame or "worker_main" in frame:
+        return "python_workers"
+    return "driver" if "lakesink.application.cli" in frame else "other"
+
+
+WAITING = frozenset({"manager", "readinto", "read_int", "poll", "select", "accept", "sleep", "wait", "recv_into"})
+"""Leaf functions that wait (PySpark's daemon loop, a socket read from the JVM, a poll): py-spy
+counts a thread blocked there as active, so they are summed apart from the work."""
+
+
+def profile_summary(raw: str, top: int = 12) -> dict[str, object]:
+    """py-spy's ``--format raw`` output (``process …;frame;…;leaf count`` records) summed up: the
+    share of samples per process role, the share spent in :data:`WAITING` leaves, and the other
+    leaf functions (line numbers dropped) most often on top.
+
+    py-spy sees Python only: the JVM's time is not in it (it is in the run's CPU split by role).
+    """
+    roles: dict[str, int] = {}
+    leaves: dict[str, int] = {}
+    total = waiting = 0
+    for match in _RAW_RECORD.finditer(raw):
+        frames, count = match.group(1).strip().split(";"), int(match.group(2))
+        processes = [frame for frame in frames if frame.startswith("process ")]
+        role = _process_role(processes[-1]) if processes else "other"
+        leaf = _LINE_NUMBER.sub(")", frames[-1]) if frames and not frames[-1].startswith("process ") else "?"
+        roles[role] = roles.get(role, 0) + count
+        total += count
+        if leaf.split(" ", 1)[0].rsplit(".", 1)[-1] in WAITING:
+            waiting += count
+            continue
+        leaves[f"{role}: {leaf}"] = leaves.get(f"{role}: {leaf}", 0) + count
+    ranked = sorted(leaves.items(), key=lambda item: -item[1])[:top]
+    if not total:
+        return {"samples": 0, "by_role": {}, "waiting": 0.0, "top_leaves": []}
+    return {"samples": total, "by_role": {role: round(count / total, 3) for role, count in sorted(roles.items())},
+            "waiting": round(waiting / total, 3), "top_leaves": [(name, round(count / total, 3)) for name, count in ranked]}

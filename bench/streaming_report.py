@@ -235,6 +235,16 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
         lines += [f"| {fmt} | {label} | {b['batches']} | {_num(b['seconds_between'], '.1f')} | "
                   f"{_rate(b['records_per_batch'])} | {_num(b['files_per_batch'], '.0f')} | {_num(b['commit_ms'], '.0f')} |"
                   for fmt, label, b in batch_rows]
+    profiled = [(run["format"], step["label"], step["profile"]) for run in report["runs"]
+                for step in run["steps"] if step.get("profile", {}).get("samples")]
+    if profiled:
+        lines += ["", "py-spy (`--profile`) of lakesink's Python processes during each step (the JVM is not "
+                  "seen): share of the samples by process, then the leaf functions most often on top:", ""]
+        for fmt, label, profile in profiled:
+            roles = ", ".join(f"{role} {share:.0%}" for role, share in profile["by_role"].items())
+            leaves = "; ".join(f"`{name}` {share:.0%}" for name, share in profile["top_leaves"][:6])
+            lines.append(f"* {fmt} {label} ({profile['samples']:,} samples): {roles}; waiting (daemon loop, socket "
+                         f"reads from the JVM, polls) {profile['waiting']:.0%}. {leaves}")
     lines += [
         "",
         "sink CPU s (by process): lakesink JVM + Python driver + Python workers; Quix its one process. "

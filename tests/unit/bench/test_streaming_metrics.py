@@ -257,3 +257,19 @@ def test_lakesinks_batch_lines_in_the_step_are_summarised() -> None:
 def test_the_section_shows_lakesinks_batches() -> None:
     text = section(_report(), "streaming-x.json", "bench/results")
     assert "| json | 10k | 5 | 2.1 | 20,000 | 4 | 90 |" in text
+
+
+def test_a_py_spy_profile_is_summed_by_process_role_and_leaf_function() -> None:
+    from bench.streaming_metrics import profile_summary
+
+    raw = ('process 1:"python -m lakesink.application.cli sink --config c";process 9:"python -m pyspark.daemon";'
+           "write (pyarrow/parquet.py:10);encode (x.py:3) 30\n"
+           'process 1:"python -m lakesink.application.cli sink --config c";process 9:"python -m pyspark.daemon";'
+           "write (pyarrow/parquet.py:10);encode (x.py:4) 30\n"
+           'process 1:"python -m lakesink.application.cli sink --config c";run (sink_run.py:5) 30\n'
+           'process 1:"python -m lakesink.application.cli sink --config c";SocketIO.readinto (socket.py:9) 10\n')
+    summary = profile_summary(raw)
+    assert summary["samples"] == 100 and summary["waiting"] == 0.1
+    assert summary["by_role"] == {"driver": 0.4, "python_workers": 0.6}
+    assert summary["top_leaves"][:2] == [("python_workers: encode (x.py)", 0.6), ("driver: run (sink_run.py)", 0.3)]
+    assert profile_summary("")["samples"] == 0
