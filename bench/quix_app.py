@@ -29,10 +29,12 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=5.0)
     parser.add_argument("--commit-interval", type=float, default=5.0)
     parser.add_argument("--continuous", action="store_true", help="run until stopped (no idle timeout)")
+    parser.add_argument("--state-dir", default="state", help="Quix's state directory (it creates one even unused)")
     args = parser.parse_args()
     started = time.perf_counter()
     app = Application(broker_address=args.bootstrap, consumer_group=args.group, auto_offset_reset="earliest",
-                      commit_every=args.commit_every, commit_interval=args.commit_interval, loglevel=logging.WARNING)
+                      commit_every=args.commit_every, commit_interval=args.commit_interval, state_dir=args.state_dir,
+                      loglevel=logging.WARNING)
     sink = S3FileSink(bucket=args.bucket, endpoint_url=args.endpoint, directory="data", format=args.format,
                       aws_access_key_id=args.access_key, aws_secret_access_key=args.secret_key,
                       region_name=args.region, config=Config(s3={"addressing_style": "path"}))

@@ -214,7 +214,7 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
                 "--topic", TOPIC, "--endpoint", s3.endpoint.url, "--bucket", bucket, "--format", fmt,
                 "--access-key", s3.endpoint.access_key, "--secret-key", s3.endpoint.secret_key,
                 "--region", s3.endpoint.region, "--group", group, "--commit-every", str(COMMIT_EVERY),
-                "--commit-interval", str(FLUSH_INTERVAL_S), "--continuous"]
+                "--commit-interval", str(FLUSH_INTERVAL_S), "--continuous", "--state-dir", str(work / "quix-state" / label)]
         process = children.spawn(label, argv)
         offsets = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False})
         step.closers.append(offsets.close)
