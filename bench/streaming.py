@@ -175,8 +175,9 @@ def _run_step(args: argparse.Namespace, children: Children, work: Path, sink: st
     step = Step(children, label)
     try:
         return {**base, **_measure(args, step, work, sink, fmt, rate)}
-    except (StepFailed, RuntimeError, OSError) as error:
-        return {**base, "status": "FAILED", "sustained": False, "why": str(error)}
+    except Exception as error:  # noqa: BLE001 - one step's failure (a client error, a dead sink) is its row
+        why = str(error) if isinstance(error, StepFailed) else f"{type(error).__name__}: {error}"
+        return {**base, "status": "FAILED", "sustained": False, "why": why}
     finally:
         step.close()
 
