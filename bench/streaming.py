@@ -38,7 +38,7 @@ from confluent_kafka import Consumer
 
 from bench.kafka_io import DataSet, create_topic
 from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_config
-from bench.processes import Children, CpuByRole, cpu_seconds, tree_rss
+from bench.processes import BenchTimeout, Children, CpuByRole, cpu_seconds, tree_rss
 from bench.quix_runs import COMMIT_EVERY, quix_python
 from bench.services import start_broker, start_moto
 from bench.streaming_metrics import (
@@ -175,6 +175,8 @@ def _run_step(args: argparse.Namespace, children: Children, work: Path, sink: st
     step = Step(children, label)
     try:
         return {**base, **_measure(args, step, work, sink, fmt, rate)}
+    except BenchTimeout:
+        raise
     except Exception as error:  # noqa: BLE001 - one step's failure (a client error, a dead sink) is its row
         why = str(error) if isinstance(error, StepFailed) else f"{type(error).__name__}: {error}"
         return {**base, "status": "FAILED", "sustained": False, "why": why}
