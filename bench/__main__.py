@@ -150,6 +150,7 @@ def _streaming(args: argparse.Namespace) -> int:
     report = {"kind": "streaming", "finished": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": _commit(),
               "run": run, "machine": machine(), "partitions": args.partitions,
               "flush_interval_s": streaming.FLUSH_INTERVAL_S, "step_seconds": args.step_seconds,
+              "drain_timeout_s": streaming.DRAIN_TIMEOUT_S,
               "runs": runs, "ratios": streaming.ratios(runs)}
     directory = work if args.smoke else RESULTS_DIR
     path = streaming_report.write_results(directory, report)
