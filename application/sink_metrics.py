@@ -15,40 +15,10 @@ from typing import Protocol
 
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.errors import LakesinkError
-from lakesink.domain.flush.rolls import RollReason
-from lakesink.domain.records import TopicPartition
+from lakesink.domain.ports import CommittedBatch
 
 OTHER_ERROR = "Other"
 """The kind of a batch failure that is not a lakesink error (a bug, a Spark or Py4J failure)."""
-
-
-class CommittedBatch(Protocol):
-    """What a committed batch tells the metrics: the fields of :class:`~.sink_run.BatchReport` they read."""
-
-    @property
-    def files(self) -> tuple[str, ...]: ...
-    @property
-    def skipped(self) -> int: ...
-    @property
-    def poison(self) -> int: ...
-    @property
-    def dead_letters(self) -> int: ...
-    @property
-    def commit_ms(self) -> float: ...
-    @property
-    def committed(self) -> Mapping[TopicPartition, int]: ...
-    @property
-    def lags(self) -> Mapping[TopicPartition, int]: ...
-    @property
-    def records_by_topic(self) -> Mapping[str, int]: ...
-    @property
-    def bytes_by_topic(self) -> Mapping[str, int]: ...
-    @property
-    def rolls(self) -> Mapping[RollReason, int]: ...
-    @property
-    def requests(self) -> int: ...
-    @property
-    def duration_ms(self) -> float: ...
 
 
 class SinkMetrics(Protocol):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from lakesink.domain.dead_letters import DeadLetter
+from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.records import Record, TopicPartition
 
 
@@ -270,3 +271,33 @@ def iter_objects(
     """Every object under ``prefix`` in key order, streamed page by page."""
     for page in store.list_pages(bucket, prefix, start_after=start_after):
         yield from page.objects
+
+
+class CommittedBatch(Protocol):
+    """What a committed batch tells the metrics: the fields of the sink run's ``BatchReport`` they read
+    (the application's metrics port and the Prometheus adapter both take it)."""
+
+    @property
+    def files(self) -> tuple[str, ...]: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def poison(self) -> int: ...
+    @property
+    def dead_letters(self) -> int: ...
+    @property
+    def commit_ms(self) -> float: ...
+    @property
+    def committed(self) -> Mapping[TopicPartition, int]: ...
+    @property
+    def lags(self) -> Mapping[TopicPartition, int]: ...
+    @property
+    def records_by_topic(self) -> Mapping[str, int]: ...
+    @property
+    def bytes_by_topic(self) -> Mapping[str, int]: ...
+    @property
+    def rolls(self) -> Mapping[RollReason, int]: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def duration_ms(self) -> float: ...

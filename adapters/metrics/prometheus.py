@@ -12,14 +12,13 @@ metric with its type and labels.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import Protocol
+from collections.abc import Callable
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 from lakesink.domain.flush.rolls import RollReason
-from lakesink.domain.records import TopicPartition
+from lakesink.domain.ports import CommittedBatch
 
 logger = logging.getLogger(__name__)
 
@@ -27,36 +26,6 @@ BATCH_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """Batch duration buckets, seconds: a small batch takes a few hundred ms, a backfill's minutes."""
 COMMIT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Commit latency buckets, seconds: one conditional write per partition."""
-
-
-class CommittedBatch(Protocol):
-    """What the metrics read of a committed batch: the sink run's ``BatchReport`` (the application's
-    ``sink_metrics.CommittedBatch``, restated here: an adapter never imports the application)."""
-
-    @property
-    def files(self) -> tuple[str, ...]: ...
-    @property
-    def skipped(self) -> int: ...
-    @property
-    def poison(self) -> int: ...
-    @property
-    def dead_letters(self) -> int: ...
-    @property
-    def commit_ms(self) -> float: ...
-    @property
-    def committed(self) -> Mapping[TopicPartition, int]: ...
-    @property
-    def lags(self) -> Mapping[TopicPartition, int]: ...
-    @property
-    def records_by_topic(self) -> Mapping[str, int]: ...
-    @property
-    def bytes_by_topic(self) -> Mapping[str, int]: ...
-    @property
-    def rolls(self) -> Mapping[RollReason, int]: ...
-    @property
-    def requests(self) -> int: ...
-    @property
-    def duration_ms(self) -> float: ...
 
 
 class PrometheusSinkMetrics:
