@@ -47,7 +47,7 @@ from tests.support.order_sink import (
     order_chunks,
     orders_config,
 )
-from tests.support.reliability import kills, record_cell
+from tests.support.reliability import FULL, kills, record_cell
 from tests.support.sink_process import SinkProcess, group_members
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability,
@@ -149,6 +149,7 @@ def test_killed_python_workers_are_retried_and_a_killed_driver_takes_its_jvm_alo
                 "each killed driver's JVM and workers exited with it; every offset once")
 
 
+@pytest.mark.skipif(not FULL, reason="make test-reliability runs it (20 s of make test's 15 minutes)")
 def test_a_full_staging_disk_stops_the_sink_with_one_line_and_a_restart_finishes(
     kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
 ) -> None:

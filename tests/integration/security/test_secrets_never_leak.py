@@ -28,6 +28,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,43 +262,48 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
         "connect.s3.kcql": f"INSERT INTO {restored} SELECT * FROM {BUCKET}:out STOREAS `JSON`",
         **_s3(moto), **_kafka_secrets(jaas=False),
     })
-    _cli(runs, "restore", ["restore", "--once", "--master", "local[2]", "--config", restore], env=spark)
-    runs.codes["restored records"] = len(read_topic(kafka.bootstrap_servers, restored, expected=RECORDS))
 
+    # The runs below need only the sink's output: three at a time (each is a Python process, most start a JVM).
+    jobs: list[tuple[str, list[str], Mapping[str, str] | None]] = [
+        ("restore", ["restore", "--once", "--master", "local[2]", "--config", restore], spark)
+    ]
     kcql = json.loads(Path(sink).read_text())["connect.s3.kcql"]
-    _cli(runs, "verify", ["verify", "--config", sink])
-    _cli(runs, "verify --json", ["verify", "--json", "--config", sink])
-    _cli(runs, "explain", ["kcql", "explain", kcql, "--config", sink])
-    _cli(runs, "explain --json", ["kcql", "explain", kcql, "--json", "--config", sink])
+    jobs.append(("verify", ["verify", "--config", sink], None))
+    jobs.append(("verify --json", ["verify", "--json", "--config", sink], None))
+    jobs.append(("explain", ["kcql", "explain", kcql, "--config", sink], None))
+    jobs.append(("explain --json", ["kcql", "explain", kcql, "--json", "--config", sink], None))
     confluent = _write(work, "confluent", _confluent_props(topic, moto))
-    _cli(runs, "config convert", ["config", "convert", confluent])
-    _cli(runs, "explain confluent", ["kcql", "explain", "--config", confluent])
+    jobs.append(("config convert", ["config", "convert", confluent], None))
+    jobs.append(("explain confluent", ["kcql", "explain", "--config", confluent], None))
 
     wrong_bucket = _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD, bucket="no-such-bucket")
-    _cli(runs, "wrong bucket", ["sink", "--once", "--config", _write(work, "wrong-bucket", wrong_bucket)])
-    _cli(runs, "verify wrong bucket", ["verify", "--config", str(work / "wrong-bucket.json")])
+    jobs.append(("wrong bucket", ["sink", "--once", "--config", _write(work, "wrong-bucket", wrong_bucket)], None))
+    jobs.append(("verify wrong bucket", ["verify", "--config", str(work / "wrong-bucket.json")], None))
     no_broker = {**_sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD),
                  "bootstrap.servers": "127.0.0.1:1"}
-    _cli(runs, "no broker", ["sink", "--once", "--config", _write(work, "no-broker", no_broker)])
+    jobs.append(("no broker", ["sink", "--once", "--config", _write(work, "no-broker", no_broker)], None))
     azure_key = _azure_props(unique_name("az"), topic, azure_auth_mode="Credentials",
                              azure_account_name="devstoreaccount1", azure_account_key=AZURE_ACCOUNT_KEY,
                              endpoint="http://127.0.0.1:1/devstoreaccount1")
-    _cli(runs, "azure account key", ["sink", "--once", "--config", _write(work, "azure-key", azure_key)])
+    jobs.append(("azure account key", ["sink", "--once", "--config", _write(work, "azure-key", azure_key)], None))
     connection = (f"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={AZURE_CONNECTION_KEY};"
                   "BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;")
     azure_connection = _azure_props(unique_name("az"), topic, azure_auth_mode="ConnectionString",
                                     azure_connection_string=connection)
-    _cli(runs, "azure connection string", ["sink", "--once", "--config", _write(work, "azure-cs", azure_connection)])
+    jobs.append(("azure connection string", ["sink", "--once", "--config", _write(work, "azure-cs", azure_connection)], None))
     sas = ("BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;SharedAccessSignature=sv=2021-08-06&ss=b&srt=sco"
            f"&sp=rwdlac&se=2030-01-01T00:00:00Z&sig={AZURE_SAS_SIGNATURE}")
     azure_sas = _azure_props(unique_name("az"), topic, azure_auth_mode="ConnectionString", azure_connection_string=sas)
-    _cli(runs, "azure SAS", ["sink", "--once", "--config", _write(work, "azure-sas", azure_sas)])
-    _cli(runs, "gcs JSON key", ["sink", "--once", "--config", _write(work, "gcs", _gcs_props(unique_name("gcs"), topic))])
+    jobs.append(("azure SAS", ["sink", "--once", "--config", _write(work, "azure-sas", azure_sas)], None))
+    jobs.append(("gcs JSON key", ["sink", "--once", "--config", _write(work, "gcs", _gcs_props(unique_name("gcs"), topic))], None))
 
     # continuous, so the streaming query's plan (the Kafka source and its options) reaches the event log
     refused = _write(work, "refused", _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_URL_PASSWORD))
-    _cli(runs, "registry refuses", ["sink", "--master", "local[2]", "--config", refused,
-                                    "--checkpoint", str(checkpoints / "refused")], env=spark)
+    jobs.append(("registry refuses", ["sink", "--master", "local[2]", "--config", refused,
+                                      "--checkpoint", str(checkpoints / "refused")], spark))
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(lambda job: _cli(runs, job[0], job[1], env=job[2]), jobs))
+    runs.codes["restored records"] = len(read_topic(kafka.bootstrap_servers, restored, expected=RECORDS))
 
 
 def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
