@@ -1,7 +1,7 @@
 """The examples/ jobs run as written, on local Spark, the embedded broker and a local bucket.
 
 examples/filter_enrich.py runs as its own process in tests/integration/crash/test_library_kill9.py
-(killed and restarted, then drained); examples/migrate_spark_kafka_job.py runs here, in the test
+(killed and restarted, then drained; ``make test-reliability``); examples/migrate_spark_kafka_job.py runs here, in the test
 session's Spark (``getOrCreate`` returns it), and its objects are read back with the json module.
 """
 
