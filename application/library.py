@@ -63,8 +63,10 @@ def write_stream(
 
     ``df`` is a streaming DataFrame that kept Kafka's ``topic``, ``partition`` and ``offset``
     columns (and may keep ``key``, ``timestamp``, ``headers``); its other columns are the record's
-    value (docs/library.md, "What a row becomes"). The store's index is opened (and the connector
-    name claimed) before the query starts; a store failing transiently is waited out.
+    value (docs/library.md, "What a row becomes"). The buckets are checked before the query starts
+    and, with ``bootstrap.servers``, the index of every subscribed partition is opened (its lock
+    claimed; without, a partition's when a batch first holds it); a store failing transiently is
+    waited out.
 
     Args:
         df: the records, from ``lakesink-kafka``, Spark's Kafka source or any streaming source.
@@ -83,8 +85,6 @@ def write_stream(
         ConfigError: invalid settings, or a DataFrame the sink cannot write (naming what is missing).
         LakesinkError: the store refused the start-up (missing bucket, bad credentials, fenced).
     """
-    if not df.isStreaming:
-        raise ConfigError("write_stream takes a streaming DataFrame (spark.readStream); write a static one with write.")
     run, compute, _served = _prepared(df, config, checkpoint_location=checkpoint_location, once=False)
     name = query_name or f"lakesink-sink-{run.settings.name}"
     return compute.start_stream(df, run.write_batch, name=name, trigger=trigger)
@@ -101,8 +101,6 @@ def write(df: DataFrame, config: Config) -> BatchReport:
     Raises:
         LakesinkError: as :func:`write_stream`, or the batch failed (``error.policy``).
     """
-    if df.isStreaming:
-        raise ConfigError("write takes a static DataFrame; start a streaming one with write_stream.")
     run, compute, served = _prepared(df, config, checkpoint_location=None, once=True)
     try:
         compute.write_frame(df, 0, run.write_batch)
@@ -122,21 +120,15 @@ def _prepared(
     Raises:
         ConfigError: the settings or the DataFrame cannot be written, checked before the store is touched.
     """
-    check_writable(df)
     settings = library_settings(config)
-    ranges = is_range_frame(df)
-    if ranges and not settings.bootstrap_servers:
-        raise ConfigError(
-            "A DataFrame of offset ranges (topic, partition, start, end) is read from Kafka by the sink's tasks: "
-            "set bootstrap.servers in the config."
-        )
+    check_writable(df, settings, streaming=not once)
     served = served_metrics(settings)
     run = sink_run(
         settings, df.sparkSession, checkpoint_dir=checkpoint_location, once=once, metrics=served or NO_METRICS
     )
     compute = run.compute
     assert isinstance(compute, SparkSink), "compose.sink_run runs on Spark"
-    if run.holds_records and not ranges:
+    if run.holds_records and not is_range_frame(df):
         raise ConfigError(
             "This Confluent config keeps the records of an unfinished file (flush.size, rotate.interval.ms) "
             "for the next batch to read again, which a DataFrame's next batch cannot do. Set "

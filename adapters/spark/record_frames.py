@@ -50,6 +50,7 @@ from lakesink.adapters.kafka.source_schemas import HEADERS_TYPE
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
 from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
 from lakesink.domain.commit.range_results import RangeResult
+from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import ConfigError
 
@@ -142,15 +143,25 @@ class RecordFrame:
         return results
 
 
-def check_writable(df: DataFrame) -> None:
-    """Refuse, before anything runs, a DataFrame the sink cannot write.
+def check_writable(df: DataFrame, settings: ConnectorSettings, *, streaming: bool) -> None:
+    """Refuse, before anything runs, a DataFrame the sink cannot write with ``settings``.
 
     Raises:
-        ConfigError: a coordinate column is missing, or a Kafka column has a type that cannot be
-            written (naming it and the type expected).
+        ConfigError: a static DataFrame for a stream or the reverse, offset ranges without
+            ``bootstrap.servers`` to read them with, a coordinate column missing, or a Kafka column
+            with a type that cannot be written (naming it and the type expected).
     """
+    if streaming and not df.isStreaming:
+        raise ConfigError("write_stream takes a streaming DataFrame (spark.readStream); write a static one with write.")
+    if not streaming and df.isStreaming:
+        raise ConfigError("write takes a static DataFrame; start a streaming one with write_stream.")
     if not is_range_frame(df):
         _shaped(df)
+    elif not settings.bootstrap_servers:
+        raise ConfigError(
+            "A DataFrame of offset ranges (topic, partition, start, end) is read from Kafka by the sink's tasks: "
+            "set bootstrap.servers in the config."
+        )
 
 
 def _shaped(df: DataFrame) -> tuple[DataFrame, bool]:

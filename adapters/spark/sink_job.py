@@ -41,7 +41,6 @@ from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task
 from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
@@ -109,12 +108,8 @@ class SparkSink:
     @functools.cached_property
     def _reader(self) -> RangeReader:
         """How the tasks read their ranges from Kafka: as the run's source would, headers only when
-        something uses them."""
-        if not self.settings.bootstrap_servers:
-            raise ConfigError(
-                "Writing offset ranges (topic, partition, start, end) means reading them from Kafka: set "
-                "bootstrap.servers in the connector config."
-            )
+        something uses them (``bootstrap.servers`` is set: the command requires it, the library checks
+        it for a DataFrame of ranges, :func:`.record_frames.check_writable`)."""
         reader = RangeReader.of(self._source(SinkStart()).options())
         needs_headers = (
             bool(self.settings.transforms)

@@ -309,7 +309,7 @@ def commit_partition(index: PartitionIndex, last: int, owner: str) -> Steps[Part
     yield from _delete_plans(scope, starts, last)
     granular = {name: offset for name, offset in index.granular.items() if offset > last}
     # plans above ``last`` stay pending: a DataFrame's batch may commit below a pending range
-    return replace(index, held=held, granular=granular, pending=tuple(plan for plan in index.pending if plan.start > last))
+    return replace(index, held=held, granular=granular, pending=pending_plans(index.pending, last))
 
 
 def _delete_plans(scope: IndexScope, starts: list[int], committed: int) -> Steps[None]:
