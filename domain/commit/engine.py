@@ -129,18 +129,12 @@ def open_partition(scope: IndexScope, owner: str) -> Steps[PartitionIndex]:
     """Load, repair and claim the index of one partition.
 
     Raises:
-        CommitConflictError: another sink rewrote the lock while we claimed it.
+        CommitConflictError: another sink kept rewriting the lock while we claimed it.
         CommitError: a pending Lenses chain cannot be finished, or a lock or plan is malformed.
     """
     yield from _move_old_master(scope)
-    held = yield from read_lock(scope.master)
-    if held is not None:
-        held = yield from replay_chain(held)
-    committed = None if held is None else held.lock.committed_offset
-    # Claimed even when there is no lock yet (created with no committed offset): otherwise an older
-    # sink of the same name whose first commit of the partition is still to come would create the
-    # lock after this claim, and go on writing while this sink is the one fenced.
-    held = yield from write_lock(scope.master, held, IndexLock(owner, committed, None))
+    held = yield from _claim(scope, owner)
+    committed = held.lock.committed_offset
     granular = yield from _granular_ahead(scope, committed)
     pending = yield from _pending_plans(scope, committed)
     logger.info(
@@ -148,6 +142,43 @@ def open_partition(scope: IndexScope, owner: str) -> Steps[PartitionIndex]:
         scope.topic, scope.partition, committed, len(granular), [(plan.start, plan.last) for plan in pending],
     )
     return PartitionIndex(scope, held, granular, pending)
+
+
+CLAIM_ATTEMPTS = 5
+"""Reads and claims of one lock before a start-up gives up to writers that keep changing it."""
+
+
+def _claim(scope: IndexScope, owner: str) -> Steps[HeldLock]:
+    """Read the master lock (finishing a pending Lenses chain) and write it back with ``owner``.
+
+    A newer sink takes a partition over from one of the same name that may still be running: a
+    commit of the older one landing between this read and this write is the older one's last word,
+    not a rival claim, so the claim reads the lock again (with that commit's offset) and retries.
+    Claimed even when there is no lock yet (created with no committed offset): otherwise an older
+    sink whose first commit of the partition is still to come would create the lock after this
+    claim, and go on writing while this sink is the one fenced.
+
+    Raises:
+        CommitConflictError: the lock changed under every one of :data:`CLAIM_ATTEMPTS` claims.
+    """
+    for attempt in range(1, CLAIM_ATTEMPTS):
+        try:
+            return (yield from _claim_once(scope, owner))
+        except CommitConflictError:
+            logger.info(
+                "Index lock %s/%s changed while this run claimed it (a running sink of the same name "
+                "committed); reading it again (claim %d of %d)",
+                scope.bucket, scope.master.key, attempt + 1, CLAIM_ATTEMPTS,
+            )
+    return (yield from _claim_once(scope, owner))
+
+
+def _claim_once(scope: IndexScope, owner: str) -> Steps[HeldLock]:
+    held = yield from read_lock(scope.master)
+    if held is not None:
+        held = yield from replay_chain(held)
+    committed = None if held is None else held.lock.committed_offset
+    return (yield from write_lock(scope.master, held, IndexLock(owner, committed, None)))
 
 
 def _move_old_master(scope: IndexScope) -> Steps[None]:

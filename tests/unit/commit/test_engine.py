@@ -87,6 +87,41 @@ def test_an_older_sink_whose_first_commit_comes_after_the_claim_is_fenced(store:
     assert decode_lock(store.get("b", MASTER).data).owner == "newer"
 
 
+class _CommitsUnderTheClaim(InMemoryObjectStore):
+    """A store where a running sink commits ``times`` times just before each claim's write lands."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.create_bucket("b")
+        self._left = times
+        self._offset = 40
+
+    def put_if_match(self, bucket: str, key: str, data: bytes, etag: str) -> str:
+        if key == MASTER and self._left:
+            self._left -= 1
+            self._offset += 1
+            self.put(bucket, key, encode_lock(IndexLock("older", self._offset, None)))
+        return super().put_if_match(bucket, key, data, etag)
+
+
+def test_a_claim_meeting_a_commit_of_the_running_older_sink_reads_again_and_keeps_that_offset() -> None:
+    """Starting while the older sink of the same name still runs: its commit lands between the
+    newer one's read and write. That is the older one's last word, not a rival claim."""
+    store = _CommitsUnderTheClaim(times=2)
+    store.put("b", MASTER, encode_lock(IndexLock("older", 40, None)))
+    index = perform(open_partition(SCOPE, "newer"), store)
+    assert index.committed == 42
+    assert _lock(store) == IndexLock("newer", 42, None)
+
+
+def test_a_lock_changed_under_every_claim_stops_the_start_as_fenced() -> None:
+    store = _CommitsUnderTheClaim(times=5)
+    store.put("b", MASTER, encode_lock(IndexLock("older", 40, None)))
+    with pytest.raises(CommitConflictError, match="another writer"):
+        perform(open_partition(SCOPE, "newer"), store)
+    assert _lock(store) == IndexLock("older", 45, None)
+
+
 def test_an_existing_lock_is_claimed_with_this_runs_owner_and_its_offset_kept(store: InMemoryObjectStore) -> None:
     store.put("b", MASTER, encode_lock(IndexLock("lenses", 41, None)))
     index = perform(open_partition(SCOPE, "run-1"), store)
