@@ -124,6 +124,11 @@ class SimpleHeaderConverter:
         return schema
 
     def from_connect(self, value: Any, schema: Schema | None) -> bytes | None:
+        exact = type(value)
+        if exact is str:  # the usual header, as Values.convertToString writes it: itself
+            return value.encode("utf-8")
+        if exact is int:  # not bool, a subclass written true/false
+            return str(value).encode("ascii")
         if value is None or isinstance(value, _BINARY):
             return _bytes(value)
         text = convert_to_string(value, _connect_hint(schema))

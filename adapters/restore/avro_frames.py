@@ -25,7 +25,7 @@ import polars as pl
 
 from lakesink.adapters.restore.header_bytes import StoredHeaders
 from lakesink.adapters.restore.part_columns import PartKind
-from lakesink.domain.restore.batch import MessageBatch
+from lakesink.domain.restore.batch import HeaderList, MessageBatch
 from lakesink.domain.schema.headers import is_header_list
 
 MAX_FRAME_BYTES = 64 << 20
@@ -165,10 +165,17 @@ def frame_batches(
         yield MessageBatch(
             keys=chunk.get_column("key").to_list(),
             values=chunk.get_column("value").to_list(),
-            headers=stored_headers.rows(chunk.get_column("headers").to_list()),
+            headers=_headers(chunk.get_column("headers"), stored_headers),
             timestamps=chunk.get_column("ts").to_list(),
             partitions=[partition] * rows if partition is not None else chunk.get_column("p").to_list(),
         )
+
+
+def _headers(column: pl.Series, stored_headers: StoredHeaders) -> list[HeaderList | None]:
+    """The Kafka headers of a chunk: a struct layout field by field (no dict per record)."""
+    if isinstance(column.dtype, pl.Struct) and stored_headers.fields is not None:
+        return stored_headers.columns({field.name: column.struct.field(field.name).to_list() for field in column.dtype.fields})
+    return stored_headers.rows(column.to_list())
 
 
 def _bytes_expr(name: str, kind: PartKind | None) -> pl.Expr:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from lakesink.domain.schema.connect import connect_to_avro
@@ -62,6 +63,7 @@ HEADER_LIST_SCHEMA: Schema = {
 """The ``list`` layout: every header in Kafka's order, its value the raw bytes (null stays null)."""
 
 
+@lru_cache(maxsize=4096)  # asked once per header of every record; a topic has few header names
 def avro_field_name(name: str) -> str:
     """The Avro field of header ``name``: the name itself when legal, else its escape (module docstring)."""
     if _LEGAL.fullmatch(name) and not name.startswith(_ESCAPE_PREFIX):

@@ -196,6 +196,26 @@ def test_struct_headers_come_back_under_their_names_without_the_fields_a_record_
     stored = StoredHeaders.of(SimpleHeaderConverter(), schema)
     rows = stored.rows([{"esc__x_2d_id": "a7", "rate": 0.10000000149011612}, None, {"esc__x_2d_id": None, "rate": None}])
     assert rows == [[("x-id", b"a7"), ("rate", b"0.1")], None, None]
+    # the same records field by field (a null struct has every field null)
+    assert stored.columns({"esc__x_2d_id": ["a7", None, None], "rate": [0.10000000149011612, None, None]}) == rows
+
+
+@pytest.mark.parametrize(("values", "first"), [
+    ({"s": ["a", "é"], "n": [7, -(2**62)], "b": [True, False], "d": [0.5, 1e-7], "raw": [b"\x00", b""]},
+     [("s", b"a"), ("n", b"7"), ("b", b"true"), ("d", b"0.5"), ("raw", b"\x00")]),
+    ({"s": ["a", None], "n": [None, 3], "b": [None, None], "d": [2.0, None], "raw": [None, b"x"]},
+     [("s", b"a"), ("d", b"2.0")]),
+], ids=["every-header", "some-missing"])
+def test_headers_field_by_field_are_the_headers_record_by_record(values: dict[str, list[Any]], first: list[Any]) -> None:
+    schema = ["null", {"type": "record", "fields": [
+        {"name": "s", "type": ["null", "string"]}, {"name": "n", "type": ["null", "long"]},
+        {"name": "b", "type": ["null", "boolean"]}, {"name": "d", "type": ["null", "double"]},
+        {"name": "raw", "type": ["null", "bytes"]},
+    ]}]
+    stored = StoredHeaders.of(SimpleHeaderConverter(), schema)
+    records = [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
+    assert stored.columns(values) == stored.rows(records)
+    assert stored.rows(records)[0] == first
 
 
 def test_list_headers_come_back_as_stored_and_json_nulls_stay() -> None:
