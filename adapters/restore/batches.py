@@ -11,12 +11,12 @@ the same bytes as :func:`~lakesink.adapters.restore.messages.read_messages` (tes
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import TypeVar
 
+from lakesink.adapters.collector import collector_paused
 from lakesink.adapters.restore.messages import Message, decompressed, read_messages, stored_values
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.batch import MessageBatch, kafka_timestamp
@@ -61,20 +61,11 @@ def _batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[Messa
 
 
 def _collector_paused(batches: Iterator[MessageBatch]) -> Iterator[MessageBatch]:
-    """Each batch is read with the cyclic garbage collector paused.
-
-    Decoding allocates several dicts per row, all acyclic and freed by reference counting when
-    the batch is converted; left on, the collector keeps rescanning them (measured: about 20%
-    of fastavro's decode time for the benchmark's envelope). It runs again between batches.
-    """
+    """Each batch is read with the cyclic garbage collector paused (:mod:`lakesink.adapters.collector`);
+    it runs between batches."""
     while True:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             batch = next(batches, None)
-        finally:
-            if enabled:
-                gc.enable()
         if batch is None:
             return
         yield batch
