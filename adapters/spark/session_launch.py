@@ -11,8 +11,10 @@ Rules that keep it honest:
 * Start it only once the configuration is known to be valid: a config error must not cost (or
   leave behind) a JVM.
 * :meth:`SessionLaunch.session` raises PySpark's own error when the JVM could not start.
-* Leaving the ``with`` block always stops the session, waiting for a launch still under way: a
-  failure of the caller's work stops the JVM too and is what propagates.
+* Leaving the ``with`` block always stops the session: a failure of the caller's work stops the
+  JVM too and is what propagates. It waits for a launch still under way only when the caller
+  asked for the session; one nobody used is stopped by its own thread (``--once`` on an empty
+  topic exits without waiting for a JVM: ~6 s → see CHANGELOG).
 * PySpark installs its SIGINT handler (cancel the running jobs) only when the SparkContext is
   made on the main thread; here Ctrl-C raises KeyboardInterrupt in the caller instead, and the
   ``with`` block's stop cancels the jobs.
@@ -62,14 +64,22 @@ class SessionLaunch:
         self._session: SparkSession | None = None
         self._error: BaseException | None = None
         self._stopped = False
+        self._taken = False
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._launch, name=THREAD_NAME, daemon=True)
         self._thread.start()
 
     def _launch(self) -> None:
         try:
-            self._session = self._factory()
+            session = self._factory()
         except BaseException as error:  # handed to the caller by session()
             self._error = error
+            return
+        with self._lock:
+            self._session = session
+            abandoned = self._stopped
+        if abandoned:  # stopped before anyone took it (see stop())
+            session.stop()
 
     def session(self) -> SparkSession:
         """The session, once started (waits for the launch).
@@ -78,6 +88,7 @@ class SessionLaunch:
             RuntimeError: the launch was stopped.
             Exception: whatever creating the session raised (PySpark's error when the JVM failed).
         """
+        self._taken = True
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -86,13 +97,22 @@ class SessionLaunch:
         return self._session
 
     def stop(self) -> None:
-        """Stop the session, waiting for the launch if it is still under way; idempotent."""
-        self._thread.join()
-        if self._stopped:
-            return
-        self._stopped = True
-        if self._session is not None:
-            self._session.stop()
+        """Stop the session; idempotent.
+
+        Once :meth:`session` was asked for, this waits for the launch. A launch nobody took a session
+        from (a run that found nothing to write) is not waited for: the launching thread stops the
+        session when it is up, and a process that exits first takes the JVM with it (a PySpark
+        gateway JVM exits when its stdin, a pipe from this process, closes).
+        """
+        if self._taken:
+            self._thread.join()
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            session = self._session
+        if session is not None:
+            session.stop()
 
     def __enter__(self) -> SessionLaunch:
         return self

@@ -1,8 +1,10 @@
-"""SessionLaunch: the session starts on a thread, errors reach the caller, leaving always stops it."""
+"""SessionLaunch: the session starts on a thread, errors reach the caller, leaving always stops it
+(waiting for the launch only when its session was asked for)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -60,14 +62,36 @@ def test_a_session_that_failed_to_start_raises_the_launch_error_itself() -> None
     assert raised.value is error
 
 
-def test_leaving_the_block_waits_for_a_pending_launch_and_stops_its_session() -> None:
+def _eventually(condition: Any, timeout_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_leaving_the_block_waits_for_a_launch_whose_session_was_asked_for_and_stops_it() -> None:
     factory = GatedFactory()
     releaser = threading.Timer(0.2, factory.release.set)
 
-    with SessionLaunch(factory=factory):
+    with SessionLaunch(factory=factory) as launch:
         releaser.start()
+        launch.session()
 
     assert factory.session.stops == 1
+
+
+def test_leaving_the_block_does_not_wait_for_a_launch_nobody_used_which_stops_its_own_session() -> None:
+    factory = GatedFactory()
+
+    began = time.monotonic()
+    with SessionLaunch(factory=factory):
+        pass  # a run that found nothing to write
+    assert time.monotonic() - began < 1.0 and factory.session.stops == 0, "the JVM is still starting"
+
+    factory.release.set()
+    assert _eventually(lambda: factory.session.stops == 1), "the launching thread stops the session it made"
 
 
 def test_a_failure_of_the_callers_work_stops_the_session_and_is_what_propagates() -> None:
@@ -77,7 +101,7 @@ def test_a_failure_of_the_callers_work_stops_the_session_and_is_what_propagates(
     with pytest.raises(ValueError, match="bucket"), SessionLaunch(factory=factory):
         raise ValueError("bucket missing")
 
-    assert factory.session.stops == 1
+    assert _eventually(lambda: factory.session.stops == 1)
 
 
 def test_the_callers_failure_wins_over_a_failed_launch() -> None:
@@ -96,6 +120,7 @@ def test_stop_is_idempotent_and_a_stopped_launch_hands_out_no_session() -> None:
     launch.stop()
     launch.stop()
 
-    assert factory.session.stops == 1
+    assert _eventually(lambda: factory.session.stops == 1)
     with pytest.raises(RuntimeError, match="stopped"):
         launch.session()
+    assert factory.session.stops == 1
