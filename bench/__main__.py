@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import scenarios, streaming, streaming_report
+from bench.lakesink_runs import MEMORY_ZONES
 from bench.processes import BenchTimeout, Children, install_global_timeout
 from bench.results import OK, machine, table, write_json
 from bench.streaming_metrics import parse_ladder
@@ -42,6 +43,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skip-quix", action="store_true", help="leave out the Quix Streams runs")
     parser.add_argument("--timeout", type=int, default=3600, metavar="S", help="global time limit in seconds (3600)")
     parser.add_argument("--master", default="local[2]", help="Spark master of the lakesink runs (local[2])")
+    parser.add_argument("--zones", type=int, default=MEMORY_ZONES, metavar="Z",
+                        help=f"partition values of sink-memory's events ({MEMORY_ZONES}; issue 19's per-object case: 500)")
     parser.add_argument("--keep", action="store_true",
                         help="leave the broker and S3 server running at the end (for profiling); Ctrl-C stops them")
     parser.add_argument("--scaling", action="store_true",

@@ -235,4 +235,4 @@ def run_restore(children: Children, data: DataSet, *, source_bucket: str, bootst
         note += f"; {data.records / after_start:,.0f} rec/s without the {run.marks[RESTORE_STARTED_MARK]:.1f} s start-up"
     note += _in_batches(run, RESTORE_BATCHES, data.records, extra)
     return Result("restore", OK, data.records, data.value_bytes, run.seconds, run.peak_rss, note,
-                  ceiling="consume", extra=extra)
+                  ceiling="produce", extra=extra)

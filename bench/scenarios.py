@@ -15,7 +15,6 @@ from bench.lakesink_runs import (
     FLUSH_COUNT,
     MEMORY_PARTITIONS,
     MEMORY_SCENARIO,
-    MEMORY_ZONES,
     SINK_SCENARIOS,
     SMT_SCENARIO,
     SinkScenario,
@@ -28,8 +27,9 @@ from bench.results import OK, Result, failed
 from bench.services import Broker, S3Server, start_broker, start_moto
 
 CONSUME = "consume"
+PRODUCE = "produce"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
-DEFAULT = (CONSUME, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
+DEFAULT = (CONSUME, PRODUCE, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
 ALL = (*DEFAULT, SMT_SCENARIO.name, MEMORY_SCENARIO.name)
 """``sink-memory`` is chosen by name only: it produces a second, 64-partition data set; so is
 ``sink-parquet-smt`` (sink-parquet behind three transforms)."""
@@ -98,6 +98,8 @@ class Run:
         bootstrap, endpoint = self.broker.bootstrap, self.s3.endpoint
         if name == CONSUME:
             return self._consume(data)
+        if name == PRODUCE:
+            return self._produce_ceiling(data)
         if name == MEMORY_SCENARIO.name:
             return self._memory()
         sink = next((s for s in (*SINK_SCENARIOS, SMT_SCENARIO) if s.name == name), None)
@@ -118,35 +120,50 @@ class Run:
                            create_target=self.broker.fixed_partitions is None)
 
     def _memory(self) -> Result:
-        """``sink-memory`` on its own topic: 64 partitions, events with 50 ``zone`` values."""
+        """``sink-memory`` on its own topic: 64 partitions, events with ``--zones`` (50) ``zone`` values."""
         assert self.broker is not None and self.s3 is not None
         if self.broker.fixed_partitions is not None:
             return failed(MEMORY_SCENARIO.name, self.args.records, 0,
                           f"needs a {MEMORY_PARTITIONS}-partition topic; the {self.broker.kind} broker has "
                           f"{self.broker.fixed_partitions} partitions per topic")
-        data = self._produce(MEMORY_TOPIC, MEMORY_PARTITIONS, zones=MEMORY_ZONES)
+        zones = self.args.zones
+        data = self._produce(MEMORY_TOPIC, MEMORY_PARTITIONS, zones=zones)
         result = run_sink(self.children, MEMORY_SCENARIO, data, bootstrap=self.broker.bootstrap,
                           endpoint=self.s3.endpoint, work=self.work, master=self.args.master,
                           timeout_s=self._remaining())
-        writers = MEMORY_PARTITIONS * MEMORY_ZONES
+        writers = MEMORY_PARTITIONS * zones
         if result.status == OK and result.extra["objects"] < writers:  # a writer that never opened held nothing
             return failed(MEMORY_SCENARIO.name, data.records, data.value_bytes,
                           f"only {result.extra['objects']} objects for {writers} writers: raise --records so every "
-                          f"partition sees all {MEMORY_ZONES} zones", extra=result.extra)
+                          f"partition sees all {zones} zones", extra=result.extra)
         return result
 
     def _consume(self, data: DataSet) -> Result:
         assert self.broker is not None
         argv = [sys.executable, "-m", "bench.kafka_io", "--bootstrap", self.broker.bootstrap, "--topic", data.topic,
                 "--partitions", str(data.partitions), "--expected", str(data.records)]
-        run = self.children.measure(CONSUME, argv, timeout_s=self._remaining())
+        return self._client_ceiling(CONSUME, argv, data, "consumed",
+                                    "confluent-kafka, assign all partitions, count only; timed from assign; consumer")
+
+    def _produce_ceiling(self, data: DataSet) -> Result:
+        """The raw-produce ceiling (bench/produce_ceiling.py) into a topic of its own: what a restore
+        is compared with."""
+        assert self.broker is not None
+        argv = [sys.executable, "-m", "bench.produce_ceiling", "--bootstrap", self.broker.bootstrap,
+                "--topic", f"{data.topic}-produced", "--partitions", str(data.partitions),
+                "--records", str(data.records), *(["--create"] if self.broker.fixed_partitions is None else [])]
+        return self._client_ceiling(PRODUCE, argv, data, "produced",
+                                    "confluent-kafka, one producer, linger.ms 20, acks=all, no transactions; "
+                                    "timed from the first produce to the flush; producer")
+
+    def _client_ceiling(self, name: str, argv: list[str], data: DataSet, verb: str, how: str) -> Result:
+        """A Kafka client's ceiling, measured in its own process, which prints ``{"records", "seconds"}``."""
+        run = self.children.measure(name, argv, timeout_s=self._remaining())
         if run.returncode != 0:
-            return failed(CONSUME, data.records, data.value_bytes, f"consumed {run.stdout.strip() or 'nothing'}")
+            return failed(name, data.records, data.value_bytes, f"{verb} {run.stdout.strip() or 'nothing'}")
         seconds = json.loads(run.stdout)["seconds"]
-        return Result(CONSUME, OK, data.records, data.value_bytes, seconds, run.peak_rss,
-                      f"confluent-kafka, assign all partitions, count only; timed from assign; "
-                      f"consumer {sum(run.cpu_seconds.values()):.1f} CPU s",
-                      extra={"cpu_seconds": run.cpu_seconds})
+        return Result(name, OK, data.records, data.value_bytes, seconds, run.peak_rss,
+                      f"{how} {sum(run.cpu_seconds.values()):.1f} CPU s", extra={"cpu_seconds": run.cpu_seconds})
 
     def _encode(self, name: str, sink: SinkScenario, data: DataSet) -> Result:
         argv = [sys.executable, "-m", "bench.ceilings", *sink.encode_args, "--records", str(data.records)]

@@ -7,16 +7,17 @@ bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s), each step of t
 fresh services, so no step inherits another's backlog, topic or objects:
 
 1. Tansu and moto start, a 4-partition topic and a bucket are created, the sink starts in its
-   own process group;
+   own process group (lakesink with ``--metrics-port`` on a free port of 127.0.0.1);
 2. **warm-up**: 4,000 records are produced and the step waits until the sink committed them all
    (Spark up, Python workers started, the locks or the group's offsets exist);
 3. **the step**: :mod:`bench.streaming_producer` writes at the step's rate for ``--step-seconds``
-   while, every second, the lag (high watermarks minus committed positions,
-   :mod:`bench.streaming_probes`), the sink tree's CPU time by role and RSS, the broker's and S3
-   server's CPU time and the machine's busy time are sampled, and new objects are read for
-   freshness;
-4. **drain**: sampling goes on until the lag is 0 or :data:`DRAIN_TIMEOUT_S` passed; then the
-   sink and the services are stopped.
+   while, every second, the lag (high watermarks minus committed positions: lakesink's scraped
+   from its metrics endpoint, Quix's its group's offsets; :mod:`bench.streaming_probes`), the
+   sink tree's CPU time by role and RSS, the broker's and S3 server's CPU time and the machine's
+   busy time are sampled, and new objects are read for freshness;
+4. **drain**: sampling goes on until the lag is 0 or :data:`DRAIN_TIMEOUT_S` passed; lakesink's
+   committed positions on its endpoint are then checked against its master locks'
+   (``committed_cross_check``); then the sink and the services are stopped.
 
 A step that is not sustained (:func:`bench.streaming_metrics.judge_step`) ends that sink's
 ladder: a higher rate would not be sustained either.
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +42,7 @@ from bench.kafka_io import DataSet, create_topic
 from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_config
 from bench.processes import BenchTimeout, Children, CpuByRole, cpu_seconds, tree_rss
 from bench.quix_runs import COMMIT_EVERY, quix_python
-from bench.services import start_broker, start_moto
+from bench.services import free_port, start_broker, start_moto
 from bench.streaming_metrics import (
     judge_step,
     percentiles,
@@ -50,7 +52,16 @@ from bench.streaming_metrics import (
     slope,
     sustained_rate,
 )
-from bench.streaming_probes import FreshnessProbe, Watermarks, group_committed, lag_of, lakesink_committed
+from bench.streaming_probes import (
+    Committed,
+    EndpointSilent,
+    FreshnessProbe,
+    LakesinkEndpoint,
+    Watermarks,
+    group_committed,
+    lag_of,
+    locks_committed,
+)
 
 FLUSH_INTERVAL_S = 5
 TOPIC = "orders-stream"
@@ -203,13 +214,12 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         config = sink_config(FORMATS[fmt], DataSet(TOPIC, partitions, 0, 0, 0.0), bootstrap=broker.bootstrap,
                              endpoint=s3.endpoint, name=connector, bucket=bucket, flush_interval_s=FLUSH_INTERVAL_S)
         path = _write(work / f"{label}.json", connector, config)
+        port = free_port()
         argv = _lakesink("sink", "--config", str(path), "--master", args.master,
-                         "--checkpoint", str(work / "checkpoints" / label))
+                         "--checkpoint", str(work / "checkpoints" / label),
+                         "--metrics-port", str(port), "--metrics-host", "127.0.0.1")
         process = children.spawn(label, argv, env=_env())
-
-        def committed() -> dict[int, int]:
-            return lakesink_committed(client, bucket, connector, TOPIC, partitions)
-
+        committed: Committed = LakesinkEndpoint(f"http://127.0.0.1:{port}/metrics", connector, TOPIC, partitions)
         prefix = "out/"
     else:
         group = f"bench-stream-{label}"
@@ -222,9 +232,7 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         offsets = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False})
         step.closers.append(offsets.close)
 
-        def committed() -> dict[int, int]:
-            return group_committed(offsets, TOPIC, partitions)
-
+        committed = partial(group_committed, offsets, TOPIC, partitions)
         prefix = "data/"
     step.processes.append(process)
     watermarks = Watermarks(broker.bootstrap, TOPIC, partitions)
@@ -308,6 +316,8 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     if sink == "lakesink":
         text = Path(log).read_text(errors="replace") if Path(log).exists() else ""
         figures["sink_batches"] = sink_batches(text, produced["started_at"], samples[-1].at)
+        locks = locks_committed(client, bucket, connector, TOPIC, partitions)
+        figures["committed_cross_check"] = _cross_check(label, committed, locks, drained=drained)
     if profiler is not None:
         try:
             profiler.wait(timeout=30)
@@ -317,6 +327,27 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
             figures["profile"] = {**profile_summary(profile_path.read_text(errors="replace")),
                                   "raw": str(profile_path), "rate_hz": PROFILE_RATE}
     return figures
+
+
+def _cross_check(label: str, endpoint: Committed, locks: dict[int, int], *, drained: bool) -> dict[str, Any]:
+    """lakesink's committed positions from its metrics endpoint against its master locks' at the end of
+    a step, with a warning when they differ.
+
+    The lag series comes from the endpoint; the locks are what the store holds. Once the step drained
+    both must be equal (a batch sets the gauge once its locks are written), so a difference means the
+    series did not show the sink's real progress. A step that did not drain may differ by a commit made
+    between the two reads.
+    """
+    try:
+        scraped: dict[int, int] | None = endpoint()
+        silent = ""
+    except EndpointSilent as error:
+        scraped, silent = None, f" ({error})"
+    check = {"endpoint": scraped, "locks": locks, "equal": scraped == locks, "drained": drained}
+    if not check["equal"]:
+        print(f"bench: {label}: WARNING: the metrics endpoint's committed positions {scraped}{silent} differ from "
+              f"the master locks' {locks}{'' if drained else ' (the step did not drain)'}", file=sys.stderr, flush=True)
+    return check
 
 
 def _cpu(pid: int) -> float:

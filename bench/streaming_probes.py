@@ -1,13 +1,16 @@
 """What the streaming scenario watches while a sink runs: consumer lag and freshness.
 
-**Lag** is what an operator's script can compute from outside the sink: the topic's high
-watermarks minus the sink's committed positions. lakesink's committed position is the
-``committedOffset`` of each topic-partition's master lock in the store
+**Lag** is what an operator can compute from outside the sink: the topic's high watermarks minus
+the sink's committed positions. lakesink's committed positions are scraped, as a Prometheus
+server would, from the endpoint of ``lakesink sink --metrics-port N``
+(``http://127.0.0.1:N/metrics``): its ``lakesink_committed_offset`` gauge is the last offset the
+store holds per topic-partition, so the next position is that value + 1, and a partition without
+a series has nothing committed (docs/operations.md, Metrics). :class:`LakesinkEndpoint` does the
+scraping; :func:`locks_committed` reads the same positions from the ``committedOffset`` of each
+topic-partition's master lock in the store
 (``.indexes/<connector>/.locks/Topic(<topic>)/<partition>.lock``, the Lenses index:
-docs/commit-model.md); Quix's is its consumer group's committed offset (it commits after its
-S3FileSink flushed). :func:`lakesink_committed` is the one function that reads lakesink's; when
-``lakesink sink --metrics-port N`` exists, its committed-offset series can replace that
-function's body (scrape the endpoint instead of reading the locks) and nothing else changes.
+docs/commit-model.md), only to cross-check the endpoint at the end of a step. Quix's committed
+positions are its consumer group's committed offsets (it commits after its S3FileSink flushed).
 
 Tansu answers ListOffsets(latest) with the base offset of the last batch + 1, so during a step a
 high watermark is short by at most the newest batch of each partition (a few hundred records at
@@ -26,16 +29,19 @@ produced at a fixed rate).
 
 from __future__ import annotations
 
+import http.client
 import io
 import json
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.streaming_metrics import estimated_lines, freshness_ms, interpolated_stamps, json_stamps
 from bench.verify import INDEX_MARKER
@@ -45,17 +51,84 @@ from lakesink.domain.commit.lock_keys import master_lock_key
 INDEXES = ".indexes"
 EDGE_BYTES = 65_536
 POLL_S = 1.0
+COMMITTED_GAUGE = "lakesink_committed_offset"
+SCRAPE_TIMEOUT_S = 5.0
+"""Per scrape: the driver's HTTP thread answers in milliseconds, unless the cores are saturated."""
+SCRAPE_ATTEMPTS = 3
+SCRAPE_RETRY_S = 0.2
 
 Committed = Callable[[], dict[int, int]]
 """Next offset to consume per partition, as durably committed by the sink (0: nothing yet)."""
 
 
-def lakesink_committed(client: Any, bucket: str, connector: str, topic: str, partitions: int) -> dict[int, int]:
-    """lakesink's committed positions, read from its master locks as an operator's script could.
+def committed_positions(exposition: str, connector: str, topic: str, partitions: int) -> dict[int, int]:
+    """Next offset per partition from a Prometheus exposition of lakesink's metrics.
 
-    The seam for issue 19's metrics endpoint: replace the body with a scrape of
-    ``lakesink sink --metrics-port N``'s committed offset per topic-partition.
+    The gauge holds the last committed offset, hence + 1; a partition without a series has had
+    nothing committed (the gauge is set by the first batch that commits it), hence 0.
     """
+    positions = dict.fromkeys(range(partitions), 0)
+    for family in text_string_to_metric_families(exposition):
+        if family.name != COMMITTED_GAUGE:
+            continue
+        for sample in family.samples:
+            labels = sample.labels
+            partition = int(labels["partition"])
+            if labels["connector"] == connector and labels["topic"] == topic and partition in positions:
+                positions[partition] = int(sample.value) + 1
+    return positions
+
+
+def lakesink_committed(url: str, connector: str, topic: str, partitions: int) -> dict[int, int]:
+    """One scrape of lakesink's metrics endpoint (``url`` ends in ``/metrics``), as committed positions.
+
+    Raises:
+        OSError: the endpoint did not answer (not serving yet, or too slow).
+        http.client.HTTPException: the answer was cut short.
+    """
+    with urllib.request.urlopen(url, timeout=SCRAPE_TIMEOUT_S) as response:
+        return committed_positions(response.read().decode(), connector, topic, partitions)
+
+
+class EndpointSilent(RuntimeError):
+    """lakesink's metrics endpoint, which answered before, did not answer a whole sample's tries."""
+
+
+class LakesinkEndpoint:
+    """lakesink's committed positions, scraped from its metrics endpoint once per call (a :data:`Committed`).
+
+    Until the endpoint first answers, a failed scrape counts as nothing committed: the sink serves
+    its metrics before its run starts, so it cannot have committed yet; and it can only delay the
+    warm-up, whose end needs every record committed, i.e. an answer. After that, a failed scrape
+    is tried again within the sample and then fails the step: reading it as 0 would show a lag
+    spike that never happened, and skipping it would hide a sink too busy to answer.
+    """
+
+    def __init__(self, url: str, connector: str, topic: str, partitions: int) -> None:
+        self._url, self._connector, self._topic, self._partitions = url, connector, topic, partitions
+        self._answered = False
+
+    def __call__(self) -> dict[int, int]:
+        tries = SCRAPE_ATTEMPTS if self._answered else 1
+        for attempt in range(1, tries + 1):
+            try:
+                positions = lakesink_committed(self._url, self._connector, self._topic, self._partitions)
+            except (OSError, http.client.HTTPException) as error:
+                failure = error
+                if attempt < tries:
+                    time.sleep(SCRAPE_RETRY_S)
+            else:
+                self._answered = True
+                return positions
+        if not self._answered:
+            return dict.fromkeys(range(self._partitions), 0)
+        raise EndpointSilent(f"{self._url} did not answer {tries} scrapes in a row: {failure}") from failure
+
+
+def locks_committed(client: Any, bucket: str, connector: str, topic: str, partitions: int) -> dict[int, int]:
+    """lakesink's committed positions read from its master locks' ``committedOffset``: the
+    cross-check of :class:`LakesinkEndpoint` at the end of a step (the store is the truth the
+    endpoint reports)."""
     positions = {}
     for partition in range(partitions):
         key = master_lock_key(INDEXES, connector, topic, partition)

@@ -205,7 +205,8 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
         f"`bench/streaming_producer.py` at the step's rate for {run['step_seconds']:g} s (the batch scenarios' "
         f"order events, `created_at` = produce time). Both sinks use flush.interval (commit_interval) "
         f"{report['flush_interval_s']} s and flush.count (commit_every) 50,000. Lag = high watermarks − committed "
-        f"positions (lakesink: `committedOffset` of its master locks in the store; Quix: its group's offsets), "
+        f"positions (lakesink: `lakesink_committed_offset` + 1 scraped from its metrics endpoint, `--metrics-port`, "
+        f"as an operator's Prometheus would; Quix: its group's offsets), "
         f"every second. **Sustained**: lag at the end of the step < {END_LAG_INTERVALS:g} × flush.interval × rate "
         f"and its peak in the last third at most {GROWTH_INTERVALS:g} × flush.interval × rate above its peak in "
         f"the middle third (bench/streaming_metrics.py); a sink's sustained throughput is the produced rate of "
@@ -233,7 +234,8 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
                   if run["sink"] == "lakesink" for step in run["steps"] if step.get("sink_batches", {}).get("batches")]
     if batch_rows:
         lines += ["", "lakesink's own batch lines during each step (the sink's log: micro-batches that committed "
-                  "records; a trigger every 2 s, so more seconds apart means a batch took longer than its trigger):",
+                  "records; planned the moment flush.interval runs out, so more seconds apart than flush.interval means a "
+                  "batch took longer than that):",
                   "", "| format | step | batches | seconds apart | records / batch | files / batch | commit ms |",
                   "|---|---|---:|---:|---:|---:|---:|"]
         lines += [f"| {fmt} | {label} | {b['batches']} | {_num(b['seconds_between'], '.1f')} | "

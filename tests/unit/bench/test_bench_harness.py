@@ -137,3 +137,15 @@ def test_measure_gives_the_first_and_the_last_arrival_of_a_watched_text(tmp_path
         run = children.measure("batches", [sys.executable, "-c", script], timeout_s=30, watch=["Batch "])
     assert run.returncode == 0
     assert 0.5 < run.last_marks["Batch "] - run.marks["Batch "] < run.seconds
+
+
+def test_a_restore_is_compared_with_the_produce_ceiling() -> None:
+    results = [
+        Result("consume", OK, 1000, 0, seconds=0.1),
+        Result("produce", OK, 1000, 0, seconds=0.4),
+        Result("restore", OK, 1000, 0, seconds=1.0, ceiling="produce"),
+    ]
+    _pick_ceilings(results)
+
+    assert results[2].ceiling == "produce", "only a sink takes the slower of its ceilings"
+    assert table(results).splitlines()[4].split()[-1] == "0.40"
