@@ -100,7 +100,8 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     sink.add_argument(
         "--checkpoint",
         metavar="DIR",
-        help="Spark checkpoint directory (default <local tmp>/lakesink-checkpoints/<name>)",
+        help="where a Spark streaming checkpoint left by an older lakesink version is deleted after the "
+        "first commit; no run reads or writes one (default <local tmp>/lakesink-checkpoints/<name>)",
     )
     sink.add_argument(
         "--metrics-port",

@@ -8,8 +8,11 @@ injects faults, for one); nothing else in the product has a test-only parameter.
 from __future__ import annotations
 
 import dataclasses
+import logging
+import signal
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -29,6 +32,8 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import plan_sink
 
+logger = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
     from lakesink.adapters.spark.session import SparkSession
@@ -37,15 +42,16 @@ if TYPE_CHECKING:
 
 def sink_run(
     settings: ConnectorSettings,
-    spark: SparkSession,
+    spark: SparkSession | Callable[[], SparkSession],
     *,
     checkpoint_dir: str | None = None,
     once: bool = False,
     store: ObjectStore | None = None,
     metrics: SinkMetrics = NO_METRICS,
 ) -> SinkRun:
-    """One sink run of ``settings`` on ``spark``; ``store`` replaces the backend the settings name;
-    the run reports its batches to ``metrics`` (:func:`serving_metrics`).
+    """One sink run of ``settings`` on ``spark`` (or the session a callable gives at the first batch:
+    a run with nothing to write never waits for the JVM); ``store`` replaces the backend the settings
+    name; the run reports its batches to ``metrics`` (:func:`serving_metrics`).
 
     The store is asked at start what every client of the run must know (S3: whether it takes
     boto3's default request checksums, :func:`~lakesink.adapters.storage.settled_storage`); the
@@ -162,6 +168,30 @@ def run_sink(
     """
     settings = with_metrics_flags(settings, metrics_port, metrics_host)
     with launch, serving_metrics(settings) as metrics:
-        run = sink_run(settings, launch.session(), checkpoint_dir=checkpoint, once=once, metrics=metrics)
-        run.run()
+        run = sink_run(settings, launch.session, checkpoint_dir=checkpoint, once=once, metrics=metrics)
+        with stopped_by_sigterm(run):
+            run.run()
     return sum(report.records for report in run.reports)
+
+
+@contextmanager
+def stopped_by_sigterm(run: SinkRun) -> Iterator[None]:
+    """SIGTERM (``kill``, ``docker stop``, Kubernetes) ends the run after its batch in progress is
+    committed, instead of killing it mid-batch (which is safe, but redoes the batch's work).
+
+    The handler only starts a thread that stops the run: the main thread may hold the lock the stop
+    signal takes. Outside the main thread (an embedding application) nothing is installed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigterm(_signum: int, _frame: object) -> None:
+        logger.info("SIGTERM: the sink stops after the batch in progress")
+        threading.Thread(target=run.stop, name="lakesink-sigterm", daemon=True).start()
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -28,6 +28,9 @@ class SinkCompute(Protocol):
     ) -> None:
         """Hand every batch to ``on_batch`` until the input ends (``--once``) or the run is stopped."""
 
+    def stop(self) -> None:
+        """End the run after its batch in progress (from any thread)."""
+
     def write(
         self,
         ranges: Sequence[OffsetRange],

@@ -202,10 +202,8 @@ class SinkRun:
     # --- the batches ------------------------------------------------------------------------
 
     def run(self, timeout_s: float | None = None) -> None:
-        """Write until the data available at start is written (``--once``) or the query is stopped.
-
-        ``timeout_s`` stops a streaming query after that long; a ``--once`` run checks it between
-        batches (a started batch is finished and committed).
+        """Write until the data available at start is written (``--once``) or the run is stopped:
+        :meth:`stop`, or ``timeout_s`` after the start (a started batch is finished and committed first).
 
         Raises:
             LakesinkError: the batch failure that stopped the run (fencing, poison record...).
@@ -216,6 +214,10 @@ class SinkRun:
             self.compute.run(self._start, self.write_batch, timeout_s)
         finally:
             self.close()
+
+    def stop(self) -> None:
+        """End a continuous run after its batch in progress is committed (from any thread)."""
+        self.compute.stop()
 
     def close(self) -> None:
         """Release the run's Kafka clients (topic metadata, consumer group, dead-letter producer)."""
@@ -237,15 +239,18 @@ class SinkRun:
         back first, and its records written afresh.
 
         The batch reads one clock, through every retry: the time the pending plans it replays
-        recorded, else now.
+        recorded, else now. When a store failure it waits out stopped some of its ranges, the
+        partitions whose ranges all landed are committed before the wait and only the others run
+        again: at a high fault rate a whole batch would seldom get through in one piece.
         """
         if self._held is not None:
             ranges = self._held.stretch(ranges)
         now_ms = self._clock.now_ms()
         begun = _Begun(time.perf_counter(), store_requests())
+        batch = _Progress(list(ranges))
 
         def write_and_commit() -> None:
-            chunks, replay_ms = self._replaying(ranges)
+            chunks, replay_ms = self._replaying(batch.left)
             clock_ms = now_ms if replay_ms is None else replay_ms
             try:
                 results = self._write_with_policy(chunks, clock_ms)
@@ -256,9 +261,28 @@ class SinkRun:
                 logger.warning("Batch %d replayed a pending plan with other records (%s): rolling it back", batch_id, changed)
                 self._index.roll_back_held(chunks)
                 results = self._write_with_policy(chunks, clock_ms)
-            self._commit(batch_id, results, begun)
+            failure = first_failure(results)
+            if failure is not None:  # one that is waited out (any other was raised)
+                self._keep_whole_partitions(batch_id, batch, results)
+                raise failure
+            self._commit(batch_id, results, begun, batch)
 
-        waiting_out(f"Batch {batch_id}", self._counting_failures(write_and_commit))
+        waiting_out(f"Batch {batch_id}", self._counting_failures(write_and_commit), lambda: len(batch.kept))
+
+    def _keep_whole_partitions(self, batch_id: int, batch: _Progress, results: list[RangeResult]) -> None:
+        """Commit the partitions of ``results`` none of whose ranges failed, and leave the batch only
+        the others' ranges to run again. Partitions are committed one by one anyway (a crash between
+        two lock writes is a state the index recovers from), so this is the same protocol, cut earlier."""
+        failed = {(r.topic, r.partition) for r in results if r.failure is not None}
+        whole = [r for r in results if (r.topic, r.partition) not in failed]
+        if not whole:
+            return
+        done = {(r.topic, r.partition) for r in whole}
+        batch.sent += self._make_durable(whole)
+        batch.kept += whole
+        batch.left = [r for r in batch.left if (r.topic, r.partition) not in done]
+        logger.info("Batch %d: committed the %d partitions it wrote whole before the wait; %d run again",
+                    batch_id, len(done), len(failed))
 
     def _counting_failures(self, step: Callable[[], None]) -> Callable[[], None]:
         """``step``, counting each failed attempt in the metrics (and the wait, when it is waited out)."""
@@ -291,17 +315,19 @@ class SinkRun:
 
     def _write_with_policy(self, ranges: Sequence[OffsetRange], clock_ms: int) -> list[RangeResult]:
         """The batch's results, with ``error.policy`` RETRY around the whole batch: a re-run writes the
-        very same ranges. A fencing conflict is never retried.
+        very same ranges. A fencing conflict is never retried. Failures the batch waits out (the
+        store's) are returned in the results, for the caller to keep what landed whole and wait.
 
         Raises:
-            LakesinkError: a range failed (the first, in topic-partition order) and no retry is left.
+            LakesinkError: a range failed otherwise (the first, in topic-partition order) and no
+                retry is left.
         """
         settings = self.settings
         attempt = 0
         while True:
             try:
                 results = self._write(ranges, clock_ms)
-                failure = first_failure(results)
+                failure = first_failure(r for r in results if r.failure and not waits_out(r.failure.error()))
                 if failure is not None:
                     raise failure
                 return results
@@ -331,20 +357,14 @@ class SinkRun:
         granular = index.granular_floors() if index else {}
         return self.compute.write(ranges, floors, granular, clock_ms)
 
-    def _commit(self, batch_id: int, results: list[RangeResult], begun: _Begun) -> None:
+    def _commit(self, batch_id: int, results: list[RangeResult], begun: _Begun, batch: _Progress) -> None:
+        """Make ``results`` durable and report the whole batch (with what it committed before a wait)."""
         started = time.perf_counter()
-        ends = commit_points(results)
-        # before the commit: a crash in between redoes the batch, and the step sends nothing twice
-        sent = self._dead_letters.before_commit(results, ends) if self._dead_letters is not None else 0
-        if self._held is not None:
-            self._held.committed(ends)
-        if self._index is not None:
-            for (topic, partition), last in sorted(ends.items()):
-                self._index.commit(topic, partition, last)
-        elif self._group is not None:
-            self._group.commit({tp: last + 1 for tp, last in ends.items()})
+        sent = batch.sent + self._make_durable(results)
         finished = time.perf_counter()
         commit_ms = (finished - started) * 1000
+        results = batch.kept + results
+        ends = commit_points(results)
         lags = self._lags(ends)
         records_by_topic, bytes_by_topic = per_topic(results)
         report = BatchReport(
@@ -383,6 +403,21 @@ class SinkRun:
                 commit_ms,
             )
 
+    def _make_durable(self, results: list[RangeResult]) -> int:
+        """Commit what ``results`` wrote (locks or the consumer group), after sending their dead
+        letters; returns how many were sent."""
+        ends = commit_points(results)
+        # before the commit: a crash in between redoes the batch, and the step sends nothing twice
+        sent = self._dead_letters.before_commit(results, ends) if self._dead_letters is not None else 0
+        if self._held is not None:
+            self._held.committed(ends)
+        if self._index is not None:
+            for (topic, partition), last in sorted(ends.items()):
+                self._index.commit(topic, partition, last)
+        elif self._group is not None:
+            self._group.commit({tp: last + 1 for tp, last in ends.items()})
+        return sent
+
     @property
     def holds_records(self) -> bool:
         """Whether ranges may end with records held back in an open Confluent cycle (the next
@@ -411,4 +446,14 @@ class _Begun:
 
     started: float
     requests: int
+
+
+@dataclass(slots=True)
+class _Progress:
+    """A batch through its waits: the ranges left to write, the results already committed (the
+    partitions written whole by a failed attempt) and the dead letters those sent."""
+
+    left: list[OffsetRange]
+    kept: list[RangeResult] = field(default_factory=list)
+    sent: int = 0
 

@@ -19,17 +19,23 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def waiting_out(what: str, step: Callable[[], T]) -> T:
+def waiting_out(what: str, step: Callable[[], T], progress: Callable[[], object] = lambda: None) -> T:
     """``step()``, re-run after 1 s, 2 s, 4 s ... (at most 60 s) while it raises an error that ends by
-    itself; any other error is raised at once."""
+    itself; any other error is raised at once.
+
+    A failed attempt that still moved the work on (``progress()`` changed across it: a batch that
+    committed some of its partitions) starts the waits again from 1 s: the store is serving, and
+    a minute's wait would only hold back the part that is left.
+    """
     attempt = 0
     while True:
+        before = progress()
         try:
             return step()
         except Exception as exc:
             if not waits_out(exc):
                 raise
-            attempt += 1
+            attempt = 1 if progress() != before else attempt + 1
             wait_s = wait_before(attempt)
             logger.warning("%s failed on the store (%s); running it again in %.0f s (attempt %d)",
                            what, first_line(exc), wait_s, attempt + 1)

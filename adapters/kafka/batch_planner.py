@@ -6,7 +6,8 @@ control by :mod:`lakesink.domain.flush.admission`, the cap, the replay of a pend
 and which ranges a batch is cut into.
 :class:`BatchPlanner` holds that logic and its state, so that the Spark stream reader
 (:class:`~lakesink.adapters.kafka.source.KafkaStreamReader`) is a thin adapter over it and the
-sink's ``--once`` run can plan the very same batches without starting a streaming query.
+sink command (``--once``: :meth:`BatchPlanner.available_now`; continuous:
+:meth:`BatchPlanner.continuous`) plans the very same batches without starting a streaming query.
 
 ``firstBatchEndOffsets`` makes the first end this planner computes take exactly the named
 partitions, each up to the given offset (see :meth:`BatchPlanner.next_end`);
@@ -24,7 +25,7 @@ position (the topic was deleted and recreated).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from lakesink.adapters.clock import WallClock
@@ -85,6 +86,9 @@ class BatchPlanner:
         )
         self._target: Positions | None = None
         self._forced_first_end: Positions = dict(options.first_batch_end)
+        self._available: Positions = {}
+        self.position: Positions = {}
+        """Where a continuous run's next batch starts: the end of the last one handed over (:meth:`continuous`)."""
 
     @classmethod
     def connect(cls, options: SourceOptions, clock: Clock | None = None) -> BatchPlanner:
@@ -129,6 +133,7 @@ class BatchPlanner:
         self._check_not_behind(begin, available)
         if self._target is not None:
             available = {key: min(offset, self._target[key]) for key, offset in available.items()}
+        self._available = available
         end = self._forced_end(begin, available)
         if end is None:
             end = self._admission.plan(begin, available, mode)
@@ -162,6 +167,30 @@ class BatchPlanner:
             if end == begin:
                 return
             yield begin, end
+            begin = end
+
+    def continuous(self, poll_s: float, wait: Callable[[float], bool]) -> Iterator[tuple[Positions, Positions]]:
+        """``(start, end)`` of every batch of a continuous run, planned on the driver as the
+        streaming source plans them for Spark (same admissions, same replay of a forced first end).
+
+        Between batches it waits for the first flush interval of a waiting partition to run out,
+        looking at Kafka at least every ``poll_s`` for records that complete a count (or wake a
+        partition without an interval rule). ``wait(seconds)`` waits and says whether to stop
+        (``threading.Event.wait`` of a stop signal; a test's moves its clock). A batch that only
+        registers new partitions reads nothing: it is not yielded, the next one reads them.
+        :attr:`position` follows: the end of the last batch handed over (where the next one starts).
+        """
+        begin = self.position = self.start()
+        while True:
+            end = self.next_end(begin, AdmitMode.POLICY)
+            if end == begin:
+                due_ms = self._admission.due_in_ms(begin, self._available)
+                if wait(poll_s if due_ms is None else min(poll_s, due_ms / 1000)):
+                    return
+                continue
+            self.position = end
+            if any(end[key] > offset for key, offset in begin.items()):
+                yield begin, end
             begin = end
 
     def bounds(self) -> tuple[Positions, Positions]:

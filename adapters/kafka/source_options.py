@@ -269,12 +269,12 @@ class SourceOptions:
 class SinkSource:
     """The ``lakesink-kafka`` source a sink run reads, from the driver's objects: one value, two forms.
 
-    A continuous run hands :meth:`encode` to ``DataStreamReader.options`` (Spark passes options
-    to a Python data source as strings; the source parses them back with
-    :meth:`SourceOptions.parse`); a ``--once`` run plans on the driver with :meth:`options`,
-    without strings in between. ``SourceOptions.parse(source.encode()).for_stream()`` and
+    The command plans on the driver with :meth:`options` (:mod:`.batch_planner`), in both modes.
+    :meth:`encode` gives the same source as the string options of a ``lakesink-kafka`` stream
+    (a Python data source gets its options as strings and parses them back with
+    :meth:`SourceOptions.parse`): ``SourceOptions.parse(source.encode()).for_stream()`` and
     ``source.options()`` are equal (the parsed client settings wrap every credential key's value
-    in a Secret). The sink always reads ranges only (``rangesOnly``): its
+    in a Secret), which tests/unit/kafka/test_sink_source.py proves for any run. The sink always reads ranges only (``rangesOnly``): its
     tasks read their range from Kafka themselves, with the headers column (filled or not, see
     :meth:`~lakesink.adapters.kafka.range_rows.RangeReader.without_headers`).
 

@@ -43,11 +43,13 @@ def _run_jvm(role: str, archive: Path) -> dict[str, float]:
 
 
 def _workload(spark: object) -> None:
-    """What a sink run makes the JVM load: ``spark.range`` ids through ``mapInArrow`` (one task per
-    range), and a streaming query with ``foreachBatch`` (the continuous sink)."""
+    """What a sink run makes the JVM load: range ids through ``mapPartitions`` (the command's write
+    tasks), a ``mapInArrow`` (a library DataFrame's), and a streaming query with ``foreachBatch``
+    (a library stream)."""
     from pyspark.sql import SparkSession
 
     assert isinstance(spark, SparkSession)
+    spark.sparkContext.parallelize(range(4), 4).mapPartitions(_identity).collect()
     spark.range(0, 4, 1, 4).mapInArrow(_identity, "id long").collect()
     stream = spark.readStream.format("rate").option("rowsPerSecond", 10).load()
     query = stream.writeStream.foreachBatch(lambda batch, _id: batch.count()).trigger(availableNow=True).start()

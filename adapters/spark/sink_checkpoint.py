@@ -1,15 +1,14 @@
-"""The sink's Spark checkpoint: where it lives, and why a ``--once`` run removes it.
+"""The sink's old Spark checkpoint: where it lives, and why a run removes it.
 
-A continuous sink runs a streaming query whose checkpoint (offset log, commit log) decides
-where the query resumes; the store's index (exactly-once) or the consumer group
-(at-least-once) stays the source of truth. A ``--once`` run plans its batches on the driver
-and reads neither. Once it has committed, an older checkpoint is behind the truth: a later
-streaming run would resume from it and read again what the once run wrote (exactly-once: the
-executors skip those records, wasted reading; at-least-once: the records are written again).
-So a once run deletes the checkpoint after its first commit (or at its end when it had nothing
-to write): the next streaming run then starts from the index or the group, as after a lost
-checkpoint. Only a directory that holds a Spark streaming checkpoint (its ``metadata`` file or
-its ``offsets`` directory) is deleted; anything else at that location is left alone.
+Before lakesink planned its continuous batches on the driver, a continuous sink ran a streaming
+query whose checkpoint (offset log, commit log) decided where the query resumed. No run reads
+one now: the store's index (exactly-once) or the consumer group (at-least-once) says where a run
+starts. A checkpoint such a query left at ``--checkpoint`` is behind once a run has committed: an
+older lakesink started on it would read again what the newer one wrote (exactly-once: the
+executors skip those records, wasted reading; at-least-once: the records are written again). So a
+run deletes it after its first commit (or, ``--once``, at its end when it had nothing to write).
+Only a directory that holds a Spark streaming checkpoint (its ``metadata`` file or its
+``offsets`` directory) is deleted; anything else at that location is left alone.
 
 Paths go through Hadoop's FileSystem, as Spark resolves ``checkpointLocation`` (a plain path
 is on the cluster's default file system).

@@ -1,31 +1,33 @@
 """The sink's batches on Spark: which ranges each micro-batch holds, and one task per range.
 
 :class:`SparkSink` is the compute adapter of the sink use case
-(:class:`~lakesink.application.sink_run.SinkRun`), which decides what is committed. A continuous
-run streams: ``lakesink-kafka`` stream → ``foreachBatch`` → the use case's batch handler. A
-``--once`` run needs no streaming machinery (the index or the consumer group says where to start):
-it drives the source's :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner` on the driver
-exactly as ``Trigger.AvailableNow`` would (same batches, same ranges, batch ids 0, 1, 2…) and
-removes a streaming checkpoint left behind (:mod:`.sink_checkpoint`). :meth:`SparkSink.write` runs
-the writers on the executors (:func:`.sink_task.run_range_task` through ``mapInArrow``: one task per
-range, no shuffle; the source runs with ``rangesOnly`` so each task reads its range from Kafka
+(:class:`~lakesink.application.sink_run.SinkRun`), which decides what is committed. The command
+needs no streaming machinery (the index or the consumer group says where to start): it drives the
+source's :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner` on the driver, a ``--once`` run
+exactly as ``Trigger.AvailableNow`` would, a continuous run as a streaming query of the
+``lakesink-kafka`` source would (same admissions; batch ids 0, 1, 2… per run), and removes a
+streaming checkpoint left behind (:mod:`.sink_checkpoint`). Planning there instead of in a
+streaming query saves every batch a Spark job (the one that collected the ranges), the query's
+offset and commit logs, and the wait for the next 2 s trigger (CHANGELOG, BENCHMARKS.md).
+A library user's stream goes through :meth:`SparkSink.start_stream` (``foreachBatch``).
+:meth:`SparkSink.write` runs the writers on the executors (:func:`.sink_task.run_range_task`
+through ``mapPartitions``: one task per range, no shuffle; each task reads its range from Kafka
 itself and no record crosses the JVM; ``connect.<p>.range.split.offsets`` cuts a partition's
 range into chunks, one task each) and collects one small result row per range. docs/sink.md
-describes the protocol and every failure. The observed metrics of a stream count ranges and
-offsets; the records written are in the use case's batch log.
+describes the protocol and every failure; the records written are in the use case's batch log.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
 
 from lakesink.adapters.formats.record_decoding import headers_needed
@@ -33,12 +35,10 @@ from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import connector_client_settings
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
-from lakesink.adapters.kafka.source import SOURCE_NAME
-from lakesink.adapters.kafka.source_options import SinkSource, SourceOptions
+from lakesink.adapters.kafka.source_options import SinkSource
 from lakesink.adapters.spark.record_frames import RecordFrame, is_range_frame
 from lakesink.adapters.spark.sink_checkpoint import forget_streaming_checkpoint
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task
-from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy
@@ -48,8 +48,9 @@ from lakesink.domain.statement_plan import SinkPlan
 
 logger = logging.getLogger(__name__)
 
-PROCESSING_TIME = "2 seconds"
-OBSERVATION = "lakesink"
+POLL_S = 1.0
+"""How often a continuous run asks Kafka for new records while no flush interval runs out sooner
+(the streaming query it replaced triggered every 2 s, and a batch then waited for the trigger)."""
 
 BatchHandler = Callable[[int, Sequence[OffsetRange]], None]
 """What the use case does with one micro-batch: ``(batch_id, ranges)``; it calls :meth:`SparkSink.write`."""
@@ -72,7 +73,7 @@ class SparkSink:
         self,
         settings: ConnectorSettings,
         plan: SinkPlan,
-        spark: SparkSession,
+        spark: SparkSession | Callable[[], SparkSession],
         store: ObjectStore,
         *,
         run_id: str,
@@ -80,30 +81,78 @@ class SparkSink:
         once: bool,
     ) -> None:
         self.settings = settings
-        self.spark = spark
+        self._spark = spark
         self.once = once
         self._plan = plan
         self._store = store
         self._run_id = run_id
         self._checkpoint_dir = checkpoint_dir
         self._records: RecordFrame | None = None
-        self._failure: BaseException | None = None
+        self._stopping = threading.Event()
+        self._planner: BatchPlanner | None = None
+
+    @functools.cached_property
+    def spark(self) -> SparkSession:
+        """The session; given as a callable (a session still starting), it is asked for at the first
+        batch, so a run with nothing to write never waits for the JVM (``--once`` on an empty topic)."""
+        return self._spark if isinstance(self._spark, SparkSession) else self._spark()
 
     def run(self, start: SinkStart, on_batch: BatchHandler, timeout_s: float | None = None) -> None:
-        """Feed every batch to ``on_batch`` until the data available at start is written (``once``)
-        or the query is stopped.
+        """Feed every batch to ``on_batch`` until the data available at start is written (``once``),
+        or until :meth:`stop` or ``timeout_s`` (None: until the process ends).
 
-        ``timeout_s`` stops a streaming query after that long; a ``once`` run checks it between
-        batches (a started batch is finished and committed).
+        Both modes plan on the driver with the source's :class:`BatchPlanner`: ``once`` the batches of
+        ``Trigger.AvailableNow``, a continuous run those a streaming query would run
+        (:meth:`BatchPlanner.continuous`). The store's index (or the consumer group) says where a
+        run starts, so no Spark checkpoint is read; one an earlier version's streaming query left
+        at the checkpoint location is removed after the first commit (:mod:`.sink_checkpoint`). A
+        started batch is finished and committed before a stop or the timeout ends the run.
+        Nothing touches the session before the first batch.
 
         Raises:
             Exception: what ``on_batch`` raised, as it raised it.
         """
-        source = self._source(start)
-        if self.once:
-            self._run_once(source.options(), on_batch, timeout_s)
-        else:
-            self._run_stream(source.encode(), on_batch, timeout_s)
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+
+        def stopping(seconds: float = 0.0) -> bool:
+            """Wait up to ``seconds`` for a stop; whether the run must stop now."""
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return True
+            return self._stopping.wait(seconds if left is None else min(seconds, left))
+
+        planner = self._planner = BatchPlanner.connect(self._source(start).options())
+        batches = planner.available_now() if self.once else planner.continuous(POLL_S, stopping)
+        try:
+            for batch_id, (begin, end) in enumerate(batches):
+                ranges = planner.ranges(begin, end)
+                logger.info(
+                    "Planned batch %d: %d ranges, %d offsets, up to %s",
+                    batch_id,
+                    len(ranges),
+                    sum(r.size for r in ranges),
+                    to_json(end),
+                )
+                on_batch(batch_id, ranges)
+                if batch_id == 0:  # from the first commit on, a streaming checkpoint is behind
+                    forget_streaming_checkpoint(self.spark, self._checkpoint_dir)
+                if stopping():
+                    if self.once and not self._stopping.is_set():
+                        logger.warning("Sink %s stops after batch %d: %s s timeout", self.settings.name, batch_id, timeout_s)
+                    break
+        finally:
+            planner.close()
+        if not self.once:
+            logger.info("Sink %s stopped; its next batch starts at %s", self.settings.name, to_json(self.position))
+
+    def stop(self) -> None:
+        """End a run after its batch in progress is committed (from any thread or a signal handler)."""
+        self._stopping.set()
+
+    @property
+    def position(self) -> Mapping[TopicPartition, int]:
+        """Where a continuous run's next batch starts (empty before it started)."""
+        return {} if self._planner is None else dict(self._planner.position)
 
     @functools.cached_property
     def _reader(self) -> RangeReader:
@@ -117,58 +166,6 @@ class SparkSink:
             or any(headers_needed(statement) for statement in self._plan.statements)
         )
         return reader if needs_headers else reader.without_headers()
-
-    def _run_once(self, options: SourceOptions, on_batch: BatchHandler, timeout_s: float | None) -> None:
-        """The batches of ``Trigger.AvailableNow``, planned here on the driver, each handed over in turn."""
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        planner = BatchPlanner.connect(options)
-        try:
-            for batch_id, (start, end) in enumerate(planner.available_now()):
-                ranges = planner.ranges(start, end)
-                logger.info(
-                    "Planned batch %d: %d ranges, %d offsets, up to %s",
-                    batch_id,
-                    len(ranges),
-                    sum(r.size for r in ranges),
-                    to_json(end),
-                )
-                on_batch(batch_id, ranges)
-                if batch_id == 0:  # from the first commit on, a streaming checkpoint is behind
-                    forget_streaming_checkpoint(self.spark, self._checkpoint_dir)
-                if deadline is not None and time.monotonic() >= deadline:
-                    logger.warning(
-                        "Sink %s stops after batch %d: %s s timeout", self.settings.name, batch_id, timeout_s
-                    )
-                    return
-            forget_streaming_checkpoint(self.spark, self._checkpoint_dir)  # also when nothing was new
-        finally:
-            planner.close()
-
-    def _run_stream(self, options: dict[str, str], on_batch: BatchHandler, timeout_s: float | None) -> None:
-        """The command's continuous run: the library's streaming sink over the run's source."""
-        stream = self.spark.readStream.format(SOURCE_NAME).options(**options).load()
-        observed = stream.observe(
-            OBSERVATION,
-            F.count(F.lit(1)).alias("ranges"),
-            F.sum(F.col("end") - F.col("start")).alias("offsets"),
-            F.max("end").alias("max_end"),
-        )
-        query = self.start_stream(
-            observed,
-            on_batch,
-            name=f"lakesink-sink-{self.settings.name}",
-            trigger={"processingTime": PROCESSING_TIME},
-        )
-        try:
-            query.awaitTermination(timeout_s)
-        except Exception:
-            if self._failure is None:
-                raise
-        finally:
-            if query.isActive:
-                query.stop()
-        if self._failure is not None:
-            raise self._failure
 
     def _source(self, start: SinkStart) -> SinkSource:
         """The ``lakesink-kafka`` source of this run: where to start, the replay, admission, splitting.
@@ -196,18 +193,14 @@ class SparkSink:
     ) -> StreamingQuery:
         """Start the streaming query that hands every micro-batch of ``df`` to ``on_batch``.
 
-        ``df`` holds offset ranges (:func:`.record_frames.is_range_frame`: the command's source,
-        whose tasks read Kafka themselves) or records (:class:`.record_frames.RecordFrame`: a
+        ``df`` holds offset ranges (:func:`.record_frames.is_range_frame`: ``lakesink-kafka`` with
+        ``rangesOnly``, whose tasks read Kafka themselves) or records (:class:`.record_frames.RecordFrame`: a
         user's DataFrame). ``trigger`` is :meth:`DataStreamWriter.trigger`'s keywords (None:
         Spark's default). The query fails with the batch's error; the run's checkpoint is the query's.
         """
 
         def write_batch(batch: DataFrame, batch_id: int) -> None:
-            try:
-                self.write_frame(batch, batch_id, on_batch)
-            except BaseException as exc:
-                self._failure = exc
-                raise
+            self.write_frame(batch, batch_id, on_batch)
 
         writer = (
             df.writeStream.foreachBatch(write_batch)
@@ -239,7 +232,7 @@ class SparkSink:
         granular: Mapping[TopicPartition, Mapping[str, int]],
         clock_ms: int,
     ) -> list[RangeResult]:
-        """Write ``ranges`` on the executors, one task per range (``spark.range`` ids, see
+        """Write ``ranges`` on the executors, one task per range (an RDD of range ids, see
         :func:`.sink_task.run_range_task`); records at or below ``floors`` (and Lenses ``granular``
         locks) are durable already and skipped; wall-clock transforms read ``clock_ms``. A failed
         range's result carries its error."""
@@ -256,9 +249,9 @@ class SparkSink:
         )
         if self._records is not None:
             return self._records.write(spec, ranges)
-        ids = self.spark.range(0, len(ranges), 1, max(1, len(ranges)))
+        ids = self.spark.sparkContext.parallelize(range(len(ranges)), len(ranges))
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))
-        return [result_of(row.asDict(recursive=True)) for row in ids.mapInArrow(task, RESULT_DDL).collect()]
+        return ids.mapPartitions(task).collect()
 
     def _ranges(self, df: DataFrame) -> list[OffsetRange]:
         """The streamed batch's ranges (a few rows), collected on the driver before any write task.

@@ -160,6 +160,24 @@ class AdmissionControl(Generic[K]):
             return end
         return rate_limited(limit, start, end)
 
+    def due_in_ms(self, start: Mapping[K, int], available: Mapping[K, int]) -> int | None:
+        """How long until ``flush.interval`` admits a partition that has records waiting (0: now).
+
+        None when no partition of ``start`` has records waiting, or there is no interval rule: then
+        only new records (a count reached) can make a partition due, and the caller decides how
+        often to look.
+        """
+        interval = self._policy.flush_interval_ms
+        if interval is None:
+            return None
+        now = self._clock.now_ms()
+        waits = [
+            self._last_admitted_ms.get(key, now) + interval - now
+            for key, begin in start.items()
+            if available.get(key, begin) > begin
+        ]
+        return max(0, min(waits)) if waits else None
+
     def _capped(self, waiting: int, mode: AdmitMode) -> int:
         cap = self._policy.max_records_per_partition
         if cap is None or mode is AdmitMode.ALL:

@@ -11,8 +11,8 @@ service-account JSON key. The real CLI then runs as child processes at ``--log-l
 * ``lakesink verify`` of that bucket (text and JSON), ``lakesink kcql explain`` (text and JSON) and
   ``lakesink config convert`` (secrets as references);
 * failing runs: a wrong bucket (sink and verify), an unreachable broker, Azure and GCS stores that do not answer, and a
-  continuous sink (Spark's streaming query, whose plan carries the Kafka source's options) whose
-  registry refuses the password in its URL, so its first batch fails.
+  continuous sink whose registry refuses the password in its URL, so its first batch's tasks fail
+  (their stage, its RDD and the failure reach the event log).
 
 Every byte of stdout, stderr (the logs: lakesink's, the SDKs', librdkafka's and Spark's log4j), the
 event logs (plans, task failures, the environment: every conf entry) and the checkpoint must be free
@@ -297,7 +297,7 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
     jobs.append(("azure SAS", ["sink", "--once", "--config", _write(work, "azure-sas", azure_sas)], None))
     jobs.append(("gcs JSON key", ["sink", "--once", "--config", _write(work, "gcs", _gcs_props(unique_name("gcs"), topic))], None))
 
-    # continuous, so the streaming query's plan (the Kafka source and its options) reaches the event log
+    # continuous: its first batch's write job and the tasks' failure reach the event log
     refused = _write(work, "refused", _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_URL_PASSWORD))
     jobs.append(("registry refuses", ["sink", "--master", "local[2]", "--config", refused,
                                       "--checkpoint", str(checkpoints / "refused")], spark))
@@ -321,7 +321,7 @@ def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
     assert len(event_logs) == 3, "the sink, the restore and the failing sink each write an event log"
     for data in event_logs:  # the conf dump: every Spark and system property
         assert b'"Event":"SparkListenerEnvironmentUpdate"' in data and b"spark.eventLog.enabled" in data
-    assert b"MicroBatchScan" in event_logs[2]  # the streaming query's plans: the Kafka source, its options
+    assert b"PythonRDD" in event_logs[2]  # the failing sink's write job: its stage and RDD
 
 
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{40,}={0,2}")

@@ -3,7 +3,7 @@
 Every test produces records whose value carries a unique ``id`` and checks, by reading the
 objects back with an independent reader, that every produced record (every produced offset) is
 stored exactly once. :func:`run_sink` runs a ``--once`` job (batches planned on the driver) or,
-with ``once=False``, a continuous one (Spark's streaming query) stopped once it has read what the
+with ``once=False``, a continuous one (batches planned on the driver as they come) stopped once it has read what the
 topic held when it started.
 """
 
@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
@@ -139,7 +138,7 @@ def run_sink(
 ) -> SinkRun:
     """Run one sink job and return it (its reports tell what each batch did).
 
-    ``once=True`` is ``lakesink sink --once``; ``once=False`` runs the continuous streaming query
+    ``once=True`` is ``lakesink sink --once``; ``once=False`` runs the continuous sink
     until it drained the topic (:func:`run_until_drained`; after ``feeding``, a thread producing
     while the sink runs, has finished). ``store`` replaces the one the settings name (a
     fault-injecting wrapper of it, see tests/support/faulty_store.py).
@@ -158,12 +157,12 @@ def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120,
     """Run a continuous job until a batch ends at the high watermarks its topics have now (or, with
     ``feeding``, once that thread has finished producing), then stop it.
 
-    A thread watches the query (found by its name in ``spark.streams``) and stops it once its last
-    progress, reported after the batch committed, ends there. A batch failure ends the run first.
+    A thread watches where the job's next batch starts (``job.compute.position``, the end of the
+    batch in progress) and stops the job once it is there; the job stops after committing that
+    batch. A batch failure ends the run first.
     """
     assert not job.compute.once, "a --once job stops by itself"
     target = _high_watermarks(job) if feeding is None else None
-    name = f"lakesink-sink-{job.settings.name}"
     finished, drained = threading.Event(), threading.Event()
 
     def stop_when_drained() -> None:
@@ -171,15 +170,13 @@ def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120,
         while feeding is not None and feeding.is_alive() and not finished.wait(0.25):
             pass
         target = target or _high_watermarks(job)
-        while not finished.wait(0.25):
-            for query in spark.streams.active:
-                progress = query.lastProgress
-                if query.name == name and progress is not None and _ends_at(progress, target):
-                    drained.set()
-                    query.stop()
-                    return
+        while not finished.wait(0.1):
+            if to_json(job.compute.position) == target:
+                drained.set()
+                job.stop()
+                return
 
-    watcher = threading.Thread(target=stop_when_drained, name=f"stop-{name}", daemon=True)
+    watcher = threading.Thread(target=stop_when_drained, name=f"stop-{job.settings.name}", daemon=True)
     watcher.start()
     try:
         job.run(timeout_s=timeout_s)
@@ -196,10 +193,6 @@ def _high_watermarks(job: SinkRun) -> OffsetJson:
         return to_json(metadata.latest(metadata.partitions(selection)))
     finally:
         metadata.close()
-
-
-def _ends_at(progress: Any, target: OffsetJson) -> bool:
-    return any(json.loads(source.endOffset or "null") == target for source in progress.sources)
 
 
 def data_keys(store: ObjectStore, bucket: str, prefix: str = "") -> list[str]:

@@ -1,8 +1,8 @@
-"""A ``--once`` run between continuous runs: it plans without Spark streaming and retires the checkpoint.
+"""A ``--once`` run between continuous runs: both plan on the driver and retire an old checkpoint.
 
-A once run starts from the index (exactly-once) or the consumer group (at-least-once), never from
-Spark's checkpoint; after it committed, a checkpoint left by an earlier stream is behind, so the
-once run deletes it and the next stream starts from the index or the group too.
+Every run starts from the index (exactly-once) or the consumer group (at-least-once), never from a
+Spark checkpoint; after it committed, a checkpoint an earlier lakesink's streaming query left at
+``--checkpoint`` is behind, so the run deletes it (an older lakesink would resume from it).
 """
 
 from __future__ import annotations
@@ -34,6 +34,13 @@ def _setup(tmp_path: Path, kafka: EmbeddedKafka, topic: str, exactly_once: bool)
     return props, open_store(settings.backend, settings.storage)
 
 
+def _old_streaming_checkpoint(location: Path) -> None:
+    """What the streaming query of an earlier lakesink left at ``--checkpoint``: it is behind the index."""
+    (location / "offsets").mkdir(parents=True)
+    (location / "offsets" / "0").write_text('v1\n{}\n{"orders":{"0":0}}')
+    (location / "metadata").write_text('{"id":"earlier"}')
+
+
 def _stored_ids(store: ObjectStore) -> list[int]:
     return [json.loads(line)["id"] for key in data_keys(store, "bkt") for line in store.get("bkt", key).data.splitlines()]
 
@@ -45,10 +52,12 @@ def test_a_stream_after_a_once_run_reads_only_what_is_new(
     props, store = _setup(tmp_path, kafka, topic, exactly_once)
     checkpoint = tmp_path / "ck"
     produce_ids(kafka, topic, range(12))
+    _old_streaming_checkpoint(checkpoint)
     run_sink(spark, props, checkpoint, once=False)
-    assert (checkpoint / "offsets").is_dir()
+    assert not checkpoint.exists(), "a continuous run reads no Spark checkpoint and removes an old one"
     produce_ids(kafka, topic, range(12, 20))
 
+    _old_streaming_checkpoint(checkpoint)
     once = run_sink(spark, props, checkpoint)
     assert not checkpoint.exists()
     produce_ids(kafka, topic, range(20, 28))

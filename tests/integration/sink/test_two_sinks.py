@@ -106,12 +106,10 @@ def test_a_sink_of_another_name_cutting_other_files_on_the_same_target_writes_th
 def test_a_sink_started_while_one_of_the_same_name_runs_fences_it_and_every_record_lands_once(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
 ) -> None:
-    """Both run at once: the older one's continuous query, idle after draining the topic, and the
-    newer one, which claims every lock at start. New records reach both: the older one's tasks see
-    the newer owner in the lock and stop before writing (CommitConflictError), the newer writes them.
-
-    (The newer one runs ``--once``: a second continuous query of one name cannot run in one
-    SparkSession, and a session of its own does not see the registered Kafka source.)"""
+    """Both run at once: the older one continuous, idle after draining the topic, and the
+    newer one (``--once``), which claims every lock at start. New records reach both: the older
+    one's tasks see the newer owner in the lock and stop before writing (CommitConflictError), the
+    newer writes them."""
     props = _props(tmp_path, kafka, topic)
     store = _store(props)
     settings = ConnectorSettings.from_properties(props)

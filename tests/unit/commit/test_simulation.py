@@ -45,7 +45,7 @@ from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.confluent_connector import connector_settings
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.errors import CommitConflictError
+from lakesink.domain.errors import CommitConflictError, TransientStorageError
 from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.ports import ObjectStore, iter_objects
 from lakesink.domain.records import TopicPartition
@@ -417,7 +417,7 @@ def test_a_sink_waits_out_store_calls_that_fail_transiently_and_stores_every_rec
     topic: Topic, flush_count: int, cutting: Cutting, given_up: set[int], lost: set[int]
 ) -> None:
     """Calls whose SDK retries ran out (applied or not) re-run their step: the run goes on, nothing is doubled."""
-    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting.time, "sleep") as slept:
+    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting, "time") as clock:
         store = _store()
         faulty = FaultyStore(store, give_up=given_up, lose=lost)
         sink(topic, cutting, faulty, "run", flush_count, staging).run()
@@ -425,8 +425,8 @@ def test_a_sink_waits_out_store_calls_that_fail_transiently_and_stores_every_rec
         # a call that failed before it was applied (even numbers) always fails its step, which must have
         # waited; one applied first may pass (a lock write whose read-back shows it landed)
         if any(number <= faulty.calls and number % 2 == 0 for number in given_up):
-            assert slept.called
-        event(f"waited {min(slept.call_count, 3)}+ times")
+            assert clock.sleep.called
+        event(f"waited {min(clock.sleep.call_count, 3)}+ times")
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -495,7 +495,7 @@ def test_the_metrics_see_every_batch_its_records_files_offsets_lag_and_store_cal
 
 
 def test_the_metrics_count_each_attempt_the_store_failed_and_each_wait() -> None:
-    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting.time, "sleep") as slept:
+    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting, "time") as clock:
         store = FaultyStore(_store())
         metrics = _Metrics()
         run = sink(METERED, Cutting((4, 8), 3), store, "run", 3, staging, metrics=metrics)
@@ -504,9 +504,57 @@ def test_the_metrics_count_each_attempt_the_store_failed_and_each_wait() -> None
         run.run()
 
     _check_exactly_once(store.inner, METERED)
-    assert metrics.waits == slept.call_count == 2
+    assert metrics.waits == clock.sleep.call_count == 2
     assert metrics.failed == ["TransientStorageError"] * 2
     assert len(metrics.reports) == 3
+
+
+class _FailingPartition:
+    """A store whose uploads of one partition's objects fail (before they are applied) the first
+    ``times`` times, as calls the SDK gave up on; it counts every upload per partition."""
+
+    def __init__(self, inner: InMemoryObjectStore, partition: int, times: int) -> None:
+        self.inner, self.partition, self.times = inner, partition, times
+        self.uploads = dict.fromkeys(PARTITIONS, 0)
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.inner, name)
+        if name not in ("put_if_absent", "upload_file", "put"):
+            return method
+
+        def call(bucket: str, key: str, *args: Any, **kwargs: Any) -> Any:
+            for p in PARTITIONS:
+                if key.startswith(f"out/{TOPIC}/{p}/"):
+                    self.uploads[p] += 1
+                    if p == self.partition and self.times > 0:
+                        self.times -= 1
+                        raise TransientStorageError(f"upload of {key} failed before it was applied")
+            return method(bucket, key, *args, **kwargs)
+
+        return call
+
+
+def test_a_batch_failing_in_one_partition_commits_the_others_before_its_wait_and_runs_only_that_one_again() -> None:
+    with tempfile.TemporaryDirectory() as staging, mock.patch.object(waiting, "time") as clock:
+        store = _FailingPartition(_store(), partition=1, times=3)
+        locks_at_each_wait: list[int | None] = []
+
+        def lock_of_partition_0(_seconds: float) -> None:
+            found = store.inner.get(BUCKET, master_lock_key(".indexes", NAME, TOPIC, 0)).data
+            locks_at_each_wait.append(decode_lock(found).committed_offset)
+
+        clock.sleep.side_effect = lock_of_partition_0
+        run = sink(METERED, Cutting((), 10), store, "run", 3, staging)  # type: ignore[arg-type]
+        run.run()
+
+    _check_exactly_once(store.inner, METERED)
+    assert locks_at_each_wait and set(locks_at_each_wait) == {9}  # partition 0 committed before the first wait
+    # the first attempt committed something, the others nothing: the waits double from 1 s
+    waits = [c.args[0] for c in clock.sleep.call_args_list]
+    assert waits == [2 ** n for n in range(len(waits))]
+    assert store.uploads[0] == 4  # its 10 records in objects of 3: written once, never again
+    assert len(run.reports) == 1 and run.reports[0].committed == {(TOPIC, 0): 9, (TOPIC, 1): 12}
+    assert run.reports[0].records == 13
 
 
 def _store() -> InMemoryObjectStore:

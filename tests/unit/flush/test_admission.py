@@ -231,3 +231,21 @@ def test_a_limited_batch_never_passes_the_limit_by_more_than_one_offset_per_part
     assert all(0 <= end[key] <= waiting[key] for key in waiting)
     assert sum(end.values()) <= limit + len(waiting)
     assert all(end[key] > 0 for key in waiting if waiting[key] > 0)
+
+
+def test_due_in_is_the_time_left_of_the_first_interval_to_run_out_among_partitions_with_records_waiting() -> None:
+    clock = FakeClock()
+    control = AdmissionControl(AdmissionPolicy(flush_count=100, flush_interval_ms=5_000), clock)
+    control.plan({A0: 0, A1: 0}, {A0: 0, A1: 0})  # both first seen now
+    clock.now += 1_500
+
+    assert control.due_in_ms({A0: 0, A1: 0}, {A0: 0, A1: 0}) is None, "nothing waits: only new records can wake"
+    assert control.due_in_ms({A0: 0, A1: 0}, {A0: 0, A1: 7}) == 3_500
+    clock.now += 6_000
+    assert control.due_in_ms({A0: 0, A1: 0}, {A0: 0, A1: 7}) == 0, "overdue is due now"
+
+
+def test_due_in_is_none_without_an_interval_rule() -> None:
+    control = AdmissionControl(AdmissionPolicy(flush_count=10), FakeClock())
+
+    assert control.due_in_ms({A0: 0}, {A0: 5}) is None

@@ -7,6 +7,7 @@ the order Spark makes them under ``Trigger.AvailableNow``; both must give the ex
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -243,3 +244,74 @@ def test_a_partition_whose_latest_offset_fell_below_the_position_read_is_data_lo
         BatchPlanner(_options(), broker).next_end({("t", 0): 10}, AdmitMode.POLICY)
     lenient = BatchPlanner(_options(failOnDataLoss="false"), broker)
     assert lenient.next_end({("t", 0): 10}, AdmitMode.POLICY) == {("t", 0): 10}
+
+
+class Producing:
+    """The planner's clock and its ``wait``: waiting moves time on, and a producer adds records meanwhile."""
+
+    def __init__(self, broker: FakeBroker, per_second: int) -> None:
+        self.broker, self.per_second = broker, per_second
+        self.now = 0
+        self.waits: list[float] = []
+
+    def now_ms(self) -> int:
+        return self.now
+
+    def wait(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        before = self.now // 1000
+        self.now += round(seconds * 1000)
+        for _second in range(self.now // 1000 - before):
+            for key, (low, high) in self.broker.watermarks.items():
+                self.broker.watermarks[key] = (low, high + self.per_second)
+        return False
+
+
+def test_a_continuous_run_plans_a_batch_each_time_the_flush_interval_runs_out_and_waits_in_between() -> None:
+    broker = FakeBroker({("t", 0): (0, 0), ("t", 1): (0, 0)})
+    producing = Producing(broker, per_second=10)
+    planner = BatchPlanner(_options(**{"flush.count": "1000", "flush.interval": "5"}), broker, producing)
+
+    batches = list(itertools.islice(planner.continuous(poll_s=1.0, wait=producing.wait), 3))
+
+    assert [[r.describe() for r in planner.ranges(start, end)] for start, end in batches] == [
+        ["t-0[0, 50)", "t-1[0, 50)"],
+        ["t-0[50, 100)", "t-1[50, 100)"],
+        ["t-0[100, 150)", "t-1[100, 150)"],
+    ]
+    assert max(producing.waits) <= 1.0, "new records are looked for at least every poll"
+    assert producing.now == 15_000, "each batch starts the moment its interval runs out, not at a later poll"
+
+
+def test_a_continuous_run_admits_a_partition_as_soon_as_flush_count_records_wait() -> None:
+    broker = FakeBroker({("t", 0): (0, 0)})
+    producing = Producing(broker, per_second=400)
+    planner = BatchPlanner(_options(**{"flush.count": "1000", "flush.interval": "60"}), broker, producing)
+
+    start, end = next(planner.continuous(poll_s=1.0, wait=producing.wait))
+
+    assert (start, end) == ({("t", 0): 0}, {("t", 0): 1200}), "found at the first poll with 1000 waiting"
+    assert producing.now == 3_000
+
+
+def test_a_continuous_run_does_not_hand_over_a_batch_that_only_registers_a_new_partition() -> None:
+    broker = FakeBroker({("t", 0): (0, 4)})
+    producing = Producing(broker, per_second=0)
+    planner = BatchPlanner(_options(), broker, producing)
+    batches = planner.continuous(poll_s=1.0, wait=producing.wait)
+
+    assert next(batches) == ({("t", 0): 0}, {("t", 0): 4})
+    broker.watermarks[("t", 1)] = (0, 3)  # a partition added while the first batch ran
+
+    assert next(batches) == ({("t", 0): 4, ("t", 1): 0}, {("t", 0): 4, ("t", 1): 3})
+
+
+def test_a_continuous_run_ends_when_its_wait_says_stop_and_tells_where_it_stopped() -> None:
+    broker = FakeBroker({("t", 0): (0, 4)})
+    planner = BatchPlanner(_options(), broker)
+    waits: list[float] = []
+    batches = planner.continuous(poll_s=1.0, wait=lambda seconds: waits.append(seconds) is None)
+
+    assert next(batches) == ({("t", 0): 0}, {("t", 0): 4})
+    assert planner.position == {("t", 0): 4}, "the next batch starts after the one handed over"
+    assert list(batches) == [] and waits == [1.0], "nothing new: one wait, which says stop"
