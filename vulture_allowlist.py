@@ -15,6 +15,7 @@ from lakesink.adapters.storage.s3 import S3ObjectStore
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
 from lakesink.domain.layout.aiven_naming import AivenFormat
+from lakesink.domain.tables.target import CatalogType, TableFormat
 
 # fastavro's Writer.write_block reads these two attributes of the block it is handed.
 _Block.num_records
@@ -49,3 +50,8 @@ AivenFormat.JSONL
 # Called by fastavro's Writer on the compressed stream an Aiven avro file is written through
 # (adapters/formats/aiven_compression.py): it must answer False, or fastavro tries to append.
 _Plain.seekable
+
+# Chosen by value from the KCQL ('table.format') and the settings (table.catalog.type): TableFormat(raw),
+# CatalogType(raw); the adapters test the other members.
+TableFormat.DELTA
+CatalogType.GLUE

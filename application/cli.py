@@ -181,11 +181,13 @@ def _run_demo(args: argparse.Namespace) -> int:
     # The composition point of the demo: its use case gets the real services, buckets and sink here.
     from lakesink.adapters.demo.readback import LocalBucket
     from lakesink.adapters.demo.services import DemoServices
+    from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
     from lakesink.application.demo.once_sink import OnceSink
     from lakesink.application.demo.ports import DemoPorts
     from lakesink.application.demo.run import DemoOptions, run_demo
 
-    ports = DemoPorts(services=DemoServices, local_bucket=LocalBucket, once_sink=OnceSink)
+    ports = DemoPorts(services=DemoServices, local_bucket=LocalBucket, once_sink=OnceSink,
+                      iceberg_table=IcebergReadback, delta_table=DeltaReadback)
     try:
         return run_demo(DemoOptions(records=args.records, seed=args.seed, master=args.master), ports)
     except KeyboardInterrupt:

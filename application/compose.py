@@ -24,8 +24,10 @@ from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.storage import open_store, settled_storage
+from lakesink.adapters.tables.opening import open_lake_table
 from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics
 from lakesink.application.sink_run import SinkRun
+from lakesink.application.sink_tables import SinkTables
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
@@ -93,6 +95,12 @@ def sink_run(
             else None
         ),
         metrics=metrics,
+        tables=SinkTables(
+            plan,
+            lambda target: open_lake_table(target, settings.backend, settings.storage, settings.table_catalog),
+            connector=settings.name,
+            owner=run_id,
+        ),
     )
 
 

@@ -193,6 +193,21 @@ def _statement_json(plan: StatementPlan) -> dict[str, object]:
         "compression_codec": plan.codec.value,
         "file_extension": plan.layout.file_extension,
         "properties": plan.resolved_properties(),
+        **({"table": table} if (table := _table_json(plan)) is not None else {}),
+    }
+
+
+def _table_json(plan: StatementPlan) -> dict[str, object] | None:
+    """The statement's table: format, name, location and the partition spec its files get."""
+    table = plan.table
+    if table is None:
+        return None
+    return {
+        "format": table.format.value,
+        "name": table.name,
+        "location": f"{table.bucket}/{table.prefix}",
+        "partition_spec": [f"identity({column})" for column in table.partition_columns],
+        "keys_only": list(table.path_only),
     }
 
 
@@ -221,6 +236,12 @@ def render_text(result: ExplainResult) -> str:
         lines.append("  properties:")
         for name, value in plan.resolved_properties().items():
             lines.append(f"    {name:<32} {display_text(value)}")
+        table = info.get("table")
+        if isinstance(table, dict):
+            spec = ", ".join(table["partition_spec"]) or "unpartitioned"
+            lines.append(f"  table: {table['format']} {table['name']} at {table['location']}, partition spec: {spec}")
+            if table["keys_only"]:
+                lines.append(f"    in object keys only (no column holds them): {', '.join(table['keys_only'])}")
     for trace in result.steps:
         step = trace.step
         lines.append(f"Transform {step.alias} ({step.class_name}): {transform_effect(trace)}")

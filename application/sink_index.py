@@ -53,8 +53,9 @@ class SinkIndex:
 
     # --- start-up --------------------------------------------------------------------------
 
-    def open(self, partitions: Iterable[TopicPartition]) -> None:
-        """Load, repair and claim the index of every partition the sink reads (those not open yet).
+    def open(self, partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
+        """Load, repair and claim the index of every partition the sink reads (those not open yet);
+        returns those it opened now.
 
         A sink opens the partitions it knows of at start-up; one writing a DataFrame it did not
         read itself opens each partition when a batch first holds it, before writing it.
@@ -63,9 +64,11 @@ class SinkIndex:
             CommitConflictError: another sink rewrote a lock while we claimed it.
             CommitError: a pending chain cannot be replayed, or a lock is malformed.
         """
-        for topic, partition in sorted(set(partitions) - self._partitions.keys()):
+        opened = sorted(set(partitions) - self._partitions.keys())
+        for topic, partition in opened:
             steps = open_partition(self.scope(topic, partition), self._owner)
             self._partitions[(topic, partition)] = perform(steps, self._store)
+        return opened
 
     # --- what the query needs ---------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics, error_kind, per_topic
 from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
+from lakesink.application.sink_tables import SinkTables
 from lakesink.application.waiting import first_line, waiting_out
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
@@ -93,6 +94,7 @@ class SinkRun:
         clock: Clock,
         dead_letters: Callable[[], DeadLetterQueue] | None = None,
         metrics: SinkMetrics = NO_METRICS,
+        tables: SinkTables | None = None,
     ) -> None:
         self.settings = settings
         self.compute = compute
@@ -110,6 +112,7 @@ class SinkRun:
         self._open_dead_letters = dead_letters
         self._dead_letters: DeadLetterStep | None = None
         self._metrics = metrics
+        self._tables = tables if tables else None
 
     # --- start-up ------------------------------------------------------------------------
 
@@ -170,6 +173,8 @@ class SinkRun:
                 owner=self._run_id,
             )
             index.open(partitions)
+            if self._tables is not None:
+                _follow_tables(self._tables, index, partitions)
             self._start = SinkStart(
                 index.starting_offsets(), index.first_batch_end(), index.first_batch_chunks()
             )
@@ -304,7 +309,9 @@ class SinkRun:
         index = self._index
         if index is None:
             return list(ranges), None
-        index.open({(r.topic, r.partition) for r in ranges})
+        opened = index.open({(r.topic, r.partition) for r in ranges})
+        if opened and self._tables is not None:  # before a replay or a roll-back touches their plans
+            _locks_up_to_tables(self._tables, index, opened)
         pinned, clock_ms = index.replay(ranges)
         chunks = [
             OffsetRange(r.topic, r.partition, low, high)
@@ -411,9 +418,11 @@ class SinkRun:
         sent = self._dead_letters.before_commit(results, ends) if self._dead_letters is not None else 0
         if self._held is not None:
             self._held.committed(ends)
+        kept_out = self._tables.commit(results) if self._tables is not None else set()
         if self._index is not None:
             for (topic, partition), last in sorted(ends.items()):
-                self._index.commit(topic, partition, last)
+                if (topic, partition) not in kept_out:  # no table holds them yet: the lock stays behind
+                    self._index.commit(topic, partition, last)
         elif self._group is not None:
             self._group.commit({tp: last + 1 for tp, last in ends.items()})
         return sent
@@ -438,6 +447,21 @@ class SinkRun:
             logger.debug("Lag unknown: %s", error)
             return None
         return {tp: max(0, high[tp] - (last + 1)) for tp, last in ends.items()}
+
+
+def _follow_tables(tables: SinkTables, index: SinkIndex, partitions: Sequence[TopicPartition]) -> None:
+    """Claim the statements' tables, then bring the partitions' locks up to them."""
+    tables.claim(partitions)
+    _locks_up_to_tables(tables, index, partitions)
+
+
+def _locks_up_to_tables(tables: SinkTables, index: SinkIndex, partitions: Sequence[TopicPartition]) -> None:
+    """Move up the locks a stopped run left behind its table commit (the table is the commit point:
+    what it holds is written, and the plans it covers are dropped, never replayed or rolled back)."""
+    floors = index.floors()
+    for (topic, partition), last in tables.behind({tp: floors.get(tp) for tp in partitions}).items():
+        logger.info("Index of %s-%d is behind its table: moving it up to offset %d", topic, partition, last)
+        index.commit(topic, partition, last)
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,6 +130,11 @@ class CommitOutcomeUnknownError(CommitError):
     """A commit step may or may not have happened; recovery must reconcile before retrying."""
 
 
+class TableMovedError(CommitError):
+    """A table commit conflicted with one that landed since the table was read; nothing was
+    committed, and the commit protocol reads the table again and decides anew."""
+
+
 def error_of_kind(kind: str, message: str) -> LakesinkError:
     """The error named ``kind`` (:class:`LakesinkError` or any subclass loaded here) carrying ``message``.
 

@@ -20,9 +20,10 @@ from lakesink.domain.formats import SUPPORTED_CODECS, CompressionCodec, Format
 from lakesink.domain.kcql import KcqlStatement
 from lakesink.domain.layout.naming import KeyLayout
 from lakesink.domain.layout.padding import resolve_padding
-from lakesink.domain.layout.partitioning import PartitionDisplay
+from lakesink.domain.layout.partitioning import FieldKind, PartitionDisplay
 from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
+from lakesink.domain.tables.target import TableTarget
 
 DEFAULT_DATE_TIMEZONE = "UTC"
 
@@ -63,6 +64,25 @@ class StatementPlan:
     def format(self) -> Format:
         """The STOREAS format."""
         return self.statement.format
+
+    @property
+    def table(self) -> TableTarget | None:
+        """The Iceberg or Delta table the statement's objects are committed to; None: plain objects."""
+        options = self.statement.options
+        if options.table_format is None or options.table_name is None:
+            return None
+        fields = self.layout.selection.fields if self.layout.selection.is_custom else ()
+        columns = tuple(
+            f.path[0] for f in fields if f.kind is FieldKind.VALUE and len(f.path) == 1 and self.envelope is None
+        )
+        return TableTarget(
+            options.table_format,
+            options.table_name,
+            self.bucket,
+            (self.statement.prefix or "").strip("/"),
+            partition_columns=columns,
+            path_only=tuple(f.spec for f in fields if not (f.path and f.path[0] in columns)),
+        )
 
     def resolved_properties(self) -> dict[str, object]:
         """Every KCQL property with the value in force, defaults included (for explain); under
@@ -149,6 +169,11 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
     """Combine one statement with the connector-level settings."""
     options = statement.options
     codec = _checked_codec(statement.format, settings)
+    if options.table_format is not None and not settings.exactly_once:
+        raise ConfigError(
+            f"'table.format'={options.table_format.value} needs exactly-once ({settings.prefix}.exactly.once.enable=true, "
+            f"the default): the table commit is the batch's commit point, read back at every start. In {statement.text}"
+        )
     if options.store_layout is StoreLayout.QUIX and settings.padding_strategy is not None:
         raise ConfigError(
             f"{settings.prefix}.padding.strategy does not apply to store.layout=quix: Quix pads offsets to 19 "

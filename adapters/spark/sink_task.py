@@ -45,6 +45,7 @@ from lakesink.adapters.formats.columnar_parquet import takes_rows, write_rows
 from lakesink.adapters.formats.columnar_transforms import ColumnarChain
 from lakesink.adapters.formats.cycle_writer import CycleWriter
 from lakesink.adapters.formats.encoded_lines import encode_lines, single_partition, takes_lines
+from lakesink.adapters.formats.parquet_footer import parquet_footer
 from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import (
     Converters,
@@ -77,6 +78,7 @@ from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan
+from lakesink.domain.tables.table_port import DataFile
 from lakesink.domain.transforms.chain import BatchClock, TransformChain
 
 logger = logging.getLogger(__name__)
@@ -599,6 +601,11 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     requests = RequestCount()
     sealed = [file for writer in state.all_writers() for file in writer.finish()]
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in sealed)
+    table_files = (  # a topic no statement takes (its records poison) seals nothing
+        tuple(DataFile(f.bucket, f.key, f.path.stat().st_size, parquet_footer(f.path)) for f in sealed)
+        if sealed and spec.plan.route(state.topic).table is not None
+        else ()
+    )
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
         # A Confluent range's cycles (an Aiven range's groups) start at its first record, written or
@@ -628,4 +635,5 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
         dead_letters=tuple(letter for letter in state.dead_letters if letter.offset <= last),
         rolls=count_rolls(file.reason for file in sealed) if sealed else (),
         requests=requests.total,
+        table_files=table_files,
     )

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from lakesink.domain.commit.range_results import RangeFailure, RangeResult
 from lakesink.domain.dead_letters import DeadLetter, Stage
+from lakesink.domain.tables.table_port import DataFile
 
 RESULT_SCHEMA = pa.schema(
     [
@@ -50,6 +51,10 @@ RESULT_SCHEMA = pa.schema(
         ),
         ("rolls", pa.list_(pa.int64())),
         ("requests", pa.int64()),
+        (
+            "table_files",
+            pa.list_(pa.struct([("bucket", pa.string()), ("key", pa.string()), ("size", pa.int64()), ("footer", pa.binary())])),
+        ),
     ]
 )
 """One row per topic-partition range, the fields of a :class:`RangeResult` (its failure flattened;
@@ -60,7 +65,8 @@ RESULT_DDL = (
     "bytes long, files array<string>, error_kind string, error_message string, "
     "dead_letters array<struct<offset: long, timestamp: long, key: binary, value: binary, "
     "headers: array<struct<name: string, value: binary>>, stage: string, class_name: string, "
-    "error_class: string, error_message: string, stacktrace: string>>, rolls array<long>, requests long"
+    "error_class: string, error_message: string, stacktrace: string>>, rolls array<long>, requests long, "
+    "table_files array<struct<bucket: string, key: string, size: long, footer: binary>>"
 )
 
 
@@ -75,6 +81,7 @@ def task_row(result: RangeResult) -> dict[str, Any]:
         "error_kind": failure.kind if failure else None,
         "error_message": failure.message if failure else None,
         "dead_letters": [_letter_row(letter) for letter in result.dead_letters],
+        "table_files": [dataclasses.asdict(data_file) for data_file in result.table_files],
     }
 
 
@@ -102,6 +109,9 @@ def result_of(row: Mapping[str, Any]) -> RangeResult:
     fields["rolls"] = tuple(fields["rolls"] or ())
     topic, partition = fields["topic"], fields["partition"]
     fields["dead_letters"] = tuple(_letter_of(topic, partition, letter) for letter in fields["dead_letters"] or ())
+    fields["table_files"] = tuple(
+        DataFile(f["bucket"], f["key"], f["size"], bytes(f["footer"])) for f in fields.get("table_files") or ()
+    )
     return RangeResult(**fields, failure=RangeFailure(kind, message) if kind is not None else None)
 
 

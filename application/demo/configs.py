@@ -56,6 +56,22 @@ def s3_parquet_config(
     }
 
 
+def s3_table_config(
+    name: str, *, topic: str, bootstrap_servers: str, s3_settings: Mapping[str, str], bucket: str, prefix: str,
+    flush_count: int, table: str, table_name: str, catalog_uri: str | None = None, flush_interval_s: int | None = None,
+) -> dict[str, str]:
+    """:func:`s3_parquet_config`'s orders committed to an Iceberg or a Delta table (``table``) at
+    ``bucket:prefix``; an Iceberg table is named in the SQL catalog at ``catalog_uri``."""
+    settings = s3_parquet_config(name, topic=topic, bootstrap_servers=bootstrap_servers, s3_settings=s3_settings,
+                                 bucket=bucket, prefix=prefix, flush_count=flush_count,
+                                 flush_interval_s=flush_interval_s)
+    table_properties = _properties({"table.format": f"'{table}'", "table.name": f"'{table_name}'"})
+    settings["connect.s3.kcql"] = settings["connect.s3.kcql"].replace("PROPERTIES(", f"PROPERTIES({table_properties}, ")
+    if catalog_uri is not None:
+        settings["connect.s3.table.catalog.uri"] = catalog_uri
+    return settings
+
+
 def local_json_config(
     name: str, *, topic: str, bootstrap_servers: str, root: Path, bucket: str, prefix: str, flush_count: int,
 ) -> dict[str, str]:

@@ -139,6 +139,18 @@ class Services(Protocol):
     def s3(self) -> ObjectServer: ...
 
 
+class TableReader(Protocol):
+    """A table the sink committed to, read through its own metadata by a library of its format."""
+
+    def data_keys(self) -> list[str]:
+        """The bucket keys of the data files the table's current version references."""
+        ...
+
+    def row_count(self) -> int:
+        """The rows a scan of the table returns."""
+        ...
+
+
 class OnceRunner(Protocol):
     """``lakesink sink --once`` for one connector config file."""
 
@@ -155,8 +167,12 @@ class DemoPorts:
         local_bucket: a bucket of the local-directory backend, ``(root, bucket)``.
         once_sink: a sink that runs configs once each, on one Spark session started on the
             given master URL.
+        iceberg_table: the Iceberg table ``(catalog URI, table name, server)`` read back.
+        delta_table: the Delta table ``(s3://bucket/prefix, server)`` read back.
     """
 
     services: Callable[[], AbstractContextManager[Services]]
     local_bucket: Callable[[Path, str], Bucket]
     once_sink: Callable[[str], AbstractContextManager[OnceRunner]]
+    iceberg_table: Callable[[str, str, ObjectServer], TableReader]
+    delta_table: Callable[[str, ObjectServer], TableReader]

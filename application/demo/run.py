@@ -1,11 +1,13 @@
 """``lakesink demo``: the sink end to end on a fresh machine, proven exactly-once, in under a minute.
 
 Steps: start a Kafka broker and an S3 server (the CLI hands in librdkafka's mock cluster and
-moto, on 127.0.0.1); produce order events; run the sink once, on one local SparkSession, for two
+moto, on 127.0.0.1); produce order events; run the sink once, on one local SparkSession, for four
 connector configs (Parquet into S3 partitioned by country and day, JSON lines into a local
-directory partitioned by a header); print both object trees; read every object back with an
-independent reader and check that each Kafka record is stored exactly once with the same key,
-value, headers and timestamp. Everything is stopped on exit, Ctrl-C included.
+directory partitioned by a header, and the Parquet committed to an Iceberg table and to a Delta
+table); print the object trees; read every object back with an independent reader (for a table:
+the data files its own metadata references, as pyiceberg and delta-rs read it, and a scan's row
+count) and check that each Kafka record is stored exactly once with the same key, value, headers
+and timestamp. Everything is stopped on exit, Ctrl-C included.
 
 Every step that touches the outside world goes through :class:`~lakesink.application.demo.ports.DemoPorts`.
 """
@@ -20,16 +22,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakesink.application.demo.audit import AuditReport, audit
-from lakesink.application.demo.configs import local_json_config, s3_parquet_config, write_config
+from lakesink.application.demo.configs import (
+    local_json_config,
+    s3_parquet_config,
+    s3_table_config,
+    write_config,
+)
 from lakesink.application.demo.data import DAY_MS, order_events
 from lakesink.application.demo.output import is_data_key, read_rows
-from lakesink.application.demo.ports import Broker, Bucket, DemoPorts, OnceRunner, Position, TopicRecord
+from lakesink.application.demo.ports import (
+    Broker,
+    Bucket,
+    DemoPorts,
+    OnceRunner,
+    Position,
+    TableReader,
+    TopicRecord,
+)
 from lakesink.application.demo.tree import human_size, render_tree
 from lakesink.domain.errors import ConfigError
 
 TOPIC = "orders"
 BUCKET = "lakesink-demo"
 PREFIX = "orders"
+ICEBERG_PREFIX = "tables/orders_iceberg"
+DELTA_PREFIX = "tables/orders_delta"
 MAX_RECORDS = 40_000
 
 
@@ -60,6 +77,12 @@ class TargetResult:
     files: int
     bytes: int
     report: AuditReport
+    scanned: int | None = None
+    """Rows a scan of the table returned (None: not a table)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and self.scanned in (None, self.report.stored)
 
 
 def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] = print) -> int:
@@ -81,8 +104,17 @@ def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] 
             "local": write_config(work, local_json_config(
                 "demo-local-json", topic=TOPIC, bootstrap_servers=bootstrap, root=work / "local",
                 bucket=BUCKET, prefix=PREFIX, flush_count=options.flush_count)),
+            "iceberg": write_config(work, s3_table_config(
+                "demo-s3-iceberg", topic=TOPIC, bootstrap_servers=bootstrap,
+                s3_settings=services.s3.connector_settings(), bucket=BUCKET, prefix=ICEBERG_PREFIX,
+                flush_count=options.flush_count, table="ICEBERG", table_name="demo.orders",
+                catalog_uri=f"sqlite:///{work / 'iceberg-catalog.db'}")),
+            "delta": write_config(work, s3_table_config(
+                "demo-s3-delta", topic=TOPIC, bootstrap_servers=bootstrap,
+                s3_settings=services.s3.connector_settings(), bucket=BUCKET, prefix=DELTA_PREFIX,
+                flush_count=options.flush_count, table="DELTA", table_name="orders_delta")),
         }
-        out(f"Connector configs: {configs['s3']}, {configs['local']}")
+        out(f"Connector configs: {', '.join(str(path) for path in configs.values())}")
         expected = services.kafka.contents(TOPIC)
         out(f"Starting Spark ({options.master}) ...")
         spark_started = time.monotonic()
@@ -97,6 +129,17 @@ def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] 
         results = [
             _run_target(label, config, bucket, sink, work / f"checkpoint-{index}", expected, out)
             for index, (label, config, bucket) in enumerate(targets)
+        ]
+        tables = [
+            (f"Iceberg table demo.orders at s3://{BUCKET}/{ICEBERG_PREFIX} (read by pyiceberg)", configs["iceberg"],
+             ports.iceberg_table(f"sqlite:///{work / 'iceberg-catalog.db'}", "demo.orders", services.s3)),
+            (f"Delta table at s3://{BUCKET}/{DELTA_PREFIX} (read by delta-rs and polars)", configs["delta"],
+             ports.delta_table(f"s3://{BUCKET}/{DELTA_PREFIX}", services.s3)),
+        ]
+        results += [
+            _run_table(label, config, services.s3.bucket(BUCKET), reader, sink, work / f"checkpoint-t{index}",
+                       expected, out)
+            for index, (label, config, reader) in enumerate(tables)
         ]
     return _summarise(produced, results, time.monotonic() - started, out)
 
@@ -115,10 +158,7 @@ def _run_target(
     label: str, config: Path, bucket: Bucket, sink: OnceRunner, checkpoint: Path,
     expected: Mapping[Position, TopicRecord], out: Callable[[str], None],
 ) -> TargetResult:
-    out(f"\n== lakesink sink --once --config {config.name}")
-    began = time.monotonic()
-    sink.run(config, checkpoint)
-    seconds = time.monotonic() - began
+    seconds = _timed_run(sink, config, checkpoint, out)
     listed = bucket.list()
     data = [item for item in listed if is_data_key(item.key)]
     size = sum(item.size for item in data)
@@ -128,18 +168,43 @@ def _run_target(
     return TargetResult(label, seconds, len(data), size, report)
 
 
+def _timed_run(sink: OnceRunner, config: Path, checkpoint: Path, out: Callable[[str], None]) -> float:
+    """Seconds one ``--once`` run of ``config`` took."""
+    out(f"\n== lakesink sink --once --config {config.name}")
+    began = time.monotonic()
+    sink.run(config, checkpoint)
+    return time.monotonic() - began
+
+
+def _run_table(
+    label: str, config: Path, bucket: Bucket, table: TableReader, sink: OnceRunner, checkpoint: Path,
+    expected: Mapping[Position, TopicRecord], out: Callable[[str], None],
+) -> TargetResult:
+    """A table target: the audit reads the files the table's metadata references, nothing else."""
+    seconds = _timed_run(sink, config, checkpoint, out)
+    keys = set(table.data_keys())
+    data = [item for item in bucket.list() if item.key in keys]
+    report = audit(expected, (row for key in sorted(keys) for row in bucket.rows(key)))
+    scanned = table.row_count()
+    size = sum(item.size for item in data)
+    out(f"{label}: {len(keys)} data files referenced, {report.stored} records in them, a scan returns {scanned} rows")
+    return TargetResult(label, seconds, len(keys), size, report, scanned)
+
+
 def _summarise(produced: int, results: list[TargetResult], seconds: float, out: Callable[[str], None]) -> int:
     out("\n== Summary")
     failed = False
     for result in results:
         rate = result.report.stored / result.seconds if result.seconds else 0.0
-        verdict = "exactly once" if result.report.ok else "FAILED"
+        verdict = "exactly once" if result.ok else "FAILED"
         out(f"{verdict:>12}  {result.label}")
         out(f"{'':>12}  {result.report.stored}/{result.report.expected} records, {result.files} files, "
             f"{human_size(result.bytes)}, {result.seconds:.1f} s, {rate:,.0f} records/s")
-        if not result.report.ok:
+        if not result.ok:
             failed = True
             out(result.report.describe())
+            if result.scanned not in (None, result.report.stored):
+                out(f"a scan of the table returned {result.scanned} rows, its files hold {result.report.stored}")
     out(f"Produced {produced} records; demo wall time {seconds:.1f} s")
     if failed:
         out("lakesink demo: FAILED, records are missing, duplicated or different (see above)")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from lakesink.domain.dead_letters import DeadLetter
 from lakesink.domain.errors import LakesinkError, error_of_kind
 from lakesink.domain.records import TopicPartition
+from lakesink.domain.tables.table_port import DataFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,9 @@ class RangeResult:
     """Files sealed, one count per :class:`~lakesink.domain.flush.rolls.RollReason` (empty: none)."""
     requests: int = 0
     """Store calls the task made (plan, uploads; a multipart upload counts once)."""
+    table_files: tuple[DataFile, ...] = ()
+    """The objects of ``files`` with their sizes and Parquet footers, when the statement commits to a
+    table (:mod:`lakesink.domain.tables`); empty otherwise."""
 
 
 def first_failure(results: Iterable[RangeResult]) -> LakesinkError | None:

@@ -181,6 +181,20 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("metrics.host", T.STRING, "127.0.0.1",
             "lakesink: the address the metrics endpoint listens on; 0.0.0.0 (or ::) opens it to other machines. "
             "lakesink sink --metrics-host wins over it.", scope=_SINK),
+    KeySpec("table.catalog.type", T.STRING, "sql",
+            "lakesink: the Iceberg catalog of statements with 'table.format'='ICEBERG': sql (pyiceberg's SQL "
+            "catalog; a SQLite file by default, no server to run), rest or glue (docs/tables.md).", scope=_SINK),
+    KeySpec("table.catalog.name", T.STRING, "lakesink", "lakesink: the Iceberg catalog's name.", scope=_SINK),
+    KeySpec("table.catalog.uri", T.STRING, None,
+            "lakesink: sql: a SQLAlchemy URL (not set = sqlite:///~/.local/share/lakesink/iceberg-catalog.db); "
+            "rest: the catalog server's URL (required); glue: not used.", scope=_SINK),
+    KeySpec("table.catalog.warehouse", T.STRING, None,
+            "lakesink: the catalog's warehouse (REST catalogs that need one); tables live at their "
+            "statement's bucket:prefix whatever it says.", scope=_SINK),
+    KeySpec("table.catalog.*", T.ANY, None,
+            "lakesink: further pyiceberg catalog properties, prefix stripped (table.catalog.credential, "
+            "table.catalog.token, table.catalog.glue.region...); secret-looking names are masked.",
+            scope=_SINK, kind=Kind.PASSTHROUGH),
     KeySpec("indexes.name", T.STRING, ".indexes", "Index directory at the bucket root; relative, no '..'.",
             scope=_SINK),
     KeySpec("indexes.gc.interval.seconds", T.INT, "300", "Seconds between index garbage collections.",

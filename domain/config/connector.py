@@ -38,11 +38,13 @@ from lakesink.domain.config.reader import PropertyReader
 from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
 from lakesink.domain.config.statement_rules import check_padding, check_topics
+from lakesink.domain.config.table_catalog import parse_table_catalog
 from lakesink.domain.confluent_writing import ConfluentWriting
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
 from lakesink.domain.ports import Clock
+from lakesink.domain.tables.target import CatalogSettings
 from lakesink.domain.transforms.chain import TransformChain
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
@@ -69,6 +71,7 @@ class ConnectorSettings(HidingSettings):
         metrics_port / metrics_host: where the sink serves its Prometheus metrics (None: nowhere).
         source: the restore's settings; None for a sink.
         error_reporting: Kafka Connect's dead-letter queue and error log of the records a sink skips.
+        table_catalog: the Iceberg catalog of ``'table.format'='ICEBERG'`` statements (``table.catalog.*``).
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
         confluent: how a Confluent S3 sink config writes (its keys, files and rotation); None for
@@ -113,6 +116,7 @@ class ConnectorSettings(HidingSettings):
     latest_schema_optimization: bool = False
     source: SourceSettings | None = None
     error_reporting: ErrorReporting = ErrorReporting()
+    table_catalog: CatalogSettings = CatalogSettings()
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
     confluent: ConfluentWriting | None = None
     aiven: AivenWriting | None = None
@@ -206,6 +210,9 @@ class ConnectorSettings(HidingSettings):
             latest_schema_optimization=reader.flag("latest.schema.optimization.enabled"),
             source=parse_source_settings(reader) if role == "source" else None,
             error_reporting=reporting,
+            table_catalog=parse_table_catalog(reader, normalised, hidden=hidden_keys)
+            if role == "sink"
+            else CatalogSettings(),
             transforms=transforms,
             hidden=hidden,
         )

@@ -117,6 +117,7 @@ def parse_sink_statement(statement: str) -> KcqlStatement:
             storage.reader,
             storage.format,
             partitioning="PARTITIONBY" if layout.specs else "NOPARTITION" if layout.none else None,
+            prefix=prefix,
         ),
     )
 

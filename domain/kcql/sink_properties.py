@@ -8,6 +8,7 @@ because only the statement knows both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -20,6 +21,7 @@ from lakesink.domain.kcql.frozen_map import FrozenMap
 from lakesink.domain.kcql.property_reader import PropertyReader
 from lakesink.domain.layout.quix_naming import QUIX_FORMATS, StoreLayout
 from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields, HeadersLayout
+from lakesink.domain.tables.target import TableFormat
 
 FLUSH_COUNT = "flush.count"
 FLUSH_SIZE = "flush.size"
@@ -35,6 +37,8 @@ HEADERS_LAYOUT = "store.envelope.headers.layout"
 PARTITION_DATE_TIMEZONE = "partition.date.timezone"
 FILE_NAMER_KEYS = ("store.file.namer", "store.file.namer.param")
 STORE_LAYOUT = "store.layout"
+TABLE_FORMAT = "table.format"
+TABLE_NAME = "table.name"
 
 PADDING_TYPES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
 _LAYOUTS = {layout.value: layout.value for layout in HeadersLayout}
@@ -55,12 +59,16 @@ SINK_KEYS = (
     HEADERS_LAYOUT,
     PARTITION_DATE_TIMEZONE,
     STORE_LAYOUT,
+    TABLE_FORMAT,
+    TABLE_NAME,
 )
 
 #: The keys that shape Lenses' keys and rows; Quix's layout has none of them.
 _LENSES_LAYOUT_KEYS = tuple(
-    key for key in SINK_KEYS if key not in (FLUSH_COUNT, FLUSH_SIZE, FLUSH_INTERVAL, STORE_LAYOUT)
+    key for key in SINK_KEYS if key not in (FLUSH_COUNT, FLUSH_SIZE, FLUSH_INTERVAL, STORE_LAYOUT, TABLE_FORMAT, TABLE_NAME)
 )
+_TABLE_FORMATS = {table_format.value.lower(): table_format.value for table_format in TableFormat}
+_TABLE_NAME_PART = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 BYTES_FLUSH_COUNT_MESSAGE = (
     "flush.count > 1 is not allowed for BYTES. If you want to store N records as raw bytes use AVRO or "
@@ -90,12 +98,15 @@ class SinkProperties:
     envelope: EnvelopeFields | None = None
     partition_date_timezone: str | None = None
     store_layout: StoreLayout = StoreLayout.LENSES
+    table_format: TableFormat | None = None
+    """The table the statement's Parquet objects are committed to; None: plain objects."""
+    table_name: str | None = None
 
 
 def read_sink_properties(
-    reader: PropertyReader, fmt: Format, *, partitioning: str | None = None
+    reader: PropertyReader, fmt: Format, *, partitioning: str | None = None, prefix: str | None = None
 ) -> SinkProperties:
-    """Validate and type the sink PROPERTIES of a statement storing ``fmt``.
+    """Validate and type the sink PROPERTIES of a statement storing ``fmt`` under ``prefix``.
 
     ``partitioning`` is the layout clause the statement gives (``PARTITIONBY`` or ``NOPARTITION``),
     None without one: ``store.layout=quix`` refuses both.
@@ -130,6 +141,7 @@ def read_sink_properties(
         store_layout=StoreLayout(
             reader.read(STORE_LAYOUT, partial(as_choice, choices=_STORE_LAYOUTS)) or StoreLayout.LENSES.value
         ),
+        **_table(reader, fmt, prefix),
     )
     if options.store_layout is StoreLayout.QUIX:
         _check_quix(reader, fmt, partitioning)
@@ -138,6 +150,39 @@ def read_sink_properties(
     if options.store_envelope and not fmt.supports_envelope:
         raise reader.error(STORE_ENVELOPE, f"Envelope is not supported for format {fmt.value}.")
     return options
+
+
+def _table(reader: PropertyReader, fmt: Format, prefix: str | None) -> dict[str, object]:
+    """``table.format`` and ``table.name``: a table is made of PARQUET objects, at the statement's
+    prefix (its files, and Iceberg's metadata or Delta's log, kept apart from the bucket root where
+    the sink's index lives). An Iceberg table is named ``namespace.table`` in its catalog; a Delta
+    table's name is only recorded in its metadata (the last segment of the prefix by default)."""
+    raw_format = reader.read(TABLE_FORMAT, partial(as_choice, choices=_TABLE_FORMATS))
+    if raw_format is None:
+        if reader.has(TABLE_NAME):
+            raise reader.error(TABLE_NAME, f"'{TABLE_NAME}' applies only with '{TABLE_FORMAT}' (ICEBERG or DELTA).")
+        return {}
+    table_format = TableFormat(raw_format)
+    if fmt is not Format.PARQUET:
+        raise reader.error(
+            TABLE_FORMAT, f"'{TABLE_FORMAT}'={raw_format} needs STOREAS `PARQUET` (a table is made of Parquet files), "
+            f"not {fmt.value}."
+        )
+    if not (prefix or "").strip("/"):
+        raise reader.error(
+            TABLE_FORMAT, f"'{TABLE_FORMAT}' needs a prefix, INSERT INTO bucket:prefix: the table lives under it, "
+            "apart from the sink's index at the bucket root."
+        )
+    name = reader.read(TABLE_NAME, lambda _key, raw: raw.strip())
+    if table_format is TableFormat.ICEBERG:
+        parts = (name or "").split(".")
+        if len(parts) < 2 or not all(_TABLE_NAME_PART.fullmatch(part) for part in parts):
+            raise reader.error(
+                TABLE_NAME if name else TABLE_FORMAT,
+                f"An Iceberg table needs '{TABLE_NAME}'='namespace.table' (letters, digits and _), "
+                f"not {name!r}: the name it has in the catalog.",
+            )
+    return {"table_format": table_format, "table_name": name or (prefix or "").strip("/").rsplit("/", 1)[-1]}
 
 
 def _check_quix(reader: PropertyReader, fmt: Format, partitioning: str | None) -> None:

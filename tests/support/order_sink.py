@@ -65,10 +65,10 @@ def assert_every_offset_once(kafka: EmbeddedKafka, topic: str, output: S3Bucket,
     last: dict[int, int] = {}
     for _topic, partition, offset in expected:
         last[partition] = max(offset, last.get(partition, -1))
-    assert _committed_offsets(output, connector, topic) == last
+    assert committed_offsets(output, connector, topic) == last
 
 
-def _committed_offsets(output: S3Bucket, connector: str, topic: str) -> dict[int, int]:
+def committed_offsets(output: S3Bucket, connector: str, topic: str) -> dict[int, int]:
     """The master locks' ``committedOffset`` per partition (the Lenses lock file format)."""
     prefix = f".indexes/{connector}/.locks/Topic({topic})/"
     committed = {}

@@ -19,15 +19,16 @@ DEMO = [sys.executable, "-m", "lakesink.application.cli", "demo"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
 
 
-def test_demo_writes_both_targets_exactly_once_and_exits_zero(tmp_path: Path) -> None:
+def test_demo_writes_every_target_and_table_exactly_once_and_exits_zero(tmp_path: Path) -> None:
     result = subprocess.run(
         [*DEMO, "--records", "2000"], capture_output=True, text=True, env=ENV, timeout=200, cwd=tmp_path
     )
 
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = result.stdout.split("== Summary", 1)[1]
-    assert summary.count("exactly once") == 2
-    assert summary.count("2000/2000 records") == 2
+    assert summary.count("exactly once") == 4  # Parquet on S3, JSON in a directory, an Iceberg and a Delta table
+    assert summary.count("2000/2000 records") == 4
+    assert result.stdout.count("a scan returns 2000 rows") == 2
     assert "country=" in result.stdout and "date=" in result.stdout and "region=" in result.stdout
     # Spark's banner and its start-up warnings are hidden at the default log level (only the JVM's
     # own incubator-module notice, printed before any configuration applies, remains)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.application.compose import sink_run
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.conftest import unique_name
 
@@ -205,3 +206,36 @@ def assert_exactly_once(ids: list[int], expected: range) -> None:
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     assert not duplicates, f"stored more than once: {duplicates[:10]}"
     assert sorted(ids) == list(expected)
+
+
+def newer_run_fences_older(
+    spark: SparkSession, props: Mapping[str, str], tmp_path: Path, *, landed: Callable[[], bool],
+    produce_more: Callable[[], None],
+) -> None:
+    """Two runs of one sink at once: the older continuous one (in a thread) until ``landed()`` says
+    its first records are in; then a newer ``--once`` run claims everything at its start,
+    ``produce_more`` feeds both, and the newer writes. The older must stop fenced
+    (CommitConflictError); the caller checks what landed."""
+    settings = ConnectorSettings.from_properties(dict(props))
+    older = sink_run(settings, spark, checkpoint_dir=str(tmp_path / "ck-old"), once=False)
+    failure: list[BaseException] = []
+
+    def run_older() -> None:
+        try:
+            older.run(timeout_s=120)
+        except BaseException as error:  # the thread's outcome, checked below
+            failure.append(error)
+
+    thread = threading.Thread(target=run_older, name="older-sink", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not landed():
+        assert time.monotonic() < deadline, "the older sink did not write its first records in time"
+        time.sleep(0.2)
+    newer = sink_run(settings, spark, checkpoint_dir=str(tmp_path / "ck-new"), once=True)
+    newer.prepare()  # claims every lock (and table) while the older one runs
+    produce_more()
+    newer.run(timeout_s=120)
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert len(failure) == 1 and isinstance(failure[0], CommitConflictError), failure

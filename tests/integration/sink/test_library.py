@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import boto3
+import polars as pl
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -281,3 +282,23 @@ def test_a_stream_serves_the_commands_metrics_when_the_config_names_a_port(
     scraped = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
     written = [line for line in scraped.splitlines() if line.startswith("lakesink_records_written_total{")]
     assert written and float(written[0].rsplit(" ", 1)[1]) == 24
+
+
+def test_a_frame_written_into_a_delta_table_lands_once_and_a_second_write_adds_nothing(
+    spark: SparkSession, kafka: EmbeddedKafka, tmp_path: Path
+) -> None:
+    """The library's batches carry their files' footers back as result rows: the table commit has
+    every file of the batch, and a second write of the same frame is skipped (docs/tables.md)."""
+    topic = unique_name("lib")
+    produce_ids(kafka, topic, range(30))
+    lakesink.spark.register(spark)
+    (tmp_path / "out" / "out").mkdir(parents=True)
+    kcql = f"INSERT INTO out:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` PROPERTIES('table.format'='DELTA')"
+    config = local_props(tmp_path / "out", kcql, topic, kafka)
+
+    first = lakesink.spark.write(kafka_table(spark, kafka, topic), config)
+    second = lakesink.spark.write(kafka_table(spark, kafka, topic), config)
+
+    assert (first.records, second.records, second.skipped) == (30, 0, 30)
+    ids = pl.read_delta(str(tmp_path / "out" / "out" / "lake" / "orders"))["id"].to_list()
+    assert sorted(ids) == list(range(30))

@@ -7,7 +7,6 @@ whatever it shares. Two sinks of the same name share the index, and the newer fe
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,13 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from lakesink.adapters.storage import open_store
-from lakesink.application.compose import sink_run
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
 from tests.integration.sink.conftest import (
     assert_exactly_once,
     data_keys,
     local_props,
+    newer_run_fences_older,
     produce_ids,
     run_sink,
     unique_name,
@@ -112,36 +110,11 @@ def test_a_sink_started_while_one_of_the_same_name_runs_fences_it_and_every_reco
     newer writes them."""
     props = _props(tmp_path, kafka, topic)
     store = _store(props)
-    settings = ConnectorSettings.from_properties(props)
     produce_ids(kafka, topic, range(8))
-    older = sink_run(settings, spark, checkpoint_dir=str(tmp_path / "ck-old"), once=False)
-    failure: list[BaseException] = []
-
-    def run_older() -> None:
-        try:
-            older.run(timeout_s=120)
-        except BaseException as error:  # the thread's outcome, checked below
-            failure.append(error)
-
-    thread = threading.Thread(target=run_older, name="older-sink", daemon=True)
-    thread.start()
-    _wait_for(lambda: sorted(_stored_ids(store)) == list(range(8)))
-    newer = sink_run(settings, spark, checkpoint_dir=str(tmp_path / "ck-new"), once=True)
-    newer.prepare()  # claims every lock while the older query runs
-    produce_ids(kafka, topic, range(8, 24))
-    newer.run(timeout_s=120)
-    thread.join(timeout=120)
-
-    assert not thread.is_alive()
-    assert len(failure) == 1 and isinstance(failure[0], CommitConflictError), failure
+    newer_run_fences_older(
+        spark, props, tmp_path, landed=lambda: sorted(_stored_ids(store)) == list(range(8)),
+        produce_more=lambda: produce_ids(kafka, topic, range(8, 24)),
+    )
     assert_exactly_once(_stored_ids(store), range(24))
 
 
-def _wait_for(condition: object, timeout_s: float = 60) -> None:
-    import time
-
-    assert callable(condition)
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "the older sink did not drain the topic in time"
-        time.sleep(0.2)

@@ -78,6 +78,19 @@ class FakeS3:
 
 
 @dataclass
+class FakeTable:
+    """A table whose metadata references the one object the fake sink wrote to the S3 bucket."""
+
+    bucket: FakeBucket
+
+    def data_keys(self) -> list[str]:
+        return ["orders/part-0.json"] if self.bucket.stored else []
+
+    def row_count(self) -> int:
+        return len(self.bucket.stored)
+
+
+@dataclass
 class FakeServices:
     kafka: FakeBroker = field(default_factory=FakeBroker)
     s3: FakeS3 = field(default_factory=FakeS3)
@@ -107,7 +120,9 @@ class World:
             assert master == "local[1]"
             yield self
 
-        return DemoPorts(services=services, local_bucket=lambda root, name: self.local, once_sink=once_sink)
+        return DemoPorts(services=services, local_bucket=lambda root, name: self.local, once_sink=once_sink,
+                         iceberg_table=lambda catalog, name, server: FakeTable(server.bucket("lakesink-demo")),
+                         delta_table=lambda uri, server: FakeTable(server.bucket("lakesink-demo")))
 
     def run(self, config: Path, checkpoint: Path) -> None:
         """The fake sink: store every Kafka record once in the bucket this config names."""
@@ -129,10 +144,11 @@ def test_demo_produces_runs_both_configs_and_exits_zero_when_every_record_is_sto
     output = "\n".join(lines)
     assert code == 0, output
     assert lines[0] == "Kafka (fake) on 127.0.0.1:1, S3 (fake) on http://127.0.0.1:2"
-    assert [path.name for path in world.configs] == ["demo-s3-parquet.json", "demo-local-json.json"]
+    assert [path.name for path in world.configs] == [
+        "demo-s3-parquet.json", "demo-local-json.json", "demo-s3-iceberg.json", "demo-s3-delta.json"]
     assert len(world.services.kafka.topics["orders"]) == 50
-    assert output.split("== Summary", 1)[1].count("exactly once") == 2
-    assert output.count("50/50 records, 1 files") == 2
+    assert output.split("== Summary", 1)[1].count("exactly once") == 4
+    assert output.count("50/50 records, 1 files") == 4
     assert not world.services.running, "the services were left running"
 
 
@@ -144,7 +160,7 @@ def test_demo_exits_one_and_names_the_record_stored_twice() -> None:
 
     output = "\n".join(lines)
     assert code == 1
-    assert output.count("FAILED") == 3  # both targets, then the final verdict
+    assert output.count("FAILED") == 5  # the four targets, then the final verdict
     assert "1 records stored more than once, e.g. orders-0@3" in output
 
 

@@ -134,3 +134,21 @@ def test_invalid_record_json_exits_2(capsys: pytest.CaptureFixture[str]) -> None
     code, _, err = run(capsys, "INSERT INTO b SELECT * FROM t", "--record", "{nope")
     assert code == 2
     assert "--record is not valid JSON" in err
+
+
+def test_a_table_statement_shows_its_table_partition_spec_and_the_specs_only_in_keys(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kcql = ("INSERT INTO bkt:lake/orders SELECT * FROM orders PARTITIONBY region, _header.h STOREAS `PARQUET` "
+            "PROPERTIES('table.format'='ICEBERG', 'table.name'='shop.orders')")
+    code, out, _ = run(capsys, kcql, "--json")
+    assert code == 0
+    assert json.loads(out)["statements"][0]["table"] == {
+        "format": "ICEBERG", "name": "shop.orders", "location": "bkt/lake/orders",
+        "partition_spec": ["identity(region)"], "keys_only": ["_header.h"],
+    }
+    record = '{"topic": "orders", "partition": 1, "offset": 42, "value": {"region": "eu"}, "headers": {"h": "x"}}'
+    code, out, _ = run(capsys, kcql, "--record", record)
+    assert code == 0
+    assert "table: ICEBERG shop.orders at bkt/lake/orders, partition spec: identity(region)" in out
+    assert "lake/orders/region=eu/h=x/orders(1_000000000042).parquet" in out

@@ -22,6 +22,7 @@ from typing import Any
 from unittest import mock
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -38,6 +39,7 @@ from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application import waiting
 from lakesink.application.sink_metrics import NO_METRICS
 from lakesink.application.sink_run import BatchReport, SinkRun
+from lakesink.application.sink_tables import SinkTables
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import decode_lock
@@ -51,6 +53,8 @@ from lakesink.domain.ports import ObjectStore, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
 from tests.support.faulty_store import ConditionsIgnored, Crash, FaultyStore
+from tests.support.store_table import KEY as TABLE_KEY
+from tests.support.store_table import StoreTable, table_files
 
 BUCKET = "lake"
 TOPIC = "orders"
@@ -61,13 +65,14 @@ Topic = Mapping[int, Sequence[tuple[int, bool]]]
 """Per partition, its records: (offset, is a tombstone), offsets increasing with gaps."""
 
 
-def _plan(flush_count: int, *, single_writer: bool = False) -> tuple[ConnectorSettings, SinkPlan]:
+def _plan(flush_count: int, *, single_writer: bool = False, table: bool = False) -> tuple[ConnectorSettings, SinkPlan]:
+    storage = "`PARQUET` PROPERTIES('table.format'='ICEBERG', 'table.name'='simulated.table', " if table else "`JSON` PROPERTIES("
     sink = ConnectorSettings.from_properties(
         {
             "name": NAME,
             "connect.memory.exactly.once.single.writer": str(single_writer).lower(),
-            "connect.memory.kcql": f"INSERT INTO {BUCKET}:out SELECT * FROM {TOPIC} STOREAS `JSON` "
-            f"PROPERTIES('flush.count'={flush_count})",
+            "connect.memory.kcql": f"INSERT INTO {BUCKET}:out SELECT * FROM {TOPIC} STOREAS {storage}"
+            f"'flush.count'={flush_count})",
             "connect.memory.skip.null.values": "true",
             "topics": TOPIC,
             "value.converter": "org.apache.kafka.connect.json.JsonConverter",
@@ -136,11 +141,11 @@ class SimulatedCompute:
 
     def __init__(self, topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int,
                  staging: str, *, batches: int | None = None, confluent: bool = False,
-                 single_writer: bool = False, frame: bool = False, changed: bool = False) -> None:
+                 single_writer: bool = False, frame: bool = False, changed: bool = False, table: bool = False) -> None:
         self.topic, self.cutting, self.store, self.owner, self.staging = topic, cutting, store, owner, staging
         self.frame, self.changed = frame, changed
         self.settings, self.plan = (
-            _confluent_plan(flush_count) if confluent else _plan(flush_count, single_writer=single_writer)
+            _confluent_plan(flush_count) if confluent else _plan(flush_count, single_writer=single_writer, table=table)
         )
         self.batches = batches
 
@@ -219,14 +224,17 @@ def _no_group() -> object:
 
 def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int, staging: str,
          *, batches: int | None = None, confluent: bool = False, single_writer: bool = False,
-         frame: bool = False, changed: bool = False, metrics: Any = NO_METRICS) -> SinkRun:
+         frame: bool = False, changed: bool = False, metrics: Any = NO_METRICS, table: bool = False) -> SinkRun:
     """One sink process: the application's use case on the simulated compute and fake topics (none for
-    a DataFrame's sink, which opens each partition when a batch first holds it)."""
+    a DataFrame's sink, which opens each partition when a batch first holds it); ``table``: its
+    statement commits PARQUET objects to a table kept in the same store (tests/support/store_table.py)."""
     compute = SimulatedCompute(topic, cutting, store, owner, flush_count, staging, batches=batches,
-                               confluent=confluent, single_writer=single_writer, frame=frame, changed=changed)
+                               confluent=confluent, single_writer=single_writer, frame=frame, changed=changed,
+                               table=table)
+    tables = SinkTables(compute.plan, lambda _: StoreTable(store, BUCKET), connector=NAME, owner=owner) if table else None
     return SinkRun(compute.settings, compute.plan, store=store, compute=compute,
                    metadata=None if frame else FakeTopics(topic), group=_no_group, run_id=owner,
-                   clock=WallClock(), metrics=metrics)  # type: ignore[arg-type]
+                   clock=WallClock(), metrics=metrics, tables=tables)  # type: ignore[arg-type]
 
 
 def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
@@ -241,6 +249,28 @@ def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
         if topic[p]:
             lock = decode_lock(store.get(BUCKET, master_lock_key(".indexes", NAME, TOPIC, p)).data)
             assert lock.committed_offset == topic[p][-1][0] and lock.pending is None
+    assert list(iter_objects(store, BUCKET, f".indexes/{NAME}/.plans/")) == []
+
+
+def _check_table(store: InMemoryObjectStore, topic: Topic) -> None:
+    """The table references every live record once, the bucket holds no data object it does not
+    reference, and each lock is at its partition's last offset, as the table's mark is."""
+    referenced = table_files(store, BUCKET)
+    stored = [
+        (row["p"], row["o"])
+        for key in referenced
+        for row in pq.read_table(pa.BufferReader(store.get(BUCKET, key).data)).to_pylist()
+    ]
+    expected = [(p, o) for p in PARTITIONS for o, dead in topic[p] if not dead]
+    assert sorted(stored) == expected, "records lost or duplicated in the table"
+    objects = sorted(info.key for info in iter_objects(store, BUCKET, "out/") if info.key != TABLE_KEY)
+    assert objects == sorted(referenced), "objects no table commit references"
+    mark = StoreTable(store, BUCKET).head(NAME, [(TOPIC, p) for p in PARTITIONS]).mark
+    for p in PARTITIONS:
+        if topic[p]:
+            lock = decode_lock(store.get(BUCKET, master_lock_key(".indexes", NAME, TOPIC, p)).data)
+            assert lock.committed_offset == topic[p][-1][0] and lock.pending is None
+            assert mark is not None and mark.offsets.get((TOPIC, p)) in (None, topic[p][-1][0])
     assert list(iter_objects(store, BUCKET, f".indexes/{NAME}/.plans/")) == []
 
 
@@ -333,6 +363,18 @@ def test_a_dataframe_sink_crashed_after_any_store_call_and_restarted_without_its
     (its checkpoint lost) and cuts them otherwise; pending plans are reproduced or rolled back."""
     _crashed_after_every_call(topic, crashed, restarted, lost, flush_count, lambda store: _check_exactly_once(store, topic),
                               frame=True)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**CRASH_CASES, frame=st.booleans())
+def test_a_sink_committing_to_a_table_crashed_after_any_store_call_adds_every_record_once(
+    topic: Topic, flush_count: int, crashed: Cutting, restarted: Cutting, lost: set[int], frame: bool
+) -> None:
+    """The table commit is the commit point, the locks follow it: a crash between the two leaves the
+    locks behind, and the restart (a DataFrame's too, which opens partitions batch by batch) moves
+    them up before it replays or rolls back anything; no record is referenced twice or not at all."""
+    _crashed_after_every_call(topic, crashed, restarted, lost, flush_count, lambda store: _check_table(store, topic),
+                              table=True, frame=frame)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -88,6 +88,10 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "padding.length": ("10", {".padding.strategy": "LeftPad"}),
     "indexes.name": (".other-indexes", {}),
     "metrics.host": ("0.0.0.0", {}),
+    "table.catalog.type": ("rest", {".table.catalog.uri": "http://127.0.0.1:8181"}),
+    "table.catalog.name": ("prod", {}),
+    "table.catalog.uri": ("sqlite:////tmp/walk-catalog.db", {}),
+    "table.catalog.warehouse": ("s3://warehouse/", {}),
     "schema.change.detector": ("compatibility", {}),
     "ordering.type": ("LastModified", {}),
     "errors.tolerance": ("all", {}),
@@ -133,6 +137,7 @@ VALUES: dict[str, tuple[str, dict[str, str]]] = {
     "transforms.*": ("org.apache.kafka.connect.transforms.Filter", {"transforms": "drop"}),
     "predicates": ("tomb", {"predicates.tomb.type": _TOMBSTONE}),
     "predicates.*": (_TOMBSTONE, {"predicates": "tomb"}),
+    "table.catalog.*": ("a-token", {}),
 }
 FAMILY_KEYS = {
     "transforms.*": "transforms.drop.type",
@@ -145,6 +150,7 @@ FAMILY_KEYS = {
     "ssl.*": "ssl.ca.location",
     "header.converter.*": "header.converter.schemas.enable",
     "config.providers.*": "config.providers.vault.class",
+    "table.catalog.*": "table.catalog.token",
 }
 
 

@@ -1,0 +1,1 @@
+"""Table formats behind :class:`~lakesink.domain.tables.table_port.LakeTable`: Iceberg and Delta."""

@@ -1,0 +1,64 @@
+"""Which table a statement writes to, and the catalog that names Iceberg tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from lakesink.domain.config.secret import Secret
+
+
+class TableFormat(Enum):
+    """The table a statement's Parquet objects are committed to (KCQL ``'table.format'``)."""
+
+    ICEBERG = "ICEBERG"
+    DELTA = "DELTA"
+
+
+class CatalogType(Enum):
+    """Where Iceberg table names are kept (``table.catalog.type``)."""
+
+    SQL = "sql"
+    """pyiceberg's SQL catalog: a SQLite file by default, no server to run."""
+    REST = "rest"
+    GLUE = "glue"
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSettings:
+    """The Iceberg catalog: its type, name, address and any further pyiceberg catalog properties."""
+
+    type: CatalogType = CatalogType.SQL
+    name: str = "lakesink"
+    uri: str | Secret | None = None
+    """SQL: a SQLAlchemy URL (None: the embedded SQLite file); REST: the server's URL; Glue: unused. A
+    Secret when it holds credentials (``user:password@``)."""
+    warehouse: str | None = None
+    properties: Mapping[str, str | Secret] = field(default_factory=dict)
+    """Further pyiceberg catalog properties (``table.catalog.<property>``); secret-looking ones masked."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableTarget:
+    """One statement's table: its format, its name and where its files and metadata live."""
+
+    format: TableFormat
+    name: str
+    """Iceberg: ``namespace.table`` in the catalog; Delta: the name recorded in the table's metadata."""
+    bucket: str
+    prefix: str
+    """The table's location in the bucket (the KCQL target prefix, never empty)."""
+    partition_columns: tuple[str, ...] = ()
+    """The table's identity partition columns: the PARTITIONBY fields that are columns of its files."""
+    path_only: tuple[str, ...] = ()
+    """The PARTITIONBY specs no column holds (key, headers, topic, date, nested fields): they shape the
+    object keys only, the table is not partitioned by them."""
+
+    @property
+    def identity(self) -> tuple[str, ...]:
+        """What makes two statements' targets one table: an Iceberg table's name in the catalog, a
+        Delta table's location."""
+        if self.format is TableFormat.ICEBERG:
+            return (self.format.value, self.name)
+        return (self.format.value, self.bucket, self.prefix)

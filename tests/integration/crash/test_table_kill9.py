@@ -1,0 +1,130 @@
+"""kill -9 a sink that writes a table, again and again: the table holds every offset exactly once.
+
+The run of test_kill9.py (the demo's orders, ``flush.count=200``, ``flush.interval=1``, a producer
+trickling 10 records a second, the whole process group SIGKILLed at start-up, during uploads and
+while streaming, each phase at least once) with the statement committing to an Iceberg table in
+an embedded SQL catalog, or to a Delta table. The uploads phase kills between the Parquet uploads
+and the table commit (or between the table commit and the locks). After a final ``--once`` run,
+the table is read through its own metadata (pyiceberg; delta-rs): the files it references hold
+every record of the topic once, the bucket holds no data object the table does not reference, and
+the offsets in the newest snapshot (the ``txn`` versions) are the locks'.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from deltalake import DeltaTable
+from pyiceberg.catalog.sql import SqlCatalog
+
+from lakesink.adapters.demo.kafka import kafka_contents
+from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.application.demo.audit import audit
+from lakesink.application.demo.configs import s3_table_config, write_config
+from lakesink.application.demo.output import is_data_key
+from lakesink.domain.tables.marks import mark_of, offset_app_id
+from tests.conftest import unique_name
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
+from tests.support.order_sink import PREFIX, committed_offsets, order_chunks
+from tests.support.reliability import FULL, kills, record_cell
+from tests.support.sink_process import SinkProcess
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
+
+KILLS = kills(sample=3, full=12)
+CHUNK = 10
+SAMPLED = random.choice(("ICEBERG", "DELTA"))
+"""The one format ``make test`` kills (drawn per run, to keep it inside 15 minutes); ``make
+test-reliability`` kills both, 12 times each. Both formats' other tests run every time."""
+
+
+def _config(tmp_path: Path, name: str, topic: str, kafka: EmbeddedKafka, moto: MotoS3, bucket: str,
+            table: str) -> Path:
+    moto.create_bucket(bucket)
+    return write_config(tmp_path, s3_table_config(
+        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
+        bucket=bucket, prefix=PREFIX, flush_count=200, table=table, table_name="shop.orders",
+        catalog_uri=f"sqlite:///{tmp_path / 'catalog.db'}", flush_interval_s=1))
+
+
+def _iceberg(tmp_path: Path, moto: MotoS3, name: str, topic: str, bucket: str) -> tuple[list[str], dict[int, int]]:
+    """The keys of the data files the newest snapshot references, and its offsets per partition."""
+    settings = moto.connector_settings()
+    catalog = SqlCatalog("lakesink", uri=f"sqlite:///{tmp_path / 'catalog.db'}", **{
+        "s3.endpoint": moto.url, "s3.region": settings["connect.s3.aws.region"],
+        "s3.access-key-id": settings["connect.s3.aws.access.key"],
+        "s3.secret-access-key": settings["connect.s3.aws.secret.key"]})
+    table = catalog.load_table("shop.orders")
+    keys = [task.file.file_path.removeprefix(f"s3://{bucket}/") for task in table.scan().plan_files()]
+    mark = mark_of(name, table.current_snapshot().summary.additional_properties)
+    assert mark is not None
+    return keys, {partition: last for (_, partition), last in mark.offsets.items()}
+
+
+def _delta(moto: MotoS3, name: str, topic: str, bucket: str, partitions: list[int]) -> tuple[list[str], dict[int, int]]:
+    """The keys of the data files the table's version references, and its txn versions per partition."""
+    settings = moto.connector_settings()
+    table = DeltaTable(f"s3://{bucket}/{PREFIX}", storage_options={
+        "AWS_ENDPOINT_URL": moto.url, "AWS_ALLOW_HTTP": "true", "AWS_REGION": settings["connect.s3.aws.region"],
+        "AWS_ACCESS_KEY_ID": settings["connect.s3.aws.access.key"],
+        "AWS_SECRET_ACCESS_KEY": settings["connect.s3.aws.secret.key"]})
+    keys = [unquote(uri.removeprefix(f"s3://{bucket}/")) for uri in table.file_uris()]
+    versions = {p: table.transaction_version(offset_app_id(name, topic, p)) for p in partitions}
+    return keys, {p: version for p, version in versions.items() if version is not None}
+
+
+@pytest.mark.parametrize("table", ["ICEBERG", "DELTA"])
+def test_a_sink_writing_a_table_killed_at_random_moments_commits_every_offset_once(
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table: str
+) -> None:
+    if not FULL and table != SAMPLED:
+        pytest.skip(f"make test kills one table format per run (this run: {SAMPLED}); make test-reliability both")
+    seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
+    plan = KillPlan.draw(random.Random(seed), KILLS)
+    print(f"\nLAKESINK_CRASH_SEED={seed}")
+    topic, bucket, name = unique_name("tcrash"), unique_name("tcrash"), unique_name("table-sink")
+    config = _config(tmp_path, name, topic, kafka, moto, bucket, table)
+    checkpoint = tmp_path / "checkpoint"
+    output = moto.bucket(bucket)
+    producer = TrickleProducer(order_chunks(kafka, topic, seed, CHUNK))
+    producer.start()
+
+    started = time.monotonic()
+    landed = plan.run(config, tmp_path, checkpoint,
+                      lambda: {item.key for item in output.list(f"{PREFIX}/") if _is_data(item.key)})
+    produced = producer.stop()
+    assert producer.error is None, f"producing failed: {producer.error!r}"
+    final = SinkProcess(config, tmp_path / "final.log", checkpoint=checkpoint, once=True)
+    assert final.wait(timeout_s=180) == 0, final.tail()
+    total_s = time.monotonic() - started
+
+    expected = kafka_contents(kafka.bootstrap_servers, topic)
+    partitions = sorted({partition for _, partition, _ in expected})
+    referenced, offsets = (
+        _iceberg(tmp_path, moto, name, topic, bucket) if table == "ICEBERG"
+        else _delta(moto, name, topic, bucket, partitions)
+    )
+    report = audit(expected, (row for key in sorted(referenced) for row in output.rows(key)))
+    assert report.expected == produced
+    assert report.ok, f"seed {seed}:\n{report.describe()}"
+    assert sorted(key for key in _data_keys(output) if key not in referenced) == [], "objects no table commit references"
+    assert offsets == committed_offsets(output, name, topic)
+    assert_anchored_phases_hit(landed)
+    target = "Iceberg table (SQL catalog)" if table == "ICEBERG" else "Delta table"
+    record_cell("kill -9", test="test_table_kill9", target=f"{target}, PARQUET + PARTITIONBY, S3 (moto)",
+                kills=KILLS, records=produced, seconds=total_s,
+                outcome="every offset once in the table; no unreferenced object; snapshot offsets = locks")
+
+
+def _is_data(key: str) -> bool:
+    return is_data_key(key) and "/metadata/" not in key and "/_delta_log/" not in key
+
+
+def _data_keys(output: S3Bucket) -> list[str]:
+    return [item.key for item in output.list(f"{PREFIX}/") if _is_data(item.key)]

@@ -1,0 +1,301 @@
+"""Topics into Iceberg and Delta tables: every record once in the table, read back by pyiceberg,
+DuckDB and polars.
+
+The sink writes its Parquet objects as for plain PARQUET, then commits each batch to the table
+(the commit point), then its index locks. The checks read the table through its catalog, never
+through the sink, and compare the offsets in the newest snapshot with the locks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from deltalake import DeltaTable
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.exceptions import NoSuchTableError
+from pyiceberg.table import Table
+from pyspark.sql import SparkSession
+
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.adapters.storage import open_store
+from lakesink.application.sink_index import SinkIndex
+from lakesink.domain.commit.locks import decode_lock
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import CommitError, CommitOutcomeUnknownError
+from lakesink.domain.ports import iter_objects
+from lakesink.domain.tables.marks import epoch_app_id, mark_of, offset_app_id
+from tests.conftest import unique_name
+from tests.integration.sink.conftest import (
+    PARTITIONS,
+    MotoS3,
+    assert_exactly_once,
+    local_props,
+    newer_run_fences_older,
+    produce_ids,
+    run_sink,
+    s3_props,
+)
+from tests.support.boto_bucket import BotoBucket
+
+pytestmark = [pytest.mark.integration]
+
+
+def _props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, flush: str = "'flush.count'=5", **extra: str) -> dict[str, str]:
+    (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
+    kcql = (
+        f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` "
+        f"PROPERTIES({flush}, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
+    )
+    return local_props(
+        tmp_path / "store", kcql, topic, kafka, **{"connect.local.table.catalog.uri": _catalog_uri(tmp_path), **extra}
+    )
+
+
+def _catalog_uri(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'catalog.db'}"
+
+
+def _table(tmp_path: Path) -> Table:
+    return SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table("shop.orders")
+
+
+def _ids(table: Table) -> list[int]:
+    return sorted(table.scan(selected_fields=("id",)).to_arrow().column("id").to_pylist())
+
+
+def _locks(props: dict[str, str], topic: str) -> dict[tuple[str, int], int | None]:
+    settings = ConnectorSettings.from_properties(props)
+    store = open_store(settings.backend, settings.storage)
+    prefix = f".indexes/{settings.name}/.locks/Topic({topic})/"
+    return {
+        (topic, int(info.key.rsplit("/", 1)[1].split(".")[0])): decode_lock(store.get("bkt", info.key).data).committed_offset
+        for info in iter_objects(store, "bkt", prefix)
+    }
+
+
+def test_a_topic_lands_in_an_iceberg_table_once_and_the_newest_snapshot_holds_the_locks_offsets(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props = _props(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(30))
+    run_sink(spark, props, tmp_path / "ck")
+    produce_ids(kafka, topic, range(30, 52))
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = _table(tmp_path)
+    assert_exactly_once(_ids(table), range(52))
+    mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
+    assert mark is not None and mark.epoch == 2  # two runs, each claimed the table
+    assert dict(mark.offsets) == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}  # 13 records each
+    assert str(table.location()).endswith("/bkt/lake/orders")
+    files = [task.file.file_path for task in table.scan().plan_files()]
+    assert all("/bkt/lake/orders/" in path for path in files)
+    # DuckDB reads the table's data files on its own: the same rows as the topic
+    rows = duckdb.sql(f"SELECT id, region, n FROM read_parquet({json.dumps(files)})").fetchall()
+    assert sorted(rows) == [(i, f"r{i % 2}", i) for i in range(52)]
+
+
+def test_a_run_stopped_between_its_table_commit_and_its_locks_resumes_from_the_table(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table is the commit point: the next run moves the locks up to it and writes nothing twice."""
+    props = _props(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+    _stop_before_the_locks(spark, props, tmp_path, monkeypatch)
+    assert_exactly_once(_ids(_table(tmp_path)), range(20))
+    assert set(_locks(props, topic).values()) == {None}
+
+    produce_ids(kafka, topic, range(20, 28))
+    run_sink(spark, props, tmp_path / "ck")
+    assert_exactly_once(_ids(_table(tmp_path)), range(28))
+    assert set(_locks(props, topic).values()) == {6}
+
+
+def _stop_before_the_locks(
+    spark: SparkSession, props: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``--once`` run whose table commit lands and whose lock writes never happen (as if killed)."""
+
+    def lost(self: SinkIndex, topic: str, partition: int, last: int) -> None:
+        raise CommitOutcomeUnknownError("the process stopped before its lock writes")
+
+    def no_wait(what: str, step: object, progress: object = None) -> None:
+        assert callable(step)
+        step()
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SinkIndex, "commit", lost)
+        patch.setattr("lakesink.application.sink_run.waiting_out", no_wait)
+        with pytest.raises(CommitOutcomeUnknownError):
+            run_sink(spark, props, tmp_path / "ck")
+
+
+def test_partitionby_a_value_field_becomes_the_tables_identity_partition(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
+    kcql = (
+        f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} PARTITIONBY region STOREAS `PARQUET` "
+        "PROPERTIES('flush.count'=5, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
+    )
+    props = local_props(tmp_path / "store", kcql, topic, kafka, **{"connect.local.table.catalog.uri": _catalog_uri(tmp_path)})
+    produce_ids(kafka, topic, range(24))
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = _table(tmp_path)
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == [("region", "identity")]
+    assert_exactly_once(_ids(table), range(24))
+    eu = table.scan(row_filter="region == 'r1'", selected_fields=("id",)).to_arrow().column("id").to_pylist()
+    assert sorted(eu) == list(range(1, 24, 2))
+    partitions = {task.file.partition[0] for task in table.scan().plan_files()}
+    assert partitions == {"r0", "r1"}
+
+
+def test_an_iceberg_table_on_s3_holds_every_record_once_and_pyiceberg_reads_it_through_s3(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, moto_s3: MotoS3
+) -> None:
+    bucket = BotoBucket(moto_s3.url, unique_name("lake"))
+    kcql = (
+        f"INSERT INTO {bucket.name}:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` "
+        "PROPERTIES('flush.count'=7, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
+    )
+    props = s3_props(moto_s3, kcql, topic, kafka, **{"connect.s3.table.catalog.uri": _catalog_uri(tmp_path)})
+    produce_ids(kafka, topic, range(40))
+    run_sink(spark, props, tmp_path / "ck")
+
+    catalog = SqlCatalog(
+        "lakesink", uri=_catalog_uri(tmp_path), **{"s3.endpoint": moto_s3.url, "s3.access-key-id": "testing",
+                                                    "s3.secret-access-key": "testing", "s3.region": "us-east-1"}
+    )
+    table = catalog.load_table("shop.orders")
+    assert table.location() == f"s3://{bucket.name}/lake/orders"
+    assert_exactly_once(_ids(table), range(40))
+    assert any(key.startswith("lake/orders/metadata/") for key in bucket.keys())
+
+
+def _produce_values(kafka: EmbeddedKafka, topic: str, values: list[dict[str, object]]) -> None:
+    kafka.produce(topic, [ProducedRecord(json.dumps(value).encode(), key=b"k", partition=0) for value in values])
+
+
+def test_a_new_field_becomes_an_optional_column_and_older_rows_read_null(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props = _props(tmp_path, kafka, topic)
+    _produce_values(kafka, topic, [{"id": 1, "region": "r1", "n": 1}])
+    run_sink(spark, props, tmp_path / "ck")
+    _produce_values(kafka, topic, [{"id": 2, "region": "r0", "n": 2, "coupon": "SPRING"}])
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = _table(tmp_path)
+    assert table.schema().find_field("coupon").optional
+    rows = sorted(table.scan(selected_fields=("id", "coupon")).to_arrow().to_pylist(), key=lambda row: row["id"])
+    assert rows == [{"id": 1, "coupon": None}, {"id": 2, "coupon": "SPRING"}]
+
+
+def test_a_field_whose_type_the_table_cannot_follow_stops_the_batch_naming_the_table(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props = _props(tmp_path, kafka, topic)
+    _produce_values(kafka, topic, [{"id": 1, "region": "r1", "n": 1}])
+    run_sink(spark, props, tmp_path / "ck")
+    _produce_values(kafka, topic, [{"id": 2, "region": "r0", "n": "two"}])
+    with pytest.raises(CommitError, match="Iceberg table shop.orders cannot take the columns"):
+        run_sink(spark, props, tmp_path / "ck")
+    assert _ids(_table(tmp_path)) == [1]
+
+
+# --- Delta ---------------------------------------------------------------------------------------
+
+
+def _delta_props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, partition: str = "") -> dict[str, str]:
+    (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
+    kcql = (
+        f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} {partition} STOREAS `PARQUET` "
+        "PROPERTIES('flush.count'=5, 'table.format'='DELTA')"
+    )
+    return local_props(tmp_path / "store", kcql, topic, kafka)
+
+
+def _delta_uri(tmp_path: Path) -> str:
+    return str(tmp_path / "store" / "bkt" / "lake" / "orders")
+
+
+def test_a_topic_lands_in_a_delta_table_once_and_its_txn_versions_are_the_locks_offsets(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    props = _delta_props(tmp_path, kafka, topic, partition="PARTITIONBY region")
+    produce_ids(kafka, topic, range(30))
+    run_sink(spark, props, tmp_path / "ck")
+    produce_ids(kafka, topic, range(30, 52))
+    run_sink(spark, props, tmp_path / "ck")
+
+    rows = pl.read_delta(_delta_uri(tmp_path)).select("id", "region", "n").rows()  # polars, through delta-rs
+    assert sorted(rows) == [(i, f"r{i % 2}", i) for i in range(52)]
+    table = DeltaTable(_delta_uri(tmp_path))
+    assert table.metadata().partition_columns == ["region"]
+    name = props["name"]
+    assert table.transaction_version(epoch_app_id(name)) == 2
+    txn = {(topic, p): table.transaction_version(offset_app_id(name, topic, p)) for p in range(PARTITIONS)}
+    assert txn == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
+
+
+def test_a_delta_run_stopped_between_its_table_commit_and_its_locks_resumes_from_the_txn_versions(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    props = _delta_props(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+    _stop_before_the_locks(spark, props, tmp_path, monkeypatch)
+    produce_ids(kafka, topic, range(20, 28))
+    run_sink(spark, props, tmp_path / "ck")
+    assert_exactly_once(sorted(pl.read_delta(_delta_uri(tmp_path))["id"].to_list()), range(28))
+    assert set(_locks(props, topic).values()) == {6}
+
+
+def test_a_delta_table_on_s3_holds_every_record_once(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, moto_s3: MotoS3
+) -> None:
+    bucket = BotoBucket(moto_s3.url, unique_name("lake"))
+    kcql = (
+        f"INSERT INTO {bucket.name}:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` "
+        "PROPERTIES('flush.count'=7, 'table.format'='DELTA')"
+    )
+    produce_ids(kafka, topic, range(40))
+    run_sink(spark, s3_props(moto_s3, kcql, topic, kafka), tmp_path / "ck")
+
+    options = {"AWS_ENDPOINT_URL": moto_s3.url, "AWS_ALLOW_HTTP": "true", "AWS_REGION": "us-east-1",
+               "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+    ids = pl.read_delta(f"s3://{bucket.name}/lake/orders", storage_options=options)["id"].to_list()
+    assert_exactly_once(sorted(ids), range(40))
+    assert any(key.startswith("lake/orders/_delta_log/") for key in bucket.keys())
+
+
+def test_a_second_sink_on_the_table_fences_the_first_and_every_record_lands_once(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    """The older sink runs continuously; the newer one (--once) claims the table and the locks at
+    its start. New records reach both: the older stops fenced, the newer commits them."""
+    props = _props(tmp_path, kafka, topic, flush="'flush.count'=4, 'flush.interval'=1")
+    produce_ids(kafka, topic, range(8))
+    newer_run_fences_older(
+        spark, props, tmp_path, landed=lambda: _committed(tmp_path, 8),
+        produce_more=lambda: produce_ids(kafka, topic, range(8, 24)),
+    )
+    table = _table(tmp_path)
+    assert_exactly_once(_ids(table), range(24))
+    mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
+    assert mark is not None and mark.epoch == 2  # the newer run's claim: the older one never committed after it
+
+
+def _committed(tmp_path: Path, records: int) -> bool:
+    """Whether the table holds ``records`` records (the older sink's first batch landed)."""
+    try:
+        table = _table(tmp_path)
+    except NoSuchTableError:
+        return False
+    if "id" not in table.schema().column_names:  # claimed, no batch yet
+        return False
+    return len(_ids(table)) >= records
