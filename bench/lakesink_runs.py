@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.kafka_io import DataSet, consume_count, create_topic
 from bench.processes import Children, Measured
 from bench.results import OK, Result, failed
-from bench.verify import count_output
+from bench.verify import count_output, count_table
 from lakesink.adapters.demo.s3 import S3Endpoint
 
 STARTED_MARK = " starts at "
@@ -51,6 +51,8 @@ class SinkScenario:
     """The flush PROPERTIES (``flush.interval`` is always 3600 s, so it never fires in a --once run)."""
     settings: tuple[tuple[str, str], ...] = ()
     """Connector settings added to the config (e.g. ``connect.s3.range.split.offsets``)."""
+    table: str | None = None
+    """``ICEBERG`` or ``DELTA``: the statement commits to that table (counted through it)."""
 
 
 SINK_SCENARIOS = (
@@ -65,6 +67,14 @@ SINK_SCENARIOS = (
                  ("--format", "AVRO", "--codec", "SNAPPY", "--decoded", "--envelope"),
                  properties=", 'store.envelope'=true"),
 )
+
+TABLE_SCENARIOS = tuple(
+    SinkScenario(f"sink-{table.lower()}", SINK_SCENARIOS[1].clause, "SNAPPY", SINK_SCENARIOS[1].converters, (),
+                 properties=f", 'table.format'='{table}', 'table.name'='bench.orders'", table=table)
+    for table in ("ICEBERG", "DELTA")
+)
+"""sink-parquet's statement committing to an Iceberg table (embedded SQL catalog) or a Delta table:
+the cost of the table commits, side by side with plain PARQUET."""
 
 SMT_SCENARIO = SinkScenario(
     "sink-parquet-smt", "PARTITIONBY _value.country STOREAS `PARQUET`", "SNAPPY",
@@ -137,9 +147,10 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
     label = label or scenario.name
     bucket = bucket_of(label)
     endpoint.client().create_bucket(Bucket=bucket)
+    catalog = {"connect.s3.table.catalog.uri": f"sqlite:///{work / f'{label}-catalog.db'}"} if scenario.table else {}
     config = _write(work / f"{label}.json", f"bench-{label}",
-                    sink_config(scenario, data, bootstrap=bootstrap, endpoint=endpoint, name=f"bench-{label}",
-                                bucket=bucket))
+                    {**sink_config(scenario, data, bootstrap=bootstrap, endpoint=endpoint, name=f"bench-{label}",
+                                   bucket=bucket), **catalog})
     argv = _lakesink("sink", "--config", str(config), "--once", "--master", master,
                      "--checkpoint", str(work / "checkpoints" / label))
     run = children.measure(label, argv, timeout_s=timeout_s, env=_env(), watch=[STARTED_MARK, *BATCHES])
@@ -149,7 +160,8 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
         return failed(label, data.records, data.value_bytes,
                       f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/{label}.log)",
                       **common)
-    output = count_output(endpoint, bucket)
+    output = count_output(endpoint, bucket) if scenario.table is None else count_table(
+        scenario.table, endpoint, bucket, catalog.get("connect.s3.table.catalog.uri", ""))
     extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds, "master": master,
              "peak_rss_by_process": run.peak_breakdown, "peak_pss": run.peak_pss, "rss_timeline": run.timeline,
              "cpu_seconds": run.cpu_seconds}

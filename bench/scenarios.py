@@ -17,6 +17,7 @@ from bench.lakesink_runs import (
     MEMORY_SCENARIO,
     SINK_SCENARIOS,
     SMT_SCENARIO,
+    TABLE_SCENARIOS,
     SinkScenario,
     bucket_of,
     run_restore,
@@ -29,7 +30,8 @@ from bench.services import Broker, S3Server, start_broker, start_moto
 CONSUME = "consume"
 PRODUCE = "produce"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
-DEFAULT = (CONSUME, PRODUCE, *ENCODE.values(), *(s.name for s in SINK_SCENARIOS), *quix_runs.SCENARIOS, "restore")
+DEFAULT = (CONSUME, PRODUCE, *ENCODE.values(), *(s.name for s in (*SINK_SCENARIOS, *TABLE_SCENARIOS)),
+           *quix_runs.SCENARIOS, "restore")
 ALL = (*DEFAULT, SMT_SCENARIO.name, MEMORY_SCENARIO.name)
 """``sink-memory`` is chosen by name only: it produces a second, 64-partition data set; so is
 ``sink-parquet-smt`` (sink-parquet behind three transforms)."""
@@ -102,7 +104,7 @@ class Run:
             return self._produce_ceiling(data)
         if name == MEMORY_SCENARIO.name:
             return self._memory()
-        sink = next((s for s in (*SINK_SCENARIOS, SMT_SCENARIO) if s.name == name), None)
+        sink = next((s for s in (*SINK_SCENARIOS, *TABLE_SCENARIOS, SMT_SCENARIO) if s.name == name), None)
         if sink is not None:
             return run_sink(self.children, sink, data, bootstrap=bootstrap, endpoint=endpoint, work=self.work,
                             master=self.args.master, timeout_s=self._remaining())
