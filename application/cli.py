@@ -250,6 +250,46 @@ def _run_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if report.clean else EXIT_FAILURE
 
 
+def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    table = commands.add_parser("table", help="work with the Iceberg and Delta tables a sink writes")
+    table_commands = table.add_subparsers(dest="table_command", required=True, metavar="SUBCOMMAND")
+    clean = table_commands.add_parser(
+        "clean",
+        help="delete the Parquet objects under a sink's tables that no table version references",
+        description=(
+            "For each table of the sink config's statements: list the Parquet objects under its prefix "
+            "(its metadata excluded), then the sink's pending range plans, then every file a kept version "
+            "of the table references; delete what is in none of them (uploads of runs killed before their "
+            "table commit, of a connector retired since). Safe while the sink runs: an upload's plan is "
+            "durable before it and deleted only after the table commit (docs/tables.md)."
+        ),
+    )
+    clean.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
+    clean.add_argument("--dry-run", action="store_true", help="list the orphans, delete nothing")
+    clean.set_defaults(handler=_run_table_clean)
+
+
+def _run_table_clean(args: argparse.Namespace) -> int:
+    from lakesink.adapters.storage import open_store
+    from lakesink.adapters.tables.opening import open_lake_table
+    from lakesink.application.sink_settings import load_settings
+    from lakesink.application.table_clean import clean_tables
+
+    settings = load_settings(args.config)
+    store = open_store(settings.backend, settings.storage)
+    cleaned = clean_tables(
+        settings, store,
+        lambda target: open_lake_table(target, settings.backend, settings.storage, settings.table_catalog),
+        dry_run=args.dry_run,
+    )
+    for table in cleaned:
+        verb = "deleted" if table.deleted else "would delete"
+        print(f"{table.table} at {table.location}: {verb} {len(table.orphans)} orphan objects")
+        for key in table.orphans:
+            print(f"  {key}")
+    return EXIT_OK
+
+
 def _add_jvm_archive(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     archive = commands.add_parser(
         "jvm-archive",
@@ -293,6 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_restore(commands)
     _add_sink(commands)
     _add_verify(commands)
+    _add_table(commands)
     _add_demo(commands)
     _add_jvm_archive(commands)
     return parser

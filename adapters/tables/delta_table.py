@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
 import pyarrow as pa
@@ -26,9 +26,9 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable, Field, Schema
 from deltalake.exceptions import CommitFailedError, DeltaError, TableNotFoundError
 from deltalake.transaction import AddAction, CommitProperties, Transaction, create_table_with_add_actions
-from pyarrow.fs import FileSystem, LocalFileSystem, S3FileSystem
+from pyarrow.fs import FileSelector, FileSystem, FileType, LocalFileSystem, S3FileSystem
 
-from lakesink.adapters.storage.local_paths import encode_segment
+from lakesink.adapters.storage.local_paths import decode_name, encode_segment
 from lakesink.adapters.tables.footers import footers
 from lakesink.adapters.tables.locations import TableLocation
 from lakesink.domain.errors import (
@@ -109,6 +109,28 @@ class DeltaLakeTable:
             )
             owner = self._owner(table.version(), connector, epoch)
         return TableHead(table.version(), TableMark(connector, owner, epoch, offsets))
+
+    def referenced(self) -> set[str]:
+        """The current version's files, and every file a kept log commit added or removed (a reader
+        travelling back to that version needs it until a vacuum)."""
+        with self._reading("read its files"):
+            table = self._load(None)
+            if table is None:
+                return set()
+            paths = set(table.get_add_actions(flatten=True).column("path").to_pylist())
+            log = self._store.get_file_info(FileSelector(f"{self._root}/_delta_log"))
+            for info in log:
+                if info.type == FileType.File and info.path.endswith(".json"):
+                    with self._store.open_input_stream(info.path) as commit:
+                        actions = [json.loads(line) for line in commit.read().decode().splitlines() if line.strip()]
+                    paths.update(action[kind]["path"] for action in actions for kind in ("add", "remove") if kind in action)
+        return {self._key(unquote(path)) for path in paths}
+
+    def _key(self, path: str) -> str:
+        """The object key of a path relative to the table root (the inverse of :meth:`_path`)."""
+        if self._location.uri.startswith("file:"):
+            path = "/".join(decode_name(segment) or "" for segment in path.split("/"))
+        return self._prefix + path
 
     def commit(self, head: TableHead, files: Sequence[DataFile], mark: TableMark) -> bool:
         if head.version is None:

@@ -92,6 +92,18 @@ class IcebergTable:
             newest = mark_from_text(connector, kept)  # the connector's snapshots expired
         return TableHead(table, newest)
 
+    def referenced(self) -> set[str]:
+        with self._reading("read its files"):
+            try:
+                table = self._catalog.load_table(self._identifier)
+            except NoSuchTableError:
+                return set()
+            if not table.snapshots():
+                return set()
+            paths = table.inspect.all_data_files().column("file_path").to_pylist()  # every snapshot's files
+        root = self._location.bucket_uri
+        return {path[len(root):] for path in paths if path.startswith(root)}
+
     def commit(self, head: TableHead, files: Sequence[DataFile], mark: TableMark) -> bool:
         with self._reading("read the files it commits"):
             table = self._created() if head.version is None else head.version

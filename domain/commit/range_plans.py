@@ -63,6 +63,11 @@ class RangePlan:
             raise CommitError(f"Invalid batch plan: start {self.start} and last {self.last}.")
 
 
+def plans_root(indexes_name: str, connector: str) -> str:
+    """The folder holding every plan of one sink."""
+    return f"{indexes_name}/{connector}/{_PLANS}/"
+
+
 def plans_prefix(indexes_name: str, connector: str, topic: str, partition: int) -> str:
     """The folder holding the plans of one topic-partition (listed on start-up and for GC)."""
     return f"{indexes_name}/{connector}/{_PLANS}/Topic({topic})/{partition}/"

@@ -73,3 +73,12 @@ class LakeTable(Protocol):
             TransientStorageError: the catalog or the store failed before the commit was sent.
         """
         ...
+
+    def referenced(self) -> set[str]:
+        """The bucket keys of every data file a version of the table still keeps references (time
+        travel included); empty when there is no table.
+
+        Raises:
+            TransientStorageError: the catalog or the store did not answer.
+        """
+        ...

@@ -51,6 +51,10 @@ class StoreTable:
         return True
 
 
+    def referenced(self) -> set[str]:
+        return set(table_files(self._store, self._bucket))
+
+
 def table_files(store: Any, bucket: str) -> list[str]:
     """Every data file the table's commits reference, in commit order (duplicates kept)."""
     try:

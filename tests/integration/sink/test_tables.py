@@ -22,6 +22,7 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.storage import open_store
+from lakesink.application.cli import main
 from lakesink.application.sink_index import SinkIndex
 from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.config.connector import ConnectorSettings
@@ -299,3 +300,28 @@ def _committed(tmp_path: Path, records: int) -> bool:
     if "id" not in table.schema().column_names:  # claimed, no batch yet
         return False
     return len(_ids(table)) >= records
+
+
+@pytest.mark.parametrize("table_format", ["ICEBERG", "DELTA"])
+def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_table_reads(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    props = _props(tmp_path, kafka, topic) if table_format == "ICEBERG" else _delta_props(tmp_path, kafka, topic)
+    produce_ids(kafka, topic, range(20))
+    run_sink(spark, props, tmp_path / "ck")
+    table_dir = tmp_path / "store" / "bkt" / "lake" / "orders"
+    committed = sorted(table_dir.rglob("*.parquet"))
+    stray = table_dir / topic / "9" / "000000000099.parquet"  # an upload whose run died before its commit
+    stray.parent.mkdir(parents=True)
+    stray.write_bytes(committed[0].read_bytes())
+    config = tmp_path / "sink.json"
+    config.write_text(json.dumps({"name": props["name"], "config": props}))
+
+    assert main(["table", "clean", "--config", str(config), "--dry-run"]) == 0
+    assert f"would delete 1 orphan objects\n  lake/orders/{topic}/9/000000000099.parquet" in capsys.readouterr().out
+    assert stray.exists()
+    assert main(["table", "clean", "--config", str(config)]) == 0
+    assert not stray.exists() and sorted(table_dir.rglob("*.parquet")) == committed
+    ids = _ids(_table(tmp_path)) if table_format == "ICEBERG" else pl.read_delta(_delta_uri(tmp_path))["id"].to_list()
+    assert_exactly_once(sorted(ids), range(20))

@@ -1,0 +1,69 @@
+"""``lakesink table clean --config FILE [--dry-run]``: delete the Parquet objects under a sink's
+tables that no table version references and no pending plan lists (docs/tables.md).
+
+The decision is the domain's (:mod:`lakesink.domain.tables.orphans`, which also argues why it is
+safe while the sink runs); this module reads in the order that argument needs and deletes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lakesink.adapters.storage.store_calls import perform
+from lakesink.domain.commit.actions import Get, ListKeys, Steps
+from lakesink.domain.commit.range_plans import decode_plan, plan_start_of_key, plans_root
+from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.errors import ConfigError
+from lakesink.domain.ports import ObjectStore, iter_objects
+from lakesink.domain.statement_plan import plan_sink
+from lakesink.domain.tables.orphans import is_candidate, orphans
+from lakesink.domain.tables.table_port import LakeTable
+from lakesink.domain.tables.target import TableTarget
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CleanedTable:
+    """What ``table clean`` found (and, unless a dry run, deleted) under one table."""
+
+    table: str
+    location: str
+    orphans: tuple[str, ...]
+    deleted: bool
+
+
+def clean_tables(
+    settings: ConnectorSettings, store: ObjectStore, open_table: Callable[[TableTarget], LakeTable], *, dry_run: bool
+) -> list[CleanedTable]:
+    """Every table of the sink's statements, cleaned of its orphans.
+
+    Raises:
+        ConfigError: no statement of the config writes a table.
+    """
+    targets = {t.identity: t for s in plan_sink(settings).statements if (t := s.table) is not None}
+    if not targets:
+        raise ConfigError("No statement of this config writes a table ('table.format'): there is nothing to clean.")
+    cleaned = []
+    for target in targets.values():
+        listed = [info.key for info in iter_objects(store, target.bucket, target.prefix + "/")
+                  if is_candidate(target.prefix, info.key)]
+        pending = perform(_planned_objects(settings, target.bucket), store)
+        found = orphans(listed, pending, open_table(target).referenced())
+        if found and not dry_run:
+            store.delete_many(target.bucket, found)
+        logger.info("Table %s: %d orphan objects %s", target.name, len(found), "found" if dry_run else "deleted")
+        cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", tuple(found), not dry_run))
+    return cleaned
+
+
+def _planned_objects(settings: ConnectorSettings, bucket: str) -> Steps[set[str]]:
+    """The keys every pending plan of the sink lists in ``bucket`` (uploads in flight or to be replayed)."""
+    keys: set[str] = set()
+    for key in (yield ListKeys(bucket, plans_root(settings.indexes_name, settings.name))):
+        if plan_start_of_key(key) is not None:
+            plan = decode_plan((yield Get(bucket, key)).data, key=key)
+            keys.update(object_key for object_bucket, object_key in plan.objects or () if object_bucket == bucket)
+    return keys

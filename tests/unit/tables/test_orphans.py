@@ -1,0 +1,21 @@
+"""Which objects under a table are orphans (lakesink.domain.tables.orphans)."""
+
+from __future__ import annotations
+
+from lakesink.domain.tables.orphans import is_candidate, orphans
+
+
+def test_only_parquet_objects_under_the_table_outside_its_metadata_are_candidates() -> None:
+    assert is_candidate("lake/orders", "lake/orders/orders/0/000000000004.parquet")
+    assert is_candidate("lake/orders/", "lake/orders/region=eu/orders(0_000000000004).parquet")
+    assert not is_candidate("lake/orders", "lake/orders/metadata/00001-a.metadata.json")
+    assert not is_candidate("lake/orders", "lake/orders/metadata/snap-1.avro")
+    assert not is_candidate("lake/orders", "lake/orders/_delta_log/00000000000000000001.json")
+    assert not is_candidate("lake/orders", "lake/orders-2/x.parquet")  # another table's prefix
+    assert not is_candidate("lake/orders", "lake/orders/notes.txt")
+
+
+def test_an_object_a_pending_plan_lists_or_the_table_references_is_kept() -> None:
+    listed = ["t/a.parquet", "t/b.parquet", "t/c.parquet", "t/d.parquet"]
+    assert orphans(listed, pending={"t/b.parquet"}, referenced={"t/a.parquet", "t/x.parquet"}) == [
+        "t/c.parquet", "t/d.parquet"]
