@@ -271,17 +271,13 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _run_table_clean(args: argparse.Namespace) -> int:
     from lakesink.adapters.storage import open_store
-    from lakesink.adapters.tables.opening import open_lake_table
+    from lakesink.adapters.tables.opening import table_opener
     from lakesink.application.sink_settings import load_settings
     from lakesink.application.table_clean import clean_tables
 
     settings = load_settings(args.config)
     store = open_store(settings.backend, settings.storage)
-    cleaned = clean_tables(
-        settings, store,
-        lambda target: open_lake_table(target, settings.backend, settings.storage, settings.table_catalog),
-        dry_run=args.dry_run,
-    )
+    cleaned = clean_tables(settings, store, table_opener(settings), dry_run=args.dry_run)
     for table in cleaned:
         verb = "deleted" if table.deleted else "would delete"
         print(f"{table.table} at {table.location}: {verb} {len(table.orphans)} orphan objects")

@@ -24,7 +24,7 @@ from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.storage import open_store, settled_storage
-from lakesink.adapters.tables.opening import open_lake_table
+from lakesink.adapters.tables.opening import table_opener
 from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics
 from lakesink.application.sink_run import SinkRun
 from lakesink.application.sink_tables import SinkTables
@@ -97,7 +97,7 @@ def sink_run(
         metrics=metrics,
         tables=SinkTables(
             plan,
-            lambda target: open_lake_table(target, settings.backend, settings.storage, settings.table_catalog),
+            table_opener(settings),
             connector=settings.name,
             owner=run_id,
         ),

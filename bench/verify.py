@@ -16,6 +16,7 @@ import fastavro
 import pyarrow.parquet as pq
 
 from lakesink.adapters.demo.s3 import S3Endpoint
+from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
 
 INDEX_MARKER = ".indexes/"
 
@@ -39,30 +40,18 @@ def _keys(client: Any, bucket: str, prefix: str) -> Iterator[tuple[str, int]]:
 
 def count_table(table_format: str, endpoint: S3Endpoint, bucket: str, catalog_uri: str) -> Output:
     """The data objects a table's current version references (pyiceberg's or delta-rs's reading of
-    its metadata), their records counted from their footers by pyarrow."""
-    settings = endpoint.connector_settings()
+    its metadata, as the demo reads its tables), their records counted from their footers by pyarrow."""
     if table_format == "ICEBERG":
-        from pyiceberg.catalog.sql import SqlCatalog
-
-        catalog = SqlCatalog("lakesink", uri=catalog_uri, **{
-            "s3.endpoint": endpoint.url, "s3.region": settings["connect.s3.aws.region"],
-            "s3.access-key-id": settings["connect.s3.aws.access.key"],
-            "s3.secret-access-key": settings["connect.s3.aws.secret.key"]})
-        uris = [task.file.file_path for task in catalog.load_table("bench.orders").scan().plan_files()]
+        keys = IcebergReadback(catalog_uri, "bench.orders", endpoint).data_keys()
     else:
-        from deltalake import DeltaTable
-
-        uris = DeltaTable(f"s3://{bucket}/out", storage_options={
-            "AWS_ENDPOINT_URL": endpoint.url, "AWS_ALLOW_HTTP": "true", "AWS_REGION": settings["connect.s3.aws.region"],
-            "AWS_ACCESS_KEY_ID": settings["connect.s3.aws.access.key"],
-            "AWS_SECRET_ACCESS_KEY": settings["connect.s3.aws.secret.key"]}).file_uris()
+        keys = DeltaReadback(f"s3://{bucket}/out", endpoint).data_keys()
     client = endpoint.client()
     records = size = 0
-    for uri in uris:
-        body = client.get_object(Bucket=bucket, Key=uri.removeprefix(f"s3://{bucket}/"))["Body"].read()
-        records += count_records(body, uri)
+    for key in keys:
+        body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
+        records += count_records(body, key)
         size += len(body)
-    return Output(len(uris), records, size)
+    return Output(len(keys), records, size)
 
 
 def count_records(data: bytes, key: str) -> int:

@@ -33,13 +33,14 @@ class IcebergReadback:
 
     def data_keys(self) -> list[str]:
         """Bucket keys of the data files the current snapshot references."""
-        return [_key(task.file.file_path) for task in self._table().scan().plan_files()]
+        return [_key(task.file.file_path) for task in self.table().scan().plan_files()]
 
     def row_count(self) -> int:
         """Rows of a full pyiceberg scan."""
-        return int(self._table().scan().to_arrow().num_rows)
+        return int(self.table().scan().to_arrow().num_rows)
 
-    def _table(self) -> Table:
+    def table(self) -> Table:
+        """The table as its catalog has it now."""
         settings = self.server.connector_settings()
         catalog = SqlCatalog("lakesink", uri=self.catalog_uri, **{
             "s3.endpoint": self.server.url, "s3.region": settings["connect.s3.aws.region"],
@@ -57,11 +58,15 @@ class DeltaReadback:
 
     def data_keys(self) -> list[str]:
         """Bucket keys of the data files the table's current version references."""
-        return [_key(uri) for uri in DeltaTable(self.uri, storage_options=self._options()).file_uris()]
+        return [_key(uri) for uri in self.table().file_uris()]
 
     def row_count(self) -> int:
         """Rows polars counts scanning the table."""
         return int(pl.scan_delta(self.uri, storage_options=self._options()).select(pl.len()).collect().item())
+
+    def table(self) -> DeltaTable:
+        """The table's current version."""
+        return DeltaTable(self.uri, storage_options=self._options())
 
     def _options(self) -> dict[str, str]:
         settings = self.server.connector_settings()

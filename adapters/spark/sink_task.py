@@ -602,7 +602,7 @@ def _make_durable(spec: SinkTaskSpec, state: _Range) -> RangeResult:
     sealed = [file for writer in state.all_writers() for file in writer.finish()]
     uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in sealed)
     table_files = (  # a topic no statement takes (its records poison) seals nothing
-        tuple(DataFile(f.bucket, f.key, f.path.stat().st_size, parquet_footer(f.path)) for f in sealed)
+        tuple(DataFile(u.bucket, u.key, u.size, parquet_footer(f.path)) for f, u in zip(sealed, uploads, strict=True))
         if sealed and spec.plan.route(state.topic).table is not None
         else ()
     )

@@ -242,17 +242,19 @@ class DeltaLakeTable:
             return "/".join(encode_segment(segment) for segment in path.split("/"))
         return path
 
+    def _refused(self, error: OSError, what: str) -> AccessDeniedError | None:
+        """The store's refusal (403, 401) in ``error``, which delta-rs raises as a plain OSError."""
+        if not any(words in str(error) for words in _DENIED):
+            return None
+        return AccessDeniedError(f"Delta table {self.name}: the store refused to {what}: {_text(error)}")
+
     @contextmanager
     def _reading(self, what: str) -> Iterator[None]:
         """Store and delta-rs failures before anything is sent: nothing was committed."""
         try:
             yield
         except OSError as error:
-            if any(words in str(error) for words in _DENIED):
-                raise AccessDeniedError(
-                    f"Delta table {self.name}: the store refused to {what}: {_text(error)}"
-                ) from error
-            raise TransientStorageError(
+            raise self._refused(error, what) or TransientStorageError(
                 f"Delta table {self.name}: could not {what}: {_text(error)}"
             ) from error
         except DeltaError as error:
@@ -270,11 +272,7 @@ class DeltaLakeTable:
                 f"Delta table {self.name} moved since it was read: {_text(error)}"
             ) from None
         except OSError as error:
-            if any(words in str(error) for words in _DENIED):
-                raise AccessDeniedError(
-                    f"Delta table {self.name}: the store refused to {what}: {_text(error)}"
-                ) from error
-            raise CommitOutcomeUnknownError(
+            raise self._refused(error, what) or CommitOutcomeUnknownError(
                 f"Delta table {self.name}: the store failed while the sink tried to {what}, which may or may not "
                 f"have landed: {_text(error)}"
             ) from error

@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lakesink.adapters.tables.locations import table_location
-from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.tables.table_port import LakeTable
-from lakesink.domain.tables.target import CatalogSettings, TableFormat, TableTarget
+from lakesink.domain.tables.target import TableFormat, TableTarget
 
 
-def open_lake_table(
-    target: TableTarget, backend: str, storage: BackendSettings, catalog: CatalogSettings
-) -> LakeTable:
-    """The table of ``target``, opened when the sink claims it (a SQL catalog connects, a REST catalog
-    asks its server for its configuration: inside the start-up's waiting).
+def table_opener(settings: ConnectorSettings) -> Callable[[TableTarget], LakeTable]:
+    """What opens a statement's table for the sink of ``settings`` (its store, its catalog)."""
 
-    pyiceberg and deltalake are imported here, by the sinks that write tables only: each takes
-    a noticeable time to import, which every other run (and every Spark worker) is spared.
-    """
-    location = table_location(backend, storage, target.bucket, target.prefix)
-    if target.format is TableFormat.ICEBERG:
-        from lakesink.adapters.tables.iceberg_catalogs import open_catalog
-        from lakesink.adapters.tables.iceberg_table import IcebergTable
+    def open_lake_table(target: TableTarget) -> LakeTable:
+        """The table of ``target``, opened when the sink claims it (a SQL catalog connects, a REST
+        catalog asks its server for its configuration: inside the start-up's waiting).
 
-        return IcebergTable(target, location, open_catalog(catalog, location))
-    from lakesink.adapters.tables.delta_table import DeltaLakeTable
+        pyiceberg and deltalake are imported here, by the sinks that write tables only: each takes
+        a noticeable time to import, which every other run (and every Spark worker) is spared.
+        """
+        location = table_location(settings.backend, settings.storage, target.bucket, target.prefix)
+        if target.format is TableFormat.ICEBERG:
+            from lakesink.adapters.tables.iceberg_catalogs import open_catalog
+            from lakesink.adapters.tables.iceberg_table import IcebergTable
 
-    return DeltaLakeTable(target, location)
+            return IcebergTable(target, location, open_catalog(settings.table_catalog, location))
+        from lakesink.adapters.tables.delta_table import DeltaLakeTable
+
+        return DeltaLakeTable(target, location)
+
+    return open_lake_table

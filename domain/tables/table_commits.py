@@ -107,11 +107,13 @@ def commit_to_table(table: LakeTable, claim: TableClaim, batch: Sequence[RangeWr
             raise _fenced(table, claim.mark, head.mark)
         held = {} if head.mark is None else head.mark.offsets
         fresh = [write for write in batch if not _holds(table, held, write)]
+        # the table's mark is fresher than the claim's after a lost answer (and, on Delta, it holds
+        # these partitions' offsets)
+        base = claim if head.mark is None else TableClaim(replace(head.mark, owner=claim.mark.owner))
         if not fresh:
             logger.info("Table %s already holds the batch up to %s (its commit landed)", table.name, _shown(ends))
-            return TableClaim(replace(head.mark, owner=claim.mark.owner)) if head.mark is not None else claim
-        base = claim.mark if head.mark is None else replace(head.mark, owner=claim.mark.owner)
-        mark = base.advanced({where: last for where, last in ends.items() if any(w.where == where for w in fresh)})
+            return base
+        mark = base.mark.advanced({write.where: ends[write.where] for write in fresh})
         try:
             landed = table.commit(head, [data_file for write in fresh for data_file in write.files], mark)
         except TableMovedError:

@@ -19,11 +19,10 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from deltalake import DeltaTable
-from pyiceberg.catalog.sql import SqlCatalog
 
 from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
+from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from lakesink.application.demo.audit import audit
 from lakesink.application.demo.configs import s3_table_config, write_config
@@ -53,27 +52,17 @@ def _config(tmp_path: Path, name: str, topic: str, kafka: EmbeddedKafka, moto: M
         catalog_uri=f"sqlite:///{tmp_path / 'catalog.db'}", flush_interval_s=1))
 
 
-def _iceberg(tmp_path: Path, moto: MotoS3, name: str, topic: str, bucket: str) -> tuple[list[str], dict[int, int]]:
+def _iceberg(tmp_path: Path, moto: MotoS3, name: str) -> tuple[list[str], dict[int, int]]:
     """The keys of the data files the newest snapshot references, and its offsets per partition."""
-    settings = moto.connector_settings()
-    catalog = SqlCatalog("lakesink", uri=f"sqlite:///{tmp_path / 'catalog.db'}", **{
-        "s3.endpoint": moto.url, "s3.region": settings["connect.s3.aws.region"],
-        "s3.access-key-id": settings["connect.s3.aws.access.key"],
-        "s3.secret-access-key": settings["connect.s3.aws.secret.key"]})
-    table = catalog.load_table("shop.orders")
-    keys = [task.file.file_path.removeprefix(f"s3://{bucket}/") for task in table.scan().plan_files()]
-    mark = mark_of(name, table.current_snapshot().summary.additional_properties)
+    readback = IcebergReadback(f"sqlite:///{tmp_path / 'catalog.db'}", "shop.orders", moto)
+    mark = mark_of(name, readback.table().current_snapshot().summary.additional_properties)
     assert mark is not None
-    return keys, {partition: last for (_, partition), last in mark.offsets.items()}
+    return readback.data_keys(), {partition: last for (_, partition), last in mark.offsets.items()}
 
 
 def _delta(moto: MotoS3, name: str, topic: str, bucket: str, partitions: list[int]) -> tuple[list[str], dict[int, int]]:
     """The keys of the data files the table's version references, and its txn versions per partition."""
-    settings = moto.connector_settings()
-    table = DeltaTable(f"s3://{bucket}/{PREFIX}", storage_options={
-        "AWS_ENDPOINT_URL": moto.url, "AWS_ALLOW_HTTP": "true", "AWS_REGION": settings["connect.s3.aws.region"],
-        "AWS_ACCESS_KEY_ID": settings["connect.s3.aws.access.key"],
-        "AWS_SECRET_ACCESS_KEY": settings["connect.s3.aws.secret.key"]})
+    table = DeltaReadback(f"s3://{bucket}/{PREFIX}", moto).table()
     keys = [unquote(uri.removeprefix(f"s3://{bucket}/")) for uri in table.file_uris()]
     versions = {p: table.transaction_version(offset_app_id(name, topic, p)) for p in partitions}
     return keys, {p: version for p, version in versions.items() if version is not None}
@@ -107,7 +96,7 @@ def test_a_sink_writing_a_table_killed_at_random_moments_commits_every_offset_on
     expected = kafka_contents(kafka.bootstrap_servers, topic)
     partitions = sorted({partition for _, partition, _ in expected})
     referenced, offsets = (
-        _iceberg(tmp_path, moto, name, topic, bucket) if table == "ICEBERG"
+        _iceberg(tmp_path, moto, name) if table == "ICEBERG"
         else _delta(moto, name, topic, bucket, partitions)
     )
     report = audit(expected, (row for key in sorted(referenced) for row in output.rows(key)))
