@@ -206,8 +206,9 @@ def _table_json(plan: StatementPlan) -> dict[str, object] | None:
         "format": table.format.value,
         "name": table.name,
         "location": f"{table.bucket}/{table.prefix}",
-        "partition_spec": [f"identity({column})" for column in table.partition_columns],
+        "partition_spec": list(table.partition_spec),
         "keys_only": list(table.path_only),
+        **({"timestamp_column": table.time_partition.column} if table.time_partition else {}),
     }
 
 
@@ -240,8 +241,10 @@ def render_text(result: ExplainResult) -> str:
         if isinstance(table, dict):
             spec = ", ".join(table["partition_spec"]) or "unpartitioned"
             lines.append(f"  table: {table['format']} {table['name']} at {table['location']}, partition spec: {spec}")
+            if "timestamp_column" in table:
+                lines.append(f"    its files carry the record timestamp as column {table['timestamp_column']} (UTC)")
             if table["keys_only"]:
-                lines.append(f"    in object keys only (no column holds them): {', '.join(table['keys_only'])}")
+                lines.append(f"    in object keys only (no partition field for them): {', '.join(table['keys_only'])}")
     for trace in result.steps:
         step = trace.step
         lines.append(f"Transform {step.alias} ({step.class_name}): {transform_effect(trace)}")

@@ -50,10 +50,10 @@ class SinkTables:
             if target is None:
                 continue
             known = self._targets.setdefault(target.identity, target)
-            if known.partition_columns != target.partition_columns:
+            if known.partition_spec != target.partition_spec:
                 raise ConfigError(
-                    f"Two statements commit to table {target.name} with different partition columns "
-                    f"({list(known.partition_columns)} and {list(target.partition_columns)}): give them one "
+                    f"Two statements commit to table {target.name} with different partition specs "
+                    f"({list(known.partition_spec)} and {list(target.partition_spec)}): give them one "
                     f"PARTITIONBY, or two tables. In {statement.statement.text}"
                 )
         self._tables: dict[Identity, LakeTable] = {}

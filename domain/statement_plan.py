@@ -23,7 +23,8 @@ from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import FieldKind, PartitionDisplay
 from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
-from lakesink.domain.tables.target import TableTarget
+from lakesink.domain.tables.target import TableFormat, TableTarget
+from lakesink.domain.tables.time_partition import time_partition
 
 DEFAULT_DATE_TIMEZONE = "UTC"
 
@@ -72,16 +73,22 @@ class StatementPlan:
         if options.table_format is None or options.table_name is None:
             return None
         fields = self.layout.selection.fields if self.layout.selection.is_custom else ()
-        columns = tuple(
-            f.path[0] for f in fields if f.kind is FieldKind.VALUE and len(f.path) == 1 and self.envelope is None
-        )
+        plain = self.envelope is None
+        columns = tuple(f.path[0] for f in fields if f.kind is FieldKind.VALUE and len(f.path) == 1 and plain)
+        dates = [f.date_pattern for f in fields if f.date_pattern is not None]
+        timed = time_partition(dates) if plain and options.table_format is TableFormat.ICEBERG else None
         return TableTarget(
             options.table_format,
             options.table_name,
             self.bucket,
             (self.statement.prefix or "").strip("/"),
             partition_columns=columns,
-            path_only=tuple(f.spec for f in fields if not (f.path and f.path[0] in columns)),
+            time_partition=timed,
+            path_only=tuple(
+                f.spec
+                for f in fields
+                if not (f.path and f.path[0] in columns) and not (timed and f.kind is FieldKind.DATE)
+            ),
         )
 
     def resolved_properties(self) -> dict[str, object]:

@@ -38,6 +38,7 @@ from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import NO_TIMESTAMP, Record
 from lakesink.domain.statement_plan import StatementPlan
+from lakesink.domain.tables.time_partition import TimePartition
 
 logger = logging.getLogger(__name__)
 
@@ -144,21 +145,28 @@ class RangeWriter:
     sealed: list[SealedFile] = field(default_factory=list)
     _open: dict[PartitionValues, _OpenFile] = field(default_factory=dict)
     _schemas: DeclaredSchemas | None = None
+    _time_partition: TimePartition | None = None
 
     def __post_init__(self) -> None:
         # Quix's Parquet columns come from the values of the whole file, not from declared schemas.
         if DeclaredSchemas.applies(self.plan.format) and self.plan.layout.store is StoreLayout.LENSES:
             self._schemas = DeclaredSchemas(self.plan.schema_rules)
+        table = self.plan.table
+        self._time_partition = table.time_partition if table is not None else None
 
     def write(self, record: Record, values: PartitionValues) -> None:
         """Append ``record`` to the file of ``values``, rolling before or after it as needed.
 
         A record whose value declares a schema rolls the file as ``schema.change.detector``
         decides (:mod:`.declared_schemas`); any record the file's schema cannot hold rolls it too.
+        The files of a table partitioned by day or hour get the record timestamp as a column
+        (:mod:`~lakesink.domain.tables.time_partition`).
 
         Raises:
             RecordError: the record can never be written in this format (poison record).
         """
+        if self._time_partition is not None:
+            record = self._time_partition.stamp(record)
         current = self._open.get(values)
         fresh, declared = record, None
         if self._schemas is not None:

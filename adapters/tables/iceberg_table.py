@@ -38,6 +38,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.table import Table, TableProperties, Transaction
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.table.snapshots import Snapshot
+from pyiceberg.transforms import DayTransform, HourTransform
 from sqlalchemy.exc import OperationalError
 
 from lakesink.adapters.tables.footers import Footer, footers
@@ -60,6 +61,7 @@ from lakesink.domain.tables.marks import (
 )
 from lakesink.domain.tables.table_port import DataFile, TableHead
 from lakesink.domain.tables.target import TableTarget
+from lakesink.domain.tables.time_partition import TimeUnit
 
 _NO_REBASE = {"commit.retry.num-retries": "0"}
 _UNAVAILABLE = (OSError, ServerError, ServiceUnavailableError, OperationalError)
@@ -179,13 +181,17 @@ class IcebergTable:
 
     def _partition(self, transaction: Transaction) -> None:
         """The statement's partition spec, given with the table's first files (a table lakesink made,
-        or an empty one): identity on each PARTITIONBY field its files hold as a column. A table
-        with data keeps the spec it has (its owner's choice)."""
-        columns = self._target.partition_columns
-        if columns:
+        or an empty one): identity on each PARTITIONBY field its files hold as a column, then the
+        day or hour of the record timestamp for ``_date``. A table with data keeps the spec it has
+        (its owner's choice)."""
+        columns, timed = self._target.partition_columns, self._target.time_partition
+        if columns or timed:
             with transaction.update_spec() as spec:
                 for column in columns:
                     spec.add_identity(column)
+                if timed is not None:
+                    transform = DayTransform() if timed.unit is TimeUnit.DAY else HourTransform()
+                    spec.add_field(timed.column, transform, f"{timed.column}_{timed.unit.value}")
 
     def _created(self) -> Table:
         """The table, created at the statement's location (its schema grows with the first files)."""

@@ -89,6 +89,8 @@ class DateTimePattern:
     pattern: str
     zone: Zone
     _printers: tuple[Printer, ...] = field(compare=False, repr=False)
+    letters: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+    """The pattern's letter runs in order, as (letter, count): ``uuuu-MM'T'`` is (u, 4), (M, 2)."""
 
     @classmethod
     def compile(cls, pattern: str, zone: str = "UTC") -> DateTimePattern:
@@ -100,10 +102,10 @@ class DateTimePattern:
         """
         resolved = resolve_zone(zone)
         try:
-            printers = _parse(pattern, resolved)
+            printers, letters = _parse(pattern, resolved)
         except PatternError as error:
             raise ConfigError(f"Invalid date pattern {pattern!r}: {error}") from None
-        return cls(pattern, resolved, printers)
+        return cls(pattern, resolved, printers, letters)
 
     def format_epoch_millis(self, millis: int) -> str:
         """The text Java prints for the instant ``millis`` (epoch milliseconds) in this zone.
@@ -124,8 +126,9 @@ class PatternError(ValueError):
     """Why a Java date pattern is invalid; callers wrap it into a ConfigError naming the setting."""
 
 
-def _parse(pattern: str, zone: Zone) -> tuple[Printer, ...]:
+def _parse(pattern: str, zone: Zone) -> tuple[tuple[Printer, ...], tuple[tuple[str, int], ...]]:
     printers: list[Printer] = []
+    letters: list[tuple[str, int]] = []
     optional_depth = 0
     pos = 0
     while pos < len(pattern):
@@ -133,6 +136,7 @@ def _parse(pattern: str, zone: Zone) -> tuple[Printer, ...]:
         if char.isascii() and char.isalpha():
             end = _run_end(pattern, pos)
             printers.append(_letter_printer(char, end - pos, zone))
+            letters.append((char, end - pos))
             pos = end
         elif char == "'":
             text, pos = quoted_literal(pattern, pos)
@@ -150,7 +154,7 @@ def _parse(pattern: str, zone: Zone) -> tuple[Printer, ...]:
         else:
             printers.append(Literal(char))
             pos += 1
-    return tuple(printers)
+    return tuple(printers), tuple(letters)
 
 
 def _run_end(pattern: str, start: int) -> int:

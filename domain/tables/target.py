@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.tables.time_partition import TimePartition
 
 
 class TableFormat(Enum):
@@ -52,8 +53,16 @@ class TableTarget:
     partition_columns: tuple[str, ...] = ()
     """The table's identity partition columns: the PARTITIONBY fields that are columns of its files."""
     path_only: tuple[str, ...] = ()
-    """The PARTITIONBY specs no column holds (key, headers, topic, date, nested fields): they shape the
-    object keys only, the table is not partitioned by them."""
+    """The PARTITIONBY specs no partition field stands for (key, headers, topic, a coarser date,
+    nested fields): they shape the object keys only, the table is not partitioned by them."""
+    time_partition: TimePartition | None = None
+    """An Iceberg table's ``day``/``hour`` partition field, for ``_date`` specs that name a UTC day or hour."""
+
+    @property
+    def partition_spec(self) -> tuple[str, ...]:
+        """The partition fields of a table lakesink creates, as Iceberg writes them."""
+        identity = tuple(f"identity({column})" for column in self.partition_columns)
+        return identity + ((self.time_partition.spec,) if self.time_partition else ())
 
     @property
     def identity(self) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ through the sink, and compare the offsets in the newest snapshot with the locks.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -45,10 +46,12 @@ from tests.support.boto_bucket import BotoBucket
 pytestmark = [pytest.mark.integration]
 
 
-def _props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, flush: str = "'flush.count'=5", **extra: str) -> dict[str, str]:
+def _props(
+    tmp_path: Path, kafka: EmbeddedKafka, topic: str, flush: str = "'flush.count'=5", partition: str = "", **extra: str
+) -> dict[str, str]:
     (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
     kcql = (
-        f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` "
+        f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} {partition} STOREAS `PARQUET` "
         f"PROPERTIES({flush}, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
     )
     return local_props(
@@ -138,12 +141,7 @@ def _stop_before_the_locks(
 def test_partitionby_a_value_field_becomes_the_tables_identity_partition(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
 ) -> None:
-    (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
-    kcql = (
-        f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} PARTITIONBY region STOREAS `PARQUET` "
-        "PROPERTIES('flush.count'=5, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
-    )
-    props = local_props(tmp_path / "store", kcql, topic, kafka, **{"connect.local.table.catalog.uri": _catalog_uri(tmp_path)})
+    props = _props(tmp_path, kafka, topic, partition="PARTITIONBY region")
     produce_ids(kafka, topic, range(24))
     run_sink(spark, props, tmp_path / "ck")
 
@@ -154,6 +152,36 @@ def test_partitionby_a_value_field_becomes_the_tables_identity_partition(
     assert sorted(eu) == list(range(1, 24, 2))
     partitions = {task.file.partition[0] for task in table.scan().plan_files()}
     assert partitions == {"r0", "r1"}
+
+
+@pytest.mark.parametrize(
+    ("dates", "unit"), [("_date.uuuu-MM-dd-HH", "hour"), ("_date.uuuu, _date.MM, _date.dd", "day")]
+)
+def test_partitionby_date_becomes_the_day_or_hour_of_the_record_timestamp_the_files_carry(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, dates: str, unit: str
+) -> None:
+    props = _props(tmp_path, kafka, topic, "'flush.count'=50", f"PARTITIONBY region, {dates}")
+    midnight = datetime(2026, 11, 26, tzinfo=UTC)
+    ts0 = int(midnight.timestamp() * 1000) - 10_000
+    produce_ids(kafka, topic, range(24), ts0=ts0)  # ids 0-9 on the 25th at 23:59, 10-23 on the 26th at 00:00
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = _table(tmp_path)
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == [
+        ("region", "identity"),
+        (f"_kafka_timestamp_{unit}", unit),
+    ]
+    rows = table.scan(selected_fields=("id", "_kafka_timestamp")).to_arrow().to_pylist()
+    assert_exactly_once([row["id"] for row in rows], range(24))
+    assert all(row["_kafka_timestamp"] == midnight + timedelta(milliseconds=row["id"] * 1000 - 10_000) for row in rows)
+    later = table.scan(row_filter=f"_kafka_timestamp >= '{midnight.isoformat()}'", selected_fields=("id",))
+    assert sorted(later.to_arrow().column("id").to_pylist()) == list(range(10, 24))
+    # the filter prunes by partition: no file of the 25th (23:00) is even planned
+    everything, pruned = list(table.scan().plan_files()), list(later.plan_files())
+    assert 0 < len(pruned) < len(everything)
+    ordinal = 20_783 if unit == "day" else 20_783 * 24  # days (hours) since the epoch of 2026-11-26 00:00
+    assert {task.file.partition[1] for task in pruned} == {ordinal}
+    assert {task.file.partition[1] for task in everything} == {ordinal - 1, ordinal}
 
 
 def test_an_iceberg_table_on_s3_holds_every_record_once_and_pyiceberg_reads_it_through_s3(

@@ -152,3 +152,15 @@ def test_a_table_statement_shows_its_table_partition_spec_and_the_specs_only_in_
     assert code == 0
     assert "table: ICEBERG shop.orders at bkt/lake/orders, partition spec: identity(region)" in out
     assert "lake/orders/region=eu/h=x/orders(1_000000000042).parquet" in out
+
+
+def test_a_date_that_names_a_utc_day_becomes_the_tables_day_transform(capsys: pytest.CaptureFixture[str]) -> None:
+    kcql = ("INSERT INTO bkt:lake/orders SELECT * FROM orders PARTITIONBY _date.uuuu-MM-dd, _date.HH STOREAS `PARQUET` "
+            "PROPERTIES('table.format'='ICEBERG', 'table.name'='shop.orders')")
+    code, out, _ = run(capsys, kcql, "--json")
+    assert code == 0
+    table = json.loads(out)["statements"][0]["table"]
+    assert (table["partition_spec"], table["keys_only"]) == (["hour(_kafka_timestamp)"], [])
+    assert table["timestamp_column"] == "_kafka_timestamp"
+    code, out, _ = run(capsys, kcql)
+    assert "its files carry the record timestamp as column _kafka_timestamp (UTC)" in out
