@@ -160,6 +160,17 @@ def _port(text: str) -> int:
     return port
 
 
+_UNITS_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def _duration_ms(text: str) -> int:
+    """An age such as ``90s``, ``30m``, ``12h`` or ``3d`` (``0`` alone: none), in milliseconds."""
+    number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS_MS else (text, "")
+    if not number.isdigit() or (not unit and int(number) != 0):
+        raise argparse.ArgumentTypeError(f"invalid age {text!r}: expected N followed by s, m, h or d (3d), or 0")
+    return int(number) * _UNITS_MS.get(unit, 0)
+
+
 def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser(
         "demo",
@@ -260,16 +271,23 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "For each table of the sink config's statements: list the Parquet objects under its prefix "
             "(its metadata excluded), then the sink's pending range plans, then every file a kept version "
             "of the table references; delete what is in none of them (uploads of runs killed before their "
-            "table commit, of a connector retired since). Safe while the sink runs: an upload's plan is "
-            "durable before it and deleted only after the table commit (docs/tables.md)."
+            "table commit, of a connector retired since) once older than --older-than. Safe while the sink "
+            "runs: an upload's plan is durable before it and deleted only after the table commit; the grace "
+            "period covers other writers of the table, such as compaction (docs/tables.md)."
         ),
     )
     clean.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
+    clean.add_argument(
+        "--older-than", type=_duration_ms, default="3d", metavar="AGE", dest="grace_ms",
+        help="delete only orphans written longer ago than this: N followed by s, m, h or d (3d, as Iceberg's "
+             "remove_orphan_files); 0 deletes every orphan, safe when no other program writes the tables",
+    )
     clean.add_argument("--dry-run", action="store_true", help="list the orphans, delete nothing")
     clean.set_defaults(handler=_run_table_clean)
 
 
 def _run_table_clean(args: argparse.Namespace) -> int:
+    from lakesink.adapters.clock import WallClock
     from lakesink.adapters.storage import open_store
     from lakesink.adapters.tables.opening import table_opener
     from lakesink.application.sink_settings import load_settings
@@ -277,12 +295,16 @@ def _run_table_clean(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     store = open_store(settings.backend, settings.storage)
-    cleaned = clean_tables(settings, store, table_opener(settings), dry_run=args.dry_run)
+    cleaned = clean_tables(
+        settings, store, table_opener(settings), WallClock(), dry_run=args.dry_run, grace_ms=args.grace_ms
+    )
     for table in cleaned:
         verb = "deleted" if table.deleted else "would delete"
         print(f"{table.table} at {table.location}: {verb} {len(table.orphans)} orphan objects")
         for key in table.orphans:
             print(f"  {key}")
+        if table.recent:
+            print(f"  kept {len(table.recent)} younger than --older-than (another writer may be about to commit them)")
     return EXIT_OK
 
 

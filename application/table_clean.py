@@ -1,5 +1,6 @@
-"""``lakesink table clean --config FILE [--dry-run]``: delete the Parquet objects under a sink's
-tables that no table version references and no pending plan lists (docs/tables.md).
+"""``lakesink table clean --config FILE [--older-than D] [--dry-run]``: delete the Parquet objects
+under a sink's tables that no table version references and no pending plan lists, once older than
+a grace period (docs/tables.md).
 
 The decision is the domain's (:mod:`lakesink.domain.tables.orphans`, which also argues why it is
 safe while the sink runs); this module reads in the order that argument needs and deletes.
@@ -16,9 +17,9 @@ from lakesink.domain.commit.actions import Get, ListKeys, Steps
 from lakesink.domain.commit.range_plans import decode_plan, plan_start_of_key, plans_root
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.ports import ObjectStore, iter_objects
+from lakesink.domain.ports import Clock, ObjectStore, iter_objects
 from lakesink.domain.statement_plan import plan_sink
-from lakesink.domain.tables.orphans import is_candidate, orphans
+from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS, is_candidate, orphans, settled
 from lakesink.domain.tables.table_port import LakeTable
 from lakesink.domain.tables.target import TableTarget
 
@@ -32,13 +33,22 @@ class CleanedTable:
     table: str
     location: str
     orphans: tuple[str, ...]
+    """The orphans older than the grace period: deleted, or to be deleted (a dry run)."""
     deleted: bool
+    recent: tuple[str, ...] = ()
+    """Orphans younger than the grace period: kept (another writer's files may be about to be committed)."""
 
 
 def clean_tables(
-    settings: ConnectorSettings, store: ObjectStore, open_table: Callable[[TableTarget], LakeTable], *, dry_run: bool
+    settings: ConnectorSettings,
+    store: ObjectStore,
+    open_table: Callable[[TableTarget], LakeTable],
+    clock: Clock,
+    *,
+    dry_run: bool,
+    grace_ms: int = DEFAULT_GRACE_MS,
 ) -> list[CleanedTable]:
-    """Every table of the sink's statements, cleaned of its orphans.
+    """Every table of the sink's statements, cleaned of its orphans older than ``grace_ms``.
 
     Raises:
         ConfigError: no statement of the config writes a table.
@@ -48,14 +58,18 @@ def clean_tables(
         raise ConfigError("No statement of this config writes a table ('table.format'): there is nothing to clean.")
     cleaned = []
     for target in targets.values():
-        listed = [info.key for info in iter_objects(store, target.bucket, target.prefix + "/")
-                  if is_candidate(target.prefix, info.key)]
+        written = {info.key: info.modified_ms for info in iter_objects(store, target.bucket, target.prefix + "/")
+                   if is_candidate(target.prefix, info.key)}
         pending = perform(_planned_objects(settings, target.bucket), store)
-        found = orphans(listed, pending, open_table(target).referenced())
-        if found and not dry_run:
-            store.delete_many(target.bucket, found)
-        logger.info("Table %s: %d orphan objects %s", target.name, len(found), "found" if dry_run else "deleted")
-        cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", tuple(found), not dry_run))
+        found = orphans(written, pending, open_table(target).referenced())
+        now = clock.now_ms()
+        old = [key for key in found if settled(written[key], now, grace_ms)]
+        if old and not dry_run:
+            store.delete_many(target.bucket, old)
+        recent = tuple(key for key in found if not settled(written[key], now, grace_ms))
+        logger.info("Table %s: %d orphan objects %s, %d younger than the grace period kept", target.name, len(old),
+                    "found" if dry_run else "deleted", len(recent))
+        cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", tuple(old), not dry_run, recent))
     return cleaned
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -91,3 +92,14 @@ def test_start_after_with_delimiter_lists_prefixes_that_still_hold_later_keys(ta
     later = list(target.store.list_pages(target.bucket, target.key("s/"), delimiter="/",
                                          start_after=target.key("s/a/2")))
     assert [p for page in later for p in page.prefixes] == [target.key("s/b/")]
+
+
+def test_listings_and_heads_say_when_each_object_was_written(target: Target) -> None:
+    """``lakesink table clean`` keeps what is younger than its grace period by these times (the
+    store's clock: every backend here runs on this machine, so within a minute of ours)."""
+    before = time.time() * 1000 - 60_000
+    _populate(target, "stamped/a", "stamped/b")
+    after = time.time() * 1000 + 60_000
+    listed = [o.modified_ms for o in iter_objects(target.store, target.bucket, target.key("stamped/"))]
+    headed = target.store.head(target.bucket, target.key("stamped/a")).modified_ms
+    assert all(stamp is not None and before <= stamp <= after for stamp in [*listed, headed]), (listed, headed)

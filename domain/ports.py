@@ -8,7 +8,7 @@ the lakesink errors it raises; that list is the behavioural contract the shared 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -28,6 +28,9 @@ class ObjectInfo:
     key: str
     size: int
     etag: str
+    modified_ms: int | None = field(default=None, compare=False)
+    """When the object was last written (epoch milliseconds, the store's clock), as listings and
+    heads report it; None where the store's answer does not say (a write's)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.azure_errors import translate_azure_error
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
@@ -230,7 +231,7 @@ def _is_prefix(item: Any) -> bool:
 
 
 def _info(key: str, properties: Any) -> ObjectInfo:
-    return ObjectInfo(key, int(properties.size), str(properties.etag))
+    return ObjectInfo(key, int(properties.size), str(properties.etag), epoch_ms(properties.last_modified))
 
 
 def _key_of(info: ObjectInfo) -> str:

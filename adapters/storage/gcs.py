@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.gcs_errors import is_retryable, translate_gcs_error
 from lakesink.adapters.storage.paging import check_page_size, delete_each, regroup, rolled_up_client_side
@@ -266,4 +267,4 @@ def _generation(bucket: str, key: str, etag: str) -> int:
 
 
 def _info(blob: Any) -> ObjectInfo:
-    return ObjectInfo(blob.name, int(blob.size or 0), str(blob.generation))
+    return ObjectInfo(blob.name, int(blob.size or 0), str(blob.generation), epoch_ms(blob.updated))

@@ -132,7 +132,7 @@ class LocalObjectStore:
             while chunk := reader.read(_CHUNK):
                 digest.update(chunk)
                 out.write(chunk)
-        return ObjectInfo(key, stat.st_size, digest.hexdigest())
+        return ObjectInfo(key, stat.st_size, digest.hexdigest(), stat.st_mtime_ns // 1_000_000)
 
     def head(self, bucket: str, key: str) -> ObjectInfo:
         with self._errors(bucket, key):
@@ -311,7 +311,7 @@ def _info(key: str, path: Path) -> ObjectInfo:
     with open(path, "rb") as reader:
         stat = os.fstat(reader.fileno())
         digest = hashlib.file_digest(reader, lambda: hashlib.md5(usedforsecurity=False))
-    return ObjectInfo(key, stat.st_size, digest.hexdigest())
+    return ObjectInfo(key, stat.st_size, digest.hexdigest(), stat.st_mtime_ns // 1_000_000)
 
 
 def _current_etag(path: Path) -> str | None:

@@ -14,10 +14,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from lakesink.adapters.clock import WallClock
 from lakesink.adapters.storage.paging import check_page_size, paginate, roll_up
 from lakesink.domain.config.backends import MemorySettings
 from lakesink.domain.errors import BucketNotFoundError, ObjectNotFoundError, PreconditionFailedError
-from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
+from lakesink.domain.ports import Clock, ListPage, ObjectInfo, StoredObject
 
 _Bucket = dict[str, tuple[bytes, ObjectInfo]]
 
@@ -25,8 +26,9 @@ _Bucket = dict[str, tuple[bytes, ObjectInfo]]
 class InMemoryObjectStore:
     """A thread-safe, bucketed object store in a dict; etags are MD5 hex digests plus a version."""
 
-    def __init__(self, settings: MemorySettings | None = None) -> None:
+    def __init__(self, settings: MemorySettings | None = None, clock: Clock | None = None) -> None:
         self.settings = settings or MemorySettings()
+        self._clock = clock or WallClock()
         self._buckets: dict[str, _Bucket] = {}
         self._lock = threading.Lock()
         self._version = 0
@@ -155,7 +157,7 @@ class InMemoryObjectStore:
         # changed body; identical bodies still differ, so a stale etag can never match again.
         self._version += 1
         etag = f"{hashlib.md5(data, usedforsecurity=False).hexdigest()}-{self._version}"
-        objects[key] = (data, ObjectInfo(key, len(data), etag))
+        objects[key] = (data, ObjectInfo(key, len(data), etag, self._clock.now_ms()))
         return etag
 
 

@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, rolled_up_client_side
 from lakesink.adapters.storage.s3_errors import translate_s3_error
@@ -149,7 +150,9 @@ class S3ObjectStore:
         except ObjectNotFoundError:
             self.check_bucket(bucket)  # a HEAD 404 carries no code: tell a missing bucket apart
             raise
-        return ObjectInfo(key, int(response["ContentLength"]), str(response["ETag"]))
+        return ObjectInfo(
+            key, int(response["ContentLength"]), str(response["ETag"]), epoch_ms(response.get("LastModified"))
+        )
 
     def list_pages(
         self,
@@ -252,7 +255,7 @@ class S3ObjectStore:
         while True:
             response = self._call(bucket, None, "ListObjectsV2", lambda: self.client.list_objects_v2(**request))
             objects = tuple(
-                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"]))
+                ObjectInfo(o["Key"], int(o["Size"]), str(o["ETag"]), epoch_ms(o.get("LastModified")))
                 for o in response.get("Contents", [])
             )
             prefixes = tuple(p["Prefix"] for p in response.get("CommonPrefixes", []))

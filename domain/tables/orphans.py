@@ -16,6 +16,12 @@ kept), or it was deleted, which a run does only after the table commit that refe
 so 3 sees the reference (kept). Only what is in none of them is an orphan. Objects under the
 table's metadata (Iceberg ``metadata/``, Delta ``_delta_log/``) and any object that is not a
 Parquet file are never candidates: other writers' files are not lakesink's to judge.
+
+That argument covers lakesink's own uploads. Another writer of the table (a compaction job) also
+uploads Parquet files before its commit references them, and leaves no plan lakesink can read, so
+an orphan is deleted only once it is older than a grace period (:data:`DEFAULT_GRACE_MS`, Iceberg's
+``remove_orphan_files`` default): such a writer's files are safe while its commit follows its
+uploads within that time.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 _METADATA = ("metadata/", "_delta_log/")
+DEFAULT_GRACE_MS = 3 * 24 * 3600 * 1000
+"""Three days: an orphan younger than this is kept (``lakesink table clean --older-than``)."""
 
 
 def is_candidate(prefix: str, key: str) -> bool:
@@ -36,3 +44,11 @@ def is_candidate(prefix: str, key: str) -> bool:
 def orphans(listed: Iterable[str], pending: set[str], referenced: set[str]) -> list[str]:
     """The listed objects neither a pending plan lists nor the table references, in key order."""
     return sorted(key for key in listed if key not in pending and key not in referenced)
+
+
+def settled(modified_ms: int | None, now_ms: int, grace_ms: int) -> bool:
+    """Whether an object last written at ``modified_ms`` is older than the grace period at ``now_ms``.
+    An object whose store gave no time is never settled, unless the grace period is zero."""
+    if grace_ms <= 0:
+        return True
+    return modified_ms is not None and modified_ms <= now_ms - grace_ms

@@ -17,7 +17,7 @@ object keys only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 
@@ -81,9 +81,8 @@ class TimePartition:
         if record.timestamp is None:
             raise RecordError("Timestamp not found in message")
         stamped = {**value, self.column: _EPOCH + timedelta(milliseconds=record.timestamp)}
-        if record.value_schema is None:
-            return replace(record, value=stamped)
-        return replace(record, value=stamped, value_schema=self._schema(record.value_schema))
+        schema = record.value_schema
+        return record.with_value(stamped, None if schema is None else self._schema(schema))
 
     def _clash(self, holder: str) -> RecordError:
         return RecordError(

@@ -49,7 +49,7 @@ class Part(Enum):
         """The record with this part's data and schema hint replaced."""
         if self is Part.KEY:
             return dataclasses.replace(record, key=data, key_schema=schema)
-        return dataclasses.replace(record, value=data, value_schema=schema)
+        return record.with_value(data, schema)
 
 
 def variants(

@@ -9,6 +9,8 @@ through the sink, and compare the offsets in the newest snapshot with the locks.
 from __future__ import annotations
 
 import json
+import os
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -346,10 +348,14 @@ def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_tabl
     config = tmp_path / "sink.json"
     config.write_text(json.dumps({"name": props["name"], "config": props}))
 
-    assert main(["table", "clean", "--config", str(config), "--dry-run"]) == 0
+    assert main(["table", "clean", "--config", str(config)]) == 0  # younger than the 3-day grace period
+    assert "deleted 0 orphan objects\n  kept 1 younger than --older-than" in capsys.readouterr().out
+    assert stray.exists()
+    os.utime(stray, (time.time() - 3600, time.time() - 3600))
+    assert main(["table", "clean", "--config", str(config), "--older-than", "59m", "--dry-run"]) == 0
     assert f"would delete 1 orphan objects\n  lake/orders/{topic}/9/000000000099.parquet" in capsys.readouterr().out
     assert stray.exists()
-    assert main(["table", "clean", "--config", str(config)]) == 0
+    assert main(["table", "clean", "--config", str(config), "--older-than", "59m"]) == 0
     assert not stray.exists() and sorted(table_dir.rglob("*.parquet")) == committed
     ids = _ids(_table(tmp_path)) if table_format == "ICEBERG" else pl.read_delta(_delta_uri(tmp_path))["id"].to_list()
     assert_exactly_once(sorted(ids), range(20))

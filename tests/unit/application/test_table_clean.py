@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
@@ -20,9 +22,27 @@ def _settings(kcql: str = KCQL) -> ConnectorSettings:
     return ConnectorSettings.from_properties({"name": "sink", "topics": "orders", "connect.memory.kcql": kcql})
 
 
+DAY_MS = 86_400_000
+
+
+@dataclass
+class Clock:
+    """Time that passes only when a test says so."""
+
+    now: int = 1_795_651_200_000
+
+    def now_ms(self) -> int:
+        return self.now
+
+
 @pytest.fixture
-def store() -> InMemoryObjectStore:
-    memory = InMemoryObjectStore()
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(clock: Clock) -> InMemoryObjectStore:
+    memory = InMemoryObjectStore(clock=clock)
     memory.create_bucket("lake")
     for key in ("out/orders/0/000000000004.parquet", "out/orders/0/000000000009.parquet",
                 "out/orders/1/000000000002.parquet", "out/orders/1/000000000007.parquet", "out/metadata/v1.json"):
@@ -32,19 +52,20 @@ def store() -> InMemoryObjectStore:
                  TableMark("sink", "run-1", 1, {("orders", 0): 4}))
     in_flight = RangePlan("run-2", 5, 9, 0, (("lake", "out/orders/0/000000000009.parquet"),))
     memory.put("lake", plan_key(".indexes", "sink", "orders", 0, 5), encode_plan(in_flight))
+    clock.now += 3 * DAY_MS  # the objects are three days old now
     return memory
 
 
-def test_objects_no_version_references_and_no_plan_lists_are_deleted(store: InMemoryObjectStore) -> None:
-    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), dry_run=False)
+def test_objects_no_version_references_and_no_plan_lists_are_deleted(store: InMemoryObjectStore, clock: Clock) -> None:
+    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False)
     assert cleaned.orphans == ("out/orders/1/000000000002.parquet", "out/orders/1/000000000007.parquet")
     kept = sorted(info.key for info in store.list_pages("lake", "out/").__next__().objects)
     assert kept == ["out/_table.json", "out/metadata/v1.json", "out/orders/0/000000000004.parquet",
                     "out/orders/0/000000000009.parquet"]
 
 
-def test_a_dry_run_deletes_nothing(store: InMemoryObjectStore) -> None:
-    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), dry_run=True)
+def test_a_dry_run_deletes_nothing(store: InMemoryObjectStore, clock: Clock) -> None:
+    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=True)
     assert len(cleaned.orphans) == 2 and not cleaned.deleted
     store.head("lake", "out/orders/1/000000000002.parquet")
 
@@ -52,4 +73,26 @@ def test_a_dry_run_deletes_nothing(store: InMemoryObjectStore) -> None:
 def test_a_config_without_a_table_is_refused() -> None:
     with pytest.raises(ConfigError, match="nothing to clean"):
         clean_tables(_settings("INSERT INTO lake:out SELECT * FROM orders STOREAS `PARQUET`"), InMemoryObjectStore(),
-                     lambda target: StoreTable(InMemoryObjectStore(), "lake"), dry_run=True)
+                     lambda target: StoreTable(InMemoryObjectStore(), "lake"), Clock(), dry_run=True)
+
+
+def test_an_orphan_younger_than_the_grace_period_is_kept_and_reported(store: InMemoryObjectStore, clock: Clock) -> None:
+    """Another writer (compaction) uploads before its commit and leaves no plan lakesink reads."""
+    store.put("lake", "out/orders/1/000000000011.parquet", b"PAR1")  # just now
+    clock.now += DAY_MS - 1
+    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False,
+                             grace_ms=DAY_MS)
+    assert cleaned.orphans == ("out/orders/1/000000000002.parquet", "out/orders/1/000000000007.parquet")
+    assert cleaned.recent == ("out/orders/1/000000000011.parquet",)
+    store.head("lake", "out/orders/1/000000000011.parquet")
+    clock.now += 1
+    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False,
+                             grace_ms=DAY_MS)
+    assert (cleaned.orphans, cleaned.recent) == (("out/orders/1/000000000011.parquet",), ())
+
+
+def test_with_no_grace_period_every_orphan_goes(store: InMemoryObjectStore, clock: Clock) -> None:
+    store.put("lake", "out/orders/1/000000000011.parquet", b"PAR1")
+    [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False,
+                             grace_ms=0)
+    assert len(cleaned.orphans) == 3 and cleaned.recent == ()

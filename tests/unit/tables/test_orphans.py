@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lakesink.domain.tables.orphans import is_candidate, orphans
+from lakesink.domain.tables.orphans import is_candidate, orphans, settled
 
 
 def test_only_parquet_objects_under_the_table_outside_its_metadata_are_candidates() -> None:
@@ -19,3 +19,10 @@ def test_an_object_a_pending_plan_lists_or_the_table_references_is_kept() -> Non
     listed = ["t/a.parquet", "t/b.parquet", "t/c.parquet", "t/d.parquet"]
     assert orphans(listed, pending={"t/b.parquet"}, referenced={"t/a.parquet", "t/x.parquet"}) == [
         "t/c.parquet", "t/d.parquet"]
+
+
+def test_an_object_is_settled_once_older_than_the_grace_period_and_never_when_its_age_is_unknown() -> None:
+    assert settled(1_000, now_ms=5_000, grace_ms=4_000)
+    assert not settled(1_001, now_ms=5_000, grace_ms=4_000)
+    assert not settled(None, now_ms=5_000, grace_ms=4_000)
+    assert settled(None, now_ms=5_000, grace_ms=0)  # no grace period: every orphan goes
