@@ -166,7 +166,7 @@ _UNITS_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 def _duration_ms(text: str) -> int:
     """An age such as ``90s``, ``30m``, ``12h`` or ``3d`` (``0`` alone: none), in milliseconds."""
     number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS_MS else (text, "")
-    if not number.isdigit() or (not unit and int(number) != 0):
+    if not (number.isascii() and number.isdigit()) or (not unit and int(number) != 0):
         raise argparse.ArgumentTypeError(f"invalid age {text!r}: expected N followed by s, m, h or d (3d), or 0")
     return int(number) * _UNITS_MS.get(unit, 0)
 

@@ -63,10 +63,11 @@ def clean_tables(
         pending = perform(_planned_objects(settings, target.bucket), store)
         found = orphans(written, pending, open_table(target).referenced())
         now = clock.now_ms()
-        old = [key for key in found if settled(written[key], now, grace_ms)]
+        aged = {key: settled(written[key], now, grace_ms) for key in found}
+        old = [key for key in found if aged[key]]
         if old and not dry_run:
             store.delete_many(target.bucket, old)
-        recent = tuple(key for key in found if not settled(written[key], now, grace_ms))
+        recent = tuple(key for key in found if not aged[key])
         logger.info("Table %s: %d orphan objects %s, %d younger than the grace period kept", target.name, len(old),
                     "found" if dry_run else "deleted", len(recent))
         cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", tuple(old), not dry_run, recent))

@@ -131,8 +131,7 @@ def run_demo(options: DemoOptions, ports: DemoPorts, out: Callable[[str], None] 
             for index, (label, config, bucket) in enumerate(targets)
         ]
         tables = [
-            (f"Iceberg table demo.orders at s3://{BUCKET}/{ICEBERG_PREFIX} (partitioned by country, "
-             "day(_kafka_timestamp); read by pyiceberg)", configs["iceberg"],
+            (f"Iceberg table demo.orders at s3://{BUCKET}/{ICEBERG_PREFIX} (read by pyiceberg)", configs["iceberg"],
              ports.iceberg_table(f"sqlite:///{work / 'iceberg-catalog.db'}", "demo.orders", services.s3)),
             (f"Delta table at s3://{BUCKET}/{DELTA_PREFIX} (read by delta-rs and polars)", configs["delta"],
              ports.delta_table(f"s3://{BUCKET}/{DELTA_PREFIX}", services.s3)),

@@ -48,6 +48,12 @@ class Zone:
     full_name: str | None = field(default=None, compare=False, repr=False)
 
 
+def is_utc(zone: Zone) -> bool:
+    """Whether the zone is UTC at every instant: ``Z`` (any zero offset) or a UTC/GMT id. A region
+    zone at UTC today (``Africa/Abidjan``, ``America/Danmarkshavn``) was not always."""
+    return zone.id == "Z" or zone.id in _UTC_ALIASES or zone.id in _GMT_ALIASES
+
+
 def resolve_zone(name: str) -> Zone:
     """The zone for an IANA name, ``Z`` or an offset ``±HH[:MM[:SS]]``, with Java's zone id.
 

@@ -5,37 +5,62 @@ their Kafka timestamp. Iceberg partitions by day or hour through a transform of 
 *column* (hidden partitioning: a reader filtering on the column skips every file of the other
 days), so the files of such a table carry the record timestamp as one: the top-level value field
 ``_kafka_timestamp``, a timestamp in milliseconds, UTC. Each file then holds one day (hour) of that
-column, which is the partition value Iceberg reads from the file's statistics.
+column, which is the partition value Iceberg reads from the file's statistics; a file holding two
+would fail every commit of its batch, so the mapping is made only where it is exact:
 
-The mapping holds only where it is exact: the ``_date`` patterns together name the year, month and
-day (or the day of the year) — and the hour, for ``hour`` — in a zone that is UTC all year, since
-Iceberg's days and hours are UTC ones. Anything coarser (``_date.uuuu-MM``), a two-digit year (it
-repeats every century, so one key would hold two days) or another zone keeps ``_date`` in the
-object keys only.
+* the ``_date`` patterns together name the year, the month and the day (or the day of the year),
+  and the hour for ``hour``, each with a field of fixed width, so that no two instants of
+  different days print the same key: a four-letter year (``uuuu``, ``yyyy``), ``MM`` or a month
+  name (``MMM``, ``MMMM``; not ``MMMMM``, whose ``J`` is three months), ``dd`` or ``DDD``, ``HH``,
+  ``kk``, or ``hh``/``KK`` with ``a``. ``uuuuMd`` prints ``2026111`` for 11 January and 1 November,
+  ``yy`` repeats every century: such patterns keep ``_date`` in the object keys only;
+* in a zone that is UTC at every instant (``UTC``, ``GMT``, ``Z``, ``+00:00``...), since Iceberg's
+  days and hours are UTC ones; a region zone at UTC today may not have been in the past.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import Enum
+from typing import Any, ClassVar
 
-from lakesink.domain.errors import RecordError
-from lakesink.domain.layout.date_zone import Zone
+from lakesink.domain.errors import FormatError, RecordError
+from lakesink.domain.layout.date_zone import is_utc
 from lakesink.domain.layout.datetime_pattern import DateTimePattern
 from lakesink.domain.records import Record
 from lakesink.domain.schema.model import TIMESTAMP_MILLIS, Schema
+from lakesink.domain.schema.resolve import schema_for
 from lakesink.domain.transforms.kafka_data import struct_schema
 
 TIMESTAMP_COLUMN = "_kafka_timestamp"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_SEASONS = (datetime(2026, 1, 15, tzinfo=UTC), datetime(2026, 7, 15, tzinfo=UTC))
-_YEARS = frozenset("uy")
-_MONTHS = frozenset("ML")
-_HOURS = frozenset("Hk")
-_HALF_DAY_HOURS = frozenset("hK")
+
+
+def _year(letter: str, count: int) -> bool:
+    return letter in "uy" and count >= 4
+
+
+def _month(letter: str, count: int) -> bool:
+    return letter in "ML" and 2 <= count <= 4
+
+
+def _day_of_month(letter: str, count: int) -> bool:
+    return letter == "d" and count == 2
+
+
+def _day_of_year(letter: str, count: int) -> bool:
+    return letter == "D" and count == 3
+
+
+def _hour(letter: str, count: int) -> bool:
+    return letter in "Hk" and count == 2
+
+
+def _half_day_hour(letter: str, count: int) -> bool:
+    return letter in "hK" and count == 2
 
 
 class TimeUnit(Enum):
@@ -50,9 +75,9 @@ class TimePartition:
     """A table partitioned by the day or hour of the record timestamp its files carry."""
 
     unit: TimeUnit
-    column: str = TIMESTAMP_COLUMN
-    _last: list[tuple[Schema, Schema]] = field(default_factory=list, compare=False, repr=False)
-    """The last value schema stamped and its stamped form (records of a file share one schema)."""
+    column: ClassVar[str] = TIMESTAMP_COLUMN
+    _last: list[tuple[Any, Schema]] = field(default_factory=list, compare=False, repr=False)
+    """The last value schema hint stamped and its stamped form (records of a file share one schema)."""
 
     @property
     def spec(self) -> str:
@@ -81,8 +106,8 @@ class TimePartition:
         if record.timestamp is None:
             raise RecordError("Timestamp not found in message")
         stamped = {**value, self.column: _EPOCH + timedelta(milliseconds=record.timestamp)}
-        schema = record.value_schema
-        return record.with_value(stamped, None if schema is None else self._schema(schema))
+        hint = record.value_schema
+        return record.with_value(stamped, None if hint is None else self._schema(value, hint))
 
     def _clash(self, holder: str) -> RecordError:
         return RecordError(
@@ -90,33 +115,34 @@ class TimePartition:
             "rename the field (a ReplaceField$Value transform) or drop _date from PARTITIONBY"
         )
 
-    def _schema(self, schema: Schema) -> Schema:
+    def _schema(self, value: Mapping[str, Any], hint: Any) -> Schema:
+        """The value's schema (its converter's hint, Avro or Connect) with the column appended."""
         for seen, stamped in self._last[:1]:  # one read: another thread may replace the entry
-            if seen is schema:
+            if seen is hint or seen == hint:  # a schema per message (JSON with schemas) is equal, not the same
                 return stamped
-        shape = struct_schema(schema, f"the {self.column} column")
+        try:
+            shape = struct_schema(schema_for(value, hint), f"the {self.column} column")
+        except FormatError as error:
+            raise RecordError(f"the value's schema cannot take the {self.column} column: {error}") from None
         if shape.field(self.column) is not None:
             raise self._clash("the value schema")
         rebuilt = shape.rebuilt([*shape.fields, {"name": self.column, "type": TIMESTAMP_MILLIS}])
-        self._last[:] = [(schema, rebuilt)]
+        self._last[:] = [(hint, rebuilt)]
         return rebuilt
 
 
 def time_partition(patterns: Sequence[DateTimePattern]) -> TimePartition | None:
     """The table's time partition for the statement's ``_date`` patterns; None when they do not
     name one UTC day (see the module docstring)."""
-    if not patterns or not all(_utc(pattern.zone) for pattern in patterns):
+    if not patterns or not all(is_utc(pattern.zone) for pattern in patterns):
         return None
-    letters = [each for pattern in patterns for each in pattern.letters]
-    present = {letter for letter, _count in letters}
-    year = any(letter in _YEARS and count != 2 for letter, count in letters)
-    day = "g" in present or (year and ("D" in present or (bool(present & _MONTHS) and "d" in present)))
+    runs = [run for pattern in patterns for run in pattern.letters]
+
+    def named(field_test: Callable[[str, int], bool]) -> bool:
+        return any(field_test(letter, count) for letter, count in runs)
+
+    day = named(_year) and (named(_day_of_year) or (named(_month) and named(_day_of_month)))
     if not day:
         return None
-    hour = bool(present & _HOURS) or (bool(present & _HALF_DAY_HOURS) and "a" in present)
+    hour = named(_hour) or (named(_half_day_hour) and any(letter == "a" for letter, _count in runs))
     return TimePartition(TimeUnit.HOUR if hour else TimeUnit.DAY)
-
-
-def _utc(zone: Zone) -> bool:
-    return all(zone.tz.utcoffset(moment) == timedelta(0) for moment in _SEASONS)
-

@@ -26,18 +26,25 @@ DAY, HOUR = TimeUnit.DAY, TimeUnit.HOUR
         (["uuuu-MM-dd"], DAY),
         (["yyyy/MM/dd"], DAY),
         (["uuuu", "MM", "dd"], DAY),
-        (["uuuu", "LLL", "d"], DAY),
+        (["uuuu", "LLL", "dd"], DAY),
+        (["uuuu-MMMM-dd"], DAY),
+        (["uuuuMMdd"], DAY),  # fixed widths: no separator needed
         (["uuuu-DDD"], DAY),
-        (["g"], DAY),
         (["uuuu-MM-dd-HH"], HOUR),
         (["uuuu-MM-dd'T'HH:mm"], HOUR),
         (["uuuu-MM-dd", "HH"], HOUR),
         (["uuuu-MM-dd hh a"], HOUR),
         (["uuuu-MM-dd-kk"], HOUR),
-        (["uuuu-MM-dd hh"], DAY),  # 1-12 without am/pm: two hours share a key
+        (["uuuu-MM-dd hh"], DAY),  # 1-12 without am/pm: two hours share a key, the day is still one
+        (["uuuu-MM-dd-H"], DAY),  # a one-or-two-digit hour names no hour lakesink maps
         (["uuuu-MM"], None),
         (["MM-dd"], None),  # every year's 25 November in one key
         (["yy-MM-dd"], None),  # two-digit years repeat every century
+        (["uuuuMd"], None),  # 2026111: 11 January or 1 November
+        (["uuuu-M-d"], None),  # variable widths are refused even where a separator would tell
+        (["uuuu-MMMMM-dd"], None),  # J: January, June or July
+        (["uuuu-DD"], None),
+        (["g"], None),  # the modified Julian day: a day, but no calendar date lakesink maps
         (["uuuu-MM-'dd'"], None),  # quoted: a literal, not the day
         (["HH"], None),
     ],
@@ -49,10 +56,11 @@ def test_the_dates_must_name_one_day_or_hour(patterns: list[str], unit: TimeUnit
 
 @pytest.mark.parametrize(
     ("zone", "partitioned"),
-    [("UTC", True), ("Z", True), ("+00:00", True), ("Etc/GMT", True), ("Africa/Abidjan", True),
+    [("UTC", True), ("Z", True), ("+00:00", True), ("Etc/GMT", True), ("GMT", True),
+     ("Africa/Abidjan", False), ("America/Danmarkshavn", False),  # UTC today, not before 1912 / 1996
      ("Europe/London", False), ("Europe/Paris", False), ("+01:00", False)],
 )
-def test_only_a_zone_that_is_utc_all_year_has_icebergs_days(zone: str, partitioned: bool) -> None:
+def test_only_a_zone_that_is_utc_at_every_instant_has_icebergs_days(zone: str, partitioned: bool) -> None:
     found = time_partition([DateTimePattern.compile("uuuu-MM-dd-HH", zone)])
     assert (found is not None) is partitioned
 
@@ -110,6 +118,20 @@ def test_a_value_with_a_schema_gets_the_field_appended_to_its_schema_once_per_sc
         "fields": [{"name": "id", "type": "long"}, {"name": "_kafka_timestamp", "type": TIMESTAMP_MILLIS}],
     }
     second = partition.stamp(Record("t", 0, 8, timestamp=STAMP, value={"id": 2}, value_schema=schema))
+    assert second.value_schema is first.value_schema
+
+
+def test_a_connect_schema_from_json_with_schemas_is_read_and_equal_schemas_are_rebuilt_once() -> None:
+    """JsonConverter with schemas.enable=true hands a Connect schema, a new dict with each message."""
+
+    def connect() -> dict[str, object]:
+        return {"type": "struct", "optional": False, "fields": [{"field": "id", "type": "int64", "optional": False}]}
+
+    partition = TimePartition(DAY)
+    first = partition.stamp(Record("t", 0, 7, timestamp=STAMP, value={"id": 1}, value_schema=connect()))
+    assert [f["name"] for f in first.value_schema["fields"]] == ["id", "_kafka_timestamp"]
+    assert first.value_schema["fields"][1]["type"] == TIMESTAMP_MILLIS
+    second = partition.stamp(Record("t", 0, 8, timestamp=STAMP, value={"id": 2}, value_schema=connect()))
     assert second.value_schema is first.value_schema
 
 
