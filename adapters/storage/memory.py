@@ -129,12 +129,13 @@ class InMemoryObjectStore:
     def __getstate__(self) -> dict[str, Any]:
         with self._lock:
             return {"settings": self.settings, "buckets": {b: dict(o) for b, o in self._buckets.items()},
-                    "version": self._version}
+                    "version": self._version, "clock": self._clock}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.settings = state["settings"]
         self._buckets = state["buckets"]
         self._version = state["version"]
+        self._clock = state["clock"]
         self._lock = threading.Lock()
 
     # --- internals (callers hold the lock) ----------------------------------------------------
