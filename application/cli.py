@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from lakesink.application.log_redaction import RedactingFormatter
 from lakesink.domain.errors import ConfigError, LakesinkError, RecordError
+from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
 logger = logging.getLogger(__name__)
 
@@ -278,9 +279,10 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     clean.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
     clean.add_argument(
-        "--older-than", type=_duration_ms, default="3d", metavar="AGE", dest="grace_ms",
-        help="delete only orphans written longer ago than this: N followed by s, m, h or d (3d, as Iceberg's "
-             "remove_orphan_files); 0 deletes every orphan, safe when no other program writes the tables",
+        "--older-than", type=_duration_ms, default=DEFAULT_GRACE_MS, metavar="AGE", dest="grace_ms",
+        help=f"delete only orphans written longer ago than this: N followed by s, m, h or d "
+             f"({DEFAULT_GRACE_MS // _UNITS_MS['d']}d, as Iceberg's remove_orphan_files); 0 deletes every "
+             "orphan, safe when no other program writes the tables",
     )
     clean.add_argument("--dry-run", action="store_true", help="list the orphans, delete nothing")
     clean.set_defaults(handler=_run_table_clean)

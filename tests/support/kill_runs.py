@@ -132,3 +132,9 @@ class TrickleProducer(threading.Thread):
         self.join(timeout=30)
         assert self.error is None, f"producing failed: {self.error!r}"
         return self.produced
+
+
+def finish_after_kills(config: Path, directory: Path, checkpoint: Path, *, timeout_s: float = 180) -> None:
+    """The last ``--once`` run after the kills: it must finish cleanly (exit 0), its log in ``directory``."""
+    final = SinkProcess(config, directory / "final.log", checkpoint=checkpoint, once=True)
+    assert final.wait(timeout_s=timeout_s) == 0, final.tail()

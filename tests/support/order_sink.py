@@ -47,9 +47,14 @@ def order_chunks(kafka: EmbeddedKafka, topic: str, seed: int, chunk: int) -> Cal
     return produce
 
 
+def data_keys(output: S3Bucket) -> set[str]:
+    """The keys of the sink's data objects under the orders prefix (index objects left out)."""
+    return {item.key for item in output.list(f"{PREFIX}/") if is_data_key(item.key)}
+
+
 def data_objects(output: S3Bucket) -> int:
     """How many data objects the sink wrote so far (the kill anchors' "a new object appeared")."""
-    return sum(1 for item in output.list(f"{PREFIX}/") if is_data_key(item.key))
+    return len(data_keys(output))
 
 
 def assert_every_offset_once(kafka: EmbeddedKafka, topic: str, output: S3Bucket, connector: str, produced: int,

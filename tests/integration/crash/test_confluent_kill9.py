@@ -39,9 +39,8 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
 from tests.support.confluent_configs import COMPLETE
 from tests.support.confluent_golden import Producer, Sent, golden, utc_ms
-from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
 from tests.support.reliability import kills, record_cell
-from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
@@ -121,8 +120,7 @@ def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_g
     for topic in topics:  # a day later: closes each partition's last cycle, stays open itself
         last = max(s.timestamp_ms for s in producer.sent if s.topic == topic)
         producer.send(topic, [(p, last + 86_400_000, {"id": -1, "topic": topic}) for p in range(PARTITIONS)])
-    final = SinkProcess(config_file, tmp_path / "final.log", checkpoint=checkpoint, once=True)
-    assert final.wait(timeout_s=180) == 0, final.tail()
+    finish_after_kills(config_file, tmp_path, checkpoint)
     total_s = time.monotonic() - started
     print(f"{KILLS} kills in {kill_phase_s:.0f} s; {len(producer.sent)} records; total {total_s:.0f} s")
 

@@ -36,12 +36,10 @@ import pytest
 
 from lakesink.adapters.demo.s3 import MotoS3
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.demo.output import is_data_key
 from tests.conftest import unique_name
-from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
-from tests.support.order_sink import PREFIX, assert_every_offset_once, order_chunks, orders_config
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
+from tests.support.order_sink import assert_every_offset_once, data_keys, order_chunks, orders_config
 from tests.support.reliability import kills, record_cell
-from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
@@ -64,14 +62,11 @@ def test_sink_killed_with_sigkill_at_random_moments_stores_every_offset_exactly_
     producer.start()
 
     started = time.monotonic()
-    landed = plan.run(config, tmp_path, checkpoint,
-                      lambda: {item.key for item in output.list(f"{PREFIX}/") if is_data_key(item.key)})
+    landed = plan.run(config, tmp_path, checkpoint, lambda: data_keys(output))
     kill_phase_s = time.monotonic() - started
 
-    produced = producer.stop()
-    assert producer.error is None, f"producing failed: {producer.error!r}"
-    final = SinkProcess(config, tmp_path / "final.log", checkpoint=checkpoint, once=True)
-    assert final.wait(timeout_s=180) == 0, final.tail()
+    produced = producer.stop()  # raises what producing raised
+    finish_after_kills(config, tmp_path, checkpoint)
     total_s = time.monotonic() - started
     print(f"{KILLS} kills in {kill_phase_s:.0f} s; {produced} records; total {total_s:.0f} s")
 

@@ -25,13 +25,11 @@ import pytest
 
 from lakesink.adapters.demo.s3 import MotoS3
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.demo.output import is_data_key
 from tests.conftest import unique_name
 from tests.support.fault_proxy import FaultProxy
-from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
-from tests.support.order_sink import PREFIX, assert_every_offset_once, order_chunks, orders_config
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
+from tests.support.order_sink import assert_every_offset_once, data_keys, order_chunks, orders_config
 from tests.support.reliability import FULL, record_cell
-from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability,
               pytest.mark.timeout(1800),
@@ -58,11 +56,9 @@ def test_sink_killed_while_its_store_fails_requests_stores_every_offset_once(
     producer.start()
     started = time.monotonic()
     try:
-        landed = plan.run(config, tmp_path, tmp_path / "checkpoint",
-                          lambda: {item.key for item in output.list(f"{PREFIX}/") if is_data_key(item.key)})
+        landed = plan.run(config, tmp_path, tmp_path / "checkpoint", lambda: data_keys(output))
         produced = producer.stop()
-        final = SinkProcess(config, tmp_path / "final.log", checkpoint=tmp_path / "checkpoint", once=True)
-        assert final.wait(timeout_s=300) == 0, final.tail()
+        finish_after_kills(config, tmp_path, tmp_path / "checkpoint", timeout_s=300)
     finally:
         proxy.stop()
     elapsed = time.monotonic() - started

@@ -33,7 +33,7 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from lakesink.application.demo.output import is_data_key
 from tests.conftest import unique_name
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
-from tests.support.order_sink import order_chunks
+from tests.support.order_sink import data_keys, order_chunks
 from tests.support.reliability import FULL, kills, record_cell
 from tests.support.sink_process import GroupProcess
 
@@ -70,11 +70,10 @@ def test_a_user_job_killed_with_sigkill_at_random_moments_stores_every_kept_reco
     started = time.monotonic()
     landed = plan.run(
         tmp_path, tmp_path, checkpoint,
-        lambda: {item.key for item in output.list(f"{PREFIX}/") if is_data_key(item.key)},
+        lambda: data_keys(output),
         launch=lambda log: GroupProcess(command, log, credentials),
     )
-    produced = producer.stop()
-    assert producer.error is None, f"producing failed: {producer.error!r}"
+    produced = producer.stop()  # raises what producing raised
     final = GroupProcess([*command, "--available-now"], tmp_path / "final.log", credentials)
     assert final.wait(timeout_s=240) == 0, final.tail()
     total_s = time.monotonic() - started

@@ -39,7 +39,7 @@ import pytest
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
-from tests.support.kill_runs import COMMIT_MARKER, TrickleProducer
+from tests.support.kill_runs import COMMIT_MARKER, TrickleProducer, finish_after_kills
 from tests.support.order_sink import (
     MAX_RECORDS,
     assert_every_offset_once,
@@ -138,8 +138,7 @@ def test_killed_python_workers_are_retried_and_a_killed_driver_takes_its_jvm_alo
         lost_tasks += sink.log.read_text(errors="replace").count("Lost task")
     assert lost_tasks > 0, "no worker kill hit a running task"
     produced = producer.stop()
-    final = SinkProcess(config, tmp_path / "final.log", checkpoint=tmp_path / "checkpoint", once=True)
-    assert final.wait(timeout_s=180) == 0, final.tail()
+    finish_after_kills(config, tmp_path, tmp_path / "checkpoint")
     elapsed = time.monotonic() - started
 
     assert_every_offset_once(kafka, topic, output, name, produced, seed)

@@ -29,10 +29,9 @@ from lakesink.application.demo.configs import s3_table_config, write_config
 from lakesink.application.demo.output import is_data_key
 from lakesink.domain.tables.marks import mark_of, offset_app_id
 from tests.conftest import unique_name
-from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
 from tests.support.order_sink import PREFIX, committed_offsets, order_chunks
 from tests.support.reliability import FULL, kills, record_cell
-from tests.support.sink_process import SinkProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
@@ -87,10 +86,8 @@ def test_a_sink_writing_a_table_killed_at_random_moments_commits_every_offset_on
     started = time.monotonic()
     landed = plan.run(config, tmp_path, checkpoint,
                       lambda: {item.key for item in output.list(f"{PREFIX}/") if _is_data(item.key)})
-    produced = producer.stop()
-    assert producer.error is None, f"producing failed: {producer.error!r}"
-    final = SinkProcess(config, tmp_path / "final.log", checkpoint=checkpoint, once=True)
-    assert final.wait(timeout_s=180) == 0, final.tail()
+    produced = producer.stop()  # raises what producing raised
+    finish_after_kills(config, tmp_path, checkpoint)
     total_s = time.monotonic() - started
 
     expected = kafka_contents(kafka.bootstrap_servers, topic)

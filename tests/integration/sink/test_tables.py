@@ -105,19 +105,22 @@ def test_a_topic_lands_in_an_iceberg_table_once_and_the_newest_snapshot_holds_th
     assert sorted(rows) == [(i, f"r{i % 2}", i) for i in range(52)]
 
 
+@pytest.mark.parametrize("table_format", ["ICEBERG", "DELTA"])
 def test_a_run_stopped_between_its_table_commit_and_its_locks_resumes_from_the_table(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    table_format: str,
 ) -> None:
-    """The table is the commit point: the next run moves the locks up to it and writes nothing twice."""
-    props = _props(tmp_path, kafka, topic)
+    """The table is the commit point (Iceberg's snapshot offsets, Delta's txn versions): the next run
+    moves the locks up to it and writes nothing twice."""
+    props = _format_props(tmp_path, kafka, topic, table_format)
     produce_ids(kafka, topic, range(20))
     _stop_before_the_locks(spark, props, tmp_path, monkeypatch)
-    assert_exactly_once(_ids(_table(tmp_path)), range(20))
+    assert_exactly_once(_table_ids(tmp_path, table_format), range(20))
     assert set(_locks(props, topic).values()) == {None}
 
     produce_ids(kafka, topic, range(20, 28))
     run_sink(spark, props, tmp_path / "ck")
-    assert_exactly_once(_ids(_table(tmp_path)), range(28))
+    assert_exactly_once(_table_ids(tmp_path, table_format), range(28))
     assert set(_locks(props, topic).values()) == {6}
 
 
@@ -255,6 +258,18 @@ def _delta_uri(tmp_path: Path) -> str:
     return str(tmp_path / "store" / "bkt" / "lake" / "orders")
 
 
+def _format_props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, table_format: str) -> dict[str, str]:
+    """A local sink into the ICEBERG or DELTA table at bkt/lake/orders."""
+    return _props(tmp_path, kafka, topic) if table_format == "ICEBERG" else _delta_props(tmp_path, kafka, topic)
+
+
+def _table_ids(tmp_path: Path, table_format: str) -> list[int]:
+    """The ids the table holds, sorted: through pyiceberg, or polars for Delta."""
+    if table_format == "ICEBERG":
+        return _ids(_table(tmp_path))
+    return sorted(pl.read_delta(_delta_uri(tmp_path))["id"].to_list())
+
+
 def test_a_topic_lands_in_a_delta_table_once_and_its_txn_versions_are_the_locks_offsets(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
 ) -> None:
@@ -272,18 +287,6 @@ def test_a_topic_lands_in_a_delta_table_once_and_its_txn_versions_are_the_locks_
     assert table.transaction_version(epoch_app_id(name)) == 2
     txn = {(topic, p): table.transaction_version(offset_app_id(name, topic, p)) for p in range(PARTITIONS)}
     assert txn == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
-
-
-def test_a_delta_run_stopped_between_its_table_commit_and_its_locks_resumes_from_the_txn_versions(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    props = _delta_props(tmp_path, kafka, topic)
-    produce_ids(kafka, topic, range(20))
-    _stop_before_the_locks(spark, props, tmp_path, monkeypatch)
-    produce_ids(kafka, topic, range(20, 28))
-    run_sink(spark, props, tmp_path / "ck")
-    assert_exactly_once(sorted(pl.read_delta(_delta_uri(tmp_path))["id"].to_list()), range(28))
-    assert set(_locks(props, topic).values()) == {6}
 
 
 def test_a_delta_table_on_s3_holds_every_record_once(
@@ -337,7 +340,7 @@ def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_tabl
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    props = _props(tmp_path, kafka, topic) if table_format == "ICEBERG" else _delta_props(tmp_path, kafka, topic)
+    props = _format_props(tmp_path, kafka, topic, table_format)
     produce_ids(kafka, topic, range(20))
     run_sink(spark, props, tmp_path / "ck")
     table_dir = tmp_path / "store" / "bkt" / "lake" / "orders"
@@ -357,5 +360,4 @@ def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_tabl
     assert stray.exists()
     assert main(["table", "clean", "--config", str(config), "--older-than", "59m"]) == 0
     assert not stray.exists() and sorted(table_dir.rglob("*.parquet")) == committed
-    ids = _ids(_table(tmp_path)) if table_format == "ICEBERG" else pl.read_delta(_delta_uri(tmp_path))["id"].to_list()
-    assert_exactly_once(sorted(ids), range(20))
+    assert_exactly_once(_table_ids(tmp_path, table_format), range(20))
