@@ -7,11 +7,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
+KAFKA_STAMP := .tools/maven/kafka/VERSION
 BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
-install: $(STAMP) $(NODE_STAMP) jvm-archive
+install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) jvm-archive
 
 # Spark's classes archived once per JVM + PySpark (docs/operations.md): local runs start in about half
 # the time. Optional: without it everything still works, only slower.
@@ -29,6 +30,11 @@ $(NODE_STAMP):
 	mkdir -p .tools
 	cd .tools && npm install --silent --no-audit --no-fund --prefix . azurite@3
 	touch $(NODE_STAMP)
+
+# Apache Kafka (broker, Kafka Connect's runtime, converters and transforms) from Maven Central, for the
+# tests: tools/kafka/pom.xml pins the version. Without mvn the fetch says so and the real-broker tests skip.
+$(KAFKA_STAMP): tools/kafka/pom.xml
+	@tools/kafka/fetch
 
 LINTED := domain adapters application bench tests contract-tests vulture_allowlist.py spark examples
 

@@ -1,8 +1,8 @@
 """Fixtures shared by the whole test session: one SparkSession and one Kafka broker.
 
-Both are expensive to start (Spark ~5 s, the broker ~0.1 s but its clients linger), so each is
-started once, lazily, the first time a test asks for it, and stopped at the end of the session.
-Tests isolate themselves with unique names (:func:`unique_name`), never by restarting these.
+Both are expensive to start (Spark ~5 s, Apache Kafka ~3 s), so each is started once, lazily, the
+first time a test asks for it, and stopped at the end of the session. Tests isolate themselves with
+unique names (:func:`unique_name`), never by restarting these.
 """
 
 from __future__ import annotations
@@ -13,10 +13,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.kafka_broker import REPO, ApacheKafka, kafka_missing_reason
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+
+#: Where the broker's log is kept when a test of the session failed.
+BROKER_LOG_KEPT = REPO / ".test-logs" / "kafka-broker.log"
 
 
 def unique_name(prefix: str) -> str:
@@ -42,6 +47,22 @@ def kafka() -> Iterator[EmbeddedKafka]:
 
     with EmbeddedKafka() as broker:
         yield broker
+
+
+@pytest.fixture(scope="session")
+def apache_kafka(request: pytest.FixtureRequest) -> Iterator[ApacheKafka]:
+    """Apache Kafka itself (tests/support/kafka_broker.py): KRaft, a plaintext listener, a SCRAM
+    listener with ACLs. Skips the test, with the reason, when the jars or Java are missing."""
+    reason = kafka_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    broker = ApacheKafka()
+    broker.start()
+    yield broker
+    failed = request.session.testsfailed > 0
+    broker.close(keep_log_in=BROKER_LOG_KEPT if failed else None)
+    if failed:
+        print(f"\nApache Kafka's log of this session: {BROKER_LOG_KEPT}")
 
 
 @pytest.fixture

@@ -39,7 +39,77 @@ class ProducedRecord:
     partition: int | None = None
 
 
-class EmbeddedKafka:
+class BrokerHandle:
+    """What tests and the demo do with any broker they started: produce a data set and read its
+    watermarks. Subclasses give :attr:`bootstrap_servers` (a plaintext listener on 127.0.0.1)."""
+
+    _producer: Producer | None = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        raise NotImplementedError
+
+    def produce(self, topic: str, records: Iterable[ProducedRecord]) -> int:
+        """Produce ``records`` to ``topic`` and wait until all are acknowledged; returns the count."""
+        producer = self._shared_producer()
+        failures: list[str] = []
+
+        def on_delivery(err: Any, _msg: Any) -> None:
+            if err is not None:
+                failures.append(str(err))
+
+        count = 0
+        for record in records:
+            kwargs: dict[str, Any] = {"key": record.key, "value": record.value, "on_delivery": on_delivery}
+            if record.headers:
+                kwargs["headers"] = list(record.headers)
+            if record.timestamp_ms is not None:
+                kwargs["timestamp"] = record.timestamp_ms
+            if record.partition is not None:
+                kwargs["partition"] = record.partition
+            _produce_with_backpressure(producer, topic, kwargs)
+            count += 1
+        self.end_data_set(topic)
+        if failures:
+            raise KafkaException(f"{len(failures)} of {count} records to {topic} failed: {failures[0]}")
+        return count
+
+    def end_data_set(self, topic: str) -> dict[int, int]:
+        """Flush everything produced to ``topic`` and return its high watermark per partition.
+
+        The mock and Apache Kafka report exact high watermarks, so no terminating batch is needed
+        (unlike Tansu); the returned watermarks let callers assert that the data set is complete.
+        """
+        producer = self._shared_producer()
+        remaining = producer.flush(30)
+        if remaining:
+            raise KafkaException(f"{remaining} records to {topic} still unacknowledged after 30 s")
+        return {partition: high for partition, (_low, high) in self.watermarks(topic).items()}
+
+    def watermarks(self, topic: str) -> dict[int, tuple[int, int]]:
+        """``{partition: (low, high)}`` for every partition of ``topic``."""
+        consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": "lakesink-embedded"})
+        try:
+            metadata = consumer.list_topics(topic, timeout=10).topics[topic]
+            return {
+                partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+                for partition in sorted(metadata.partitions)
+            }
+        finally:
+            consumer.close()
+
+    def _shared_producer(self) -> Producer:
+        if self._producer is None:
+            self._producer = Producer({"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5})
+        return self._producer
+
+    def _close_producer(self) -> None:
+        if self._producer is not None:
+            self._producer.flush(5)
+        self._producer = None
+
+
+class EmbeddedKafka(BrokerHandle):
     """A running librdkafka mock cluster; use as a context manager.
 
     Example::
@@ -53,7 +123,6 @@ class EmbeddedKafka:
         self._num_brokers = num_brokers
         self._start_timeout_s = start_timeout_s
         self._host: Producer | None = None
-        self._producer: Producer | None = None
         self._bootstrap: str | None = None
 
     def __enter__(self) -> EmbeddedKafka:
@@ -84,9 +153,7 @@ class EmbeddedKafka:
 
     def close(self) -> None:
         """Stop the cluster; every client connected to it loses its broker."""
-        if self._producer is not None:
-            self._producer.flush(5)
-        self._producer = None
+        self._close_producer()
         self._host = None
         self._bootstrap = None
 
@@ -96,60 +163,6 @@ class EmbeddedKafka:
         if self._bootstrap is None:
             raise RuntimeError("EmbeddedKafka is not started")
         return self._bootstrap
-
-    def produce(self, topic: str, records: Iterable[ProducedRecord]) -> int:
-        """Produce ``records`` to ``topic`` and wait until all are acknowledged; returns the count."""
-        producer = self._shared_producer()
-        failures: list[str] = []
-
-        def on_delivery(err: Any, _msg: Any) -> None:
-            if err is not None:
-                failures.append(str(err))
-
-        count = 0
-        for record in records:
-            kwargs: dict[str, Any] = {"key": record.key, "value": record.value, "on_delivery": on_delivery}
-            if record.headers:
-                kwargs["headers"] = list(record.headers)
-            if record.timestamp_ms is not None:
-                kwargs["timestamp"] = record.timestamp_ms
-            if record.partition is not None:
-                kwargs["partition"] = record.partition
-            _produce_with_backpressure(producer, topic, kwargs)
-            count += 1
-        self.end_data_set(topic)
-        if failures:
-            raise KafkaException(f"{len(failures)} of {count} records to {topic} failed: {failures[0]}")
-        return count
-
-    def end_data_set(self, topic: str) -> dict[int, int]:
-        """Flush everything produced to ``topic`` and return its high watermark per partition.
-
-        The mock reports exact high watermarks, so no terminating batch is needed (unlike
-        Tansu); the returned watermarks let callers assert that the data set is complete.
-        """
-        producer = self._shared_producer()
-        remaining = producer.flush(30)
-        if remaining:
-            raise KafkaException(f"{remaining} records to {topic} still unacknowledged after 30 s")
-        return {partition: high for partition, (_low, high) in self.watermarks(topic).items()}
-
-    def watermarks(self, topic: str) -> dict[int, tuple[int, int]]:
-        """``{partition: (low, high)}`` for every partition of ``topic``."""
-        consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": "lakesink-embedded"})
-        try:
-            metadata = consumer.list_topics(topic, timeout=10).topics[topic]
-            return {
-                partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
-                for partition in sorted(metadata.partitions)
-            }
-        finally:
-            consumer.close()
-
-    def _shared_producer(self) -> Producer:
-        if self._producer is None:
-            self._producer = Producer({"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5})
-        return self._producer
 
 
 def _produce_with_backpressure(producer: Producer, topic: str, kwargs: Mapping[str, Any]) -> None:
