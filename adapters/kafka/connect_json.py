@@ -163,9 +163,9 @@ _DECODERS = {
     "int16": _integer,
     "int32": _integer,
     "int64": _integer,
-    "float": _number,
-    "float32": _number,
-    "double": _number,
+    "float": _number,  # FLOAT32 as JsonConverter names it
+    "double": _number,  # FLOAT64
+    "float32": _number,  # Schema.Type's names, as hand-written schemas have them (JsonConverter refuses them)
     "float64": _number,
     "boolean": _boolean,
     "string": _string,

@@ -205,15 +205,15 @@ _JSON_PRIMITIVES = {
     "boolean": "boolean",
     "int": "int32",
     "long": "int64",
-    "float": "float32",
-    "double": "float64",
+    "float": "float",  # JsonConverter's names of FLOAT32 and FLOAT64
+    "double": "double",
     "string": "string",
     "bytes": "bytes",
 }
 _PYTHON_PRIMITIVES = (
     (bool, "boolean"),
     (int, "int64"),
-    (float, "float64"),
+    (float, "double"),
     (str, "string"),
     (_BINARY, "bytes"),
 )
@@ -237,7 +237,7 @@ def _connect_hint(schema: Schema | None) -> dict[str, Any] | None:
         return None
     type_name = kind(core[0])
     if type_name == "float":
-        return {"type": "float32"}
+        return {"type": "float"}
     if type_name == "array":
         return {"type": "array", "items": _connect_hint(core[0]["items"])}
     if type_name == "map":

@@ -59,7 +59,8 @@ class PrometheusSinkMetrics:
             registry=registry,
         )
         self._poison = Counter(
-            "lakesink_poison_records", "Records that could not be written and were skipped (error.policy=NOOP).",
+            "lakesink_poison_records",
+            "Records that could not be converted or written and were skipped (errors.tolerance=all, error.policy=NOOP).",
             by_connector, registry=registry,
         )
         self._dead_letters = Counter(

@@ -101,6 +101,7 @@ class SinkTaskSpec:
     exactly_once: bool
     skip_null_values: bool
     skip_poison: bool
+    """``error.policy=NOOP`` (a Confluent or Aiven sink's ``errors.tolerance=all``): every poison record is skipped."""
     staging_root: str | None
     key_converter: ConverterSettings
     value_converter: ConverterSettings
@@ -112,16 +113,26 @@ class SinkTaskSpec:
     """The batch clock the chain's wall-clock transforms read, recorded in the range plans; None: none does."""
     reporting: ErrorReporting = ErrorReporting()
     """Where skipped poison records are reported: kept as dead letters when there is a dead-letter topic."""
+    tolerate_record_errors: bool = False
+    """A Lenses config's ``errors.tolerance=all``: a record a converter or a transform fails on is
+    skipped, as Kafka Connect skips it before the connector's ``put``; a record the writer refuses
+    still follows ``error.policy``."""
 
     @cached_property
     def dialect_config(self) -> bool:
         """Whether the config is a Confluent or Aiven sink's (its settings, its files), not a Lenses one."""
         return any(statement.dialect is not None for statement in self.plan.statements)
 
-    @property
-    def skip_setting(self) -> str:
-        """The setting that skips records that cannot be written: Confluent's, or Lenses' error policy."""
-        return "errors.tolerance=all" if self.dialect_config else f"{self.setting_prefix}.error.policy=NOOP"
+    def skips(self, stage: Stage) -> bool:
+        """Whether a record that fails at ``stage`` is skipped rather than failing the batch."""
+        return self.skip_poison or (self.tolerate_record_errors and stage is not Stage.TASK_PUT)
+
+    def skip_setting(self, stage: Stage) -> str:
+        """The setting that skips a record failing at ``stage``: Kafka Connect's tolerance where it
+        reaches (a Confluent or Aiven sink's writes too), else Lenses' error policy."""
+        if self.dialect_config or stage is not Stage.TASK_PUT:
+            return "errors.tolerance=all"
+        return f"{self.setting_prefix}.error.policy=NOOP"
 
     @property
     def staging_setting(self) -> str:
@@ -182,6 +193,7 @@ class SinkTaskSpec:
             chain=chain,
             clock_ms=clock_ms if reads_clock else None,
             reporting=settings.error_reporting,
+            tolerate_record_errors=settings.tolerate_record_errors,
         )
 
     def stage_class(self, stage: Stage) -> str:
@@ -505,12 +517,18 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
             return
         route.writer.write(record, values)
     except RecordError as error:
-        if not spec.skip_poison:
+        if stage is Stage.VALUE_CONVERTER:
+            stage = _failed_converter(converters, row, route) or Stage.HEADER_CONVERTER
+        elif stage is Stage.TASK_PUT and route is not None:
+            # Kafka Connect converts every key and value before put(); lakesink may hand the writer
+            # the bytes (JSON kept as read), so a converter that refuses them is the failing stage.
+            stage = _failed_converter(converters, row, None) or stage
+        if not spec.skips(stage):
             raise RecordError(
                 f"Record {row.describe()} cannot be written: {error}. Fix the data or the config, or set "
-                f"{spec.skip_setting} to skip such records."
+                f"{spec.skip_setting(stage)} to skip such records."
             ) from error
-        _skip(spec, converters, state, row, error, stage, route)
+        _skip(spec, state, row, error, stage, route)
         return
     state.records += 1
     if state.first < 0:
@@ -519,7 +537,6 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: _R
 
 def _skip(
     spec: SinkTaskSpec,
-    converters: Converters,
     state: _Range,
     row: RawRow,
     error: RecordError,
@@ -531,10 +548,8 @@ def _skip(
     state.poison += 1
     reporting = spec.reporting
     if not reporting.log and reporting.dlq_topic is None:
-        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
+        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting(stage), error)
         return
-    if stage is Stage.VALUE_CONVERTER:
-        stage = _failed_converter(converters, row, route)
     if stage is Stage.TRANSFORMATION:
         class_name = _class_name(spec.chain)
     elif stage is Stage.TASK_PUT:
@@ -559,7 +574,7 @@ def _skip(
     if reporting.log:
         logger.error("%s", letter.log_line(f"{spec.connector}-0", include_record=reporting.log_record))
     else:
-        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting, error)
+        logger.warning("Skipping record %s (%s): %s", row.describe(), spec.skip_setting(stage), error)
     if reporting.dlq_topic is not None:
         state.dead_letters.append(letter)
 
@@ -569,8 +584,9 @@ def _class_name(instance: object) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _failed_converter(converters: Converters, row: RawRow, route: _Route | None) -> Stage:
-    """Which converter refused ``row`` (a converter stage failed): the key's, the value's, else a header's."""
+def _failed_converter(converters: Converters, row: RawRow, route: _Route | None) -> Stage | None:
+    """Which converter refuses ``row``: the key's or the value's (those ``route`` decodes; both
+    when it is None), or None (a converter stage that failed then was a header's)."""
     where = row.describe()
     for stage, converter, data, decoded in (
         (Stage.KEY_CONVERTER, converters.key, row.key, route is None or route.decode_key),
@@ -581,7 +597,7 @@ def _failed_converter(converters: Converters, row: RawRow, route: _Route | None)
                 converter.decode(data, record=where)
             except RecordError:
                 return stage
-    return Stage.HEADER_CONVERTER
+    return None
 
 
 def _statement_index(plan: SinkPlan, topic: str) -> int:

@@ -62,7 +62,8 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.PASSTHROUGH),
     # --- Kafka Connect error reporting (docs/sink.md, Dead-letter queue) -----------------------
     KeySpec("errors.deadletterqueue.topic.name", T.STRING, None,
-            "Topic that receives every record the sink skips (needs connect.<backend>.error.policy=NOOP): "
+            "Topic that receives every record the sink skips (needs errors.tolerance=all or "
+            "connect.<backend>.error.policy=NOOP): "
             "its key, value, headers and timestamp as read, in one Kafka transaction per batch committed "
             "before the batch, so each record reaches it once. Not one of the topics read.",
             scope=_SINK, prefixed=False),
@@ -73,6 +74,12 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("errors.deadletterqueue.topic.replication.factor", T.INT, "3",
             "Checked (-1 or 1..32767) and unused: lakesink does not create the dead-letter topic; create it "
             "(or let the broker auto-create it).", scope=_SINK, prefixed=False, kind=Kind.IGNORED),
+    KeySpec("errors.tolerance", T.STRING, "none",
+            "Kafka Connect's per-record tolerance, none or all. all: a record a converter or a transform "
+            "fails on (per-record poison) is skipped, and sent to the dead-letter topic if one is set, while "
+            "connect.<backend>.error.policy keeps governing the writes (THROW, RETRY or NOOP for store and "
+            "batch failures, and for a record the format cannot hold).",
+            scope=_SINK, prefixed=False),
     KeySpec("errors.log.enable", T.BOOLEAN, "false",
             "Log each skipped record at ERROR in Kafka Connect's words (stage, class, error) instead of "
             "lakesink's WARNING line.", scope=_SINK, prefixed=False),
@@ -93,9 +100,6 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.IGNORED),
     KeySpec("tasks.max", T.INT, None, "Parallelism comes from Spark (one task per topic-partition range).",
             prefixed=False, kind=Kind.IGNORED),
-    KeySpec("errors.tolerance", T.STRING, "none",
-            "Kafka Connect per-record tolerance; none (fail, as lakesink does); use error.policy to skip.",
-            prefixed=False, kind=Kind.NOT_YET),
     KeySpec("task.index", T.STRING, None, "Injected per task by Lenses' connector; Spark assigns the work.",
             kind=Kind.IGNORED),
     KeySpec("seek.max.files", T.INT, "5",

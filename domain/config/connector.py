@@ -99,6 +99,9 @@ class ConnectorSettings(HidingSettings):
     compression_codec: CompressionCodec = CompressionCodec.UNCOMPRESSED
     compression_level: int | None = None
     error_policy: ErrorPolicy = ErrorPolicy.THROW
+    tolerate_record_errors: bool = False
+    """Kafka Connect's ``errors.tolerance=all``: a record a converter or a transform fails on is
+    skipped (to the dead-letter topic, if set), while ``error_policy`` keeps governing the writes."""
     max_retries: int = 20
     retry_interval_ms: int = 60_000
     disable_flush_count: bool = False
@@ -168,8 +171,8 @@ class ConnectorSettings(HidingSettings):
             error_policy = reader.enum("error.policy", ErrorPolicy)
             reporting = parse_error_reporting(
                 normalised,
-                skips_poison=error_policy is ErrorPolicy.NOOP,
-                skip_setting=f"{prefix}.error.policy=NOOP",
+                skips_poison=error_policy is ErrorPolicy.NOOP or tolerates_errors(normalised),
+                skip_setting=f"errors.tolerance=all or {prefix}.error.policy=NOOP",
                 topics=topics,
                 topics_regex=topics_regex,
             )
@@ -193,6 +196,7 @@ class ConnectorSettings(HidingSettings):
             compression_codec=reader.enum("compression.codec", CompressionCodec),
             compression_level=_compression_level(reader),
             error_policy=reader.enum("error.policy", ErrorPolicy),
+            tolerate_record_errors=role == "sink" and tolerates_errors(normalised),
             max_retries=_int(reader, "max.retries"),
             retry_interval_ms=_int(reader, "retry.interval"),
             disable_flush_count=reader.flag("disable.flush.count"),
@@ -268,9 +272,20 @@ def described(
 
 
 def tolerates_errors(error_handling: Mapping[str, str]) -> bool:
-    """Kafka Connect's ``errors.tolerance=all``: a record that cannot be converted or written is
-    skipped (and sent to the dead-letter topic, if one is set); ``none``, the default, stops the task."""
-    return error_handling.get("errors.tolerance", "none").strip().lower() == "all"
+    """Kafka Connect's ``errors.tolerance=all``: a record that cannot be converted (or, in a
+    Confluent or Aiven sink, written) is skipped and sent to the dead-letter topic, if one is set;
+    ``none``, the default, stops the task.
+
+    Raises:
+        ConfigError: a value other than ``none`` or ``all`` (any case), in Kafka Connect's words.
+    """
+    value = error_handling.get("errors.tolerance", "none").strip().lower()
+    if value not in ("none", "all"):
+        raise ConfigError(
+            f"Invalid value {error_handling['errors.tolerance'].strip()} for configuration errors.tolerance: "
+            "String must be one of: none, all"
+        )
+    return value == "all"
 
 
 class _UnreadClock:

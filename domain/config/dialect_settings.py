@@ -80,6 +80,7 @@ def dialect_settings(config: DialectConfig, flush_properties: str, **writing: An
         header_converter=config.header_converter,
         kafka_client=config.kafka_client,
         error_policy=ErrorPolicy.NOOP if config.skips_poison else ErrorPolicy.THROW,
+        tolerate_record_errors=config.skips_poison,
         error_reporting=dialect_error_reporting(config.error_handling, config.topics, config.topics_regex),
         range_split_offsets=0,
         transforms=config.transforms,

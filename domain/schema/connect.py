@@ -47,12 +47,15 @@ _PRIMITIVES = {
     "int16": "int",
     "int32": "int",
     "int64": "long",
-    "float32": "float",
-    "float64": "double",
+    "float": "float",
+    "double": "double",
     "boolean": "boolean",
     "string": "string",
     "bytes": "bytes",
 }
+"""Connect's primitive types by the names ``JsonConverter`` writes (``JsonSchema``): FLOAT32 is
+``float`` and FLOAT64 ``double``, every other type its ``Schema.Type`` name in lower case."""
+_PRIMITIVES.update({"float32": "float", "float64": "double"})  # Schema.Type's names, as hand-written schemas have them
 _CONNECT_ONLY = frozenset({"struct", "int8", "int16", "int32", "int64", "float32", "float64"})
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_DATE = date(1970, 1, 1)

@@ -42,7 +42,8 @@ from lakesink.domain.layout.field_paths import java_double
 from lakesink.domain.schema.connect import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP
 
 ConnectSchema = Mapping[str, Any]
-"""A Connect schema as JSON (the form ``JsonConverter`` uses): ``{"type": "int8"}``."""
+"""A Connect schema as JSON (the form ``JsonConverter`` uses): ``{"type": "int8"}``; FLOAT32 and
+FLOAT64 are ``float`` and ``double`` there, as JsonConverter names them."""
 
 
 class Parsed(NamedTuple):
@@ -53,7 +54,7 @@ class Parsed(NamedTuple):
 
 
 _INTEGERS = (("int8", 7), ("int16", 15), ("int32", 31), ("int64", 63))
-_NUMERIC_ORDER = {"int8": 0, "int16": 1, "int32": 2, "int64": 3, "float32": 4, "float64": 5}
+_NUMERIC_ORDER = {"int8": 0, "int16": 1, "int32": 2, "int64": 3, "float": 4, "double": 5}
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
@@ -157,9 +158,9 @@ def _number(number: Decimal) -> Parsed | None:
     if scale != 0:
         as_double = float(number)
         if abs(as_double) <= _FLOAT32_MAX:
-            return Parsed(_FLOAT32.unpack(_FLOAT32.pack(as_double))[0], {"type": "float32"})
+            return Parsed(_FLOAT32.unpack(_FLOAT32.pack(as_double))[0], {"type": "float"})
         if as_double not in (float("inf"), float("-inf")):
-            return Parsed(as_double, {"type": "float64"})
+            return Parsed(as_double, {"type": "double"})
     if scale < 0 or len(number.as_tuple().digits) > _MAX_DECIMAL_DIGITS:
         return None
     return Parsed(number, {"type": "bytes", "name": DECIMAL_NAME, "parameters": {"scale": str(scale)}})
@@ -324,9 +325,9 @@ def _common(left: ConnectSchema, right: ConnectSchema) -> ConnectSchema:
 
 
 def _widen(value: Any, type_name: str) -> Any:
-    if value is None or isinstance(value, bool) or type_name not in ("float32", "float64"):
+    if value is None or isinstance(value, bool) or type_name not in ("float", "double"):
         return value
-    if type_name == "float32":
+    if type_name == "float":
         return _FLOAT32.unpack(_FLOAT32.pack(float(value)))[0]
     return float(value)
 
@@ -352,7 +353,7 @@ def _text(value: Any, schema: ConnectSchema | None, *, embedded: bool) -> Iterat
     elif isinstance(value, float):
         yield (
             java_float(value)
-            if schema is not None and schema.get("type") == "float32"
+            if schema is not None and schema.get("type") == "float"
             else java_double(value)
         )
     elif isinstance(value, str):

@@ -58,7 +58,7 @@ def test_the_log_keys_need_no_dead_letter_topic() -> None:
 @pytest.mark.parametrize(
     ("load", "needs"),
     [
-        (lambda: lenses(**{"errors.deadletterqueue.topic.name": "dlq"}), "connect.s3.error.policy=NOOP"),
+        (lambda: lenses(**{"errors.deadletterqueue.topic.name": "dlq"}), "errors.tolerance=all or connect.s3.error.policy=NOOP"),
         (
             lambda: ConfluentSinkConfig.from_properties(
                 {**CONFLUENT, "errors.deadletterqueue.topic.name": "dlq"}

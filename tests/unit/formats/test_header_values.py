@@ -20,7 +20,7 @@ from lakesink.domain.transforms.header_values import convert_to_string, java_flo
         ("9000000000", 9_000_000_000, "int64"),
         ("7.0", 7, "int8"),  # no fraction left: an integer
         ("25e1", 250, "int16"),
-        ("0.25", 0.25, "float32"),
+        ("0.25", 0.25, "float"),
         ("true", True, "boolean"),
         ("  false\t", False, "boolean"),
         ("orders-v2", "orders-v2", "string"),
@@ -42,7 +42,7 @@ def test_null_text_is_a_null_value_without_schema():
 
 def test_a_long_fraction_is_rounded_to_float32_and_printed_with_float_digits():
     parsed = parse_string("2.718281828459045")
-    assert parsed.schema == {"type": "float32"}
+    assert parsed.schema == {"type": "float"}
     assert convert_to_string(parsed.value, parsed.schema) == "2.7182817"
     assert java_float(parsed.value) == "2.7182817"
 
