@@ -41,7 +41,7 @@ from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.schema.headers import header_schema
-from lakesink.domain.schema.model import Schema, kind, non_null
+from lakesink.domain.schema.model import Schema, is_nullable, kind, logical, non_null
 from lakesink.domain.schema.resolve import schema_for
 from lakesink.domain.transforms.header_values import convert_to_string, parse_string
 
@@ -176,8 +176,9 @@ class ByteArrayHeaderConverter:
 class JsonHeaderConverter:
     """Connect JSON: an envelope with ``schemas.enable=true`` (the default), else plain JSON.
 
-    Written back with schemas enabled, a value gets the Connect schema of its stored type when
-    that is a primitive, and a null schema otherwise (a schemaless payload JsonConverter reads).
+    Written back with schemas enabled, a value gets the Connect schema of its stored type (a
+    struct's fields, a Timestamp's name), as Connect's JsonConverter writes it; a null schema (a
+    schemaless payload JsonConverter reads) only for a type Connect cannot say (a union).
     """
 
     name = "JsonConverter"
@@ -210,6 +211,12 @@ _JSON_PRIMITIVES = {
     "string": "string",
     "bytes": "bytes",
 }
+_JSON_LOGICAL = {
+    "timestamp-millis": ("int64", "org.apache.kafka.connect.data.Timestamp"),
+    "date": ("int32", "org.apache.kafka.connect.data.Date"),
+    "time-millis": ("int32", "org.apache.kafka.connect.data.Time"),
+    "decimal": ("bytes", "org.apache.kafka.connect.data.Decimal"),
+}
 _PYTHON_PRIMITIVES = (
     (bool, "boolean"),
     (int, "int64"),
@@ -220,14 +227,53 @@ _PYTHON_PRIMITIVES = (
 
 
 def _json_schema(value: Any, schema: Schema | None) -> dict[str, Any] | None:
-    """The Connect schema of a primitive value (from its stored Avro type, else its Python type)."""
-    core = non_null(schema) if schema is not None else []
-    if len(core) == 1 and isinstance(core[0], str) and core[0] in _JSON_PRIMITIVES:
-        return {"type": _JSON_PRIMITIVES[core[0]], "optional": False}
+    """The Connect schema of a header value: its stored Avro type's, else its Python primitive's.
+
+    The whole stored type, not only a primitive: Kafka Connect's JsonConverter writes a struct's
+    or a Timestamp's schema with it, and a Connect consumer reads ``{"schema": null}`` back as a
+    map or a plain int64 (the Connect oracle test caught the difference).
+    """
+    if schema is not None:
+        return _connect_json(schema)
     for python_type, connect in _PYTHON_PRIMITIVES:
         if isinstance(value, python_type):
             return {"type": connect, "optional": False}
     return None
+
+
+def _connect_json(schema: Schema) -> dict[str, Any] | None:
+    """An Avro schema as the Connect schema JsonConverter writes; None for a union Connect lacks."""
+    core = non_null(schema)
+    if len(core) != 1:
+        return None
+    avro = core[0]
+    out: dict[str, Any] | None
+    type_name, logical_type = kind(avro), logical(avro)
+    if logical_type in _JSON_LOGICAL:
+        connect, name = _JSON_LOGICAL[logical_type]
+        out = {"type": connect, "name": name}
+        if logical_type == "decimal":
+            out["parameters"] = {"scale": str(avro.get("scale", 0)), "connect.decimal.precision": str(avro["precision"])}
+    elif type_name in _JSON_PRIMITIVES:
+        connect_type = avro.get("connect.type") if isinstance(avro, Mapping) else None
+        out = {"type": connect_type or _JSON_PRIMITIVES[type_name]}
+    elif type_name == "record":
+        fields = [_connect_json(field["type"]) for field in avro["fields"]]
+        if any(field is None for field in fields):
+            return None
+        out = {
+            "type": "struct",
+            "fields": [{**field, "field": spec["name"]} for field, spec in zip(fields, avro["fields"], strict=True)],  # type: ignore[dict-item]
+        }
+    elif type_name == "array":
+        items = _connect_json(avro["items"])
+        out = None if items is None else {"type": "array", "items": items}
+    elif type_name == "map":
+        values = _connect_json(avro["values"])
+        out = None if values is None else {"type": "map", "keys": {"type": "string", "optional": False}, "values": values}
+    else:
+        out = None
+    return None if out is None else {**out, "optional": is_nullable(schema)}
 
 
 def _connect_hint(schema: Schema | None) -> dict[str, Any] | None:

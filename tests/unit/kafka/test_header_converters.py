@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import pytest
@@ -52,3 +53,14 @@ def test_the_simple_converter_pickles_without_its_cache():
     converter.to_connect(b"12", header="h", record="t-0@1")
     copy = pickle.loads(pickle.dumps(converter))
     assert copy.to_connect(b"12", header="h", record="t-0@1") == (12, {"type": "int", "connect.type": "int8"})
+
+
+def test_json_converter_writes_back_a_struct_or_timestamp_with_its_connect_schema():
+    """Connect's JsonConverter writes a struct's fields and a Timestamp's name; a null schema would be
+    read back as a map or a plain int64 (found by tests/integration/connect_oracle)."""
+    converter = JsonHeaderConverter()
+    struct = b'{"schema":{"type":"struct","fields":[{"type":"string","optional":false,"field":"a"}],"optional":false},"payload":{"a":"b"}}'
+    stamp = b'{"schema":{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp"},"payload":1717243200000}'
+    for data in (struct, stamp):
+        value, schema = converter.to_connect(data, header="h", record="t-0@1")
+        assert json.loads(converter.from_connect(value, schema) or b"") == json.loads(data)
