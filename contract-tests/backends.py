@@ -56,6 +56,9 @@ class Harness:
     shared_bucket: str | None = None  # real accounts: use this bucket, isolate by prefix
     network: bool = True
     stores: dict[str, ObjectStore] = field(default_factory=dict)
+    #: objects are files of a POSIX tree (versitygw): a key ending in "/" is a directory and takes no
+    #: data, an empty segment ("a//b") lists back collapsed; lakesink's own keys have neither
+    keys_are_paths: bool = False
 
     def store(self, **overrides: Any) -> ObjectStore:
         """A store of this backend; settings fields in ``overrides`` replace the defaults."""

@@ -22,6 +22,7 @@ from lakesink.domain.config.backends import AzureSettings  # noqa: E402
 from lakesink.domain.config.secret import Secret  # noqa: E402
 from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs, start_moto  # noqa: E402
 from tests.support.fault_proxy import FaultProxy  # noqa: E402
+from tests.support.versitygw import VersityGw, serve_versitygw  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -44,6 +45,10 @@ def azurite_server(request: pytest.FixtureRequest) -> Server:
     return serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
 
 
+#: versitygw, a real S3-compatible server (tests/support/versitygw.py); skips when it is not built
+versitygw_server = pytest.fixture(scope="session")(serve_versitygw)
+
+
 def _require_env(*names: str) -> list[str]:
     missing = [n for n in names if not os.environ.get(n)]
     if missing:
@@ -63,6 +68,16 @@ def _s3(request: pytest.FixtureRequest) -> Harness:
     server = request.getfixturevalue("moto_server")
     denied = request.getfixturevalue("moto_auth_server")
     return S3Harness("s3", server.url, "testing", "testing", denied_endpoint=denied.url)
+
+
+def _versitygw(request: pytest.FixtureRequest) -> Harness:
+    server: VersityGw = request.getfixturevalue("versitygw_server")
+    endpoint = server.endpoint
+    # versitygw checks signatures: a wrong key on its own endpoint is refused, no second server needed
+    harness = S3Harness("versitygw", endpoint.url, endpoint.access_key, endpoint.secret_key,
+                        denied_endpoint=endpoint.url)
+    harness.keys_are_paths = True
+    return harness
 
 
 def _gcs(request: pytest.FixtureRequest) -> Harness:
@@ -96,7 +111,8 @@ def _azure_real(request: pytest.FixtureRequest) -> Harness:
 
 
 #: backend name → harness factory; a new backend joins the suite with one entry here.
-HARNESS_FACTORIES = {"memory": _memory, "local": _local, "s3": _s3, "gcs": _gcs, "azure": _azure}
+HARNESS_FACTORIES = {"memory": _memory, "local": _local, "s3": _s3, "versitygw": _versitygw, "gcs": _gcs,
+                     "azure": _azure}
 #: real accounts, and the variable that switches each on (the suite does not list them otherwise,
 #: so a normal run is not cluttered with a hundred skips per missing account).
 REAL_ACCOUNT_FACTORIES = {
@@ -107,8 +123,8 @@ REAL_ACCOUNT_FACTORIES = {
 }
 HARNESS_FACTORIES.update({name: factory for name, (switch, factory) in REAL_ACCOUNT_FACTORIES.items()
                           if os.environ.get(switch)})
-_MARKS = {"s3": pytest.mark.s3, "aws": pytest.mark.s3, "minio": pytest.mark.s3, "gcs": pytest.mark.gcs,
-          "gcs-real": pytest.mark.gcs, "azure": pytest.mark.azure, "azure-real": pytest.mark.azure}
+_MARKS = {"s3": pytest.mark.s3, "versitygw": pytest.mark.s3, "aws": pytest.mark.s3, "minio": pytest.mark.s3,
+          "gcs": pytest.mark.gcs, "gcs-real": pytest.mark.gcs, "azure": pytest.mark.azure, "azure-real": pytest.mark.azure}
 
 
 @pytest.fixture(scope="session", params=[

@@ -164,7 +164,12 @@ def test_store_survives_a_pickle_round_trip_and_still_reads_and_writes(target: T
     "dir/",
     "double//slash",
 ])
-def test_keys_with_special_characters_round_trip_and_list_back_verbatim(target: Target, name: str) -> None:
+def test_keys_with_special_characters_round_trip_and_list_back_verbatim(
+    target: Target, name: str, request: pytest.FixtureRequest
+) -> None:
+    if target.harness.keys_are_paths and (name.endswith("/") or "//" in name):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            f"{target.harness.name} stores objects as files: no data under a key ending in '/', '//' lists as '/'")))
     key = target.key(name)
     target.store.put(target.bucket, key, b"v")
     assert target.store.get(target.bucket, key).data == b"v"

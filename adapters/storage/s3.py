@@ -42,6 +42,7 @@ from lakesink.adapters.storage.sdk_call import sdk_call
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.errors import (
     AccessDeniedError,
+    BucketNotFoundError,
     ConfigError,
     ObjectNotFoundError,
     PreconditionFailedError,
@@ -170,7 +171,18 @@ class S3ObjectStore:
         return self._server_pages(bucket, prefix, delimiter, start_after, page_size)
 
     def check_bucket(self, bucket: str) -> None:
-        self._call(bucket, None, "HeadBucket", lambda: self.client.head_bucket(Bucket=bucket))
+        """HeadBucket; a 404 is confirmed by a listing, whose answer has a body to say why.
+
+        A HEAD answer carries no error code, and a 404 is not always a missing bucket: versitygw answers
+        an unknown access key with 404 ``XAdminUserNotFound``. The listing tells ``NoSuchBucket`` from
+        that refusal (one more request, on the failure path only).
+        """
+        try:
+            self._call(bucket, None, "HeadBucket", lambda: self.client.head_bucket(Bucket=bucket))
+        except BucketNotFoundError:
+            # raises NoSuchBucket as BucketNotFoundError, or the refusal; a listing that answers means the
+            # bucket exists now (created between the two requests)
+            self._call(bucket, None, "ListObjectsV2", lambda: self.client.list_objects_v2(Bucket=bucket, MaxKeys=1))
 
     # --- client lifecycle -----------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ _PRECONDITION = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
 _DENIED = {
     "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403", "Forbidden", "ExpiredToken",
     "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
+    "XAdminUserNotFound",  # versitygw's answer to an unknown access key, with status 404 (AWS: 403)
 }
 _TRANSIENT = {
     "SlowDown", "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled",
@@ -39,7 +40,8 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
     """The lakesink error for ``exc``; ``exc`` itself when it is not a storage failure.
 
     A bare 404 without a code (HEAD responses have no body) becomes ObjectNotFoundError when a key
-    is involved; callers that must tell a missing bucket apart check the bucket afterwards.
+    is involved; callers that must tell a missing bucket apart check the bucket afterwards. A code
+    that denies access wins over the status: versitygw refuses an unknown access key with a 404.
     """
     from botocore import exceptions as boto_errors
 
@@ -49,13 +51,15 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
         code = str(error.get("Code", ""))
         status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
         detail = f"{code or status}: {error.get('Message', '')}".rstrip(": ")
+        if code in _DENIED:
+            return AccessDeniedError(f"Access denied to {where} ({detail}).")
         if code in _MISSING_BUCKET or (key is None and status == 404):
             return BucketNotFoundError(f"Bucket {bucket} does not exist ({detail}).")
         if code in _MISSING_KEY or status == 404:
             return ObjectNotFoundError(f"Object {where} does not exist ({detail}).")
         if code in _PRECONDITION or status == 412:
             return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
-        if code in _DENIED or status in (401, 403):
+        if status in (401, 403):
             return AccessDeniedError(f"Access denied to {where} ({detail}).")
         if code in _TRANSIENT or (code not in _NEVER_SERVED and transient_status(status)):
             return TransientStorageError(f"S3 request on {where} failed transiently ({detail}).")
