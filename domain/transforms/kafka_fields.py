@@ -324,6 +324,8 @@ class MaskField:
         """The mask of one field value (null stays null)."""
         if value is None:
             return None
+        if connect == "STRUCT":  # a struct is a Mapping here, but Connect's Struct has no mask
+            raise RecordError("Cannot mask value of type: Struct")
         return _blank(value) if self.replacement is None else _replacement(value, self.replacement, connect)
 
     def apply(self, record: Record) -> Record:

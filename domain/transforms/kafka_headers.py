@@ -87,9 +87,15 @@ def _names_a_type(schema: Any) -> bool:
         return schema not in PRIMITIVES
     if isinstance(schema, list):
         return any(_names_a_type(branch) for branch in schema)
-    if schema.get("type") in NAMED:
+    kind = schema.get("type")
+    if kind in NAMED:
         return True
-    return any(_names_a_type(schema[part]) for part in ("items", "values", "type") if part in schema)
+    if kind == "array":
+        return _names_a_type(schema["items"])
+    if kind == "map":
+        return _names_a_type(schema["values"])
+    # "array" and "map" themselves name no type: an array or map of primitives keeps its schema
+    return _names_a_type(kind) if not isinstance(kind, str) else kind not in PRIMITIVES
 
 
 def header_from(options: TransformOptions, clock: Clock, part: Part) -> HeaderFrom:

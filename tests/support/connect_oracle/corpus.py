@@ -247,6 +247,19 @@ MESSAGES: dict[str, Message] = {
         b"k", envelope(s("bytes", name=DECIMAL, parameters={"scale": "3"}), 12.345), converters={**KEY_STRING, **JSON_ON}
     ),
     "null-schema-envelope": Message(b"k", envelope(None, {"a": 1, "b": [True, None]}), converters={**KEY_STRING, **JSON_ON}),
+    "numbers": Message(
+        b"",
+        envelope(
+            struct(
+                s("float", field="f"), s("double", field="d"), s("int64", field="big"), s("int8", field="i8"),
+                s("string", field="t"), s("string", field="n"), s("double", field="neg"), s("boolean", field="b"),
+                s("string", True, default="dflt", field="withdefault"), struct(field="empty"),
+            ),
+            {"f": 0.1, "d": 0.1, "big": 9007199254740993, "i8": 127, "t": "true", "n": "300", "neg": -2.75,
+             "b": False, "withdefault": None, "empty": {}},
+        ),
+        converters={**KEY_STRING, **JSON_ON},
+    ),
     "string-value": Message(b"k", "plain text ☕".encode(), converters={**KEY_STRING, **converter("value", STRING)}),
     "json-headers": Message(
         b"k",
@@ -320,6 +333,37 @@ CHAINS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
     "cast-string-to-number": (transforms(step("Cast$Value", spec="name:int32")), ("order", "schemaless")),
     "cast-whole": (transforms(step("Cast$Value", spec="string")), ("primitive", "primitive-string", "string-value")),
     "cast-whole-int": (transforms(step("Cast$Value", spec="int32")), ("primitive", "schemaless")),
+    "cast-numbers": (
+        transforms(step("Cast$Value", spec="f:float64,d:float32,big:int8,i8:string,t:boolean,n:int16,neg:int32,b:string")),
+        ("numbers",),
+    ),
+    "cast-string-to-bool": (transforms(step("Cast$Value", spec="t:boolean,n:float32")), ("numbers",)),
+    "cast-replace-null-default": (
+        transforms(step("Cast$Value", spec="withdefault:string", replace_null_with_default="false")),
+        ("numbers",),
+    ),
+    "mask-numbers": (transforms(step("MaskField$Value", fields="f,d,big,i8,t,b,empty,withdefault")), ("numbers",)),
+    "extract-default": (transforms(step("ExtractField$Value", field="withdefault")), ("numbers",)),
+    "extract-default-off": (
+        transforms(step("ExtractField$Value", field="withdefault", replace_null_with_default="false")),
+        ("numbers",),
+    ),
+    "flatten-empty": (transforms(step("Flatten$Value")), ("numbers",)),
+    "insert-header-typed": (
+        transforms(
+            step("InsertHeader", header="d", value_literal="2024-06-01"),
+            step("InsertHeader", header="f", value_literal="0.1"),
+            step("InsertHeader", header="e", value_literal=""),
+            step("InsertHeader", header="m", value_literal="{a:1}"),
+        ),
+        ("schemaless",),
+    ),
+    "header-from-numbers": (
+        transforms(step("HeaderFrom$Value", fields="f,d,big,empty", headers="hf,hd,hbig,hempty", operation="copy")),
+        ("numbers",),
+    ),
+    "insert-field-numbers": (transforms(step("InsertField$Value", timestamp_field="ts", offset_field="o")), ("numbers", "null-key-no-timestamp")),
+    "ts-router-no-ts": (transforms(step("TimestampRouter", topic_format="x-${timestamp}")), ("null-key-no-timestamp",)),
     "cast-bad-type": (transforms(step("Cast$Value", spec="id:uuid")), ("order",)),
     "cast-key": (transforms(step("Cast$Key", spec="id:string")), ("nested", "schemaless")),
     "ts-to-string": (
@@ -386,6 +430,10 @@ CHAINS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
     "header-from-move": (
         transforms(step("HeaderFrom$Value", fields="id,user", headers="h_id,h_user", operation="move")),
         STRUCTURED,
+    ),
+    "header-from-struct": (
+        transforms(step("HeaderFrom$Value", fields="customer,tags,attrs,geo", headers="c,t,a,g", operation="move")),
+        ("nested",),
     ),
     "header-from-key": (transforms(step("HeaderFrom$Key", fields="id", headers="kid", operation="copy")), ("nested", "schemaless")),
     "filter-topic": (

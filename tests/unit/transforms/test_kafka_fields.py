@@ -215,6 +215,15 @@ def test_mask_field_bytes_and_tombstones_fail_as_in_kafka(smt):
         smt("MaskField$Value", fields="b").apply(rec(None))
 
 
+def test_mask_field_refuses_a_struct_field_as_kafka_does(smt):
+    """Kafka masks a schemaless map to {} but has no mask for a Struct (the Connect oracle found
+    lakesink blanking it): a poison record, with or without a replacement."""
+    schema = {"type": "record", "fields": [{"name": "inner", "type": {"type": "record", "name": "In", "fields": []}}]}
+    with pytest.raises(RecordError, match="Cannot mask value of type: Struct"):
+        smt("MaskField$Value", fields="inner").apply(rec({"inner": {}}, schema))
+    assert smt("MaskField$Value", fields="inner").apply(rec({"inner": {"a": 1}})).value == {"inner": {}}
+
+
 def test_mask_field_config_errors(smt):
     with pytest.raises(ConfigError, match=r"transforms\.x\.fields"):
         smt("MaskField$Value")

@@ -34,6 +34,24 @@ def test_header_from_move_with_schema_drops_the_field_from_the_schema(smt):
     assert out.headers[-2:] == (("dup", "a"), ("dup", "p1"))
 
 
+def test_header_from_keeps_the_schema_of_an_array_or_map_field(smt):
+    """A map of int32 stays a map header (the Connect oracle found it inferred as a record of longs);
+    only a field holding a named type (a record) gets its header schema from the value."""
+    schema = {
+        "type": "record",
+        "name": "Bag",
+        "fields": [
+            {"name": "attrs", "type": {"type": "map", "values": "int"}},
+            {"name": "tags", "type": {"type": "array", "items": "string"}},
+            {"name": "inner", "type": {"type": "array", "items": {"type": "record", "name": "In", "fields": []}}},
+        ],
+    }
+    out = smt("HeaderFrom$Value", fields="attrs,tags,inner", headers="a,t,i", operation="copy").apply(
+        rec({"attrs": {"x": 1}, "tags": ["a"], "inner": [{}]}, schema)
+    )
+    assert out.header_schemas[-3:] == ({"type": "map", "values": "int"}, {"type": "array", "items": "string"}, None)
+
+
 def test_header_from_key_and_errors(smt):
     out = smt("HeaderFrom$Key", fields="k", headers="key-k", operation="move").apply(rec(None))
     assert (out.key, out.headers[-1]) == ({}, ("key-k", 1))
