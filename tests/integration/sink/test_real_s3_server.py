@@ -9,6 +9,7 @@ source had it. See docs/storage.md, "A real S3-compatible server".
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -26,7 +27,9 @@ from lakesink.domain.commit.store_probe import checksum_probe_key, ignored_condi
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.errors import ConfigError
 from tests.integration.restore.conftest import by_partition, read_topic
+from tests.support.faulty_store import ConditionsIgnored
 from tests.support.versitygw import VersityGw, serve_versitygw
 
 pytestmark = [pytest.mark.integration, pytest.mark.s3]
@@ -126,3 +129,39 @@ def _in_partition_order(records: list[ProducedRecord]) -> list[tuple[int, Produc
         numbered.append((seen[record.partition], record))
         seen[record.partition] += 1
     return numbered
+
+
+def test_single_writer_mode_on_versitygw_when_its_conditions_are_ignored(  # type: ignore[no-untyped-def]
+    spark, kafka: BrokerHandle, versitygw: VersityGw, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fallback a store that ignores If-None-Match / If-Match gets (the probe's other verdict):
+    versitygw enforces them, so a wrapper drops them on their way to it. With
+    exactly.once.single.writer the sink runs with one WARN, every record lands once and the probe
+    object is gone; without it the sink is refused before it writes anything (docs/sink.md)."""
+    source = f"src-{uuid.uuid4().hex[:8]}"
+    bucket = _bucket(versitygw)
+    kafka.produce(source, _originals(12))
+    properties = {
+        **versitygw.endpoint.connector_settings(),
+        "name": f"sink-{source}",
+        "topics": source,
+        "bootstrap.servers": kafka.bootstrap_servers,
+        "connect.s3.kcql": f"INSERT INTO {bucket}:out SELECT * FROM {source} STOREAS `JSON` "
+                           "PROPERTIES('store.envelope'=true, 'flush.count'=4)",
+    }
+    lying = ConditionsIgnored(open_store("s3", _settings(versitygw)))
+    refused = sink_run(ConnectorSettings.from_properties(properties, role="sink"), spark, once=True,
+                       checkpoint_dir=str(tmp_path / "ck-refused"), store=lying)
+    with pytest.raises(ConfigError, match="ignores conditional writes"):
+        refused.run(timeout_s=120)
+    written = S3Bucket(versitygw.endpoint, bucket)
+    assert written.list() == []
+
+    single = ConnectorSettings.from_properties({**properties, "connect.s3.exactly.once.single.writer": "true"},
+                                               role="sink")
+    with caplog.at_level(logging.WARNING, logger="lakesink.application.sink_run"):
+        sink_run(single, spark, once=True, checkpoint_dir=str(tmp_path / "ck"), store=lying).run(timeout_s=120)
+    assert len([r for r in caplog.records if "no fencing of a second writer" in r.getMessage()]) == 1
+    stored = Counter((row.partition, row.offset) for o in written.list("out/") for row in written.rows(o.key))
+    assert sum(stored.values()) == 12 and set(stored.values()) == {1}
+    assert written.list(f".indexes/{properties['name']}/.probes/") == []
