@@ -30,6 +30,7 @@ from pathlib import Path
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import (
     AdminClient,
+    NewTopic,
     ScramCredentialInfo,
     ScramMechanism,
     UserScramCredentialUpsertion,
@@ -79,8 +80,9 @@ def kafka_version() -> str:
 class ApacheKafka(BrokerHandle):
     """A single-node Apache Kafka in KRaft mode on 127.0.0.1; use as a context manager.
 
-    :meth:`stop` and :meth:`start` restart it on the same ports with the same data (the broker-outage
-    tests); :meth:`close` stops it and removes its directory, keeping its log when asked to.
+    :meth:`stop_broker` and :meth:`start_broker` restart it on the same ports with the same data (the
+    broker-outage test, as with tests/support/mock_cluster.py); :meth:`close` stops it and removes its
+    directory, keeping its log when asked to.
     """
 
     def __init__(self, workdir: Path | None = None) -> None:
@@ -143,7 +145,11 @@ class ApacheKafka(BrokerHandle):
             )
         self._wait_until_serving(timeout_s)
 
-    def stop(self) -> None:
+    def start_broker(self) -> None:
+        """Start the stopped broker again, with every record it held."""
+        self.start()
+
+    def stop_broker(self) -> None:
         """Stop the broker as an operator does (SIGTERM, a controlled shutdown); its data stays."""
         if self._process is None:
             return
@@ -171,6 +177,13 @@ class ApacheKafka(BrokerHandle):
     def admin(self) -> AdminClient:
         """An admin client on the plaintext listener (a super user)."""
         return AdminClient({"bootstrap.servers": self.bootstrap_servers})
+
+    def create_topic(self, name: str, partitions: int, **config: str) -> None:
+        """Create ``name`` with ``partitions`` partitions and topic ``config`` (``cleanup.policy``...)."""
+        admin = self.admin()
+        topic = NewTopic(name, num_partitions=partitions, replication_factor=1, config=config)
+        for future in admin.create_topics([topic]).values():
+            future.result(30)
 
     def add_scram_user(self, user: str, password: str) -> None:
         """Create (or change the password of) a SCRAM-SHA-512 user; no ACL is granted."""

@@ -52,9 +52,9 @@ _STRUCT_HEADER = (
     "optional, an empty struct a map), since the envelope cannot define the value's record twice"
 )
 _FLOAT32 = (
-    "NOT deliberate, reported: a FLOAT32 field read by JsonConverter keeps the JSON's double (0.1) where "
-    "Connect rounds it to a float (0.10000000149011612); it shows after a Cast to float64 or a HeaderFrom. "
-    "The fix belongs in adapters/kafka/connect_json.py (the float/double naming work owns that file)"
+    "a FLOAT32 field keeps the number as written (0.1) where Connect holds a Java float "
+    "(0.10000000149011612 once widened): rounding a Python double would change every JSON, CSV and Avro "
+    "file, where Connect prints the float's shortest form; it shows after a Cast to float64 or a HeaderFrom"
 )
 DEVIATIONS = (
     Deviation(

@@ -5,32 +5,38 @@ JSON for PARQUET, non-UTF-8 under TEXT (JsonConverter), a record larger than ``f
 poison: it gets a file of its own); with the Avro converter, a wrong magic byte, an unknown schema
 id and an Avro schema Parquet cannot represent (a union of several types).
 
-The librdkafka mock broker acknowledges a transaction's offset commit without storing it (and has
-no transactional isolation), so the crash test commits the marks the transaction carried itself,
-as a broker would have stored them, before the restart: what it proves is that the restarted
-driver reads those marks and does not send the redone batch's dead letters again.
+The crash and fencing tests run on Apache Kafka (the librdkafka mock acknowledges a transaction's
+offset commit without storing it and has no transactional isolation): the sink is killed with
+SIGKILL the moment its dead-letter transaction (the letters and the group's marks) committed, before
+the store's locks; the restarted sink redoes the batch, reads the marks and sends no letter again.
 """
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 from pyspark.sql import SparkSession
 
-from lakesink.adapters.kafka.dead_letter_queue import dead_letter_id
+from lakesink.adapters.kafka.dead_letter_queue import KafkaDeadLetterQueue, dead_letter_id
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.storage import open_store
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.error_reporting import ErrorReporting
+from lakesink.domain.dead_letters import DeadLetter, Stage
+from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import data_keys, local_props, run_sink
-from tests.support.faulty_store import CrashBeforeCommit
+from tests.support.kafka_broker import REPO, ApacheKafka
 from tests.support.schema_registry_double import SchemaRegistryDouble, confluent_avro
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -48,11 +54,12 @@ def _record(value: bytes, index: int) -> ProducedRecord:
 def _dead_letters(kafka: EmbeddedKafka, topic: str) -> list[Any]:
     """Every message of the dead-letter topic (all partitions), in (partition, offset) order.
 
-    Read until each partition's position reaches its high watermark: a transaction's commit marker
-    takes an offset of its own, so the watermarks do not count messages.
+    Read committed, until each partition's position reaches its high watermark: a transaction's
+    commit marker takes an offset of its own, so the watermarks do not count messages.
     """
     marks = {p: bounds for p, bounds in kafka.watermarks(topic).items() if bounds[1] > bounds[0]}
-    consumer = Consumer({"bootstrap.servers": kafka.bootstrap_servers, "group.id": unique_name("read")})
+    consumer = Consumer({"bootstrap.servers": kafka.bootstrap_servers, "group.id": unique_name("read"),
+                         "isolation.level": "read_committed"})
     try:
         consumer.assign([TopicPartition(topic, p, low) for p, (low, _high) in marks.items()])
         messages: list[Any] = []
@@ -130,27 +137,31 @@ def json_sink(
     yield props, open_store(settings.backend, settings.storage), names
 
 
-def test_poison_records_reach_the_dead_letter_topic_once_across_a_crash_before_the_commit(
+def test_poison_records_reach_the_dead_letter_topic_once_across_a_kill_9_after_the_letters(
     spark: SparkSession,
-    kafka: EmbeddedKafka,
+    apache_kafka: ApacheKafka,
     tmp_path: Path,
     json_sink: tuple[dict[str, str], ObjectStore, dict[str, str]],
 ) -> None:
+    kafka = apache_kafka
     props, store, names = json_sink
-    with pytest.raises(Exception, match="simulated crash"):
-        run_sink(spark, props, tmp_path / "ck", store=CrashBeforeCommit(store))
-    sent = _dead_letters(kafka, names["dlq"])
-    assert len(sent) == 2
-    # the broker would have stored the transaction's marks (the mock drops them): the batch's ends + 1
-    group = Consumer(
-        {"bootstrap.servers": kafka.bootstrap_servers, "group.id": dead_letter_id(props["name"])}
+    config = tmp_path / "sink.json"
+    config.write_text(json.dumps(props))
+    killed = subprocess.run(
+        [sys.executable, "-m", "tests.support.die_after",
+         "lakesink.adapters.kafka.dead_letter_queue:KafkaDeadLetterQueue.send", "--",
+         "sink", "--config", str(config), "--once", "--checkpoint", str(tmp_path / "ck-killed")],
+        cwd=REPO, start_new_session=True, capture_output=True, text=True, timeout=180,
     )
-    marks = [
-        TopicPartition(names[kind], 0, kafka.watermarks(names[kind])[0][1])
-        for kind in ("parquet", "text", "big")
-    ]
-    group.commit(offsets=marks, asynchronous=False)
-    group.close()
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert "die_after: KafkaDeadLetterQueue.send returned" in killed.stderr
+    assert _committed(store, props["name"], names["text"]) is None, "the killed run committed its locks"
+    assert len(_dead_letters(kafka, names["dlq"])) == 2
+    # the transaction stored the batch's ends + 1 for the group, read back with the admin client
+    sources = [names[kind] for kind in ("parquet", "text", "big")]
+    assert _group_offsets(kafka, dead_letter_id(props["name"])) == {
+        (topic, 0): kafka.watermarks(topic)[0][1] for topic in sources
+    }
 
     job = run_sink(spark, props, tmp_path / "ck")
 
@@ -185,6 +196,44 @@ def test_poison_records_reach_the_dead_letter_topic_once_across_a_crash_before_t
     big_files = [store.get("bkt", key).data for key in _stored(store, "big/")]
     assert sorted(json.loads(line)["id"] for data in big_files for line in data.splitlines()) == [0, 1, 2]
     assert [[json.loads(line)["id"] for line in data.splitlines()] for data in big_files] == [[0, 1], [2]]
+
+
+def _committed(store: ObjectStore, connector: str, topic: str) -> int | None:
+    """The committed offset of partition 0 of ``topic`` in the connector's master lock (None: none yet)."""
+    lock = store.get("bkt", f".indexes/{connector}/.locks/Topic({topic})/0.lock").data
+    return json.loads(lock)["committedOffset"]
+
+
+def _group_offsets(kafka: ApacheKafka, group: str) -> dict[tuple[str, int], int]:
+    """The committed offsets of ``group``, from the admin API (what kafka-consumer-groups shows)."""
+    admin = kafka.admin()
+    listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
+    found = listed[group].result(30).topic_partitions
+    return {(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}
+
+
+def test_a_second_run_of_the_connector_fences_the_first_run_s_dead_letter_queue(apache_kafka: ApacheKafka) -> None:
+    """Both runs use the transactional id ``lakesink-dlq-<name>``: opening the second bumps its epoch, so
+    the first can commit nothing more; only the second's letters and marks are visible."""
+    source, dlq, name = unique_name("src"), unique_name("dlq"), unique_name("fenced")
+    apache_kafka.produce(source, [_record(b"{bad", index) for index in range(2)])
+    client = {"bootstrap.servers": apache_kafka.bootstrap_servers}
+    reporting = ErrorReporting(dlq_topic=dlq)
+    letters = [
+        DeadLetter(source, 0, offset, TS + offset, b"k", b"{bad", (), Stage.VALUE_CONVERTER,
+                   "org.apache.kafka.connect.json.JsonConverter", "RecordError", f"letter {offset}")
+        for offset in range(2)
+    ]
+    first = KafkaDeadLetterQueue(client, connector=name, reporting=reporting)
+    second = KafkaDeadLetterQueue(client, connector=name, reporting=reporting)
+    try:
+        with pytest.raises(CommitConflictError, match="another run of connector"):
+            first.send(letters[:1], {(source, 0): 1})
+        second.send(letters[1:], {(source, 0): 2})
+    finally:
+        second.close()
+    assert [m.offset() for m in _dead_letters(apache_kafka, dlq)] == [0]  # the second's letter only
+    assert _group_offsets(apache_kafka, dead_letter_id(name)) == {(source, 0): 2}
 
 
 def test_avro_poison_of_an_at_least_once_sink_goes_to_the_dead_letter_topic_without_context_headers(
