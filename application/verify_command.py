@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.reachability import kafka_topics
+from lakesink.adapters.kafka.record_offsets import record_offsets
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage import open_store
@@ -65,6 +66,10 @@ def kafka_view(settings: ConnectorSettings) -> KafkaView:
         kafka_topics(config, timeout_s=KAFKA_TIMEOUT_S)
         metadata = TopicMetadata(config, timeout_s=KAFKA_TIMEOUT_S)
         selection = TopicSelection(",".join(settings.topics) or None, settings.topics_regex)
-        return KafkaView(tuple(metadata.partitions(selection)), metadata)
+        client = connector_client_settings(settings)
+        return KafkaView(
+            tuple(metadata.partitions(selection)), metadata,
+            records=lambda where, start, end: record_offsets(client, *where, start, end, timeout_s=KAFKA_TIMEOUT_S),
+        )
     except (LakesinkError, ConnectionError) as error:
         return KafkaView(error=settings.hidden.scrub(str(error)))

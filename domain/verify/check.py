@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from lakesink.domain.commit.range_plans import RangePlan, pending_plans
 from lakesink.domain.verify.claims import Evidence, OffsetClaim
+from lakesink.domain.verify.record_offsets import gaps_with_records
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,9 @@ class PartitionFacts:
     plans: tuple[RangePlan, ...] = ()
     topic_start: int | None = None
     topic_end: int | None = None
+    records: tuple[int, ...] | None = None
+    """The offsets holding a record, from the topic's start to the checked end, when verify read them
+    (only where the dense check found gaps): offsets without one are then no gap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,9 @@ class PartitionCheck:
     orphans: tuple[Beyond, ...]
     pending: tuple[Beyond, ...]
     unreadable: tuple[tuple[str, str], ...] = ()
+    without_records: int = 0
+    """Offsets in the dense check's gaps that hold no record in Kafka (markers, aborted or compacted
+    records): not gaps."""
 
     @property
     def lag(self) -> int | None:
@@ -106,10 +113,14 @@ def check_partition(
     runs = sorted((first, last, c.key) for c in below for first, last in c.runs)
     first_stored = runs[0][0] if runs else None
     last_stored = max((last for _, last, _ in runs), default=None)
+    without_records = 0
     if any(c.evidence is Evidence.UNPROVEN for c in below):
         gaps, duplicates = (), ()
     elif runs:
-        gaps, duplicates = _sweep(runs, facts.committed if facts.indexed else last_stored)
+        end = facts.committed if facts.indexed else last_stored
+        gaps, duplicates = _sweep(runs, end)
+        if gaps and facts.records is not None and end is not None:
+            gaps, without_records = gaps_with_records(below, gaps, facts.records, end)
     else:  # a lock with nothing stored below it: at least its own offset is missing
         gaps, duplicates = (((facts.committed, facts.committed),) if facts.committed is not None else ()), ()
     return PartitionCheck(
@@ -124,6 +135,7 @@ def check_partition(
         orphans=orphans,
         pending=pending,
         unreadable=tuple(unreadable),
+        without_records=without_records,
     )
 
 

@@ -16,8 +16,8 @@ proves nothing about the others. What else is needed depends on how records reac
   the orphan and layout checks apply (``UNPROVEN``).
 
 Ranges assume the topic's offsets are dense: offsets Kafka never gave a record (compaction,
-transaction markers) cannot be told from lost records without reading the topic, and are reported
-as gaps (docs/verify.md).
+transaction markers) cannot be told from lost records without reading the topic; where that finds
+gaps, :mod:`~lakesink.domain.verify.record_offsets` sweeps again over the offsets read (docs/verify.md).
 """
 
 from __future__ import annotations

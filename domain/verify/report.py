@@ -116,6 +116,7 @@ def _partition_json(check: PartitionCheck) -> dict[str, object]:
         "orphans": [_beyond_json(b) for b in check.orphans],
         "pending": [_beyond_json(b) for b in check.pending],
         "unreadable": [{"key": key, "error": error} for key, error in check.unreadable],
+        "offsets_without_records": check.without_records,
     }
 
 
@@ -142,6 +143,11 @@ def _partition_text(check: PartitionCheck) -> list[str]:
         f"{check.objects} objects, {check.records} records; {evidence}",
     ]
     lines.extend(_listed("gap", [f"offsets {a}..{b} in no object" for a, b in check.gaps]))
+    if check.without_records:
+        lines.append(
+            f"  note: {check.without_records} offsets hold no record in Kafka (transaction markers, aborted or "
+            "compacted records): not gaps"
+        )
     lines.extend(
         _listed(
             "duplicate",
