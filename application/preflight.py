@@ -13,8 +13,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
+from lakesink.adapters.kafka.authorization import check_group, check_topics
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
+from lakesink.adapters.kafka.dead_letter_queue import dead_letter_id
+from lakesink.adapters.kafka.group_offsets import connect_group_id
 from lakesink.adapters.kafka.reachability import kafka_topics
 from lakesink.adapters.storage import open_store
 from lakesink.domain.config.aiven_sink import is_aiven_sink
@@ -49,8 +53,10 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
     Every message is scrubbed of the values config providers supplied (``${env:…}`` servers too).
     """
     check_sink_buckets(settings)
+    config = admin_config(connector_client_settings(settings))
     with _scrubbed(settings.hidden):
-        topics = kafka_topics(admin_config(connector_client_settings(settings)))
+        topics = kafka_topics(config)
+        check_sink_access(settings, config)
     missing = [topic for topic in settings.topics if topic not in topics]
     if missing:
         logger.warning(
@@ -59,6 +65,26 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
                 f"yet; the sink reads {'them' if len(missing) > 1 else 'it'} once created"
             )
         )
+
+
+def check_sink_access(settings: ConnectorSettings, config: Mapping[str, Any]) -> None:
+    """Check the ACLs a sink run needs (docs/operations.md, "Kafka ACLs"), each in one request.
+
+    READ on its topics (a topic it may not DESCRIBE is otherwise left out of the metadata, as if it
+    did not exist), READ on group ``connect-<name>`` when at-least-once, and with a dead-letter topic
+    WRITE on it and READ on group ``lakesink-dlq-<name>`` (its transactional id is checked when the
+    queue opens: only initialising it tells).
+
+    Raises:
+        KafkaAccessDeniedError: the first ACL missing.
+    """
+    check_topics(config, dict.fromkeys(settings.topics, ("READ",)))
+    if not settings.exactly_once:
+        check_group(config, connect_group_id(settings.name))
+    dlq_topic = settings.error_reporting.dlq_topic
+    if dlq_topic is not None:
+        check_topics(config, {dlq_topic: ("WRITE",)})
+        check_group(config, dead_letter_id(settings.name))
 
 
 def check_sink_buckets(settings: ConnectorSettings) -> None:
@@ -89,7 +115,21 @@ def check_restore_environment(
         store = open_store(plan.backend, plan.storage)
         for bucket in sorted({root.bucket for root in plan.roots}):
             _checked(keys, store.check_bucket, bucket)
-        kafka_topics(admin_config(plan.producer))
+        config = admin_config(plan.producer)
+        kafka_topics(config)
+        check_restore_access(plan, config)
+
+
+def check_restore_access(plan: RestorePlan, config: Mapping[str, Any]) -> None:
+    """Check the ACLs a restore needs on the topics that exist: WRITE on its target topics, READ and
+    WRITE on its progress topic (CREATE on a progress topic still to create, and WRITE on its
+    transactional ids, are checked by the requests that need them).
+
+    Raises:
+        KafkaAccessDeniedError: the first ACL missing.
+    """
+    check_topics(config, {root.topic: ("WRITE",) for root in plan.roots if root.topic})
+    check_topics(config, {plan.progress_topic: ("READ", "WRITE")})
 
 
 @contextmanager

@@ -109,6 +109,11 @@ class KafkaUnavailableError(LakesinkError, ConnectionError):
     """No Kafka broker answered: the environment's problem (exit 1), not the config's."""
 
 
+class KafkaAccessDeniedError(ConfigError, PermissionError):
+    """Kafka refused the client's principal an operation (a missing ACL): the config's problem (exit 2),
+    since granting the ACL the message names, not retrying, is what fixes it."""
+
+
 # --- commit --------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
+from lakesink.adapters.kafka.authorization import Acl, denial, denied_as
 from lakesink.adapters.kafka.client_config import (
     SettingValue,
     consumer_config,
@@ -25,7 +26,12 @@ from lakesink.adapters.kafka.client_config import (
 )
 from lakesink.domain.config.error_reporting import ErrorReporting
 from lakesink.domain.dead_letters import DeadLetter
-from lakesink.domain.errors import CommitConflictError, KafkaUnavailableError, RecordError
+from lakesink.domain.errors import (
+    CommitConflictError,
+    KafkaAccessDeniedError,
+    KafkaUnavailableError,
+    RecordError,
+)
 
 _TIMEOUT_S = 60.0
 _TRANSACTION_TIMEOUT_MS = 60_000
@@ -56,19 +62,29 @@ class KafkaDeadLetterQueue:
         self._consumer = create_consumer(
             {**consumer_config(client, group_id=name), "isolation.level": "read_committed"}
         )
+        self._config = producer_config(client)
+        self._acls = (
+            Acl(("WRITE",), "topic", self._topic),
+            Acl(("READ",), "group", name),  # the offsets sent in the transaction, and read back
+            Acl(("WRITE",), "transactional id", name),
+        )
         self._producer = create_producer(
             {
-                **producer_config(client),
+                **self._config,
                 "transactional.id": name,
                 "transaction.timeout.ms": _TRANSACTION_TIMEOUT_MS,
                 "partitioner": "murmur2_random",  # the Java client's: the same key, the same partition
             }
         )
         try:
-            self._producer.init_transactions(_TIMEOUT_S)
+            with denied_as(self._config, *self._acls):
+                self._producer.init_transactions(_TIMEOUT_S)
         except KafkaException as error:
             self._consumer.close()
             raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {error_text(error)}") from error
+        except KafkaAccessDeniedError:
+            self._consumer.close()
+            raise
 
     def sent(self, partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int]:
         """The group's committed next offset per source partition (read committed: a transaction
@@ -77,7 +93,8 @@ class KafkaDeadLetterQueue:
         if not wanted:
             return {}
         try:
-            found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
+            with denied_as(self._config, *self._acls):
+                found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
         except KafkaException as error:
             raise KafkaUnavailableError(f"Dead-letter queue {self._topic}: {error_text(error)}") from error
         failed = [tp for tp in found if tp.error is not None]
@@ -119,6 +136,9 @@ class KafkaDeadLetterQueue:
                     f"({error_text(error)})."
                 ) from error
             aborted = self._abort()
+            denied = denial(error, self._config, *self._acls)
+            if denied is not None:
+                raise denied from None
             raise KafkaUnavailableError(
                 f"Dead-letter queue {self._topic}: {error_text(error)}"
                 + ("" if aborted else "; the transaction could not be aborted either (the broker aborts it at its "

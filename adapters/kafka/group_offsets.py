@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from confluent_kafka import TopicPartition
 
+from lakesink.adapters.kafka.authorization import Acl, denied_as
 from lakesink.adapters.kafka.client_config import consumer_config, create_consumer
 from lakesink.adapters.kafka.offsets import Positions, TopicPartitionKey
 from lakesink.domain.config.secret import Secret
@@ -27,21 +28,25 @@ class GroupOffsets:
     """Reads and commits the offsets of one consumer group (driver side)."""
 
     def __init__(self, settings: Mapping[str, str | Secret], group_id: str) -> None:
-        self._consumer = create_consumer(consumer_config(settings, group_id=group_id))
+        self._config = consumer_config(settings, group_id=group_id)
+        self._consumer = create_consumer(self._config)
+        self._acl = Acl(("READ",), "group", group_id)  # commits, and fetching the offsets (DESCRIBE)
 
     def committed(self, keys: Iterable[TopicPartitionKey]) -> Positions:
         """The committed next offset of each partition that has one."""
         wanted = [TopicPartition(topic, partition) for topic, partition in keys]
         if not wanted:
             return {}
-        found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
+        with denied_as(self._config, self._acl):
+            found = self._consumer.committed(wanted, timeout=_TIMEOUT_S)
         return {(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}
 
     def commit(self, positions: Mapping[TopicPartitionKey, int]) -> None:
         """Commit ``positions`` (next offsets to read) synchronously."""
         if positions:
             offsets = [TopicPartition(t, p, o) for (t, p), o in sorted(positions.items())]
-            self._consumer.commit(offsets=offsets, asynchronous=False)
+            with denied_as(self._config, self._acl):
+                self._consumer.commit(offsets=offsets, asynchronous=False)
 
     def close(self) -> None:
         """Leave the group's client (no rebalance: the consumer never subscribed)."""

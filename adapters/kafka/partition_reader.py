@@ -28,6 +28,7 @@ import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from lakesink.adapters.kafka.authorization import Acl, denied_as
 from lakesink.adapters.kafka.client_config import create_consumer
 from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
 from lakesink.adapters.kafka.source_options import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
@@ -82,7 +83,8 @@ def read_range(
     config = {**consumer_config, "enable.partition.eof": True, "auto.offset.reset": reset}
     consumer = create_consumer(config)
     try:
-        yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s, headers)
+        with denied_as(config, Acl(("READ",), "topic", offset_range.topic)):
+            yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s, headers)
     except KafkaException as exc:
         error = exc.args[0] if exc.args else None
         if isinstance(error, KafkaError) and error.code() == KafkaError._AUTO_OFFSET_RESET:
@@ -164,7 +166,7 @@ def _keep(messages: Sequence[Message], end: int, pending: list[Message]) -> bool
     done by C loops (``any`` over ``map``) instead of Python code per message.
     """
     # any(): a KafkaError is always true, and comparing one with None (list.count) raises.
-    if messages and messages[-1].offset() < end and not any(map(_ERROR, messages)):
+    if messages and not any(map(_ERROR, messages)) and messages[-1].offset() < end:  # an error's offset is None
         pending.extend(messages)
         return False
     for message in messages:
@@ -174,6 +176,8 @@ def _keep(messages: Sequence[Message], end: int, pending: list[Message]) -> bool
                 if message.offset() >= end:
                     return True
                 continue
+            if error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED:
+                continue  # the group only names the reader (never joined nor committed to): no ACL needed
             raise KafkaException(error)
         if message.offset() >= end:
             return True

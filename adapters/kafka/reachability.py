@@ -12,16 +12,21 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import KafkaException
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from lakesink.adapters.kafka.client_config import error_text
 from lakesink.domain.errors import ConfigError, KafkaUnavailableError
 
 PROBE_TIMEOUT_S = 10.0
+_STEP_S = 0.5
+"""The metadata request is re-sent this often: between tries the client's error callback says whether
+the cluster refused the credentials. librdkafka retries a failed login for as long as a call waits,
+so without that a wrong password took the whole timeout to surface."""
 _DETAIL = re.compile(r"\]: (?:[^ ]+/(?:bootstrap|\d+): )?(.*)$")
 # librdkafka's own phrases (matched in what it says, never in a broker's host name)
 _AUTH = re.compile(r"SASL authentication error|Authentication failed|SASL handshake failed|"
@@ -53,14 +58,23 @@ def kafka_topics(config: Mapping[str, Any], *, timeout_s: float | None = None) -
     probe_logger.propagate = False
     probe_logger.setLevel(logging.DEBUG)
     probe_logger.addHandler(lines)
+    refused: list[KafkaError] = []
+
+    def on_error(error: KafkaError) -> None:
+        if error.code() == KafkaError._AUTHENTICATION:
+            refused.append(error)
+
     try:
-        admin = AdminClient(dict(config), logger=probe_logger)
-        try:
-            metadata = admin.list_topics(timeout=timeout_s)
-        except KafkaException as exc:
-            admin.poll(0)  # serves the log lines queued during the request to ``lines``
-            raise _problem(config, exc, lines.lines, timeout_s) from None
-        return frozenset(metadata.topics)
+        admin = AdminClient({**config, "error_cb": on_error}, logger=probe_logger)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                metadata = admin.list_topics(timeout=max(0.1, min(_STEP_S, deadline - time.monotonic())))
+                return frozenset(metadata.topics)
+            except KafkaException as exc:
+                admin.poll(0)  # serves the log lines and errors queued during the request
+                if refused or time.monotonic() >= deadline:
+                    raise _problem(config, exc, lines.lines, timeout_s) from None
     finally:
         probe_logger.removeHandler(lines)
 
@@ -75,9 +89,11 @@ def _problem(config: Mapping[str, Any], exc: KafkaException, lines: list[str], t
     codes = f" {error.name()}" if hasattr(error, "name") else ""
     text = " ".join(said) + codes
     if _AUTH.search(text):
+        user = config.get("sasl.username")
+        whose = f"user '{user}' and its password" if user else "the user and password"
         return ConfigError(
-            f"Kafka at bootstrap.servers={servers} refused the client ({cause}); check sasl.mechanism, "
-            "sasl.username / sasl.password (or sasl.jaas.config) and security.protocol."
+            f"Kafka at bootstrap.servers={servers} refused the client ({cause}); check {whose} in sasl.jaas.config "
+            "(or sasl.username / sasl.password), sasl.mechanism and security.protocol."
         )
     if _TLS.search(text):
         return ConfigError(

@@ -24,7 +24,7 @@ class KafkaRestoreBroker:
     def partition_counts(self, topics: Iterable[str]) -> dict[str, int]:
         producer = create_producer(dict(self._config))
         try:
-            return {topic: partition_count(producer, topic) for topic in topics}
+            return {topic: partition_count(producer, topic, self._config) for topic in topics}
         finally:
             producer.flush(5)
 

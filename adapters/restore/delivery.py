@@ -17,8 +17,9 @@ from typing import Any
 
 from confluent_kafka import KafkaException
 
+from lakesink.adapters.kafka.authorization import Acl, denied_as
 from lakesink.adapters.kafka.client_config import create_producer
-from lakesink.adapters.restore.progress_topic import partition_count, read_progress
+from lakesink.adapters.restore.progress_topic import origin_ids, partition_count, read_progress
 from lakesink.domain.errors import RecordError
 from lakesink.domain.restore.batch import HeaderList, MessageBatch
 from lakesink.domain.restore.index import WorkItem
@@ -40,6 +41,7 @@ class KafkaOriginProducer:
         self._partitions = 0
         self._other_topics: dict[str, int] = {}  # partition counts of the topics envelopes name
         self._progress_partition = 0
+        self._producer_id = transactional_id(plan.name, item.origin)
 
     def open(self) -> Progress | None:
         """Initialise the producer (fencing any older one) and read the origin's progress.
@@ -51,16 +53,17 @@ class KafkaOriginProducer:
         self._producer = create_producer(
             {
                 **self._config,
-                "transactional.id": transactional_id(plan.name, item.origin),
+                "transactional.id": self._producer_id,
                 "transaction.timeout.ms": plan.transaction_timeout_ms,
                 "enable.idempotence": True,
                 "acks": "all",
             }
         )
-        self._producer.init_transactions(plan.transaction_timeout_ms / 1000 + 30)
-        progress_partitions = partition_count(self._producer, plan.progress_topic)
+        with denied_as(self._config, origin_ids(self._producer_id)):
+            self._producer.init_transactions(plan.transaction_timeout_ms / 1000 + 30)
+        progress_partitions = partition_count(self._producer, plan.progress_topic, self._config, ("READ", "WRITE"))
         self._progress_partition = progress_partition(item.origin, progress_partitions)
-        self._partitions = partition_count(self._producer, item.topic)
+        self._partitions = partition_count(self._producer, item.topic, self._config)
         return read_progress(
             self._config, plan.progress_topic, self._progress_partition, item.origin, plan.transaction_timeout_ms
         )
@@ -70,7 +73,7 @@ class KafkaOriginProducer:
             return self._partitions
         count = self._other_topics.get(topic)
         if count is None:
-            count = self._other_topics[topic] = partition_count(self._producer, topic)
+            count = self._other_topics[topic] = partition_count(self._producer, topic, self._config)
         return count
 
     def begin(self) -> None:
@@ -135,7 +138,8 @@ class KafkaOriginProducer:
             partition=self._progress_partition,
         )
         try:
-            self._producer.commit_transaction(self._plan.transaction_timeout_ms / 1000 + 30)
+            with denied_as(self._config, Acl(("WRITE",), "topic", self._item.topic)):
+                self._producer.commit_transaction(self._plan.transaction_timeout_ms / 1000 + 30)
         except KafkaException as error:
             raise RecordError(f"Kafka transaction for {progress.key} failed: {error.args[0]}") from error
 

@@ -23,6 +23,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from lakesink.adapters.kafka.authorization import Acl, access_denied, denied_as, is_denied
 from lakesink.adapters.kafka.client_config import admin_config, create_producer
 from lakesink.adapters.kafka.client_logs import client_logger
 from lakesink.domain.errors import TransientStorageError
@@ -54,13 +55,19 @@ def ensure_progress_topic(config: Mapping[str, Any], topic: str) -> bool:
     return True
 
 
-def partition_count(producer: Any, topic: str) -> int:
-    """Partitions of ``topic`` (auto-created on first use where the cluster allows)."""
+def partition_count(producer: Any, topic: str, config: Mapping[str, Any], needs: tuple[str, ...] = ("WRITE",)) -> int:
+    """Partitions of ``topic`` (auto-created on first use where the cluster allows).
+
+    Raises:
+        KafkaAccessDeniedError: the principal in ``config`` may not DESCRIBE it, so not do ``needs`` either.
+    """
     deadline = time.monotonic() + _METADATA_TIMEOUT_S
     while True:
         metadata = producer.list_topics(topic, timeout=_METADATA_TIMEOUT_S).topics.get(topic)
         if metadata is not None and metadata.error is None and metadata.partitions:
             return len(metadata.partitions)
+        if metadata is not None and is_denied(metadata.error):  # never answered otherwise: no retry
+            raise access_denied(Acl(needs, "topic", topic), config, "DESCRIBE")
         if time.monotonic() > deadline:
             raise TransientStorageError(f"Kafka topic {topic} has no partition metadata after {_METADATA_TIMEOUT_S} s.")
         time.sleep(0.2)
@@ -69,8 +76,15 @@ def partition_count(producer: Any, topic: str) -> int:
 def fence(config: Mapping[str, Any], transactional: str, timeout_ms: int) -> None:
     """Initialise a producer under ``transactional``: aborts any transaction a crashed run left open."""
     producer = create_producer({**config, "transactional.id": transactional, "transaction.timeout.ms": timeout_ms})
-    producer.init_transactions(timeout_ms / 1000 + 30)
+    with denied_as(config, origin_ids(transactional)):
+        producer.init_transactions(timeout_ms / 1000 + 30)
     producer.flush(5)
+
+
+def origin_ids(transactional: str) -> Acl:
+    """The ACL of the restore's transactional ids: WRITE on their common prefix (one id per origin,
+    ``lakesink-restore-<name>-<crc>``), granted once for every origin to come."""
+    return Acl(("WRITE",), "transactional id", transactional.rsplit("-", 1)[0] + "-", prefixed=True)
 
 
 def read_progress(config: Mapping[str, Any], topic: str, partition: int, origin: str, timeout_ms: int) -> Progress | None:
