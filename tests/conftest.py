@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.kafka_broker import REPO, ApacheKafka, kafka_missing_reason
+from tests.support.kafka_broker import REPO, ApacheKafka, KafkaCluster, external_cluster, kafka_missing_reason
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+    from lakesink.adapters.kafka.embedded_broker import BrokerHandle
 
 #: Where the broker's log is kept when a test of the session failed.
 BROKER_LOG_KEPT = REPO / ".test-logs" / "kafka-broker.log"
@@ -41,8 +41,13 @@ def spark() -> Iterator[SparkSession]:
 
 
 @pytest.fixture(scope="session")
-def kafka() -> Iterator[EmbeddedKafka]:
-    """An :class:`~lakesink.adapters.kafka.embedded_broker.EmbeddedKafka` on 127.0.0.1."""
+def kafka(request: pytest.FixtureRequest) -> Iterator[BrokerHandle]:
+    """The session's broker: Apache Kafka (:func:`apache_kafka`) when its jars are here or an external
+    cluster is named, else librdkafka's mock cluster, so everything but the real-broker tests still runs
+    without Maven."""
+    if kafka_missing_reason() is None or external_cluster() is not None:
+        yield request.getfixturevalue("apache_kafka")
+        return
     from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 
     with EmbeddedKafka() as broker:
@@ -50,9 +55,15 @@ def kafka() -> Iterator[EmbeddedKafka]:
 
 
 @pytest.fixture(scope="session")
-def apache_kafka(request: pytest.FixtureRequest) -> Iterator[ApacheKafka]:
+def apache_kafka(request: pytest.FixtureRequest) -> Iterator[KafkaCluster]:
     """Apache Kafka itself (tests/support/kafka_broker.py): KRaft, a plaintext listener, a SCRAM
-    listener with ACLs. Skips the test, with the reason, when the jars or Java are missing."""
+    listener with ACLs; or the cluster ``LAKESINK_TEST_BOOTSTRAP_SERVERS`` names (docs/operations.md).
+    Skips the test, with the reason, when the jars or Java are missing."""
+    external = external_cluster()
+    if external is not None:
+        yield external
+        external.close()
+        return
     reason = kafka_missing_reason()
     if reason is not None:
         pytest.skip(reason)

@@ -234,7 +234,9 @@ def _json_schema(value: Any, schema: Schema | None) -> dict[str, Any] | None:
     map or a plain int64 (the Connect oracle test caught the difference).
     """
     if schema is not None:
-        return _connect_json(schema)
+        found = _connect_json(schema)
+        # the stored column is nullable because other records lack the header; this one has a value
+        return None if found is None else {**found, "optional": False}
     for python_type, connect in _PYTHON_PRIMITIVES:
         if isinstance(value, python_type):
             return {"type": connect, "optional": False}

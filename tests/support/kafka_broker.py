@@ -18,6 +18,7 @@ compaction and authentication are Kafka's own.
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 import signal
 import socket
@@ -27,6 +28,7 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import (
     AdminClient,
@@ -77,13 +79,63 @@ def kafka_version() -> str:
     return (JARS / "VERSION").read_text().strip()
 
 
-class ApacheKafka(BrokerHandle):
+class KafkaCluster(BrokerHandle):
+    """What the tests do with a Kafka cluster besides producing: its SASL listener, topics, SCRAM users,
+    an admin client. :class:`ApacheKafka` starts one here; :class:`ExternalKafka` is the developer's."""
+
+    restartable = False
+    """Whether :meth:`stop_broker` and :meth:`start_broker` work (the broker-outage test)."""
+
+    @property
+    def sasl_bootstrap_servers(self) -> str:
+        raise NotImplementedError
+
+    def stop_broker(self) -> None:
+        raise NotImplementedError
+
+    def start_broker(self) -> None:
+        raise NotImplementedError
+
+    def sasl_client(self, user: str, password: str) -> dict[str, str]:
+        """librdkafka settings that log ``user`` in on the SASL listener."""
+        return {
+            "bootstrap.servers": self.sasl_bootstrap_servers,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": user,
+            "sasl.password": password,
+        }
+
+    def admin(self) -> AdminClient:
+        """An admin client on the plaintext listener (a super user)."""
+        return AdminClient({"bootstrap.servers": self.bootstrap_servers})
+
+    def create_topic(self, name: str, partitions: int, **config: str) -> None:
+        """Create ``name`` with ``partitions`` partitions and topic ``config`` (``cleanup.policy``...)."""
+        admin = self.admin()
+        topic = NewTopic(name, num_partitions=partitions, replication_factor=-1, config=config)  # the default
+        for future in admin.create_topics([topic]).values():
+            future.result(30)
+
+    def add_scram_user(self, user: str, password: str) -> None:
+        """Create (or change the password of) a SCRAM-SHA-512 user; no ACL is granted."""
+        upsert = UserScramCredentialUpsertion(
+            user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password.encode()
+        )
+        admin = self.admin()  # kept until the futures resolve: a destroyed client fails them
+        for future in admin.alter_user_scram_credentials([upsert]).values():
+            future.result(30)
+
+
+class ApacheKafka(KafkaCluster):
     """A single-node Apache Kafka in KRaft mode on 127.0.0.1; use as a context manager.
 
     :meth:`stop_broker` and :meth:`start_broker` restart it on the same ports with the same data (the
     broker-outage test, as with tests/support/mock_cluster.py); :meth:`close` stops it and removes its
     directory, keeping its log when asked to.
     """
+
+    restartable = True
 
     def __init__(self, workdir: Path | None = None) -> None:
         self._dir = Path(workdir or tempfile.mkdtemp(prefix="lakesink-kafka-"))
@@ -111,16 +163,6 @@ class ApacheKafka(BrokerHandle):
     @property
     def log_path(self) -> Path:
         return self._dir / "broker.log"
-
-    def sasl_client(self, user: str, password: str) -> dict[str, str]:
-        """librdkafka settings that log ``user`` in on the SASL listener."""
-        return {
-            "bootstrap.servers": self.sasl_bootstrap_servers,
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": "SCRAM-SHA-512",
-            "sasl.username": user,
-            "sasl.password": password,
-        }
 
     def start(self, timeout_s: float = 60.0) -> None:
         """Format the log directory (the first time), start the JVM and wait until it serves requests."""
@@ -173,26 +215,6 @@ class ApacheKafka(BrokerHandle):
             keep_log_in.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(self.log_path, keep_log_in)
         shutil.rmtree(self._dir, ignore_errors=True)
-
-    def admin(self) -> AdminClient:
-        """An admin client on the plaintext listener (a super user)."""
-        return AdminClient({"bootstrap.servers": self.bootstrap_servers})
-
-    def create_topic(self, name: str, partitions: int, **config: str) -> None:
-        """Create ``name`` with ``partitions`` partitions and topic ``config`` (``cleanup.policy``...)."""
-        admin = self.admin()
-        topic = NewTopic(name, num_partitions=partitions, replication_factor=1, config=config)
-        for future in admin.create_topics([topic]).values():
-            future.result(30)
-
-    def add_scram_user(self, user: str, password: str) -> None:
-        """Create (or change the password of) a SCRAM-SHA-512 user; no ACL is granted."""
-        upsert = UserScramCredentialUpsertion(
-            user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password.encode()
-        )
-        admin = self.admin()  # kept until the futures resolve: a destroyed client fails them
-        for future in admin.alter_user_scram_credentials([upsert]).values():
-            future.result(30)
 
     def _server_properties(self) -> str:
         ports = self._ports
@@ -268,3 +290,36 @@ class ApacheKafka(BrokerHandle):
                 raise RuntimeError(f"Apache Kafka did not serve within {timeout_s:.0f} s; see {self.log_path}")
             time.sleep(0.2)
 
+
+
+class ExternalKafka(KafkaCluster):
+    """The cluster named by ``LAKESINK_TEST_BOOTSTRAP_SERVERS``: the suite runs against it instead of
+    starting Apache Kafka here (docs/operations.md). That listener must let the tests' clients do
+    anything without credentials and create topics on first use with 4 partitions;
+    ``LAKESINK_TEST_SASL_BOOTSTRAP_SERVERS`` names its SCRAM-SHA-512 listener with ACLs, if it has one.
+    A test that restarts the broker skips (:attr:`restartable` is false)."""
+
+    def __init__(self, bootstrap: str, sasl_bootstrap: str | None) -> None:
+        self._bootstrap = bootstrap
+        self._sasl_bootstrap = sasl_bootstrap
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return self._bootstrap
+
+    @property
+    def sasl_bootstrap_servers(self) -> str:
+        if self._sasl_bootstrap is None:
+            pytest.skip("LAKESINK_TEST_SASL_BOOTSTRAP_SERVERS names no SCRAM-SHA-512 listener of the external cluster")
+        return self._sasl_bootstrap
+
+    def close(self) -> None:
+        self._close_producer()
+
+
+def external_cluster() -> ExternalKafka | None:
+    """The developer's cluster when ``LAKESINK_TEST_BOOTSTRAP_SERVERS`` is set, else None."""
+    bootstrap = os.environ.get("LAKESINK_TEST_BOOTSTRAP_SERVERS", "").strip()
+    if not bootstrap:
+        return None
+    return ExternalKafka(bootstrap, os.environ.get("LAKESINK_TEST_SASL_BOOTSTRAP_SERVERS", "").strip() or None)

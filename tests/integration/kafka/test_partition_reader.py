@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Producer, TopicPartition
 
 from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
@@ -10,6 +10,7 @@ from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema, read_range
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.adapters.kafka.source_options import SourceOptions
+from tests.support.kafka_broker import ApacheKafka
 
 pytestmark = pytest.mark.integration
 
@@ -117,11 +118,15 @@ def test_a_reader_without_headers_reads_the_same_records_with_empty_header_lists
 
 
 def test_a_start_that_retention_removed_fails_the_read_unless_fail_on_data_loss_is_false(
-    kafka: EmbeddedKafka, topic: str
+    apache_kafka: ApacheKafka, topic: str
 ) -> None:
-    kafka.produce(topic, [ProducedRecord(b"x" * 200_000, partition=2) for _ in range(40)])  # > 5 MiB kept
+    kafka = apache_kafka
+    kafka.produce(topic, [ProducedRecord(b"x" * 2_000, partition=2) for _ in range(40)])
+    admin = kafka.admin()  # what retention does: the log start moves past offsets nobody read
+    for future in admin.delete_records([TopicPartition(topic, 2, 25)]).values():
+        future.result(30)
     low, high = kafka.watermarks(topic)[2]
-    assert low > 0
+    assert (low, high) == (25, 40)
     rng = OffsetRange(topic, 2, 0, high)
 
     with pytest.raises(KafkaDataLossError, match=f"{topic}-2.*failOnDataLoss=false"):
