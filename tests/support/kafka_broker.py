@@ -255,7 +255,9 @@ class ApacheKafka(KafkaCluster):
             "log.cleaner.backoff.ms": "500",
             "log.cleaner.threads": "1",
             "log.cleaner.dedupe.buffer.size": str(8 * 1024 * 1024),
-            "log.retention.check.interval.ms": "5000",
+            # tests produce records stamped in the past (2023-2026): time-based retention (7 days by
+            # default) would delete them within one check interval
+            "log.retention.ms": "-1",
             "transaction.abort.timed.out.transaction.cleanup.interval.ms": "2000",
         }
         return "".join(f"{key}={value}\n" for key, value in settings.items())

@@ -63,7 +63,7 @@ def assert_every_offset_once(kafka: EmbeddedKafka, topic: str, output: S3Bucket,
     points at its partition's last offset."""
     expected = kafka_contents(kafka.bootstrap_servers, topic)
     report = audit(expected, read_rows(output, PREFIX))
-    assert report.expected == produced
+    assert report.expected == produced, (report.expected, produced)
     assert report.ok, f"seed {seed}:\n{report.describe()}"
     stray = [item.key for item in output.list() if not (is_data_key(item.key) or item.key.startswith(".indexes/"))]
     assert stray == []
