@@ -82,7 +82,7 @@ def _deliver(
         store.put("bkt", key, data)
         entries.append(IndexEntry(0, key, len(data), "src", 2, int(key.rsplit("/", 1)[1].split("_")[0])))
     monkeypatch.setattr(delivery, "create_producer", lambda config: producer)
-    monkeypatch.setattr(delivery, "partition_count", lambda producer, topic: 4)
+    monkeypatch.setattr(delivery, "partition_count", lambda producer, topic, *_acl: 4)
     monkeypatch.setattr(delivery, "read_progress", lambda *args: None)
     plan = RestorePlan("r", "memory", MemorySettings(), (root,))
     item = WorkItem(entries[0].origin, 0, "target", 2, tuple(entries))
@@ -247,7 +247,7 @@ def test_a_confluent_object_comes_with_its_keys_and_one_whose_keys_are_missing_i
     entries = [e for key, data in objects.items() if (e := classify(plan, root, key, len(data))) is not None]
     producer = FakeTransactionalProducer()
     monkeypatch.setattr(delivery, "create_producer", lambda config: producer)
-    monkeypatch.setattr(delivery, "partition_count", lambda producer, topic: 4)
+    monkeypatch.setattr(delivery, "partition_count", lambda producer, topic, *_acl: 4)
     monkeypatch.setattr(delivery, "read_progress", lambda *args: None)
     (item,) = group_work(entries)
     result = origin_replay(plan, item, store, {"bootstrap.servers": "unused:1"}).run()
