@@ -172,6 +172,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
     fmt = ConfluentFormat.from_settings(props)
     _check_compression(props, "data", fmt, "format.class")
     extension = format_extension(fmt, props)
+    _check_time_settings(props)
     layout = ConfluentKeyLayout.from_settings(props, partitioner_from_settings(props))
     access, secret = _credentials(props)
     store_keys = as_bool("store.kafka.keys", props.get("store.kafka.keys", "false"))
@@ -277,6 +278,36 @@ def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None
     if bool(topics) == bool(regex):
         raise ConfigError("Set exactly one of topics and topics.regex (Kafka Connect requires one).")
     return topics, regex
+
+
+#: The settings each time-based partitioner needs and has no usable default for (Confluent's
+#: ``TimeBasedPartitioner#configure`` refuses the defaults: duration -1, empty format, locale, timezone).
+_TIME_SETTINGS = {
+    "TimeBasedPartitioner": ("partition.duration.ms", "path.format", "locale", TIMEZONE_SETTING),
+    "HourlyPartitioner": ("locale", TIMEZONE_SETTING),
+    "DailyPartitioner": ("locale", TIMEZONE_SETTING),
+}
+
+
+def _check_time_settings(props: Mapping[str, str]) -> None:
+    """One error naming every setting a time-based partitioner needs that the config leaves out.
+
+    Without it the partitioner's own check names only the first, and as the value Confluent
+    defaults it to ("Invalid value -1 for configuration partition.duration.ms"), which the user
+    never wrote. Settings that are present keep the partitioner's checks of their values.
+
+    Raises:
+        ConfigError: naming the partitioner and each missing setting.
+    """
+    partitioner = string_setting(props, "partitioner.class", "")
+    name = partitioner.rsplit(".", 1)[-1]
+    needed = _TIME_SETTINGS.get(name) if partitioner == f"io.confluent.connect.storage.partitioner.{name}" else None
+    missing = [key for key in needed or () if key not in props]
+    if missing:
+        raise ConfigError(
+            f"partitioner.class={name} needs {', '.join(needed or ())}; this config does not set "
+            f"{', '.join(missing)} (Confluent refuses it too: none of them has a usable default)."
+        )
 
 
 def _credentials(props: Mapping[str, str]) -> tuple[Secret | None, Secret | None]:
