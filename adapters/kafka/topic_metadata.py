@@ -12,6 +12,7 @@ inside an open transaction.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -23,6 +24,8 @@ from lakesink.adapters.kafka.offsets import TopicPartitionKey
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 
 logger = logging.getLogger(__name__)
+_RETRY_PAUSE_S = 0.2
+"""Between two asks of partitions refused with a retriable error (a leader being elected)."""
 
 
 class TopicMetadata:
@@ -69,18 +72,31 @@ class TopicMetadata:
     def _list_offsets(
         self, keys: Iterable[TopicPartitionKey], spec: OffsetSpec
     ) -> dict[TopicPartitionKey, int]:
+        """ListOffsets of ``keys``, partitions refused with a retriable error asked again.
+
+        Right after a broker restart or a leader change a partition answers with a retriable error
+        (``UNKNOWN_LEADER_EPOCH``, ``NOT_LEADER_OR_FOLLOWER``, ``LEADER_NOT_AVAILABLE``) until the
+        metadata catches up. Java's AdminClient asks such partitions again; librdkafka's fails the
+        future, so those are asked again here, within the request timeout.
+        """
         request = {TopicPartition(topic, partition): spec for topic, partition in keys}
-        if not request:
-            return {}
-        futures = self._client().list_offsets(
-            request, isolation_level=self._isolation, request_timeout=self._timeout_s
-        )
-        result = {}
-        for tp, future in futures.items():
-            try:
-                result[(tp.topic, tp.partition)] = future.result().offset
-            except KafkaException as exc:
-                raise ConnectionError(f"ListOffsets failed for {tp.topic}-{tp.partition}: {exc}") from exc
+        result: dict[TopicPartitionKey, int] = {}
+        deadline = time.monotonic() + self._timeout_s
+        while request:
+            futures = self._client().list_offsets(
+                request, isolation_level=self._isolation, request_timeout=self._timeout_s
+            )
+            again = {}
+            for tp, future in futures.items():
+                try:
+                    result[(tp.topic, tp.partition)] = future.result().offset
+                except KafkaException as exc:
+                    if not _retriable(exc) or time.monotonic() > deadline:
+                        raise ConnectionError(f"ListOffsets failed for {tp.topic}-{tp.partition}: {exc}") from exc
+                    again[TopicPartition(tp.topic, tp.partition)] = spec
+            if again:
+                time.sleep(_RETRY_PAUSE_S)
+            request = again
         return result
 
     def close(self) -> None:
@@ -91,3 +107,8 @@ class TopicMetadata:
         if self._admin is None:
             self._admin = AdminClient(self._config, logger=client_logger())
         return self._admin
+
+
+def _retriable(exc: KafkaException) -> bool:
+    first = exc.args[0] if exc.args else None
+    return bool(first is not None and hasattr(first, "retriable") and first.retriable())

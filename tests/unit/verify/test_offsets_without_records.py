@@ -47,3 +47,4 @@ def test_records_compacted_after_the_write_never_make_a_gap_appear() -> None:
     compacted_since = (1, 3, 6, 8, 10, 11, 12, 13)
     checked = check_partition(replace(FACTS, records=compacted_since), claims)
     assert (checked.gaps, checked.problems) == ((), 0)
+

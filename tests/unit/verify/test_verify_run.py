@@ -329,3 +329,24 @@ def test_an_at_least_once_sink_is_checked_up_to_its_last_stored_offset_and_its_s
     assert [(d.first, d.last) for d in check.duplicates] == [(10, 19)] and check.orphans == ()
     assert (check.last_stored, check.lag) == (19, 20)
     assert "none (at-least-once: no committed offset to check against)" in report.to_text()
+
+
+def test_gaps_are_checked_again_against_the_offsets_kafka_holds_records_at_up_to_the_lock() -> None:
+    """Commit markers at 10 and 21: the dense check's gaps; a lost file (22..25) stays a gap."""
+    markers = {10, 21}
+    held = [offset for offset in range(0, 32) if offset not in markers]
+    asked: list[tuple[TopicPartition, int, int]] = []
+
+    def records(where: TopicPartition, start: int, end: int) -> tuple[int, ...]:
+        asked.append((where, start, end))
+        return tuple(offset for offset in held if start <= offset <= end)
+
+    store = _store()
+    for first, last in ((0, 9), (11, 20)):
+        store.put("b", f"p/t/0/{last:012d}_0_0.json", _lines(first, last))
+    store.put("b", "p/t/0/000000000031_0_0.json", _lines(0, 5))  # 26..31 (22..25 lost)
+    _lock(store, "t", 0, 31)
+    view = KafkaView((("t", 0),), _Offsets(), records=records)
+    (check,) = run_verify(_plan("INSERT INTO b:p SELECT * FROM t STOREAS `JSON`"), store, READERS, view).partitions
+    assert asked == [(("t", 0), 0, 31)], "the records must reach the lock, not only the last gap"
+    assert (check.gaps, check.without_records) == (((22, 25),), 2)
