@@ -6,7 +6,8 @@ and shipped to the executors with the statement plan, where
 :class:`~lakesink.adapters.formats.cycle_writer.CycleWriter` applies it record by record.
 
 Formats map onto lakesink's writers: JsonFormat → JSON lines (one compact document and ``\\n``
-per record, gzip with ``s3.compression.type=gzip``), AvroFormat → an Avro container
+per record, gzip with ``s3.compression.type=gzip``, a Struct's decimals as ``json.decimal.format``
+says: base64 of the unscaled bytes by default, or numbers), AvroFormat → an Avro container
 (``avro.codec``), ParquetFormat → Parquet (``parquet.codec``), ByteArrayFormat → the raw bytes
 followed by ``format.bytearray.separator`` (default ``\\n``) per record. The keys view holds each
 record's key, the headers view an array of ``{key, value}`` strings per record (JSON wraps it as
@@ -22,7 +23,7 @@ from typing import Any
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.confluent_rotation import CycleEnd, RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
-from lakesink.domain.formats import CompressionCodec, Format
+from lakesink.domain.formats import CompressionCodec, DecimalFormat, Format
 from lakesink.domain.layout.confluent_naming import (
     ConfluentFormat,
     ConfluentKeyLayout,
@@ -90,6 +91,8 @@ class FileFormat:
     compression_level: int | None = None
     separator: bytes = b"\n"
     """ByteArrayFormat's record separator."""
+    decimals: DecimalFormat = DecimalFormat.BASE64
+    """JsonFormat's ``json.decimal.format``: how a Struct's decimals are written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +204,7 @@ def file_format(
     (validated: ``parquet.codec`` is one Confluent accepts; lzo is refused when the sink starts)."""
     level = None if compression_level < 0 else compression_level
     gzip = string_setting(settings, "s3.compression.type", "none") == "gzip"
+    decimals = json_decimal_format(settings)
     if fmt is ConfluentFormat.AVRO:
         return FileFormat(Format.AVRO, extension, _AVRO_CODECS[avro_codec])
     if fmt is ConfluentFormat.PARQUET:
@@ -209,7 +213,25 @@ def file_format(
         )
     codec = CompressionCodec.GZIP if gzip else CompressionCodec.UNCOMPRESSED
     separator = settings.get("format.bytearray.separator", "\n")  # as written: Confluent keeps it untrimmed, even empty
-    return FileFormat(_FORMATS[fmt], extension, codec, level if gzip else None, separator.encode("utf-8"))
+    return FileFormat(
+        _FORMATS[fmt], extension, codec, level if gzip else None, separator.encode("utf-8"), decimals
+    )
+
+
+def json_decimal_format(settings: Settings) -> DecimalFormat:
+    """``json.decimal.format``: BASE64 (default) or NUMERIC, in any case, as Confluent validates it.
+
+    Raises:
+        ConfigError: any other value, in Kafka's ``CaseInsensitiveValidString`` words.
+    """
+    value = string_setting(settings, "json.decimal.format", "BASE64")
+    try:
+        return DecimalFormat(value.upper())
+    except ValueError:
+        raise ConfigError(
+            f"Invalid value {value} for configuration json.decimal.format: "
+            "String must be one of (case insensitive): NUMERIC, BASE64"
+        ) from None
 
 
 def reads_clock(layout: ConfluentKeyLayout) -> bool:

@@ -35,6 +35,17 @@ class Format(Enum):
         return self in (Format.AVRO, Format.PARQUET, Format.CSV)
 
 
+class DecimalFormat(Enum):
+    """How JSON writes a Decimal: Kafka JsonConverter's ``decimal.format`` (Confluent's ``json.decimal.format``).
+
+    BASE64: a string, the base64 of the unscaled value's two's-complement big-endian bytes
+    (``BigInteger#toByteArray``); NUMERIC: an exact number, as ``BigDecimal#toString`` prints it.
+    """
+
+    BASE64 = "BASE64"
+    NUMERIC = "NUMERIC"
+
+
 class CompressionCodec(Enum):
     """``connect.<prefix>.compression.codec`` values."""
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.formats import open_writer
+from lakesink.adapters.formats.json_lines import JsonWriter
 from lakesink.adapters.formats.range_writer import SealedFile
 from lakesink.adapters.formats.separated_bytes import SeparatedBytesWriter
 from lakesink.domain.confluent_writing import HEADERS_SCHEMA, ConfluentWriting, FileFormat
@@ -55,6 +56,8 @@ def _open(files: FileFormat, path: Path) -> FormatWriter:
         return SeparatedBytesWriter(
             path, separator=files.separator, codec=files.codec, level=files.compression_level
         )
+    if files.format is Format.JSON:
+        return JsonWriter(path, codec=files.codec, level=files.compression_level, decimals=files.decimals)
     return open_writer(files.format, path, codec=files.codec, level=files.compression_level)
 
 

@@ -7,6 +7,12 @@ break, which would split the line; then it is parsed and re-serialised compactly
 Lenses rejects byte values ("Cannot currently write byte array as json"); copying them is the
 fast path the architecture asks for.
 
+``decimals=BASE64`` (Confluent's JsonFormat under its default ``json.decimal.format``) writes the
+Decimals of a structured value as JsonConverter does, base64 strings of their unscaled bytes.
+Confluent hands only a Struct to JsonConverter: any other value (a Decimal alone, a Connect Map
+or Array, schemaless data) goes to Jackson's ``ObjectMapper``, which prints a Decimal as a number,
+so those keep numbers here too. The default, NUMERIC, is what every other writer uses.
+
 GZIP writes the whole file as one gzip stream with ``mtime=0`` and no file name, so equal
 records give equal bytes; its level is ``compression.level`` or 6 (Lenses' default).
 
@@ -21,14 +27,14 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.formats.jsoncodec import dumps
 from lakesink.adapters.formats.staging import LineFile
 from lakesink.domain.errors import FormatError
-from lakesink.domain.formats import CompressionCodec
+from lakesink.domain.formats import CompressionCodec, DecimalFormat
 from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.records import Record, poison
 from lakesink.domain.schema.envelope import json_envelope, record_from_json_envelope
@@ -50,12 +56,14 @@ class JsonWriter(LineFile):
         level: int | None = None,
         envelope: EnvelopeFields | None = None,
         store: StoreLayout = StoreLayout.LENSES,
+        decimals: DecimalFormat = DecimalFormat.NUMERIC,
     ) -> None:
         if codec not in (CompressionCodec.UNCOMPRESSED, CompressionCodec.GZIP):
             raise FormatError(f"Invalid or missing `compressionCodec` specified. JSON accepts UNCOMPRESSED or GZIP, not {codec.value}")
         super().__init__(path)
         self._envelope = envelope
         self._quix = store is StoreLayout.QUIX
+        self._base64_decimals = decimals is DecimalFormat.BASE64
         if codec is CompressionCodec.GZIP:
             default = QUIX_GZIP_LEVEL if self._quix else DEFAULT_GZIP_LEVEL
             gzip_level = default if level is None else level
@@ -76,10 +84,9 @@ class JsonWriter(LineFile):
                 document = _parse(record, value)
             else:
                 document = value
-        try:
-            return dumps(document).encode("utf-8")
-        except (TypeError, ValueError) as error:
-            raise poison(record, f"cannot be written as JSON: {error}") from error
+                if self._base64_decimals and _is_struct(value, record.value_schema):
+                    return _encoded(record, value, DecimalFormat.BASE64)
+        return _encoded(record, document, DecimalFormat.NUMERIC)
 
     def _write(self, record: Record) -> None:
         self._out.write(self._line(record) + b"\n")
@@ -103,6 +110,24 @@ class JsonWriter(LineFile):
             self._out.close()
 
     _discard = _finish
+
+
+def _encoded(record: Record, document: Any, decimals: DecimalFormat) -> bytes:
+    try:
+        return dumps(document, decimals=decimals).encode("utf-8")
+    except (TypeError, ValueError) as error:
+        raise poison(record, f"cannot be written as JSON: {error}") from error
+
+
+def _is_struct(value: Any, schema: Any) -> bool:
+    """Whether Confluent would hand ``value`` to JsonConverter as a Struct: a mapping whose
+    schema (Avro or Connect, optional or not) is not a map."""
+    if not isinstance(value, Mapping):
+        return False
+    if isinstance(schema, list):  # an optional Avro value: ["null", <schema>]
+        branches = [branch for branch in schema if branch != "null"]
+        schema = branches[0] if len(branches) == 1 else None
+    return not (isinstance(schema, Mapping) and schema.get("type") == "map")
 
 
 def _parse(record: Record, value: bytes | bytearray | memoryview) -> Any:

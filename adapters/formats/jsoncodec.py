@@ -1,9 +1,11 @@
 """Python values → compact JSON text, the way Kafka's JsonConverter renders Connect data.
 
 ``datetime`` → epoch milliseconds, ``date`` → days since the epoch, ``time`` → milliseconds
-since midnight, bytes → base64, ``Decimal`` → an exact JSON number (``decimal.format=NUMERIC``),
-non-ASCII text as UTF-8. The common case (no Decimal) runs entirely in the C encoder; a
-Decimal switches that one value to a slower exact path so no digit is lost to ``float``.
+since midnight, bytes → base64, ``Decimal`` → an exact JSON number (``decimal.format=NUMERIC``,
+the default here) or, with ``decimals=BASE64``, the base64 string of its unscaled bytes
+(JsonConverter's own default), non-ASCII text as UTF-8. The common case (no Decimal) runs
+entirely in the C encoder; under NUMERIC a Decimal switches that one value to a slower exact
+path so no digit is lost to ``float``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
+from lakesink.domain.formats import DecimalFormat
 from lakesink.domain.schema.connect import time_of_day_millis
 
 _EPOCH_DATE = date(1970, 1, 1)
@@ -44,16 +47,42 @@ def _millis(value: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
+def _unscaled_bytes(value: Decimal) -> bytes:
+    """``BigInteger#toByteArray`` of the unscaled value: the fewest two's-complement big-endian
+    bytes that hold it (0 → ``00``, 128 → ``00 80``, -128 → ``80``), a Connect Decimal's bytes.
+
+    Raises:
+        ValueError: ``value`` is NaN or infinite.
+    """
+    if not value.is_finite():
+        raise ValueError(f"{value} is not a Connect Decimal")
+    sign, digits, _exponent = value.as_tuple()
+    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+    magnitude = unscaled if unscaled >= 0 else ~unscaled  # Java's bitLength leaves out the sign bit
+    return unscaled.to_bytes(magnitude.bit_length() // 8 + 1, "big", signed=True)
+
+
+def _plain_base64(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return base64.b64encode(_unscaled_bytes(value)).decode("ascii")
+    return _plain(value)
+
+
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False, default=_plain)
+_BASE64_ENCODER = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, check_circular=False, default=_plain_base64
+)
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON of ``value``.
+def dumps(value: Any, *, decimals: DecimalFormat = DecimalFormat.NUMERIC) -> str:
+    """Compact JSON of ``value``; each Decimal as ``decimals`` says.
 
     Raises:
         TypeError: the value holds a type JSON cannot carry.
         ValueError: a Decimal is NaN or infinite.
     """
+    if decimals is DecimalFormat.BASE64:
+        return _BASE64_ENCODER.encode(value)
     try:
         return _ENCODER.encode(value)
     except _NeedsExactDecimal:

@@ -24,6 +24,7 @@ _LEFT_OUT = {
     "tombstone.encoded.partition": "no Lenses equivalent (see behavior.on.null.values)",
     "format.bytearray.separator": "Lenses' BYTES format stores one record per object, with no separator",
     "format.bytearray.extension": "Lenses names BYTES objects .bytes",
+    "json.decimal.format": "no Lenses key: Lenses' JSON writes decimals its own way",
     "report.null.values.to.dlq": "lakesink does not send skipped null values to the dead-letter topic",
     "errors.tolerance": (
         "Lenses tolerates no bad record (errors.tolerance=none); connect.s3.error.policy decides "

@@ -44,6 +44,7 @@ USED = frozenset(
         "format.class",
         "parquet.codec",
         "avro.codec",
+        "json.decimal.format",
         "s3.compression.type",
         "s3.compression.level",
         "format.bytearray.extension",
@@ -133,7 +134,6 @@ DEFAULT_ONLY: Mapping[str, tuple[str, str]] = {
     "hive.integration": ("false", "lakesink has no Hive metastore integration"),
     "allow.optional.map.keys": ("false", "optional map keys are not implemented yet"),
     "partitioner.max.open.files": ("-1", "rotation by the number of open files is not implemented yet"),
-    "json.decimal.format": ("BASE64", "JsonFormat decimals are written only as Confluent's default, BASE64"),
     "enhanced.avro.schema.support": ("true", "lakesink's Avro schemas follow Confluent's default"),
     "connect.meta.data": ("true", "lakesink's Avro schemas follow Confluent's default"),
 }

@@ -390,3 +390,19 @@ def test_a_value_routed_into_the_tombstone_partition_stops_the_sink(tmp_path: Pa
     _, result = _run(tmp_path, props, [(0, {"o": 0}, 1_700_000_000_000)])
     assert result.failure is not None and result.failure.kind == "ConfigError"
     assert "tombstone.encoded.partition" in result.failure.message
+
+
+def test_json_format_writes_struct_decimals_as_json_decimal_format_says(tmp_path: Path) -> None:
+    """JsonConverter's own bytes (Kafka 4.4.0, decimal.format BASE64 / NUMERIC) for Decimal(2) 0.25 and -1.28."""
+    schema = {"type": "struct", "fields": [
+        {"type": "int32", "optional": False, "field": "id"},
+        {"type": "bytes", "optional": False, "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
+         "parameters": {"scale": "2"}, "field": "price"},
+    ]}
+    rows = [(o, {"schema": schema, "payload": {"id": o, "price": price}}, 0) for o, price in enumerate(["GQ==", "gA==", "AA=="])]
+    envelope = {"value.converter.schemas.enable": "true"}
+    key = f"topics/{TOPIC}/partition=0/{TOPIC}+0+0000000000.json"
+    objects, _ = _run(tmp_path, envelope, rows)
+    assert objects == {key: b'{"id":0,"price":"GQ=="}\n{"id":1,"price":"gA=="}\n{"id":2,"price":"AA=="}\n'}
+    objects, _ = _run(tmp_path, {**envelope, "json.decimal.format": "NUMERIC"}, rows)
+    assert objects == {key: b'{"id":0,"price":0.25}\n{"id":1,"price":-1.28}\n{"id":2,"price":0.00}\n'}
