@@ -32,6 +32,7 @@ from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat
 from lakesink.domain.records import Record
 from lakesink.domain.schema import Schema, adapt, name_records, schema_for
 from lakesink.domain.schema.connect import time_of_day_millis
+from lakesink.domain.schema.decimal_bytes import unscaled_bytes
 from lakesink.domain.transforms.kafka_numbers import java_double_text
 
 #: JSON members in the order Jackson writes Aiven's ``HashMap<String, OutputFieldBuilder>``
@@ -218,22 +219,14 @@ def _json_data(record: Record, value: Any) -> Any:
     if isinstance(value, time):
         return time_of_day_millis(value)
     if isinstance(value, Decimal):
-        return base64.b64encode(_unscaled_bytes(record, value)).decode("ascii")
+        if not value.is_finite():
+            raise _aiven_error(record, f"{value} is not a Connect Decimal")
+        return base64.b64encode(unscaled_bytes(value)).decode("ascii")
     if isinstance(value, Mapping):
         return {str(name): _json_data(record, item) for name, item in value.items()}
     if isinstance(value, Sequence):
         return [_json_data(record, item) for item in value]
     raise _aiven_error(record, f"a {type(value).__name__} cannot be written as JSON")
-
-
-def _unscaled_bytes(record: Record, value: Decimal) -> bytes:
-    """``BigInteger#toByteArray`` of the unscaled value: the Connect Decimal's bytes."""
-    if not value.is_finite():
-        raise _aiven_error(record, f"{value} is not a Connect Decimal")
-    sign, digits, exponent = value.as_tuple()
-    assert isinstance(exponent, int)  # finite
-    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
-    return unscaled.to_bytes(unscaled.bit_length() // 8 + 1, "big", signed=True)
 
 
 def iso_instant(record: Record, millis: int) -> str:

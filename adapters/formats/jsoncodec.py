@@ -19,6 +19,7 @@ from typing import Any
 
 from lakesink.domain.formats import DecimalFormat
 from lakesink.domain.schema.connect import time_of_day_millis
+from lakesink.domain.schema.decimal_bytes import unscaled_bytes
 
 _EPOCH_DATE = date(1970, 1, 1)
 
@@ -47,24 +48,9 @@ def _millis(value: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
-def _unscaled_bytes(value: Decimal) -> bytes:
-    """``BigInteger#toByteArray`` of the unscaled value: the fewest two's-complement big-endian
-    bytes that hold it (0 → ``00``, 128 → ``00 80``, -128 → ``80``), a Connect Decimal's bytes.
-
-    Raises:
-        ValueError: ``value`` is NaN or infinite.
-    """
-    if not value.is_finite():
-        raise ValueError(f"{value} is not a Connect Decimal")
-    sign, digits, _exponent = value.as_tuple()
-    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
-    magnitude = unscaled if unscaled >= 0 else ~unscaled  # Java's bitLength leaves out the sign bit
-    return unscaled.to_bytes(magnitude.bit_length() // 8 + 1, "big", signed=True)
-
-
 def _plain_base64(value: Any) -> Any:
     if isinstance(value, Decimal):
-        return base64.b64encode(_unscaled_bytes(value)).decode("ascii")
+        return base64.b64encode(unscaled_bytes(value)).decode("ascii")
     return _plain(value)
 
 

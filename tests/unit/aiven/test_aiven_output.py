@@ -203,6 +203,13 @@ def test_a_decimal_is_base64_of_its_unscaled_bytes() -> None:
     assert document == b'{"value":"MDk="}'
 
 
+@pytest.mark.parametrize(("value", "encoded"), [("-1.28", "gA=="), ("-327.68", "gAA="), ("-1.29", "/38="), ("1.28", "AIA=")])
+def test_a_negative_decimal_takes_the_fewest_bytes_as_java_s_big_integer(value: str, encoded: str) -> None:
+    """Kafka 4.4's JsonConverter (decimal.format=BASE64) writes -128 as 80, not ff 80."""
+    document = json_document(Record("t", 0, 0, value=Decimal(value)), output(AivenFormat.JSONL, "value"))
+    assert document == b'{"value":"%s"}' % encoded.encode()
+
+
 # --- avro / parquet -----------------------------------------------------------------------------
 
 
