@@ -44,6 +44,7 @@ from lakesink.adapters.kafka.offsets import (
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.flush.admission import AdmissionControl, AdmitMode
 from lakesink.domain.ports import Clock
+from lakesink.domain.transient import wait_before
 
 if TYPE_CHECKING:
     from lakesink.adapters.kafka.topic_selection import TopicSelection
@@ -175,14 +176,26 @@ class BatchPlanner:
 
         Between batches it waits for the first flush interval of a waiting partition to run out,
         looking at Kafka at least every ``poll_s`` for records that complete a count (or wake a
-        partition without an interval rule). ``wait(seconds)`` waits and says whether to stop
+        partition without an interval rule). A cluster that does not answer (an outage, a broker
+        restarting) is asked again after 1 s, doubling to at most 60 s, for as long as it lasts. ``wait(seconds)`` waits and says whether to stop
         (``threading.Event.wait`` of a stop signal; a test's moves its clock). A batch that only
         registers new partitions reads nothing: it is not yielded, the next one reads them.
         :attr:`position` follows: the end of the last batch handed over (where the next one starts).
         """
         begin = self.position = self.start()
+        unanswered = 0
         while True:
-            end = self.next_end(begin, AdmitMode.POLICY)
+            try:
+                end = self.next_end(begin, AdmitMode.POLICY)
+            except ConnectionError as error:  # a broker outage is waited out, as Connect retries a task
+                unanswered += 1
+                delay = wait_before(unanswered)
+                logger.warning("Kafka did not answer while the next batch was planned (%s); asking again in %.0f s",
+                               error, delay)
+                if wait(delay):
+                    return
+                continue
+            unanswered = 0
             if end == begin:
                 due_ms = self._admission.due_in_ms(begin, self._available)
                 if wait(poll_s if due_ms is None else min(poll_s, due_ms / 1000)):

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
+from confluent_kafka import IsolationLevel, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from lakesink.adapters.kafka.client_logs import client_logger, last_client_line
@@ -94,7 +94,8 @@ class TopicMetadata:
                     if not _retriable(exc) or time.monotonic() > deadline:
                         raise ConnectionError(f"ListOffsets failed for {tp.topic}-{tp.partition}: {exc}") from exc
                     again[TopicPartition(tp.topic, tp.partition)] = spec
-            if again:
+            if again:  # a new client: the old one may hold the leader epochs that were refused
+                self._admin = None
                 time.sleep(_RETRY_PAUSE_S)
             request = again
         return result
@@ -109,6 +110,14 @@ class TopicMetadata:
         return self._admin
 
 
+_LEADER_MOVING = frozenset({
+    KafkaError.UNKNOWN_LEADER_EPOCH, KafkaError.FENCED_LEADER_EPOCH, KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.LEADER_NOT_AVAILABLE, KafkaError.OFFSET_NOT_AVAILABLE, KafkaError.REQUEST_TIMED_OUT,
+})
+"""ListOffsets errors Kafka calls retriable (a leader being elected or catching up). librdkafka builds the
+admin result's errors from the bare code, so their ``retriable()`` is always false: the codes decide."""
+
+
 def _retriable(exc: KafkaException) -> bool:
     first = exc.args[0] if exc.args else None
-    return bool(first is not None and hasattr(first, "retriable") and first.retriable())
+    return isinstance(first, KafkaError) and first.code() in _LEADER_MOVING

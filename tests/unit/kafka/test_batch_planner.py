@@ -315,3 +315,29 @@ def test_a_continuous_run_ends_when_its_wait_says_stop_and_tells_where_it_stoppe
     assert next(batches) == ({("t", 0): 0}, {("t", 0): 4})
     assert planner.position == {("t", 0): 4}, "the next batch starts after the one handed over"
     assert list(batches) == [] and waits == [1.0], "nothing new: one wait, which says stop"
+
+
+class UnansweringBroker(FakeBroker):
+    """Answers the first ListOffsets (the run's start), refuses the next ``failures`` (an outage), then answers."""
+
+    def __init__(self, watermarks: dict[TopicPartitionKey, tuple[int, int]], failures: int) -> None:
+        super().__init__(watermarks)
+        self.failures = failures
+        self.started = False
+
+    def latest(self, keys: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, int]:
+        if self.started and self.failures:
+            self.failures -= 1
+            raise ConnectionError("ListOffsets failed for t-0: Local: Broker transport failure")
+        self.started = True
+        return super().latest(keys)
+
+
+def test_a_continuous_run_waits_out_a_cluster_that_does_not_answer_1_s_doubling() -> None:
+    broker = UnansweringBroker({("t", 0): (0, 4)}, failures=3)
+    planner = BatchPlanner(_options(), broker)
+    waits: list[float] = []
+    batches = planner.continuous(poll_s=1.0, wait=lambda seconds: waits.append(seconds) and False)
+
+    assert next(batches) == ({("t", 0): 0}, {("t", 0): 4})
+    assert waits == [1.0, 2.0, 4.0]
