@@ -68,7 +68,7 @@ def check_sink_environment(settings: ConnectorSettings) -> None:
 
 
 def check_sink_access(settings: ConnectorSettings, config: Mapping[str, Any]) -> None:
-    """Check the ACLs a sink run needs (docs/operations.md, "Kafka ACLs"), each in one request.
+    """Check the ACLs a sink run needs (docs/kafka.md, "SASL/SCRAM and ACLs"), each in one request.
 
     READ on its topics (a topic it may not DESCRIBE is otherwise left out of the metadata, as if it
     did not exist), READ on group ``connect-<name>`` when at-least-once, and with a dead-letter topic

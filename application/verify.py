@@ -26,7 +26,7 @@ from lakesink.domain.ports import ObjectInfo, ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
-from lakesink.domain.verify.check import PartitionFacts, check_partition
+from lakesink.domain.verify.check import PartitionFacts, check_partition, checked_end
 from lakesink.domain.verify.claims import OffsetClaim
 from lakesink.domain.verify.index_keys import (
     locks_folder,
@@ -117,11 +117,11 @@ def run_verify(
         )
         found, broken = claims.get((topic, partition), ()), unreadable.get((topic, partition), ())
         check = check_partition(facts, found, broken)
-        if check.gaps and kafka.records is not None and facts.topic_start is not None:
+        end = checked_end(facts, check.last_stored)
+        if check.gaps and kafka.records is not None and facts.topic_start is not None and end is not None:
             # offsets Kafka holds no record at (markers, aborted or compacted records) are no gaps
             try:
-                end = facts.committed if plan.indexed else check.last_stored
-                held = kafka.records((topic, partition), facts.topic_start, max(end or 0, check.gaps[-1][1]))
+                held = kafka.records((topic, partition), facts.topic_start, end)
             except LakesinkError:  # the dense check stands; the gaps are compared with the topic by hand
                 held = None
             if held is not None:

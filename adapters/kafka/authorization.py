@@ -22,6 +22,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient
 
+from lakesink.adapters.kafka.client_config import error_code
 from lakesink.adapters.kafka.client_logs import client_logger
 from lakesink.domain.errors import KafkaAccessDeniedError
 
@@ -78,13 +79,6 @@ def access_denied(acl: Acl, config: Mapping[str, Any], denied: str | None = None
         ]
     )
     return KafkaAccessDeniedError(f"Kafka denied {refused} on {acl.resource} '{name}' to {who}: {grant} ({command}).")
-
-
-def error_code(error: BaseException | KafkaError | None) -> int | None:
-    """The librdkafka code of a KafkaException (or KafkaError), None for anything else."""
-    if isinstance(error, KafkaException):
-        error = error.args[0] if error.args else None
-    return error.code() if isinstance(error, KafkaError) else None
 
 
 def is_denied(error: BaseException | KafkaError | None) -> bool:

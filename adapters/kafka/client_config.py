@@ -23,7 +23,7 @@ from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
 if TYPE_CHECKING:  # the client library loads only where a client is built (not in Spark's planning workers)
-    from confluent_kafka import Consumer, KafkaException, Producer
+    from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 
 SettingValue = str | Secret
 
@@ -228,6 +228,15 @@ def error_text(exc: KafkaException) -> str:
     """librdkafka's own message of ``exc`` (its KafkaError's text, not the exception's repr)."""
     error = exc.args[0] if exc.args else None
     return error.str() if hasattr(error, "str") else str(exc)
+
+
+def error_code(error: BaseException | KafkaError | None) -> int | None:
+    """The librdkafka code of a KafkaException (or KafkaError), None for anything else."""
+    from confluent_kafka import KafkaError, KafkaException
+
+    if isinstance(error, KafkaException):
+        error = error.args[0] if error.args else None
+    return error.code() if isinstance(error, KafkaError) else None
 
 
 def _without_values(exc: KafkaException) -> str:

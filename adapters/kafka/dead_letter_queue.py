@@ -21,6 +21,7 @@ from lakesink.adapters.kafka.client_config import (
     consumer_config,
     create_consumer,
     create_producer,
+    error_code,
     error_text,
     producer_config,
 )
@@ -130,7 +131,7 @@ class KafkaDeadLetterQueue:
             self._abort()
             raise RecordError(str(error)) from error.__cause__
         except KafkaException as error:
-            if _code(error) in _FENCED:
+            if error_code(error) in _FENCED:
                 raise CommitConflictError(
                     f"Dead-letter queue {self._topic}: another run of connector {self._connector} took over "
                     f"({error_text(error)})."
@@ -167,7 +168,7 @@ class KafkaDeadLetterQueue:
             except BufferError:  # the local queue is full: let deliveries drain it
                 self._producer.poll(0.1)
             except KafkaException as error:
-                if _code(error) != KafkaError.MSG_SIZE_TOO_LARGE:
+                if error_code(error) != KafkaError.MSG_SIZE_TOO_LARGE:
                     raise
                 size = len(letter.key or b"") + len(letter.value or b"") + sum(
                     len(name) + len(value or b"") for name, value in headers)
@@ -186,8 +187,3 @@ class KafkaDeadLetterQueue:
 
 class _TooLarge(Exception):
     """A letter the producer refused for its size (raised inside :meth:`KafkaDeadLetterQueue.send`)."""
-
-
-def _code(error: KafkaException) -> object:
-    first = error.args[0] if error.args else None
-    return first.code() if hasattr(first, "code") else None

@@ -29,7 +29,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Topic
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from lakesink.adapters.kafka.authorization import Acl, denied_as
-from lakesink.adapters.kafka.client_config import create_consumer
+from lakesink.adapters.kafka.client_config import create_consumer, error_code, error_text
 from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
 from lakesink.adapters.kafka.source_options import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
 from lakesink.adapters.kafka.source_schemas import kafka_schema
@@ -86,10 +86,9 @@ def read_range(
         with denied_as(config, Acl(("READ",), "topic", offset_range.topic)):
             yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s, headers)
     except KafkaException as exc:
-        error = exc.args[0] if exc.args else None
-        if isinstance(error, KafkaError) and error.code() == KafkaError._AUTO_OFFSET_RESET:
+        if error_code(exc) == KafkaError._AUTO_OFFSET_RESET:
             raise KafkaDataLossError(
-                f"{offset_range.describe()}: the start offset is no longer in Kafka ({error.str()})"
+                f"{offset_range.describe()}: the start offset is no longer in Kafka ({error_text(exc)})"
             ) from None
         raise
     finally:

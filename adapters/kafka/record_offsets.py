@@ -41,10 +41,9 @@ def record_offsets(
                 if error.code() == KafkaError._PARTITION_EOF:
                     break
                 raise KafkaUnavailableError(f"{topic}-{partition}: {error.str()}")
-            if message.offset() > end:
-                break
-            found.append(message.offset())
-            if message.offset() == end:
+            if message.offset() <= end:
+                found.append(message.offset())
+            if message.offset() >= end:
                 break
     except KafkaException as error:
         raise KafkaUnavailableError(f"{topic}-{partition}: {error_text(error)}") from error

@@ -19,6 +19,7 @@ from typing import Any
 from confluent_kafka import IsolationLevel, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
+from lakesink.adapters.kafka.client_config import error_code
 from lakesink.adapters.kafka.client_logs import client_logger, last_client_line
 from lakesink.adapters.kafka.offsets import TopicPartitionKey
 from lakesink.adapters.kafka.topic_selection import TopicSelection
@@ -91,7 +92,7 @@ class TopicMetadata:
                 try:
                     result[(tp.topic, tp.partition)] = future.result().offset
                 except KafkaException as exc:
-                    if not _retriable(exc) or time.monotonic() > deadline:
+                    if error_code(exc) not in _LEADER_MOVING or time.monotonic() > deadline:
                         raise ConnectionError(f"ListOffsets failed for {tp.topic}-{tp.partition}: {exc}") from exc
                     again[TopicPartition(tp.topic, tp.partition)] = spec
             if again:  # a new client: the old one may hold the leader epochs that were refused
@@ -116,8 +117,3 @@ _LEADER_MOVING = frozenset({
 })
 """ListOffsets errors Kafka calls retriable (a leader being elected or catching up). librdkafka builds the
 admin result's errors from the bare code, so their ``retriable()`` is always false: the codes decide."""
-
-
-def _retriable(exc: KafkaException) -> bool:
-    first = exc.args[0] if exc.args else None
-    return isinstance(first, KafkaError) and first.code() in _LEADER_MOVING

@@ -16,12 +16,13 @@ pending range plans, the topic's watermarks) and renders the result.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.commit.range_plans import RangePlan, pending_plans
 from lakesink.domain.verify.claims import Evidence, OffsetClaim
-from lakesink.domain.verify.record_offsets import gaps_with_records
+from lakesink.domain.verify.record_offsets import rank_runs, records_missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ class PartitionCheck:
     def lag(self) -> int | None:
         """Records in the topic not yet committed (without an index: not yet stored)."""
         end = self.facts.topic_end
-        done = self.facts.committed if self.facts.indexed else self.last_stored
+        done = checked_end(self.facts, self.last_stored)
         if end is None:
             return None
         return max(end - (-1 if done is None else done) - 1, 0)
@@ -117,10 +118,10 @@ def check_partition(
     if any(c.evidence is Evidence.UNPROVEN for c in below):
         gaps, duplicates = (), ()
     elif runs:
-        end = facts.committed if facts.indexed else last_stored
+        end = checked_end(facts, last_stored)
         gaps, duplicates = _sweep(runs, end)
         if gaps and facts.records is not None and end is not None:
-            gaps, without_records = gaps_with_records(below, gaps, facts.records, end)
+            gaps, without_records = _gaps_with_records(below, gaps, facts.records, end)
     else:  # a lock with nothing stored below it: at least its own offset is missing
         gaps, duplicates = (((facts.committed, facts.committed),) if facts.committed is not None else ()), ()
     return PartitionCheck(
@@ -137,6 +138,21 @@ def check_partition(
         unreadable=tuple(unreadable),
         without_records=without_records,
     )
+
+
+def checked_end(facts: PartitionFacts, last_stored: int | None) -> int | None:
+    """The last offset the check covers: the lock's, or without an index the last one stored."""
+    return facts.committed if facts.indexed else last_stored
+
+
+def _gaps_with_records(
+    claims: Sequence[OffsetClaim], dense_gaps: Sequence[tuple[int, int]], records: Sequence[int], end: int
+) -> tuple[tuple[tuple[int, int], ...], int]:
+    """The dense gaps re-checked over record ranks (domain/verify/record_offsets.py): the gaps left, and
+    how many offsets of the dense gaps hold no record."""
+    ranked = sorted((first, last, claim.key) for claim in claims for first, last in rank_runs(claim, records))
+    rank_gaps, _overlaps = _sweep(ranked, bisect_right(records, end) - 1)
+    return records_missing(rank_gaps, dense_gaps, records)
 
 
 def _sweep(

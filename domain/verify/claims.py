@@ -95,13 +95,18 @@ def key_claim(
 
 def read_claim(key: str, key_offset: int, offsets: Sequence[int]) -> OffsetClaim:
     """The offsets read from an object, as runs; an offset stored twice in it makes two runs."""
+    return OffsetClaim(key, Evidence.READ, runs_of(sorted(offsets)), len(offsets), key_offset)
+
+
+def runs_of(offsets: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Ascending ``offsets`` as runs ``(first, last)`` of consecutive ones; a repeated offset starts a new run."""
     runs: list[tuple[int, int]] = []
-    for offset in sorted(offsets):
+    for offset in offsets:
         if runs and offset == runs[-1][1] + 1:
             runs[-1] = (runs[-1][0], offset)
         else:
             runs.append((offset, offset))
-    return OffsetClaim(key, Evidence.READ, tuple(runs), len(offsets), key_offset)
+    return tuple(runs)
 
 
 def unproven_claim(key: str, key_offset: int, records: int) -> OffsetClaim:

@@ -11,7 +11,8 @@ offset holds the ``n`` records up to that offset, whatever offsets lie between t
 A record compacted away *after* the sink stored it makes a file claim more records than the topic
 still has, never fewer: the sweep over ranks then finds fewer gaps, not more. So a gap is kept only
 where both sweeps find it (the dense one's gaps include every real one), and the offsets of the
-dense gaps that hold no record are counted, not reported.
+dense gaps that hold no record are counted, not reported. :func:`rank_runs` gives the ranks a claim
+holds; the check sweeps them as it sweeps offsets; :func:`records_missing` keeps what both sweeps miss.
 """
 
 from __future__ import annotations
@@ -19,34 +20,11 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
-from lakesink.domain.verify.claims import Evidence, OffsetClaim
+from lakesink.domain.verify.claims import Evidence, OffsetClaim, runs_of
 
 
-def gaps_with_records(
-    claims: Sequence[OffsetClaim],
-    dense_gaps: Sequence[tuple[int, int]],
-    records: Sequence[int],
-    end: int,
-) -> tuple[tuple[tuple[int, int], ...], int]:
-    """The dense gaps' offsets that hold a record no claim covers, as ranges, and how many offsets of
-    the dense gaps hold no record at all.
-
-    Args:
-        claims: the committed objects' claims (none :attr:`Evidence.UNPROVEN`).
-        dense_gaps: the gaps of the dense sweep.
-        records: the offsets holding a record, ascending, from below the first claim to ``end``.
-        end: the last offset the check covers (the committed one).
-    """
-    ranks = _sweep_ranks([_rank_runs(claim, records) for claim in claims], bisect_right(records, end) - 1)
-    missing = [records[rank] for first, last in ranks for rank in range(first, last + 1)]
-    kept = [offset for offset in missing if any(a <= offset <= b for a, b in dense_gaps)]
-    in_gaps = sum(b - a + 1 for a, b in dense_gaps)
-    held = sum(bisect_right(records, b) - bisect_left(records, a) for a, b in dense_gaps)
-    return _ranges(kept), in_gaps - held
-
-
-def _rank_runs(claim: OffsetClaim, records: Sequence[int]) -> list[tuple[int, int]]:
-    """The claim's records as runs of ranks in ``records``."""
+def rank_runs(claim: OffsetClaim, records: Sequence[int]) -> list[tuple[int, int]]:
+    """The claim's records as runs of ranks in ``records`` (the offsets holding a record, ascending)."""
     if not claim.runs:
         return []
     if claim.evidence is Evidence.READ:  # the offsets themselves: those the topic still holds
@@ -62,25 +40,18 @@ def _rank_runs(claim: OffsetClaim, records: Sequence[int]) -> list[tuple[int, in
     return [(bottom, bottom + claim.records - 1)]
 
 
-def _sweep_ranks(runs: Sequence[Sequence[tuple[int, int]]], end: int) -> list[tuple[int, int]]:
-    """Ranks from the lowest claimed one to ``end`` that no run covers."""
-    ordered = sorted(run for claim in runs for run in claim)
-    gaps: list[tuple[int, int]] = []
-    covered = ordered[0][0] - 1 if ordered else end
-    for first, last in ordered:
-        if first > covered + 1:
-            gaps.append((covered + 1, first - 1))
-        covered = max(covered, last)
-    if end > covered:
-        gaps.append((covered + 1, end))
-    return gaps
+def records_missing(
+    rank_gaps: Sequence[tuple[int, int]], dense_gaps: Sequence[tuple[int, int]], records: Sequence[int]
+) -> tuple[tuple[tuple[int, int], ...], int]:
+    """The offsets of ``records`` in both the gaps of the sweep over ranks and the dense sweep's gaps
+    (``dense_gaps``, ascending and apart), as runs, and how many offsets of the dense gaps hold no record."""
+    starts = [first for first, _last in dense_gaps]
 
+    def in_dense_gap(offset: int) -> bool:
+        at = bisect_right(starts, offset) - 1
+        return at >= 0 and offset <= dense_gaps[at][1]
 
-def _ranges(offsets: Sequence[int]) -> tuple[tuple[int, int], ...]:
-    ranges: list[tuple[int, int]] = []
-    for offset in offsets:
-        if ranges and offset == ranges[-1][1] + 1:
-            ranges[-1] = (ranges[-1][0], offset)
-        else:
-            ranges.append((offset, offset))
-    return tuple(ranges)
+    missing = [records[rank] for first, last in rank_gaps for rank in range(first, last + 1)]
+    in_gaps = sum(last - first + 1 for first, last in dense_gaps)
+    held = sum(bisect_right(records, last) - bisect_left(records, first) for first, last in dense_gaps)
+    return runs_of([offset for offset in missing if in_dense_gap(offset)]), in_gaps - held
