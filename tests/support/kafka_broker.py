@@ -29,7 +29,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from confluent_kafka import KafkaException
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 from confluent_kafka.admin import (
     AdminClient,
     NewTopic,
@@ -116,6 +116,12 @@ class KafkaCluster(BrokerHandle):
         topic = NewTopic(name, num_partitions=partitions, replication_factor=-1, config=config)  # the default
         for future in admin.create_topics([topic]).values():
             future.result(30)
+
+    def group_offsets(self, group: str) -> dict[tuple[str, int], int]:
+        """The committed offsets of ``group`` from the admin API (what kafka-consumer-groups shows)."""
+        admin = self.admin()
+        listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
+        return {(tp.topic, tp.partition): tp.offset for tp in listed[group].result(30).topic_partitions if tp.offset >= 0}
 
     def add_scram_user(self, user: str, password: str) -> None:
         """Create (or change the password of) a SCRAM-SHA-512 user; no ACL is granted."""

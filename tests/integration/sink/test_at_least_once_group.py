@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-from confluent_kafka import ConsumerGroupTopicPartitions
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.group_offsets import connect_group_id
@@ -23,12 +22,6 @@ from tests.integration.sink.conftest import assert_exactly_once, local_props, pr
 from tests.support.kafka_broker import ApacheKafka
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-
-def _group_offsets(kafka: ApacheKafka, group: str) -> dict[tuple[str, int], int]:
-    admin = kafka.admin()
-    listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
-    return {(tp.topic, tp.partition): tp.offset for tp in listed[group].result(30).topic_partitions if tp.offset >= 0}
 
 
 def _reported_next(jobs: list[SinkRun]) -> dict[tuple[str, int], int]:
@@ -52,13 +45,13 @@ def test_the_connect_group_holds_the_offsets_the_sink_reports_and_the_next_run_r
     group = connect_group_id(props["name"])
     produce_ids(apache_kafka, topic, range(50))
     first = run_sink(spark, props, tmp_path / "ck")
-    assert _group_offsets(apache_kafka, group) == _reported_next([first]) == {
+    assert apache_kafka.group_offsets(group) == _reported_next([first]) == {
         (topic, partition): high for partition, high in apache_kafka.end_data_set(topic).items()
     }
 
     produce_ids(apache_kafka, topic, range(50, 90))
     second = run_sink(spark, props, tmp_path / "ck-second")  # a new checkpoint: only the group says where
     assert sum(report.records for report in second.reports) == 40, "the second run did not resume at the group"
-    assert _group_offsets(apache_kafka, group) == _reported_next([first, second])
+    assert apache_kafka.group_offsets(group) == _reported_next([first, second])
     files = sorted(p for p in (tmp_path / "store" / "bkt").rglob("*.json") if p.is_file())
     assert_exactly_once([json.loads(line)["id"] for f in files for line in f.read_bytes().splitlines()], range(90))

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.dead_letter_queue import KafkaDeadLetterQueue, dead_letter_id
@@ -173,7 +173,7 @@ def test_poison_records_reach_the_dead_letter_topic_once_across_a_kill_9(
     assert len(_dead_letters(kafka, names["dlq"])) == visible  # an open transaction is invisible
     if visible:  # the transaction stored the batch's ends + 1 for the group (read back with the admin API)
         sources = [names[kind] for kind in ("parquet", "text", "big")]
-        assert _group_offsets(kafka, dead_letter_id(props["name"])) == {
+        assert kafka.group_offsets(dead_letter_id(props["name"])) == {
             (topic, 0): kafka.watermarks(topic)[0][1] for topic in sources
         }
 
@@ -221,14 +221,6 @@ def _committed(store: ObjectStore, connector: str, topic: str) -> int | None:
     return json.loads(lock)["committedOffset"]
 
 
-def _group_offsets(kafka: ApacheKafka, group: str) -> dict[tuple[str, int], int]:
-    """The committed offsets of ``group``, from the admin API (what kafka-consumer-groups shows)."""
-    admin = kafka.admin()
-    listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
-    found = listed[group].result(30).topic_partitions
-    return {(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}
-
-
 def test_a_second_run_of_the_connector_fences_the_first_run_s_dead_letter_queue(apache_kafka: ApacheKafka) -> None:
     """Both runs use the transactional id ``lakesink-dlq-<name>``: opening the second bumps its epoch, so
     the first can commit nothing more; only the second's letters and marks are visible."""
@@ -250,7 +242,7 @@ def test_a_second_run_of_the_connector_fences_the_first_run_s_dead_letter_queue(
     finally:
         second.close()
     assert [m.offset() for m in _dead_letters(apache_kafka, dlq)] == [0]  # the second's letter only
-    assert _group_offsets(apache_kafka, dead_letter_id(name)) == {(source, 0): 2}
+    assert apache_kafka.group_offsets(dead_letter_id(name)) == {(source, 0): 2}
 
 
 def test_avro_poison_of_an_at_least_once_sink_goes_to_the_dead_letter_topic_without_context_headers(
