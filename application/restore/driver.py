@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from lakesink.application.restore.fencing import OriginFencing
-from lakesink.application.restore.listing import ListingCursors, discover
+from lakesink.application.restore.listing import ListingCursors, ListingStats, discover
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.progress import Progress, Throttle, human_size, rate, silent
 from lakesink.domain.restore.balance import balanced_groups
 from lakesink.domain.restore.index import WorkItem, group_work
 from lakesink.domain.restore.partitions import check_partition_counts, needed_partitions
@@ -60,8 +61,10 @@ def run_restore(
     once: bool,
     sleep: Callable[[float], None] = time.sleep,
     max_polls: int | None = None,
+    progress: Progress = silent,
 ) -> RestoreSummary:
-    """One pass with ``once``, else poll until interrupted (or ``max_polls``).
+    """One pass with ``once``, else poll until interrupted (or ``max_polls``); ``progress`` gets the
+    steps of each poll that finds something to restore (:class:`PollProgress`).
 
     Raises:
         BucketNotFoundError: a root's bucket does not exist.
@@ -75,20 +78,24 @@ def run_restore(
     summary = RestoreSummary()
     started = time.monotonic()
     while True:
-        entries, stats = discover(store, plan, cursors)
+        lines = PollProgress(progress, summary.polls + 1)
+        entries, stats = discover(store, plan, cursors, lines.listing)
         summary.polls += 1
         summary.list_calls += stats.list_calls
         items = group_work(e for e in entries if not already_restored(summary.done.get(e.origin), e))
         if items:
+            lines.to_restore(items, stats.objects_listed)
             check_target_partitions(plan, broker, items)
             fencing.fence_new(plan, broker, items)
-            for result in dispatch(plan, services, items):
+            results = dispatch(plan, services, items)
+            for result in results:
                 summary.objects += result.objects
                 summary.records += result.records
                 summary.bytes += result.bytes
                 summary.skipped_objects += result.skipped_objects
                 if result.last_key:
                     summary.done[result.origin] = (result.last_offset, result.last_key)
+            lines.restored(results, len(items))
         logger.info("Poll %d: %d origins, %d records so far", summary.polls, len(items), summary.records)
         if once or (max_polls is not None and summary.polls >= max_polls):
             break
@@ -115,3 +122,45 @@ def dispatch(plan: RestorePlan, services: RestoreServices, items: Sequence[WorkI
     slots = plan.parallelism or services.runner.slots()
     groups = balanced_groups([sum(entry.size for entry in item.objects) for item in items], slots)
     return services.runner.run([[items[index] for index in group] for group in groups], services.task)
+
+
+class PollProgress:
+    """The progress lines of one poll: the listing (every few seconds while it runs), what it found
+    to restore, and what the restore tasks did. A poll that finds nothing new shows nothing (a
+    continuous restore polls every few minutes)::
+
+        restore poll 1: listing, 120,000 objects so far
+        restore poll 1: 12 topic-partitions to restore, 3,456 objects (1.2 GiB) of 120,000 listed
+        restore poll 1: restored 12/12 topic-partitions, 60,000 records from 3,456 objects (1.2 GiB) in 45.2 s (1,327 records/s)
+    """
+
+    def __init__(self, show: Progress, poll: int, now: Callable[[], float] = time.monotonic) -> None:
+        self._show = show
+        self._prefix = f"restore poll {poll}:"
+        self._now = now
+        self._started = now()
+        self._throttle = Throttle(now)
+
+    def listing(self, stats: ListingStats) -> None:
+        """A page was listed: a line when one is due."""
+        if self._throttle.due():
+            self._show(f"{self._prefix} listing, {stats.objects_listed:,} objects so far")
+
+    def to_restore(self, items: Sequence[WorkItem], listed: int) -> None:
+        """The listing found ``items`` to restore among ``listed`` objects."""
+        objects = [entry for item in items for entry in item.objects]
+        self._show(
+            f"{self._prefix} {len(items):,} topic-partitions to restore, {len(objects):,} objects "
+            f"({human_size(sum(entry.size for entry in objects))}) of {listed:,} listed"
+        )
+
+    def restored(self, results: Sequence[OriginResult], origins: int) -> None:
+        """The restore tasks of the poll are done: what they sent, over ``origins`` topic-partitions."""
+        records = sum(result.records for result in results)
+        seconds = self._now() - self._started
+        self._show(
+            f"{self._prefix} restored {len(results):,}/{origins:,} topic-partitions, {records:,} records from "
+            f"{sum(result.objects for result in results):,} objects "
+            f"({human_size(sum(result.bytes for result in results))}) in {seconds:.1f} s "
+            f"({rate(records, seconds)} records/s)"
+        )
