@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from lakesink.application.log_redaction import RedactingFormatter
 from lakesink.domain.errors import ConfigError, LakesinkError, RecordError
-from lakesink.domain.progress import Progress, silent
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
 logger = logging.getLogger(__name__)
@@ -162,7 +162,7 @@ def _add_quiet(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _progress(args: argparse.Namespace) -> Progress:
+def _progress(args: argparse.Namespace) -> ProgressOutput:
     """Where the command's progress lines go: stderr (stdout is for results a script parses), or
     nowhere with ``--quiet``."""
     return silent if args.quiet else _to_stderr

@@ -33,7 +33,7 @@ from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
-from lakesink.domain.progress import Progress, silent
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
 
 logger = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ def run_sink(
     checkpoint: str | None = None,
     metrics_port: int | None = None,
     metrics_host: str | None = None,
-    progress: Progress = silent,
+    progress: ProgressOutput = silent,
 ) -> int:
     """The ``lakesink sink`` command on a session that is starting; returns the number of records written.
 

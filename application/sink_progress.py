@@ -2,7 +2,7 @@
 
 Another adapter of the run's metrics port (:class:`~.sink_metrics.SinkMetrics`), beside Prometheus:
 the use case reports each committed batch and knows nothing of terminals. The composition root
-(:func:`~.compose.run_sink`) hands it the CLI's :data:`~lakesink.domain.progress.Progress` (stderr,
+(:func:`~.compose.run_sink`) hands it the CLI's :data:`~lakesink.domain.progress.ProgressOutput` (stderr,
 nothing under ``--quiet``) and shows the summary however the run ends: ``--once`` done, SIGTERM,
 Ctrl-C or a failure. The formats are stable, one line each, to be grepped::
 
@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 
 from lakesink.domain.ports import CommittedBatch
-from lakesink.domain.progress import Progress, human_size, rate
+from lakesink.domain.progress import ProgressOutput, human_size, rate
 
 
 def batch_line(report: CommittedBatch) -> str:
@@ -32,7 +32,7 @@ def batch_line(report: CommittedBatch) -> str:
 class SinkProgress:
     """Shows a line per committed batch and keeps the run's totals for :meth:`finish`'s summary."""
 
-    def __init__(self, show: Progress, now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, show: ProgressOutput, now: Callable[[], float] = time.monotonic) -> None:
         self._show = show
         self._now = now
         self._started = now()

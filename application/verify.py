@@ -23,7 +23,7 @@ from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_plans import RangePlan, decode_plan
 from lakesink.domain.errors import FormatError, LakesinkError, ObjectNotFoundError, RecordError, StorageError
 from lakesink.domain.ports import ObjectInfo, ObjectStore
-from lakesink.domain.progress import Progress, Throttle, silent
+from lakesink.domain.progress import ProgressOutput, Throttle, silent
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
@@ -83,7 +83,7 @@ class KafkaView:
 
 
 def run_verify(
-    plan: VerifyPlan, store: ObjectStore, readers: ObjectReaders, kafka: KafkaView, progress: Progress = silent
+    plan: VerifyPlan, store: ObjectStore, readers: ObjectReaders, kafka: KafkaView, progress: ProgressOutput = silent
 ) -> VerifyReport:
     """Check every topic-partition the store or the cluster knows of; ``progress`` gets the steps
     (:class:`VerifyProgress`)."""
@@ -153,7 +153,7 @@ class VerifyProgress:
         verify: opened 3,000/12,000 objects
     """
 
-    def __init__(self, show: Progress, now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, show: ProgressOutput, now: Callable[[], float] = time.monotonic) -> None:
         self._show = show
         self._throttle = Throttle(now)
 

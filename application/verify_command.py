@@ -23,7 +23,7 @@ from lakesink.application.sink_settings import load_settings
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
-from lakesink.domain.progress import Progress, silent
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
 from lakesink.domain.verify.report import VerifyReport
 from lakesink.domain.verify.targets import VerifyPlan, dialect_targets, lenses_targets, verify_plan
@@ -46,7 +46,7 @@ def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
     return settings, verify_plan(settings, dialect_targets(settings, restore))
 
 
-def run_verify_command(config_path: str, progress: Progress = silent) -> VerifyReport:
+def run_verify_command(config_path: str, progress: ProgressOutput = silent) -> VerifyReport:
     """Load the config, check its buckets answer, then verify the store against the cluster (its
     steps to ``progress``).
 

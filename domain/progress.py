@@ -1,6 +1,6 @@
 """Progress lines for an operator's terminal: the numbers a long command shows while it runs.
 
-A command reports progress as one line of text at a time to a :data:`Progress` (the CLI's writes
+A command reports progress as one line of text at a time to a :data:`ProgressOutput` (the CLI's writes
 to stderr, so stdout stays for results a script parses; ``--quiet`` gives :func:`silent`). The
 numbers are formatted here, once, so every command shows sizes and counts alike; a
 :class:`Throttle` keeps a loop over thousands of items to one line every few seconds.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-Progress = Callable[[str], None]
+ProgressOutput = Callable[[str], None]
 """Where a command's progress lines go, one line (no newline) per call."""
 
 PROGRESS_EVERY_S = 5.0
@@ -19,7 +19,7 @@ rarely enough to stay readable beside its logs."""
 
 
 def silent(line: str) -> None:
-    """A :data:`Progress` that shows nothing (``--quiet``, a library call)."""
+    """A :data:`ProgressOutput` that shows nothing (``--quiet``, a library call)."""
     del line
 
 

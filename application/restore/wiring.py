@@ -20,7 +20,7 @@ from lakesink.application.restore.origin import OriginReplay
 from lakesink.application.restore.tasks import OPEN_AHEAD, deliver_in_order
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.ports import ObjectStore
-from lakesink.domain.progress import Progress, silent
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.restore.index import WorkItem
 from lakesink.domain.restore.plan import RestorePlan
 from lakesink.domain.restore.results import OriginResult
@@ -34,7 +34,7 @@ def restore(
     store: ObjectStore | None = None,
     sleep: Callable[[float], None] = time.sleep,
     max_polls: int | None = None,
-    progress: Progress = silent,
+    progress: ProgressOutput = silent,
 ) -> RestoreSummary:
     """Run the restore on ``spark`` (a ``pyspark.sql.SparkSession``; typed loosely because this layer
     imports no pyspark): one pass with ``once``, else poll until interrupted (or ``max_polls``);

@@ -131,7 +131,9 @@ def test_a_restore_poll_shows_its_listing_what_it_found_and_what_it_restored() -
     items = [WorkItem("orders-0", 0, "orders", 0, (_entry("a", 1024), _entry("b", 1024))),
              WorkItem("orders-1", 0, "orders", 1, (_entry("c", 2048),))]
     poll.to_restore(items, 7000)
-    clock.now += 3.0
+    for done in (0, 1, 1, 1, 1, 1, 2):
+        clock.now += 1.0
+        poll.tasks(done, 2)
     results = [OriginResult("orders-0", objects=2, records=600, bytes=2048, skipped_objects=0, last_offset=1,
                             last_key="b", seconds=2.0),
                OriginResult("orders-1", objects=1, records=400, bytes=2048, skipped_objects=0, last_offset=0,
@@ -140,8 +142,9 @@ def test_a_restore_poll_shows_its_listing_what_it_found_and_what_it_restored() -
     assert lines == [
         "restore poll 2: listing, 5,000 objects so far",
         "restore poll 2: 2 topic-partitions to restore, 3 objects (4.0 KiB) of 7,000 listed",
-        "restore poll 2: restored 2/2 topic-partitions, 1,000 records from 3 objects (4.0 KiB) in 10.0 s "
-        "(100 records/s)",
+        "restore poll 2: restoring, 1/2 tasks done, 10 s",
+        "restore poll 2: restored 2/2 topic-partitions, 1,000 records from 3 objects (4.0 KiB) in 14.0 s "
+        "(71 records/s)",
     ]
 
 
