@@ -169,7 +169,12 @@ def _progress(args: argparse.Namespace) -> ProgressOutput:
 
 
 def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    """One progress line on stderr. A stderr nobody reads any more (a pipe whose reader exited)
+    does not stop the run over a line of progress: the line is dropped, as logging drops its own."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
 
 
 def _port(text: str) -> int:

@@ -3,6 +3,9 @@ the sink's summary however the run ends, and ``--quiet``."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -178,3 +181,16 @@ def test_progress_goes_to_stderr_and_leaves_stdout_alone(capsys: pytest.CaptureF
     _to_stderr("batch 0: 1 records -> 1 objects (1 B), 0.0 s")
     silent("nothing")
     assert capsys.readouterr() == ("", "batch 0: 1 records -> 1 objects (1 B), 0.0 s\n")
+
+
+def test_a_closed_stderr_does_not_stop_a_run_over_a_progress_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader of `lakesink sink 2>&1 | head` has exited
+    gone = os.fdopen(writer, "w")
+    monkeypatch.setattr(sys, "stderr", gone)
+    try:
+        _to_stderr("batch 0: 1 records -> 1 objects (1 B), 0.0 s")  # EPIPE: the line is dropped
+    finally:
+        monkeypatch.undo()
+        with contextlib.suppress(BrokenPipeError):  # the line still in its buffer
+            gone.close()
