@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from lakesink.application.log_redaction import RedactingFormatter
 from lakesink.domain.errors import ConfigError, LakesinkError, RecordError
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
 logger = logging.getLogger(__name__)
@@ -123,6 +124,7 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="logging level (also accepted before the command)",
     )
+    _add_quiet(sink)
     sink.set_defaults(handler=_run_sink)
 
 
@@ -146,8 +148,33 @@ def _run_sink(args: argparse.Namespace) -> int:
             checkpoint=args.checkpoint,
             metrics_port=args.metrics_port,
             metrics_host=args.metrics_host,
+            progress=_progress(args),
         )
     return EXIT_OK
+
+
+def _add_quiet(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--quiet",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="no progress lines or summary on stderr (errors still print; also accepted before the command)",
+    )
+
+
+def _progress(args: argparse.Namespace) -> ProgressOutput:
+    """Where the command's progress lines go: stderr (stdout is for results a script parses), or
+    nowhere with ``--quiet``."""
+    return silent if args.quiet else _to_stderr
+
+
+def _to_stderr(line: str) -> None:
+    """One progress line on stderr. A stderr nobody reads any more (a pipe whose reader exited)
+    does not stop the run over a line of progress: the line is dropped, as logging drops its own."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
 
 
 def _port(text: str) -> int:
@@ -226,13 +253,16 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     restore.add_argument("--config", metavar="FILE", required=True, help="source config, or a Confluent S3 sink config (.properties or Kafka Connect JSON)")
     restore.add_argument("--once", action="store_true", help="restore the objects that exist now, then exit")
     restore.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])")
+    _add_quiet(restore)
     restore.set_defaults(handler=_run_restore)
 
 
 def _run_restore(args: argparse.Namespace) -> int:
     from lakesink.application.restore import RestoreCommand, render_summary, run_restore_command
 
-    summary = run_restore_command(RestoreCommand(config_path=args.config, once=args.once, master=args.master))
+    summary = run_restore_command(
+        RestoreCommand(config_path=args.config, once=args.once, master=args.master), _progress(args)
+    )
     print(render_summary(summary))
     return EXIT_OK
 
@@ -251,13 +281,14 @@ def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     verify.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.verify/1)")
+    _add_quiet(verify)
     verify.set_defaults(handler=_run_verify)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
     from lakesink.application.verify_command import run_verify_command
 
-    report = run_verify_command(args.config)
+    report = run_verify_command(args.config, _progress(args))
     print(report.to_json() if args.json else report.to_text())
     return EXIT_OK if report.clean else EXIT_FAILURE
 
@@ -346,6 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("LAKESINK_LOG_LEVEL", "WARNING"),
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="logging level (default: $LAKESINK_LOG_LEVEL or WARNING)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="sink, restore, verify: no progress lines or summary on stderr"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_explain(commands)

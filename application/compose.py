@@ -25,13 +25,15 @@ from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.storage import open_store, settled_storage
 from lakesink.adapters.tables.opening import table_opener
-from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics
+from lakesink.application.sink_metrics import NO_METRICS, EveryMetrics, SinkMetrics
+from lakesink.application.sink_progress import SinkProgress
 from lakesink.application.sink_run import SinkRun
 from lakesink.application.sink_tables import SinkTables
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
 
 logger = logging.getLogger(__name__)
@@ -163,23 +165,37 @@ def run_sink(
     checkpoint: str | None = None,
     metrics_port: int | None = None,
     metrics_host: str | None = None,
+    progress: ProgressOutput = silent,
 ) -> int:
     """The ``lakesink sink`` command on a session that is starting; returns the number of records written.
 
     The caller validated ``settings`` (:func:`.sink_settings.load_settings`) before it started
     ``launch``, and imported this module while the JVM started; leaving ``launch``'s ``with`` block
     (the caller's or this one's) stops the session. ``metrics_port`` / ``metrics_host`` (the
-    command's flags) win over the settings'.
+    command's flags) win over the settings'. ``progress`` gets a line per committed batch and the
+    run's summary (:class:`.sink_progress.SinkProgress`), before the session stops.
 
     Raises:
         LakesinkError: the run failed.
     """
     settings = with_metrics_flags(settings, metrics_port, metrics_host)
-    with launch, serving_metrics(settings) as metrics:
-        run = sink_run(settings, launch.session, checkpoint_dir=checkpoint, once=once, metrics=metrics)
+    with launch, serving_metrics(settings) as metrics, summed_up(SinkProgress(progress)) as lines:
+        run = sink_run(
+            settings, launch.session, checkpoint_dir=checkpoint, once=once, metrics=EveryMetrics(metrics, lines)
+        )
         with stopped_by_sigterm(run):
             run.run()
     return sum(report.records for report in run.reports)
+
+
+@contextmanager
+def summed_up(progress: SinkProgress) -> Iterator[SinkProgress]:
+    """``progress`` while the block runs, and its summary however the block ends: done, stopped by
+    SIGTERM, interrupted (Ctrl-C's KeyboardInterrupt) or failed (the error follows the summary)."""
+    try:
+        yield progress
+    finally:
+        progress.finish()
 
 
 @contextmanager

@@ -65,3 +65,22 @@ def per_topic(results: Iterable[RangeResult]) -> tuple[Mapping[str, int], Mappin
         records[result.topic] = records.get(result.topic, 0) + result.records
         sizes[result.topic] = sizes.get(result.topic, 0) + result.bytes
     return records, sizes
+
+
+class EveryMetrics:
+    """Reports to each of several metrics in turn (Prometheus and the progress lines)."""
+
+    def __init__(self, *each: SinkMetrics) -> None:
+        self._each = each
+
+    def batch_committed(self, report: CommittedBatch) -> None:
+        for metrics in self._each:
+            metrics.batch_committed(report)
+
+    def batch_failed(self, kind: str) -> None:
+        for metrics in self._each:
+            metrics.batch_failed(kind)
+
+    def waited(self) -> None:
+        for metrics in self._each:
+            metrics.waited()

@@ -23,6 +23,7 @@ from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_plans import RangePlan, decode_plan
 from lakesink.domain.errors import FormatError, LakesinkError, ObjectNotFoundError, RecordError, StorageError
 from lakesink.domain.ports import ObjectInfo, ObjectStore
+from lakesink.domain.progress import ProgressOutput, Throttle, silent
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
@@ -82,10 +83,12 @@ class KafkaView:
 
 
 def run_verify(
-    plan: VerifyPlan, store: ObjectStore, readers: ObjectReaders, kafka: KafkaView
+    plan: VerifyPlan, store: ObjectStore, readers: ObjectReaders, kafka: KafkaView, progress: ProgressOutput = silent
 ) -> VerifyReport:
-    """Check every topic-partition the store or the cluster knows of."""
+    """Check every topic-partition the store or the cluster knows of; ``progress`` gets the steps
+    (:class:`VerifyProgress`)."""
     started = time.monotonic()
+    lines = VerifyProgress(progress)
     sorter = KeySorter.of(plan)
     located: dict[TopicPartition, list[Located]] = defaultdict(list)
     buckets: dict[TopicPartition, str] = {}
@@ -99,8 +102,10 @@ def run_verify(
                     where = found.topic_partition
                     located[where].append(found)
                     buckets[where] = bucket
+            lines.listing(listed)
+    lines.listed(listed, located)
     committed, plans = _index(plan, store, buckets)
-    claims, unreadable, opened = _claims(store, readers, located)
+    claims, unreadable, opened = _claims(store, readers, located, lines.opening)
     partitions = sorted(set(located) | set(committed) | set(plans) | set(kafka.partitions))
     starts, ends, kafka_error = _watermarks(kafka, partitions)
     checks = []
@@ -137,6 +142,39 @@ def run_verify(
         opened=opened,
         seconds=time.monotonic() - started,
     )
+
+
+class VerifyProgress:
+    """The progress lines of a verify (stderr; the report is stdout's): the listing and the objects
+    opened every few seconds while they run, and what the listing found::
+
+        verify: listing, 1,200,000 objects so far
+        verify: listed 1,500,000 objects (1,499,000 in 48 topic-partitions), 12,000 to open
+        verify: opened 3,000/12,000 objects
+    """
+
+    def __init__(self, show: ProgressOutput, now: Callable[[], float] = time.monotonic) -> None:
+        self._show = show
+        self._throttle = Throttle(now)
+
+    def listing(self, listed: int) -> None:
+        """A page was listed (``listed`` objects so far): a line when one is due."""
+        if self._throttle.due():
+            self._show(f"verify: listing, {listed:,} objects so far")
+
+    def listed(self, listed: int, located: dict[TopicPartition, list[Located]]) -> None:
+        """The listing is done: ``located`` are the objects of the sink's topic-partitions."""
+        objects = sum(len(found) for found in located.values())
+        to_open = sum(found.opened for each in located.values() for found in each)
+        self._show(
+            f"verify: listed {listed:,} objects ({objects:,} in {len(located):,} topic-partitions), "
+            f"{to_open:,} to open"
+        )
+
+    def opening(self, done: int, total: int) -> None:
+        """``done`` of the ``total`` objects to open are read: a line when one is due."""
+        if self._throttle.due():
+            self._show(f"verify: opened {done:,}/{total:,} objects")
 
 
 def _index(
@@ -183,9 +221,13 @@ def _listed(store: ObjectStore, bucket: str, prefix: str) -> Iterator[ObjectInfo
 
 
 def _claims(
-    store: ObjectStore, readers: ObjectReaders, located: dict[TopicPartition, list[Located]]
+    store: ObjectStore,
+    readers: ObjectReaders,
+    located: dict[TopicPartition, list[Located]],
+    on_opened: Callable[[int, int], None],
 ) -> tuple[dict[TopicPartition, list[OffsetClaim]], dict[TopicPartition, list[tuple[str, str]]], int]:
-    """Every object's claim; the objects that could not be read, by partition; how many were opened."""
+    """Every object's claim; the objects that could not be read, by partition; how many were opened
+    (``on_opened(done, total)`` after each)."""
     claims: dict[TopicPartition, list[OffsetClaim]] = defaultdict(list)
     unreadable: dict[TopicPartition, list[tuple[str, str]]] = defaultdict(list)
     to_open = [(where, found) for where, objects in located.items() for found in objects if found.opened]
@@ -199,11 +241,12 @@ def _claims(
         results = pool.map(
             lambda found, path: _open(store, readers, found, path), (f for _, f in to_open), paths
         )
-        for (where, found), result in zip(to_open, results, strict=True):
+        for done, ((where, found), result) in enumerate(zip(to_open, results, strict=True), 1):
             if isinstance(result, OffsetClaim):
                 claims[where].append(result)
             else:
                 unreadable[where].append((found.entry.key, result))
+            on_opened(done, len(to_open))
     return claims, unreadable, len(to_open)
 
 

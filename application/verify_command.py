@@ -23,6 +23,7 @@ from lakesink.application.sink_settings import load_settings
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
 from lakesink.domain.verify.report import VerifyReport
 from lakesink.domain.verify.targets import VerifyPlan, dialect_targets, lenses_targets, verify_plan
@@ -45,8 +46,9 @@ def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
     return settings, verify_plan(settings, dialect_targets(settings, restore))
 
 
-def run_verify_command(config_path: str) -> VerifyReport:
-    """Load the config, check its buckets answer, then verify the store against the cluster.
+def run_verify_command(config_path: str, progress: ProgressOutput = silent) -> VerifyReport:
+    """Load the config, check its buckets answer, then verify the store against the cluster (its
+    steps to ``progress``).
 
     Raises:
         ConfigError: an invalid config, a missing bucket or refused credentials.
@@ -56,7 +58,7 @@ def run_verify_command(config_path: str) -> VerifyReport:
     settings, plan = load_verify_plan(config_path)
     check_sink_buckets(settings)
     store = open_store(settings.backend, settings.storage)
-    return run_verify(plan, store, ObjectReaders(record_count, envelope_offsets), kafka_view(settings))
+    return run_verify(plan, store, ObjectReaders(record_count, envelope_offsets), kafka_view(settings), progress)
 
 
 def kafka_view(settings: ConnectorSettings) -> KafkaView:

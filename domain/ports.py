@@ -278,8 +278,16 @@ def iter_objects(
 
 class CommittedBatch(Protocol):
     """What a committed batch tells the metrics: the fields of the sink run's ``BatchReport`` they read
-    (the application's metrics port and the Prometheus adapter both take it)."""
+    (the application's metrics port, the Prometheus adapter and the progress lines take it)."""
 
+    @property
+    def batch_id(self) -> int: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def lag(self) -> int | None: ...
     @property
     def files(self) -> tuple[str, ...]: ...
     @property

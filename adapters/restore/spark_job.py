@@ -4,21 +4,30 @@ Each group of work items is pickled into one element of an RDD with exactly one 
 partition, so Spark runs one task per group (which group holds which origins is the driver's
 choice, :mod:`lakesink.application.restore.driver`); the task function, handed in by the
 application, replays the group's origins and returns one result per origin, which the driver
-collects. Groups run in parallel up to the number of Spark task slots.
+collects. Groups run in parallel up to the number of Spark task slots. Meanwhile a thread counts
+the job's finished tasks for the driver's progress lines.
 """
 
 from __future__ import annotations
 
 import pickle
+import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lakesink.domain.restore.index import WorkItem
-from lakesink.domain.restore.ports import OriginTask
+from lakesink.domain.restore.ports import OriginTask, TasksDone
 from lakesink.domain.restore.results import OriginResult
 
 if TYPE_CHECKING:
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
+
+WATCH_EVERY_S = 1.0
+"""How often a restore's job is asked how many of its tasks are done (the driver's progress lines
+throttle what they show)."""
 
 
 class SparkTaskRunner:
@@ -31,12 +40,62 @@ class SparkTaskRunner:
         """Spark's default parallelism: the task slots of the cluster (cores of a local master)."""
         return int(self._spark.sparkContext.defaultParallelism)
 
-    def run(self, groups: Sequence[Sequence[WorkItem]], task: OriginTask) -> list[OriginResult]:
+    def run(
+        self, groups: Sequence[Sequence[WorkItem]], task: OriginTask, on_tasks: TasksDone | None = None
+    ) -> list[OriginResult]:
         if not groups:
             return []
         payloads = [pickle.dumps(list(group)) for group in groups]
-        tasks = self._spark.sparkContext.parallelize(payloads, len(payloads))
-        return tasks.mapPartitions(_unpickled(task)).collect()
+        context = self._spark.sparkContext
+        tasks = context.parallelize(payloads, len(payloads)).mapPartitions(_unpickled(task))
+        if on_tasks is None:
+            return tasks.collect()
+        group = f"lakesink-restore-{uuid.uuid4().hex}"
+        with _job_group(context, group), _watching(context, group, len(payloads), on_tasks):
+            return tasks.collect()
+
+
+@contextmanager
+def _job_group(context: SparkContext, group: str) -> Iterator[None]:
+    """This thread's next jobs in ``group`` (their tasks can be counted), then in the group it had
+    before (a library user's)."""
+    previous = {key: context.getLocalProperty(key) for key in _JOB_GROUP_KEYS}
+    context.setJobGroup(group, "lakesink restore")
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            context.setLocalProperty(key, value)  # None removes it
+
+
+_JOB_GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+"""The local properties :meth:`SparkContext.setJobGroup` sets."""
+
+
+@contextmanager
+def _watching(context: SparkContext, group: str, total: int, on_tasks: TasksDone) -> Iterator[None]:
+    """Tell ``on_tasks`` every :data:`WATCH_EVERY_S` how many of the ``total`` tasks of ``group``'s
+    jobs are done, from a daemon thread, while the block runs (Spark's status tracker: the driver's
+    own bookkeeping, no request to the executors)."""
+    stop = threading.Event()
+
+    def watch() -> None:
+        tracker = context.statusTracker()
+        while not stop.wait(WATCH_EVERY_S):
+            stages = (
+                tracker.getStageInfo(stage)
+                for job in tracker.getJobIdsForGroup(group)
+                for stage in getattr(tracker.getJobInfo(job), "stageIds", ())
+            )
+            on_tasks(sum(stage.numCompletedTasks for stage in stages if stage is not None), total)
+
+    watcher = threading.Thread(target=watch, name="lakesink-restore-tasks", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()
 
 
 def _unpickled(task: OriginTask) -> Callable[[Iterator[bytes]], Iterator[OriginResult]]:

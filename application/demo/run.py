@@ -39,8 +39,9 @@ from lakesink.application.demo.ports import (
     TableReader,
     TopicRecord,
 )
-from lakesink.application.demo.tree import human_size, render_tree
+from lakesink.application.demo.tree import render_tree
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.progress import human_size
 
 TOPIC = "orders"
 BUCKET = "lakesink-demo"

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lakesink.application.demo.ports import ListedObject
+from lakesink.domain.progress import human_size
 
 
 @dataclass
@@ -22,18 +23,6 @@ class _Directory:
 
     def count(self) -> int:
         return len(self.files) + sum(child.count() for child in self.directories.values())
-
-
-def human_size(size: int) -> str:
-    """``1.5 KiB``-style size; bytes below 1 KiB are shown exactly."""
-    if size < 1024:
-        return f"{size} B"
-    value = size / 1024
-    for unit in ("KiB", "MiB"):
-        if value < 1024:
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GiB"
 
 
 def render_tree(root_label: str, objects: Iterable[ListedObject], *, max_entries: int = 8) -> str:

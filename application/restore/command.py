@@ -15,6 +15,7 @@ from lakesink.application.restore.wiring import restore
 from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.config.confluent_sink import is_confluent_sink
+from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.restore.aiven_sink_plan import aiven_sink_restore_plan
 from lakesink.domain.restore.confluent_plan import confluent_restore_plan
 from lakesink.domain.restore.lenses_plan import lenses_restore_plan
@@ -48,8 +49,8 @@ def load_plan(
     return lenses_restore_plan(props, parallelism=parallelism, provided=provided)
 
 
-def run_restore_command(command: RestoreCommand) -> RestoreSummary:
-    """The CLI's entry: load the config, start Spark, restore, stop Spark."""
+def run_restore_command(command: RestoreCommand, progress: ProgressOutput = silent) -> RestoreSummary:
+    """The CLI's entry: load the config, start Spark, restore (its steps to ``progress``), stop Spark."""
     from lakesink.adapters.spark.session import create_session
 
     config = load_config(command.config_path)
@@ -59,7 +60,7 @@ def run_restore_command(command: RestoreCommand) -> RestoreSummary:
     check_restore_environment(config.values, plan, config.provided)  # one line naming the setting, before Spark prints anything
     spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
     try:
-        return restore(plan, spark, once=command.once)
+        return restore(plan, spark, once=command.once, progress=progress)
     finally:
         spark.stop()
 

@@ -11,6 +11,7 @@ a full listing, which runs on the first poll and every ``full_relist_every`` pol
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lakesink.domain.ports import ObjectStore
@@ -38,19 +39,25 @@ class ListingCursors:
     polls: int = 0
 
 
-def discover(store: ObjectStore, plan: RestorePlan, cursors: ListingCursors) -> tuple[list[IndexEntry], ListingStats]:
-    """Index every object not listed before (everything on a full pass)."""
+def discover(
+    store: ObjectStore,
+    plan: RestorePlan,
+    cursors: ListingCursors,
+    on_page: Callable[[ListingStats], None] | None = None,
+) -> tuple[list[IndexEntry], ListingStats]:
+    """Index every object not listed before (everything on a full pass); ``on_page`` is told the
+    counts so far after each page (the progress of a listing of millions of keys)."""
     stats = ListingStats()
     entries: list[IndexEntry] = []
     full = cursors.polls % max(plan.full_relist_every, 1) == 0
     cursors.polls += 1
     for root in plan.roots:
         if full:
-            _list(store, plan, root, root.list_prefix, plan.start_after, None, cursors, stats, entries)
+            _list(store, plan, root, root.list_prefix, plan.start_after, None, cursors, stats, entries, on_page)
             continue
         for (number, directory), last in list(cursors.last_keys.items()):
             if number == root.number:
-                _list(store, plan, root, directory, last, "/", cursors, stats, entries)
+                _list(store, plan, root, directory, last, "/", cursors, stats, entries, on_page)
     stats.entries = len(entries)
     logger.info(
         "Listed %d objects in %d calls (%s pass), %d to restore",
@@ -69,6 +76,7 @@ def _list(
     cursors: ListingCursors,
     stats: ListingStats,
     entries: list[IndexEntry],
+    on_page: Callable[[ListingStats], None] | None,
 ) -> None:
     pages = store.list_pages(root.bucket, prefix, delimiter=delimiter, start_after=start_after, page_size=root.page_size)
     for page in pages:
@@ -83,3 +91,5 @@ def _list(
             entry = classify(plan, root, info.key, info.size)
             if entry is not None:
                 entries.append(entry)
+        if on_page is not None:
+            on_page(stats)

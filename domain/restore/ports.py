@@ -107,6 +107,10 @@ class RestoreBroker(Protocol):
         ...
 
 
+TasksDone = Callable[[int, int], None]
+"""``(done, total)``: how many of a run's tasks finished (a restore's progress while its job runs)."""
+
+
 class TaskRunner(Protocol):
     """Runs groups of work items as parallel tasks (Spark tasks in production)."""
 
@@ -114,6 +118,9 @@ class TaskRunner(Protocol):
         """How many tasks run at once when the plan sets no parallelism."""
         ...
 
-    def run(self, groups: Sequence[Sequence[WorkItem]], task: OriginTask) -> list[OriginResult]:
-        """Run ``task`` once per group, the groups side by side; every origin's result."""
+    def run(
+        self, groups: Sequence[Sequence[WorkItem]], task: OriginTask, on_tasks: TasksDone | None = None
+    ) -> list[OriginResult]:
+        """Run ``task`` once per group, the groups side by side; every origin's result. ``on_tasks``
+        is told, now and then while they run, how many of the tasks are done."""
         ...

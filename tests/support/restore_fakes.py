@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from lakesink.domain.restore.index import WorkItem
-from lakesink.domain.restore.ports import OriginTask
+from lakesink.domain.restore.ports import OriginTask, TasksDone
 from lakesink.domain.restore.results import OriginResult
 
 
@@ -37,6 +37,13 @@ class InlineRunner:
     def slots(self) -> int:
         return self._slots
 
-    def run(self, groups: Sequence[Sequence[WorkItem]], task: OriginTask) -> list[OriginResult]:
+    def run(
+        self, groups: Sequence[Sequence[WorkItem]], task: OriginTask, on_tasks: TasksDone | None = None
+    ) -> list[OriginResult]:
         self.groups.extend([item.origin for item in group] for group in groups)
-        return [result for group in groups for result in task(group)]
+        results = []
+        for done, group in enumerate(groups, 1):
+            results.extend(task(group))
+            if on_tasks is not None:
+                on_tasks(done, len(groups))
+        return results

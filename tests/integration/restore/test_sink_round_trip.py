@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -100,8 +101,13 @@ def test_a_second_run_sends_nothing_again(spark, kafka, store_root) -> None:  # 
     _sink(spark, kafka, store_root, source, "JSON", envelope=True)
     kcql = f"INSERT INTO {target} SELECT * FROM {BUCKET}:backup PROPERTIES('store.envelope'=true)"
     plan = load_plan(local_restore_props(store_root, kafka.bootstrap_servers, kcql, f"r-{target}"))
-    assert restore(plan, spark, once=True).records == 9
+    steps: list[str] = []
+    assert restore(plan, spark, once=True, progress=steps.append).records == 9
     assert restore(plan, spark, once=True).records == 0
+    found, *running, restored = steps  # the poll's steps, as `lakesink restore` shows them on stderr
+    assert re.fullmatch(r"restore poll 1: (\d+) topic-partitions to restore, \d+ objects \(.+\) of \d+ listed", found)
+    assert all(re.fullmatch(r"restore poll 1: restoring, \d+/\d+ tasks done, \d+ s", line) for line in running), steps
+    assert re.match(r"restore poll 1: restored (\d+)/\1 topic-partitions, 9 records from \d+ objects", restored)
     assert len(read_topic(kafka.bootstrap_servers, target, expected=9)) == 9
 
 

@@ -299,7 +299,7 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
 
     # continuous: its first batch's write job and the tasks' failure reach the event log
     refused = _write(work, "refused", _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_URL_PASSWORD))
-    jobs.append(("registry refuses", ["sink", "--master", "local[2]", "--config", refused,
+    jobs.append(("registry refuses", ["sink", "--quiet", "--master", "local[2]", "--config", refused,
                                       "--checkpoint", str(checkpoints / "refused")], spark))
     with ThreadPoolExecutor(max_workers=3) as pool:
         list(pool.map(lambda job: _cli(runs, job[0], job[1], env=job[2]), jobs))
@@ -317,6 +317,11 @@ def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
                  "gcs JSON key", "registry refuses"):
         assert runs.codes[name] != 0, name
         assert "lakesink: error:" in runs.stderr[name], runs.stderr[name][-2000:]
+    # progress lines by default (stderr: part of what is searched for secrets below); none under --quiet
+    assert re.search(rf"^sink summary: \d+ batches, {RECORDS} records -> ", runs.stderr["sink"], re.M), runs.stderr["sink"][-2000:]
+    assert re.search(rf"^restore poll 1: restored (\d+)/\1 topic-partitions, {RECORDS} records ", runs.stderr["restore"], re.M)
+    assert re.search(r"^verify: listed \d+ objects", runs.stderr["verify"], re.M)
+    assert not re.search(r"^(batch \d+|sink summary):", runs.stderr["registry refuses"], re.M)
     event_logs = [data for name, data in runs.artifacts.items() if name.startswith("event log") and "/events_" in name]
     assert len(event_logs) == 3, "the sink, the restore and the failing sink each write an event log"
     for data in event_logs:  # the conf dump: every Spark and system property

@@ -132,10 +132,12 @@ def test_the_command_flag_wins_over_the_setting_and_logs_where_it_serves(
         config.write_text(json.dumps(props))
         done = subprocess.run(
             [sys.executable, "-m", "lakesink.application.cli", "sink", "--once", "--config", str(config),
-             "--metrics-port", "0", "--log-level", "INFO"],
+             "--metrics-port", "0", "--log-level", "INFO", "--quiet"],
             capture_output=True, text=True, timeout=300, check=False,
         )
 
     assert done.returncode == 0, done.stderr[-3000:]
     served = re.search(rf"Prometheus metrics of {props['name']} on http://127\.0\.0\.1:(\d+)/metrics", done.stderr)
     assert served is not None and served.group(1) != "0", done.stderr[-3000:]
+    assert "sink_run: Batch 0: " in done.stderr  # --quiet leaves the logs alone, drops the progress lines
+    assert not re.search(r"^(batch \d+|sink summary):", done.stderr, re.M), done.stderr[-3000:]

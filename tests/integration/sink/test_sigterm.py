@@ -8,6 +8,7 @@ waits for more. Records produced meanwhile must be in the store exactly once whe
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -65,6 +66,10 @@ def test_sigterm_stops_a_continuous_sink_after_its_batch_with_exit_code_0(
     assert code == 0, text[-3000:]
     assert "SIGTERM: the sink stops after the batch in progress" in text
     assert f"Sink {props['name']} stopped; its next batch starts at" in text
+    assert re.search(r"^batch 0: \d+ records -> \d+ objects \(.+\), lag \d+, [\d.]+ s$", text, re.M), text[-3000:]
+    summary = re.search(r"^sink summary: \d+ batches, (\d+) records -> \d+ objects .+ records/s\), lag \d+$", text, re.M)
+    assert summary is not None and 20 <= int(summary.group(1)) <= 28, text[-3000:]  # the run's, SIGTERM or not
+    assert summary.start() > text.index("SIGTERM: the sink stops")
     stored = _stored_ids(store)
     assert len(stored) == len(set(stored)), "each record once"
     assert set(range(20)) <= set(stored) <= set(range(28))
@@ -72,4 +77,8 @@ def test_sigterm_stops_a_continuous_sink_after_its_batch_with_exit_code_0(
     once = subprocess.run([sys.executable, "-m", "lakesink.application.cli", "sink", "--once", "--config", str(config),
                            "--master", "local[1]"], capture_output=True, text=True, timeout=300, check=False)
     assert once.returncode == 0, once.stderr[-3000:]
+    batch = re.search(r"^batch 0: (\d+ records -> \d+ objects \(.+\)), lag 0, [\d.]+ s$", once.stderr, re.M)
+    assert batch is not None, once.stderr[-3000:]  # at the default log level
+    assert re.search(rf"^sink summary: 1 batches, {re.escape(batch.group(1))} in ", once.stderr, re.M), once.stderr
+    assert once.stdout == ""  # progress is stderr's: stdout stays a script's
     assert_exactly_once(_stored_ids(store), range(30))  # the next run takes up exactly where it stopped

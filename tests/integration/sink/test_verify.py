@@ -27,13 +27,15 @@ RECORDS = range(24)  # 6 per partition
 
 
 def _verify(
-    config: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, dict[str, Any]]:
+    config: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str], *flags: str
+) -> tuple[int, dict[str, Any], str]:
+    """The exit code, the JSON report (stdout) and the progress lines (stderr)."""
     path = tmp_path / "sink.json"
     path.write_text(json.dumps({"name": config["name"], "config": config}))
     capsys.readouterr()
-    code = main(["verify", "--config", str(path), "--json"])
-    return code, json.loads(capsys.readouterr().out)
+    code = main(["verify", "--config", str(path), "--json", *flags])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
 
 
 def _by_partition(report: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -55,9 +57,10 @@ def test_a_json_bucket_verifies_clean_and_each_kind_of_damage_is_reported(
     props = s3_props(moto_s3, kcql, topic, kafka)
     run_sink(spark, props, tmp_path / "ck")
 
-    code, report = _verify(props, tmp_path, capsys)
+    code, report, err = _verify(props, tmp_path, capsys)
 
     assert code == EXIT_OK and report["clean"], report
+    assert "verify: listed 12 objects (12 in 4 topic-partitions), 12 to open\n" in err  # to count their lines
     assert report["kafka"] == {"reachable": True, "error": None}
     for partition in _by_partition(report).values():
         assert (
@@ -89,9 +92,10 @@ def test_a_json_bucket_verifies_clean_and_each_kind_of_damage_is_reported(
     s3.put_object(Bucket=bucket.name, Key=orphan, Body=b'{"id":100}\n{"id":101}\n')
     s3.put_object(Bucket=bucket.name, Key=f"out/{topic}/notes.txt", Body=b"stray")
 
-    code, report = _verify(props, tmp_path, capsys)
+    code, report, err = _verify(props, tmp_path, capsys, "--quiet")
 
     assert code == EXIT_FAILURE and not report["clean"]
+    assert "verify:" not in err
     partitions = _by_partition(report)
     assert partitions[0]["gaps"] == [{"first": 2, "last": 3}]
     (duplicate,) = partitions[1]["duplicates"]
@@ -123,7 +127,7 @@ def test_parquet_plain_and_partitioned_with_an_envelope_verify_clean_without_kaf
     props = local_props(tmp_path / "store", kcql, f"{plain},{parts}", kafka)
     run_sink(spark, props, tmp_path / "ck")
 
-    code, report = _verify(props, tmp_path, capsys)
+    code, report, _ = _verify(props, tmp_path, capsys)
 
     assert code == EXIT_OK and report["clean"], report
     evidence = {(p["topic"], tuple(p["evidence"])) for p in report["partitions"]}
@@ -131,7 +135,7 @@ def test_parquet_plain_and_partitioned_with_an_envelope_verify_clean_without_kaf
     assert all((p["committed"], p["records"], p["lag"]) == (5, 6, 0) for p in report["partitions"])
 
     monkeypatch.setattr(verify_command, "KAFKA_TIMEOUT_S", 1.0)
-    code, report = _verify({**props, "bootstrap.servers": "127.0.0.1:9"}, tmp_path, capsys)
+    code, report, _ = _verify({**props, "bootstrap.servers": "127.0.0.1:9"}, tmp_path, capsys)
 
     assert code == EXIT_OK and report["clean"]
     assert report["kafka"]["reachable"] is False and "127.0.0.1:9" in report["kafka"]["error"]
@@ -150,7 +154,7 @@ def test_objects_of_a_batch_that_died_before_its_commit_are_pending_until_the_ne
     with pytest.raises(Exception, match="simulated crash"):
         run_sink(spark, props, tmp_path / "ck", store=CrashBeforeCommit(store))
 
-    code, report = _verify(props, tmp_path, capsys)
+    code, report, _ = _verify(props, tmp_path, capsys)
 
     assert code == EXIT_OK and report["clean"], report
     for partition in report["partitions"]:
@@ -159,7 +163,7 @@ def test_objects_of_a_batch_that_died_before_its_commit_are_pending_until_the_ne
         assert partition["pending"][0]["plan"]["start"] == 0
 
     run_sink(spark, props, tmp_path / "ck")
-    code, report = _verify(props, tmp_path, capsys)
+    code, report, _ = _verify(props, tmp_path, capsys)
 
     assert code == EXIT_OK and report["totals"]["pending"] == 0
     assert all((p["committed"], p["records"]) == (5, 6) for p in report["partitions"])
@@ -201,7 +205,7 @@ def test_a_confluent_default_partitioner_bucket_verifies_clean(
 
     sink_run(load_settings(path), spark, checkpoint_dir=str(tmp_path / "ck"), once=True).run(timeout_s=120)
 
-    code, report = _verify(config, tmp_path, capsys)
+    code, report, _ = _verify(config, tmp_path, capsys)
 
     assert code == EXIT_OK and report["clean"], report
     assert all((p["objects"], p["records"], p["committed"]) == (2, 6, 5) for p in report["partitions"])

@@ -11,9 +11,10 @@ from lakesink.adapters.demo.readback import ListedObject
 from lakesink.adapters.demo.s3 import S3Endpoint
 from lakesink.application.demo.configs import local_json_config, s3_parquet_config, write_config
 from lakesink.application.demo.data import order_events
-from lakesink.application.demo.tree import human_size, render_tree
+from lakesink.application.demo.tree import render_tree
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.properties_text import load_config_text
+from lakesink.domain.progress import human_size
 from lakesink.domain.statement_plan import plan_sink
 
 

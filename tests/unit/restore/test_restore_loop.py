@@ -55,12 +55,21 @@ def test_a_later_poll_dispatches_only_the_objects_that_arrived_since_even_when_i
     def new_object_arrives(_seconds: float) -> None:
         store.put("bkt", "src/0/000000000005_1_1.text", b"x")
 
-    summary = run_restore(_plan(full_relist_every=1), services, once=False, sleep=new_object_arrives, max_polls=2)
+    lines: list[str] = []
+    summary = run_restore(
+        _plan(full_relist_every=1), services, once=False, sleep=new_object_arrives, max_polls=2, progress=lines.append
+    )
     assert task.keys == [
         ["src/0/000000000001_1_1.text", "src/0/000000000003_1_1.text"],
         ["src/0/000000000005_1_1.text"],
     ]
     assert (summary.polls, summary.objects) == (2, 3)
+    assert [line.split(" from ")[0] for line in lines] == [  # each poll's steps, for the operator
+        "restore poll 1: 1 topic-partitions to restore, 2 objects (2 B) of 2 listed",
+        "restore poll 1: restored 1/1 topic-partitions, 2 records",
+        "restore poll 2: 1 topic-partitions to restore, 1 objects (1 B) of 3 listed",
+        "restore poll 2: restored 1/1 topic-partitions, 1 records",
+    ]
 
 
 def test_origins_go_to_as_many_tasks_as_the_plan_asks_largest_first_onto_the_least_loaded() -> None:
