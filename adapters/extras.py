@@ -19,7 +19,9 @@ from lakesink.domain.errors import MissingExtraError
 EXTRA_OF_MODULE = {
     **dict.fromkeys(
         ["pyspark", "py4j", "pyarrow", "pandas", "numpy", "fastavro", "cramjam", "backports",
-         "confluent_kafka", "polars", "prometheus_client"],
+         "confluent_kafka", "polars", "prometheus_client",
+         # confluent-kafka[schemaregistry]: the Schema Registry client's own dependencies
+         "authlib", "httpx", "httpx2", "cachetools", "attr", "attrs", "certifi"],
         "spark",
     ),
     "boto3": "s3",
