@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from lakesink.adapters.extras import missing_extra, needs_extra
 from lakesink.adapters.storage import backend_extra
+from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.domain.errors import MissingExtraError
 
 
@@ -40,3 +43,18 @@ def test_each_store_names_its_own_extra_and_the_local_directory_the_data_path() 
     assert [backend_extra(name) for name in ("s3", "gcs", "azure", "local", "memory")] == [
         "s3", "gcs", "azure", "spark", "spark"
     ]
+
+
+def test_a_store_whose_sdk_is_missing_names_its_extra_when_its_client_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "boto3", None)  # what Python's import does for an absent package
+
+    def build(_settings: object) -> object:
+        import boto3
+
+        return boto3
+
+    with pytest.raises(MissingExtraError) as raised:
+        shared_client("s3", "settings of a store without boto3", build)
+    assert (raised.value.extra, raised.value.module) == ("s3", "boto3")
