@@ -20,6 +20,8 @@ install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(S3SERVER_STAMP) jvm-archive
 jvm-archive: $(STAMP)
 	@$(VENV)/bin/lakesink jvm-archive || echo "make: continuing without the JVM class archive"
 
+# '.[test]' is every extra of pyproject.toml (lakesink[all]: the data path, the stores, the tables,
+# the demo) plus the test tools: the tests run every part.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip setuptools wheel

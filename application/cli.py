@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from lakesink.application.log_redaction import RedactingFormatter
-from lakesink.domain.errors import ConfigError, LakesinkError, RecordError
+from lakesink.domain.errors import ConfigError, LakesinkError, MissingExtraError, RecordError
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_INVALID_INPUT = 2
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # what a shell reports for a tool SIGPIPE ended
 
 
 def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -131,25 +132,28 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 def _run_sink(args: argparse.Namespace) -> int:
     """Validate the config and check the store and Kafka first (no JVM for a wrong setting or an
     unreachable service), then import the data path while the JVM starts."""
-    from lakesink.adapters.spark.session_launch import SessionLaunch
+    from lakesink.adapters.extras import needs_extra
+    from lakesink.adapters.storage import backend_extra
     from lakesink.application.sink_settings import load_settings, sink_app_name
 
     settings = load_settings(args.config)
-    from lakesink.application.preflight import check_sink_environment
+    with needs_extra(backend_extra(settings.backend)):  # a core install: the store's extra, in one line
+        from lakesink.adapters.spark.session_launch import SessionLaunch
+        from lakesink.application.preflight import check_sink_environment
 
-    check_sink_environment(settings)  # one line naming the setting, before Spark prints anything
-    with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
-        from lakesink.application.compose import run_sink
+        check_sink_environment(settings)  # one line naming the setting, before Spark prints anything
+        with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
+            from lakesink.application.compose import run_sink
 
-        run_sink(
-            settings,
-            launch,
-            once=args.once,
-            checkpoint=args.checkpoint,
-            metrics_port=args.metrics_port,
-            metrics_host=args.metrics_host,
-            progress=_progress(args),
-        )
+            run_sink(
+                settings,
+                launch,
+                once=args.once,
+                checkpoint=args.checkpoint,
+                metrics_port=args.metrics_port,
+                metrics_host=args.metrics_host,
+                progress=_progress(args),
+            )
     return EXIT_OK
 
 
@@ -218,9 +222,12 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def _run_demo(args: argparse.Namespace) -> int:
     # The composition point of the demo: its use case gets the real services, buckets and sink here.
-    from lakesink.adapters.demo.readback import LocalBucket
-    from lakesink.adapters.demo.services import DemoServices
-    from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
+    from lakesink.adapters.extras import needs_extra
+
+    with needs_extra("demo"):
+        from lakesink.adapters.demo.readback import LocalBucket
+        from lakesink.adapters.demo.services import DemoServices
+        from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
     from lakesink.application.demo.once_sink import OnceSink
     from lakesink.application.demo.ports import DemoPorts
     from lakesink.application.demo.run import DemoOptions, run_demo
@@ -366,11 +373,27 @@ def _run_jvm_archive(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the line is looked up only when asked for, not on every command's start."""
+
+    def __init__(self, option_strings: Sequence[str], **kwargs: str | None) -> None:  # argparse's dest, help
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from lakesink.application.version import version_line
+
+        print(version_line())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every ``lakesink`` command."""
     parser = argparse.ArgumentParser(
         prog="lakesink",
         description="Kafka topics into object storage and back, on Apache Spark.",
+    )
+    parser.add_argument(
+        "--version", action=_VersionAction, help="print lakesink's, Python's and PySpark's versions and exit"
     )
     parser.add_argument(
         "--log-level",
@@ -394,7 +417,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``lakesink`` console script."""
+    """Entry point of the ``lakesink`` console script.
+
+    A reader that closes the pipe early (``lakesink kcql explain ... | head -1``) ends the command
+    quietly with 141, the status of a Unix tool killed by SIGPIPE, instead of a traceback.
+    SIGPIPE itself stays ignored (Python's default): restored, it would kill a sink whose socket
+    to a broker or store breaks, instead of letting the client's retries handle it.
+    """
+    try:
+        try:
+            return _run(argv)
+        finally:  # --help and --version leave through SystemExit: flushed here too, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that flush cannot fail too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     log_handler = logging.StreamHandler()  # SDK lines at DEBUG carry request headers: redact them
@@ -406,6 +447,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
+    except ModuleNotFoundError as error:  # an import no needs_extra guards: the module names the extra
+        from lakesink.adapters.extras import missing_extra
+
+        missing = missing_extra(error)
+        if missing is None:
+            raise
+        logger.debug("missing extra", exc_info=True)
+        return _missing_extra(args, missing)
+    except MissingExtraError as error:
+        logger.debug("missing extra", exc_info=True)
+        return _missing_extra(args, error)
     except (ConfigError, RecordError) as error:
         logger.debug("invalid input", exc_info=True)
         print(f"lakesink: error: {error}", file=sys.stderr)
@@ -414,6 +466,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("failed", exc_info=True)
         print(f"lakesink: error: {error}", file=sys.stderr)
         return EXIT_FAILURE
+
+
+def _missing_extra(args: argparse.Namespace, error: MissingExtraError) -> int:
+    print(error.line(f"lakesink {args.command}"), file=sys.stderr)
+    return EXIT_FAILURE
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from lakesink.domain.config.backend_parsing import detect_backend, normal_key, n
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig
-from lakesink.domain.errors import RecordError
+from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.kcql import parse
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
@@ -31,16 +31,18 @@ _RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "
 class ExplainCommand:
     """What to explain: KCQL, an optional connector config and an optional record.
 
-    ``provided`` names the config keys whose values a config provider supplied (never shown).
+    ``kcql`` None: the config's own ``connect.<p>.kcql`` (``--config FILE`` alone explains the file
+    as the sink would run it). ``provided`` names the config keys whose values a config provider
+    supplied (never shown).
     """
 
-    kcql: str
+    kcql: str | None
     config: Mapping[str, str]
     record: Record | None
     provided: frozenset[str] = frozenset()
 
     @classmethod
-    def from_cli(cls, *, kcql: str, config: ResolvedConfig | None, record_json: str | None) -> ExplainCommand:
+    def from_cli(cls, *, kcql: str | None, config: ResolvedConfig | None, record_json: str | None) -> ExplainCommand:
         """The command for a loaded config file (:func:`~.config_file.load_config`) and the record
         given on the command line."""
         record = None if record_json is None else parse_record(record_json)
@@ -75,7 +77,7 @@ def explain(command: ExplainCommand) -> ExplainResult:
     """
     props, kcql_key = _explain_config(command.kcql, command.config)
     # The KCQL argument replaces the config's: it is the user's own text, not a provided value.
-    provided = {key for key in command.provided if normal_key(key) != kcql_key}
+    provided = {key for key in command.provided if command.kcql is None or normal_key(key) != kcql_key}
     settings = ConnectorSettings.from_properties(props, provided=provided)
     plan = plan_sink(settings)
     if command.record is None:
@@ -99,12 +101,16 @@ def explain(command: ExplainCommand) -> ExplainResult:
     return ExplainResult(plan, record, key, statement.bucket, steps, hidden=settings.hidden)
 
 
-def _explain_config(kcql: str, config: Mapping[str, str]) -> tuple[dict[str, str], str]:
-    """The config with the KCQL argument in force and the keys explain can do without filled in,
-    and the key that holds the KCQL."""
+def _explain_config(kcql: str | None, config: Mapping[str, str]) -> tuple[dict[str, str], str]:
+    """The config with the KCQL argument (else its own) in force and the keys explain can do
+    without filled in, and the key that holds the KCQL."""
     props = normalise_keys(config)
     prefix = detect_backend(props)[1] if props else _DEFAULT_PREFIX
     kcql_key = f"{prefix}.kcql"
+    if kcql is None:
+        kcql = props.get(kcql_key, "")
+        if not kcql.strip():
+            raise ConfigError(f"kcql explain needs a KCQL argument: the config sets no {kcql_key}.")
     props[kcql_key] = kcql
     props.setdefault("name", "explain")
     if "topics" not in props and "topics.regex" not in props:

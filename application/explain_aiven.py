@@ -19,7 +19,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lakesink.adapters.formats.aiven_writers import preview
 from lakesink.application.explain import display_text
 from lakesink.application.explain_confluent import check_subscribed, flatten
 from lakesink.domain.config.aiven_notes import content_notes, grouping_notes, replay_differences
@@ -78,7 +77,12 @@ def explain_aiven(
 
 
 def _content(settings: AivenSinkConfig, record: Record) -> str:
-    """The record as Aiven's writer of the config writes it, or why it fails it."""
+    """The record as Aiven's writer of the config writes it, or why it fails it.
+
+    Aiven's writers (Arrow, fastavro) are imported here, for a record's preview only: explaining
+    a config runs on the core install, without the data path's extra."""
+    from lakesink.adapters.formats.aiven_writers import preview
+
     output = settings.output
     csv = output.format is AivenFormat.CSV
     key, value, header = (

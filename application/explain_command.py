@@ -55,10 +55,10 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
         if as_json:
             return render_confluent_json(result, [step_json(trace) for trace in result.steps])
         return render_confluent_text(result, _transform_lines(result.steps))
-    if kcql is None:
+    if kcql is None and config is None:
         raise ConfigError(
-            "kcql explain needs a KCQL argument, unless --config is a Confluent or Aiven S3 sink config "
-            f"(connector.class={CONFLUENT_S3_SINK} or {AIVEN_S3_SINK})."
+            "kcql explain needs a KCQL argument, or --config FILE: a Lenses config with its KCQL, "
+            f"or a Confluent or Aiven S3 sink config (connector.class={CONFLUENT_S3_SINK} or {AIVEN_S3_SINK})."
         )
     lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
     return render_json(lenses) if as_json else render_text(lenses)

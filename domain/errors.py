@@ -52,6 +52,28 @@ class UnknownBackendError(ConfigError):
     """No storage backend is registered under the requested name."""
 
 
+class MissingExtraError(LakesinkError, ImportError):
+    """What is asked for needs an optional part of lakesink (an extra: ``lakesink[s3]``) that is
+    not installed. Not invalid input: the config is fine, the environment lacks a library.
+
+    Attributes:
+        extra: the extra to install (``spark``, ``s3``, ``gcs``, ``azure``, ``iceberg``, ``delta``, ``demo``).
+        module: the missing module, as Python named it.
+    """
+
+    def __init__(self, extra: str, module: str) -> None:
+        self.extra = extra
+        self.module = module
+        super().__init__(self.line("lakesink"))
+
+    def line(self, subject: str) -> str:
+        """The one-line message with ``subject`` (``lakesink sink``, ``lakesink.spark``) as what needs the extra."""
+        return (
+            f"{subject} needs the {self.extra} extra ({self.module} is not installed): "
+            f"pip install 'lakesink[{self.extra}]'"
+        )
+
+
 # --- storage -------------------------------------------------------------------------------
 
 

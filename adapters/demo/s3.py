@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lakesink.adapters.demo.readback import ListedObject, StoredRow, rows_of_object
+from lakesink.adapters.extras import needs_extra
 
 DEMO_ACCESS_KEY = "demo-access-key"
 """moto accepts any credentials; these are fixed, public, and guard nothing."""
@@ -98,11 +99,9 @@ class MotoS3:
         self._endpoint: S3Endpoint | None = None
 
     def start(self) -> S3Endpoint:
-        """Start the server; raises RuntimeError naming the package when moto is missing."""
-        try:
+        """Start the server; without moto (a core install) :class:`MissingExtraError` names the demo extra."""
+        with needs_extra("demo"):
             from moto.server import ThreadedMotoServer
-        except ImportError as missing:
-            raise RuntimeError("moto[server] is not installed; run `make install`.") from missing
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one INFO line per request otherwise
         port = free_port()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

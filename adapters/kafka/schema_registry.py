@@ -1,36 +1,62 @@
-"""A minimal Confluent Schema Registry client: fetch a writer schema by id, cached.
+"""The Avro converter's Schema Registry client: writer schemas by id, through Confluent's own client.
 
-The Avro converter needs exactly one call, ``GET /schemas/ids/{id}``; a full client library
-would be a heavy dependency for that. Schemas never change under an id, so each id is fetched
-once per client. Settings follow the Confluent converter names:
-``schema.registry.url`` (comma-separated URLs tried in order),
-``basic.auth.credentials.source`` (``USER_INFO`` or ``URL``) and ``basic.auth.user.info``
-(``user:password``, a :class:`~lakesink.domain.config.secret.Secret`).
+``confluent_kafka.schema_registry.SchemaRegistryClient`` brings what a registry in production
+asks of a client: TLS with a private CA, mutual TLS, basic auth, bearer tokens and OAuth, and
+retries with backoff on each URL before the next is tried. This module maps the Confluent
+converter's settings (as Kafka Connect spells them, ``value.converter.`` already stripped) onto
+its configuration, keeps one parsed schema per id (a schema never changes under its id) and turns
+its errors into lakesink's. Secrets (``basic.auth.user.info``, credentials in a URL, the key's
+password, tokens, the OAuth client secret) stay :class:`~lakesink.domain.config.secret.Secret`
+until handed to the library and never reach a message or a log line: URLs are reported without
+their user info.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import logging
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lakesink.domain.config.secret import Secret
-from lakesink.domain.config.values import as_choice, as_float
-from lakesink.domain.errors import ConfigError, LakesinkError
+from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentRegistryClient
+from confluent_kafka.schema_registry.common._httpx_compat import httpx  # the HTTP client it runs on
+from confluent_kafka.schema_registry.error import OAuthTokenError
+from confluent_kafka.schema_registry.error import SchemaRegistryError as ConfluentRegistryError
 
-logger = logging.getLogger(__name__)
+from lakesink.domain.config.secret import Secret
+from lakesink.domain.config.values import as_choice, as_float, as_int
+from lakesink.domain.errors import ConfigError, LakesinkError
 
 URL = "schema.registry.url"
 CREDENTIALS_SOURCE = "basic.auth.credentials.source"
 USER_INFO = "basic.auth.user.info"
 TIMEOUT = "schema.registry.timeout.seconds"
 TIMEOUT_DEFAULT_S = 10.0
+SSL = "schema.registry.ssl."
+
+# The converter's TLS settings → the client's. Java's trust and key stores of type PEM are PEM
+# files too; JKS and PKCS12 stores are not readable here (the refusal says what to use).
+_TLS_PATHS = {
+    "ca.location": "ssl.ca.location",
+    "certificate.location": "ssl.certificate.location",
+    "key.location": "ssl.key.location",
+}
+_PEM_STORES = {"truststore": "ssl.ca.location", "keystore": "ssl.certificate.location"}
+_KEY_PASSWORD = "key.password"
+# Bearer tokens and OAuth: the same names in Confluent's converter and client.
+BEARER_SOURCE = "bearer.auth.credentials.source"
+_BEARER_SOURCES = {"static_token": "STATIC_TOKEN", "oauthbearer": "OAUTHBEARER"}
+_BEARER_SETTINGS = (
+    "bearer.auth.logical.cluster",
+    "bearer.auth.identity.pool.id",
+    "bearer.auth.issuer.endpoint.url",
+    "bearer.auth.client.id",
+    "bearer.auth.scope",
+)
+_BEARER_SECRETS = ("bearer.auth.token", "bearer.auth.client.secret")
+# Retries of each request (per URL), with exponential backoff: the client's, under the Java names.
+_RETRY_SETTINGS = ("max.retries", "retries.wait.ms", "retries.max.wait.ms")
 
 
 class SchemaRegistryError(LakesinkError, ConnectionError):
@@ -43,11 +69,16 @@ class SchemaNotFoundError(SchemaRegistryError, LookupError):
 
 @dataclass(frozen=True, slots=True)
 class RegistrySettings:
-    """Where the registry is and how to authenticate; the password never prints."""
+    """Where the registry is and how to reach it; every secret is a :class:`Secret`.
+
+    ``urls`` hold no user info: credentials written in a URL are moved to ``user_info``.
+    ``options`` are the client's other settings (TLS files, bearer/OAuth, retries) by its names.
+    """
 
     urls: tuple[str, ...]
     user_info: Secret | None = field(default=None, repr=False)
     timeout_s: float = TIMEOUT_DEFAULT_S
+    options: tuple[tuple[str, str | int | Secret], ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, str | Secret]) -> RegistrySettings:
@@ -55,35 +86,52 @@ class RegistrySettings:
         raw_urls = settings.get(URL)
         if not raw_urls:
             raise ConfigError(f"Missing required setting {URL} for the Avro converter.")
-        urls = tuple(u.strip().rstrip("/") for u in str(_plain(raw_urls)).split(",") if u.strip())
+        written = [u.strip().rstrip("/") for u in _plain(raw_urls).split(",") if u.strip()]
         source = as_choice(
             CREDENTIALS_SOURCE,
-            str(_plain(settings.get(CREDENTIALS_SOURCE, "URL"))),
+            _plain(settings.get(CREDENTIALS_SOURCE, "URL")),
             {"user_info": "USER_INFO", "url": "URL"},
         )
-        user_info: Secret | None = None
         if source == "USER_INFO":
             raw = settings.get(USER_INFO)
             if not raw:
                 raise ConfigError(f"{CREDENTIALS_SOURCE}=USER_INFO needs {USER_INFO} (user:password).")
-            user_info = raw if isinstance(raw, Secret) else Secret(raw)
-        timeout = as_float(TIMEOUT, str(_plain(settings.get(TIMEOUT, str(TIMEOUT_DEFAULT_S)))), minimum=0.1)
-        return cls(urls=urls, user_info=user_info, timeout_s=timeout)
+            user_info: Secret | None = raw if isinstance(raw, Secret) else Secret(raw)
+        else:
+            user_info = next((Secret(info) for info in map(_url_userinfo, written) if info), None)
+        timeout = as_float(TIMEOUT, _plain(settings.get(TIMEOUT, str(TIMEOUT_DEFAULT_S))), minimum=0.1)
+        options = {**_tls_options(settings), **_bearer_options(settings), **_retry_options(settings)}
+        return cls(tuple(map(_without_userinfo, written)), user_info, timeout, tuple(options.items()))
+
+    def client_config(self) -> dict[str, Any]:
+        """The configuration of Confluent's client, secrets revealed: hand it to the client only."""
+        config: dict[str, Any] = {"url": ",".join(self.urls), "timeout": self.timeout_s}
+        if self.user_info is not None:
+            config[USER_INFO] = self.user_info.reveal()
+        config.update({key: _plain(value) if isinstance(value, Secret) else value for key, value in self.options})
+        return config
 
 
 class SchemaRegistryClient:
-    """Fetches Avro writer schemas by id; safe to pickle (the cache is dropped)."""
+    """Fetches Avro writer schemas by id, each id once; safe to pickle (settings only: an
+    executor builds its own client)."""
 
     def __init__(self, settings: RegistrySettings) -> None:
+        """Builds Confluent's client once here, where the config is read, so that settings it
+        refuses (a key without its certificate, an unreadable CA file) fail the start."""
         self._settings = settings
         self._schemas: dict[int, dict[str, Any] | list[Any] | str] = {}
+        self._client: ConfluentRegistryClient | None = _confluent_client(settings)
 
     def __getstate__(self) -> RegistrySettings:
         return self._settings
 
     def __setstate__(self, settings: RegistrySettings) -> None:
+        """An executor's copy builds its client (an HTTP session, a TLS context: ~50 ms) on its
+        first fetch, not in every task that only unpickles it."""
         self._settings = settings
         self._schemas = {}
+        self._client = None
 
     def schema(self, schema_id: int) -> dict[str, Any] | list[Any] | str:
         """The parsed Avro schema JSON registered under ``schema_id``."""
@@ -94,44 +142,77 @@ class SchemaRegistryClient:
         return cached
 
     def _fetch(self, schema_id: int) -> dict[str, Any] | list[Any] | str:
-        last_error: Exception | None = None
-        for base in self._settings.urls:
-            try:
-                body = self._get(f"{base}/schemas/ids/{schema_id}")
-            except SchemaNotFoundError:
-                raise
-            except SchemaRegistryError as exc:
-                last_error = exc
-                logger.warning("Schema Registry %s failed: %s", _without_userinfo(base), exc)
-                continue
-            schema_type = body.get("schemaType", "AVRO")
-            if schema_type != "AVRO":
-                raise SchemaRegistryError(f"Schema id {schema_id} is {schema_type}, the converter reads AVRO")
-            parsed: dict[str, Any] | list[Any] | str = json.loads(body["schema"])
-            return parsed
-        raise SchemaRegistryError(f"No Schema Registry answered for schema id {schema_id}: {last_error}")
-
-    def _get(self, url: str) -> dict[str, Any]:
-        request = urllib.request.Request(_without_userinfo(url), headers=self._headers(url))
+        if self._client is None:
+            self._client = _confluent_client(self._settings)
         try:
-            with urllib.request.urlopen(request, timeout=self._settings.timeout_s) as response:
-                body: dict[str, Any] = json.loads(response.read())
-                return body
-        except urllib.error.HTTPError as exc:
-            if exc.code == 404:
+            registered = self._client.get_schema(schema_id)
+        except ConfluentRegistryError as exc:
+            if exc.http_status_code == 404:
                 raise SchemaNotFoundError(
-                    f"Schema Registry has no schema at {_without_userinfo(url)}"
+                    f"Schema Registry has no schema id {schema_id} (HTTP 404: {exc.error_message})"
                 ) from None
-            raise SchemaRegistryError(f"HTTP {exc.code} from {_without_userinfo(url)}") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise SchemaRegistryError(f"{_without_userinfo(url)}: {exc}") from None
+            raise SchemaRegistryError(
+                f"HTTP {exc.http_status_code} from the Schema Registry for schema id {schema_id}: {exc.error_message}"
+            ) from None
+        except (httpx.HTTPError, OAuthTokenError, OSError) as exc:  # after the client's retries on every URL
+            raise SchemaRegistryError(
+                f"No Schema Registry answered for schema id {schema_id} at {', '.join(self._settings.urls)}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        if registered.schema_type != "AVRO":
+            raise SchemaRegistryError(f"Schema id {schema_id} is {registered.schema_type}, the converter reads AVRO")
+        parsed: dict[str, Any] | list[Any] | str = json.loads(registered.schema_str)
+        return parsed
 
-    def _headers(self, url: str) -> dict[str, str]:
-        headers = {"Accept": "application/vnd.schemaregistry.v1+json, application/json"}
-        user_info = self._settings.user_info.reveal() if self._settings.user_info else _url_userinfo(url)
-        if user_info:
-            headers["Authorization"] = "Basic " + base64.b64encode(user_info.encode()).decode("ascii")
-        return headers
+
+def _confluent_client(settings: RegistrySettings) -> ConfluentRegistryClient:
+    try:
+        return ConfluentRegistryClient(settings.client_config())
+    except (ValueError, TypeError, OSError) as exc:  # its refusals name its keys, never a value
+        raise ConfigError(f"Invalid Schema Registry settings for the Avro converter: {exc}") from None
+
+
+def _tls_options(settings: Mapping[str, str | Secret]) -> dict[str, str | Secret]:
+    options: dict[str, str | Secret] = {}
+    for key, value in settings.items():
+        if not key.startswith(SSL):
+            continue
+        name = key[len(SSL):]
+        store, _, part = name.partition(".")
+        if name in _TLS_PATHS:
+            options[_TLS_PATHS[name]] = _plain(value)
+        elif name == _KEY_PASSWORD:
+            options["ssl.key.password"] = value if isinstance(value, Secret) else Secret(value)
+        elif store in _PEM_STORES and part in ("location", "type"):
+            if part == "location":
+                options[_PEM_STORES[store]] = _plain(value)
+            kind = _plain(settings.get(f"{SSL}{store}.type", "JKS")).strip().upper()
+            if kind != "PEM":
+                raise ConfigError(
+                    f"{SSL}{store}.type={kind}: only PEM files are read; convert the store to PEM and set "
+                    f"{SSL}{store}.type=PEM, or use {SSL}{'ca.location' if store == 'truststore' else 'certificate.location'}."
+                )
+        elif name not in ("truststore.password", "keystore.password"):  # a PEM file has none
+            known = ", ".join(SSL + k for k in [*_TLS_PATHS, _KEY_PASSWORD, "truststore.location", "keystore.location"])
+            raise ConfigError(f"Unsupported setting {key}: the Avro converter's Schema Registry TLS settings are {known}.")
+    return options
+
+
+def _bearer_options(settings: Mapping[str, str | Secret]) -> dict[str, str | Secret]:
+    raw = settings.get(BEARER_SOURCE)
+    if raw is None:
+        return {}
+    options: dict[str, str | Secret] = {BEARER_SOURCE: as_choice(BEARER_SOURCE, _plain(raw), _BEARER_SOURCES)}
+    options.update({key: _plain(settings[key]) for key in _BEARER_SETTINGS if key in settings})
+    for key in _BEARER_SECRETS:
+        value = settings.get(key)
+        if value is not None:
+            options[key] = value if isinstance(value, Secret) else Secret(value)
+    return options
+
+
+def _retry_options(settings: Mapping[str, str | Secret]) -> dict[str, int]:
+    return {key: as_int(key, _plain(settings[key]), minimum=0) for key in _RETRY_SETTINGS if key in settings}
 
 
 def _plain(value: str | Secret) -> str:

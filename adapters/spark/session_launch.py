@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from lakesink.adapters.extras import needs_extra
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -39,7 +41,8 @@ SessionFactory = Callable[[], "SparkSession"]
 
 def _create(master: str, app_name: str, conf: Mapping[str, str] | None, ui_enabled: bool) -> SparkSession:
     """Imports pyspark (~0.1 s) on the launching thread too, not the caller's."""
-    from lakesink.adapters.spark.session import create_session
+    with needs_extra("spark"):
+        from lakesink.adapters.spark.session import create_session
 
     return create_session(master, app_name, conf, ui_enabled=ui_enabled)
 

@@ -10,6 +10,7 @@ An adapter class is constructed with the backend's settings object as its only a
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import threading
@@ -17,8 +18,14 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+from lakesink.adapters.extras import needs_extra
 from lakesink.domain.config.backends import BackendSettings, S3Settings
-from lakesink.domain.errors import BackendNotInstalledError, ConfigError, UnknownBackendError
+from lakesink.domain.errors import (
+    BackendNotInstalledError,
+    ConfigError,
+    MissingExtraError,
+    UnknownBackendError,
+)
 from lakesink.domain.ports import ObjectStore
 
 logger = logging.getLogger(__name__)
@@ -32,6 +39,7 @@ class BackendSpec:
 
     target: str  # "package.module:ClassName"
     install_hint: str
+    extra: str = ""  # a built-in backend's extra of lakesink ("s3"), named when its SDK is missing
 
 
 _backends: dict[str, BackendSpec] = {}
@@ -65,6 +73,7 @@ def backend_class(name: str) -> type[Any]:
 
     Raises:
         UnknownBackendError: nothing is registered under ``name``.
+        MissingExtraError: a built-in backend's SDK is not installed (its extra names it).
         BackendNotInstalledError: the adapter or its SDK cannot be imported.
     """
     _load_entry_points()
@@ -78,7 +87,10 @@ def backend_class(name: str) -> type[Any]:
         raise UnknownBackendError(f"Unknown storage backend {name!r}; known backends: {known}.")
     module_name, _, attribute = spec.target.partition(":")
     try:
-        cls = getattr(importlib.import_module(module_name), attribute)
+        with needs_extra(spec.extra) if spec.extra else contextlib.nullcontext():
+            cls = getattr(importlib.import_module(module_name), attribute)
+    except MissingExtraError:
+        raise
     except (ImportError, AttributeError) as exc:
         raise BackendNotInstalledError(
             f"Storage backend {name!r} is not available ({exc}); {spec.install_hint}."
@@ -88,11 +100,18 @@ def backend_class(name: str) -> type[Any]:
     return cls
 
 
+def backend_extra(name: str) -> str:
+    """The extra of lakesink a run on backend ``name`` needs: the store's own (``s3``), which brings
+    the data path too, or the data path's (``spark``) for the local directory and other backends."""
+    spec = _backends.get(name)
+    return spec.extra if spec is not None and spec.extra else "spark"
+
+
 def open_store(name: str, settings: BackendSettings) -> ObjectStore:
     """Build the adapter for backend ``name`` from its settings (no network call is made).
 
     Raises:
-        UnknownBackendError, BackendNotInstalledError
+        UnknownBackendError, MissingExtraError, BackendNotInstalledError
     """
     store: ObjectStore = backend_class(name)(settings)
     logger.info("Opened storage backend %s (%s)", name, type(store).__name__)
@@ -129,13 +148,14 @@ def _load_entry_points() -> None:
         register_backend(point.name, point.value, install_hint=f"reinstall the distribution providing {point.value}")
 
 
+# The built-in backends, by the extra of lakesink that brings each one's SDK ("" ships with the core).
 _BUILT_IN = {
-    "memory": ("lakesink.adapters.storage.memory:InMemoryObjectStore", "it ships with lakesink"),
-    "local": ("lakesink.adapters.storage.local:LocalObjectStore", "it ships with lakesink"),
-    "s3": ("lakesink.adapters.storage.s3:S3ObjectStore", "pip install boto3"),
-    "gcs": ("lakesink.adapters.storage.gcs:GcsObjectStore", "pip install google-cloud-storage"),
-    "azure": ("lakesink.adapters.storage.azure_blob:AzureBlobObjectStore",
-              "pip install azure-storage-blob azure-identity"),
+    "memory": ("lakesink.adapters.storage.memory:InMemoryObjectStore", ""),
+    "local": ("lakesink.adapters.storage.local:LocalObjectStore", ""),
+    "s3": ("lakesink.adapters.storage.s3:S3ObjectStore", "s3"),
+    "gcs": ("lakesink.adapters.storage.gcs:GcsObjectStore", "gcs"),
+    "azure": ("lakesink.adapters.storage.azure_blob:AzureBlobObjectStore", "azure"),
 }
-for _name, (_target, _hint) in _BUILT_IN.items():
-    register_backend(_name, _target, install_hint=_hint)
+_backends.update(
+    {name: BackendSpec(target, "it ships with lakesink", extra) for name, (target, extra) in _BUILT_IN.items()}
+)

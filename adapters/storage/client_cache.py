@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from lakesink.adapters.extras import needs_extra
+
 _CLIENTS: dict[tuple[int, str, Hashable], Any] = {}
 _LOCK = threading.Lock()
 
@@ -23,11 +25,14 @@ def shared_client(kind: str, settings: Hashable, build: Callable[[Hashable], Any
     """The ``kind`` client for ``settings`` in this process, built with ``build(settings)`` once.
 
     ``settings`` is a frozen settings dataclass: equal settings (secrets compared by value)
-    share a client, any difference (endpoint, credentials, timeouts) gets its own.
+    share a client, any difference (endpoint, credentials, timeouts) gets its own. ``kind`` is
+    also the extra of lakesink that installs its SDK (``s3``, ``gcs``, ``azure``): the adapters
+    import their SDK in ``build``, so without it this raises :class:`MissingExtraError` naming it.
     """
     key = (os.getpid(), kind, settings)
     with _LOCK:
         client = _CLIENTS.get(key)
         if client is None:
-            client = _CLIENTS[key] = build(settings)
+            with needs_extra(kind):
+                client = _CLIENTS[key] = build(settings)
         return client

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lakesink.adapters.extras import needs_extra
 from lakesink.adapters.tables.locations import table_location
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.tables.table_port import LakeTable
@@ -22,11 +23,13 @@ def table_opener(settings: ConnectorSettings) -> Callable[[TableTarget], LakeTab
         """
         location = table_location(settings.backend, settings.storage, target.bucket, target.prefix)
         if target.format is TableFormat.ICEBERG:
-            from lakesink.adapters.tables.iceberg_catalogs import open_catalog
-            from lakesink.adapters.tables.iceberg_table import IcebergTable
+            with needs_extra("iceberg"):
+                from lakesink.adapters.tables.iceberg_catalogs import open_catalog
+                from lakesink.adapters.tables.iceberg_table import IcebergTable
 
             return IcebergTable(target, location, open_catalog(settings.table_catalog, location))
-        from lakesink.adapters.tables.delta_table import DeltaLakeTable
+        with needs_extra("delta"):
+            from lakesink.adapters.tables.delta_table import DeltaLakeTable
 
         return DeltaLakeTable(target, location)
 

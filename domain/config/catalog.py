@@ -42,8 +42,9 @@ CATALOG: tuple[KeySpec, ...] = (
             "(typed values parsed from UTF-8 text), StringConverter, ByteArrayConverter (raw bytes) or "
             "JsonConverter, or their aliases string, bytes, json. The restore uses its own to write headers back.",
             prefixed=False),
-    KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable, schema.registry.url, "
-            "basic.auth.*); secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
+    KeySpec("key.converter.*", T.ANY, None, "Key converter settings (schemas.enable; for AvroConverter schema.registry.url, "
+            "basic.auth.*, bearer.auth.*, schema.registry.ssl.*, max.retries: docs/kafka.md); "
+            "secret-looking names are masked.", prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("value.converter.*", T.ANY, None, "Value converter settings, as for key.converter.*.",
             prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("header.converter.*", T.ANY, None, "Header converter settings (schemas.enable for JsonConverter, "

@@ -1,8 +1,9 @@
 """TEST DOUBLE of a Confluent Schema Registry: only the calls lakesink's client makes.
 
 Serves ``GET /schemas/ids/{id}`` from schemas registered in memory, on 127.0.0.1 and a free
-port, optionally behind HTTP basic auth. It counts requests so tests can prove caching. It is
-not a registry: no subjects, versions or compatibility checks.
+port, optionally behind HTTP basic auth or a bearer token (Confluent Cloud's: ``Authorization:
+Bearer <token>`` with the logical cluster in ``target-sr-cluster``). It counts requests so tests
+can prove caching. It is not a registry: no subjects, versions or compatibility checks.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ import fastavro
 
 
 class SchemaRegistryDouble:
-    """Start with ``with SchemaRegistryDouble(user_info="u:p") as registry: registry.url``."""
+    """Start with ``with SchemaRegistryDouble(user_info="u:p") as registry: registry.url``;
+    ``bearer=(token, logical_cluster)`` asks for a bearer token instead."""
 
-    def __init__(self, *, user_info: str | None = None) -> None:
+    def __init__(self, *, user_info: str | None = None, bearer: tuple[str, str] | None = None) -> None:
         self._user_info = user_info
+        self._bearer = bearer
         self._schemas: dict[int, str] = {}
         self.requests: list[str] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -59,7 +62,7 @@ class SchemaRegistryDouble:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server naming)
                 double.requests.append(self.path)
-                if double._user_info is not None and not self._authorised():
+                if (double._user_info is not None or double._bearer is not None) and not self._authorised():
                     self._reply(401, {"error_code": 401, "message": "Unauthorized"})
                     return
                 prefix = "/schemas/ids/"
@@ -73,6 +76,11 @@ class SchemaRegistryDouble:
                 self._reply(200, {"schema": schema})
 
             def _authorised(self) -> bool:
+                if double._bearer is not None:
+                    token, cluster = double._bearer
+                    return (self.headers.get("Authorization"), self.headers.get("target-sr-cluster")) == (
+                        f"Bearer {token}", cluster
+                    )
                 expected = "Basic " + base64.b64encode(str(double._user_info).encode()).decode()
                 return self.headers.get("Authorization") == expected
 

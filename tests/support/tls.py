@@ -9,6 +9,7 @@ reaches an emulator that does not. The relay is byte for byte: it knows nothing 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import ipaddress
 import socket
@@ -25,15 +26,18 @@ from cryptography.x509.oid import NameOID
 
 @dataclass(frozen=True, slots=True)
 class Certificates:
-    """PEM files: the CA that signs, and the server's certificate and key."""
+    """PEM files: the CA that signs, the server's certificate and key, and a client's (mutual TLS)."""
 
     ca: Path
     server_certificate: Path
     server_key: Path
+    client_certificate: Path
+    client_key: Path
 
 
 def make_certificates(directory: Path) -> Certificates:
-    """A new CA (``ca.pem``) and a server certificate for 127.0.0.1 and localhost it signed, in ``directory``."""
+    """A new CA (``ca.pem``) and, signed by it, a server certificate for 127.0.0.1 and localhost and
+    a client certificate, in ``directory``."""
     now = dt.datetime.now(dt.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "lakesink test CA")])
@@ -48,37 +52,55 @@ def make_certificates(directory: Path) -> Certificates:
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    server_key = ec.generate_private_key(ec.SECP256R1())
-    server = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-        .issuer_name(ca_name).public_key(server_key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                                                    x509.DNSName("localhost")]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-        .sign(ca_key, hashes.SHA256())
-    )
-    files = Certificates(directory / "ca.pem", directory / "server.pem", directory / "server.key")
+    files = Certificates(directory / "ca.pem", directory / "server.pem", directory / "server.key",
+                         directory / "client.pem", directory / "client.key")
     files.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    files.server_certificate.write_bytes(server.public_bytes(serialization.Encoding.PEM))
-    files.server_key.write_bytes(server_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                          serialization.NoEncryption()))
+    names = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")])
+    _signed(files.server_certificate, files.server_key, "127.0.0.1", x509.oid.ExtendedKeyUsageOID.SERVER_AUTH,
+            (ca_name, ca_key), names)
+    _signed(files.client_certificate, files.client_key, "lakesink test client",
+            x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH, (ca_name, ca_key))
     return files
+
+
+def _signed(certificate: Path, key_file: Path, common_name: str, usage: x509.ObjectIdentifier,
+            issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey], names: x509.SubjectAlternativeName | None = None) -> None:
+    """A certificate for ``common_name`` and ``usage`` that ``issuer`` signed, and its key, as PEM files."""
+    now = dt.datetime.now(dt.UTC)
+    ca_name, ca_key = issuer
+    key = ec.generate_private_key(ec.SECP256R1())
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
+        .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+    )
+    if names is not None:
+        builder = builder.add_extension(names, critical=False)
+    certificate.write_bytes(builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
 
 
 class TlsTerminator:
     """TLS on ``127.0.0.1:port`` relayed to ``upstream`` in plaintext; a context manager.
 
-    ``port`` may be chosen by the caller (a broker must advertise it before this starts).
+    ``port`` may be chosen by the caller (a broker must advertise it before this starts); ``mutual``
+    asks every client for a certificate the CA signed.
     """
 
-    def __init__(self, certificates: Certificates, upstream: tuple[str, int], *, port: int = 0) -> None:
+    def __init__(
+        self, certificates: Certificates, upstream: tuple[str, int], *, port: int = 0, mutual: bool = False
+    ) -> None:
         self._upstream = upstream
         self._context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self._context.load_cert_chain(certificates.server_certificate, certificates.server_key)
+        if mutual:  # mutual TLS: a client must show a certificate the CA signed
+            self._context.verify_mode = ssl.CERT_REQUIRED
+            self._context.load_verify_locations(certificates.ca)
         self._listener = socket.create_server(("127.0.0.1", port))
         self.port = int(self._listener.getsockname()[1])
         self.handshake_failures = 0
@@ -92,6 +114,8 @@ class TlsTerminator:
 
     def __exit__(self, *_exc_info: object) -> None:
         self._closed.set()
+        with contextlib.suppress(OSError):  # wakes the accept() that close() alone leaves blocked
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         self._thread.join(5)
 

@@ -232,7 +232,7 @@ def test_a_setting_confluent_would_refuse_exits_2_in_one_line(
     assert SECRET not in err
 
 
-def test_kcql_with_a_confluent_config_and_no_kcql_with_a_lenses_one_exit_2(
+def test_kcql_with_a_confluent_config_and_no_kcql_at_all_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     confluent = write_config(tmp_path, BASIC)
@@ -240,10 +240,20 @@ def test_kcql_with_a_confluent_config_and_no_kcql_with_a_lenses_one_exit_2(
     assert "takes no KCQL" in capsys.readouterr().err
     assert main(["kcql", "explain"]) == 2
     assert "needs a KCQL argument" in capsys.readouterr().err
+    bare = tmp_path / "bare.properties"
+    bare.write_text("name=x\ntopics=t\nconnect.s3.aws.region=eu-west-1\n", encoding="utf-8")
+    assert main(["kcql", "explain", "--config", str(bare)]) == 2
+    assert "the config sets no connect.s3.kcql" in capsys.readouterr().err
+
+
+def test_a_lenses_config_alone_is_explained_with_its_own_kcql(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lenses = tmp_path / "lenses.properties"
-    lenses.write_text("name=x\nconnect.s3.kcql=INSERT INTO b SELECT * FROM t\ntopics=t\n", encoding="utf-8")
-    assert main(["kcql", "explain", "--config", str(lenses)]) == 2
-    assert "needs a KCQL argument" in capsys.readouterr().err
+    lenses.write_text("name=x\nconnect.s3.kcql=INSERT INTO b:p SELECT * FROM t STOREAS `AVRO`\ntopics=t\n", encoding="utf-8")
+    assert main(["kcql", "explain", "--config", str(lenses), "--json"]) == 0
+    statement = json.loads(capsys.readouterr().out)["statements"][0]
+    assert (statement["bucket"], statement["prefix"], statement["format"]) == ("b", "p", "AVRO")
 
 
 def test_sink_refuses_an_invalid_confluent_config_or_one_without_brokers_in_one_line(
