@@ -1,6 +1,7 @@
 """The ``lakesink`` command line: parses arguments, calls one use case, maps errors to exit codes.
 
-Exit codes: 0 success, 2 invalid input (configuration, KCQL, record), 1 any other failure.
+Exit codes: 0 success, 2 invalid input (configuration, KCQL, record; a store refusing the credentials
+or a permission, like Kafka refusing an ACL: a grant, not a retry, fixes it), 1 any other failure.
 Tracebacks are shown only with ``--log-level DEBUG``.
 """
 
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from lakesink.application.log_redaction import RedactingFormatter
-from lakesink.domain.errors import ConfigError, LakesinkError, RecordError
+from lakesink.domain.errors import AccessDeniedError, ConfigError, LakesinkError, RecordError
 from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
 logger = logging.getLogger(__name__)
@@ -372,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
-    except (ConfigError, RecordError) as error:
+    except (ConfigError, RecordError, AccessDeniedError) as error:
         logger.debug("invalid input", exc_info=True)
         print(f"lakesink: error: {error}", file=sys.stderr)
         return EXIT_INVALID_INPUT
