@@ -2,8 +2,7 @@
 
 The permission tests grant exactly what the page tells operators to grant: a policy edited there is
 the policy the tests prove, and a test that needs more than the page grants fails. The page writes
-identity policies (no ``Principal``) with placeholders (``BUCKET``, ``PREFIX``, ``CONNECTOR``,
-``NAME``); a bucket policy of versitygw (tests/support/versitygw.py) needs a principal per statement.
+identity policies (no ``Principal``) with placeholders (``BUCKET``, ``PREFIX``, ``CONNECTOR``); a bucket policy of versitygw (tests/support/versitygw.py) needs a principal per statement.
 """
 
 from __future__ import annotations
