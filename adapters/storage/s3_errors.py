@@ -33,6 +33,7 @@ _BAD_CREDENTIALS = {
     "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired",
     "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
     "XAdminUserNotFound",  # versitygw's answer to an unknown access key, with status 404 (AWS: 403)
+    "RequestTimeTooSkewed",  # a 403 that no grant fixes either: the host's clock is off
 }
 PERMISSIONS_DOC = "docs/storage.md#permissions"
 #: The IAM action that authorizes each S3 request the adapter sends (AWS's service authorization

@@ -71,7 +71,7 @@ def test_a_refused_permission_names_the_iam_action_to_grant(
     assert names in str(error) and "docs/storage.md#permissions" in str(error) and "\n" not in str(error)
 
 
-@pytest.mark.parametrize("code", ["InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken"])
+@pytest.mark.parametrize("code", ["InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "RequestTimeTooSkewed"])
 def test_a_refused_credential_names_no_action(code: str) -> None:
     """No grant fixes a wrong key or an expired token: the message must not send the operator to IAM."""
     error = translate_s3_error(_error(code, 403), "bkt", "k", "PutObject")
