@@ -1,6 +1,7 @@
 """The ``lakesink`` command line: parses arguments, calls one use case, maps errors to exit codes.
 
-Exit codes: 0 success, 2 invalid input (configuration, KCQL, record), 1 any other failure.
+Exit codes: 0 success, 2 invalid input (configuration, KCQL, record; a store refusing the credentials
+or a permission, like Kafka refusing an ACL: a grant, not a retry, fixes it), 1 any other failure.
 Tracebacks are shown only with ``--log-level DEBUG``.
 """
 
@@ -14,7 +15,13 @@ import sys
 from collections.abc import Callable, Sequence
 
 from lakesink.application.log_redaction import RedactingFormatter
-from lakesink.domain.errors import ConfigError, LakesinkError, MissingExtraError, RecordError
+from lakesink.domain.errors import (
+    AccessDeniedError,
+    ConfigError,
+    LakesinkError,
+    MissingExtraError,
+    RecordError,
+)
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
@@ -458,7 +465,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except MissingExtraError as error:
         logger.debug("missing extra", exc_info=True)
         return _missing_extra(args, error)
-    except (ConfigError, RecordError) as error:
+    except (ConfigError, RecordError, AccessDeniedError) as error:
         logger.debug("invalid input", exc_info=True)
         print(f"lakesink: error: {error}", file=sys.stderr)
         return EXIT_INVALID_INPUT

@@ -6,6 +6,12 @@ choice, :mod:`lakesink.application.restore.driver`); the task function, handed i
 application, replays the group's origins and returns one result per origin, which the driver
 collects. Groups run in parallel up to the number of Spark task slots. Meanwhile a thread counts
 the job's finished tasks for the driver's progress lines.
+
+A task refused by the store or by Kafka for want of a permission, or stopped by an invalid setting,
+returns that error as data (:class:`_Refused`) instead of failing: Spark would retry a failed task
+(no retry grants a permission) and hand the driver a Python traceback in a Java exception, where
+the error as data is raised on the driver as the lakesink error it was, so the CLI prints its one
+line and exits 2. Any other failure fails the task as before, and Spark's task retries apply.
 """
 
 from __future__ import annotations
@@ -15,8 +21,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lakesink.domain.errors import AccessDeniedError, ConfigError, error_of_kind
 from lakesink.domain.restore.index import WorkItem
 from lakesink.domain.restore.ports import OriginTask, TasksDone
 from lakesink.domain.restore.results import OriginResult
@@ -49,10 +57,18 @@ class SparkTaskRunner:
         context = self._spark.sparkContext
         tasks = context.parallelize(payloads, len(payloads)).mapPartitions(_unpickled(task))
         if on_tasks is None:
-            return tasks.collect()
+            return _results(tasks.collect())
         group = f"lakesink-restore-{uuid.uuid4().hex}"
         with _job_group(context, group), _watching(context, group, len(payloads), on_tasks):
-            return tasks.collect()
+            return _results(tasks.collect())
+
+
+def _results(collected: list[OriginResult | _Refused]) -> list[OriginResult]:
+    """The tasks' results, or the error that refused one raised as the lakesink error it was."""
+    refused = next((result for result in collected if isinstance(result, _Refused)), None)
+    if refused is not None:
+        raise error_of_kind(refused.kind, refused.message)
+    return [result for result in collected if isinstance(result, OriginResult)]
 
 
 @contextmanager
@@ -98,11 +114,22 @@ def _watching(context: SparkContext, group: str, total: int, on_tasks: TasksDone
         watcher.join()
 
 
-def _unpickled(task: OriginTask) -> Callable[[Iterator[bytes]], Iterator[OriginResult]]:
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """The error that stopped a task and that no retry fixes, by class name and message."""
+
+    kind: str
+    message: str
+
+
+def _unpickled(task: OriginTask) -> Callable[[Iterator[bytes]], Iterator[OriginResult | _Refused]]:
     """The function each Spark task runs over its one payload."""
 
-    def run_group(payloads: Iterator[bytes]) -> Iterator[OriginResult]:
+    def run_group(payloads: Iterator[bytes]) -> Iterator[OriginResult | _Refused]:
         items: list[WorkItem] = [item for payload in payloads for item in pickle.loads(payload)]
-        yield from task(items)
+        try:
+            yield from task(items)
+        except (AccessDeniedError, ConfigError) as refused:
+            yield _Refused(type(refused).__name__, str(refused))
 
     return run_group

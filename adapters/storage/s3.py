@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.paging import check_page_size, rolled_up_client_side
-from lakesink.adapters.storage.s3_errors import translate_s3_error
+from lakesink.adapters.storage.s3_errors import permission_denied, translate_s3_error
 from lakesink.adapters.storage.sdk_call import sdk_call
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.errors import (
@@ -196,7 +196,7 @@ class S3ObjectStore:
 
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
         """Run one S3 call; botocore retries inside ``attempt``."""
-        return sdk_call(f"S3 {operation}", attempt, lambda exc: translate_s3_error(exc, bucket, key),
+        return sdk_call(f"S3 {operation}", attempt, lambda exc: translate_s3_error(exc, bucket, key, operation),
                         self.settings.http_max_retries)
 
     def _put(self, bucket: str, key: str, data: bytes, **conditions: str) -> str:
@@ -253,8 +253,10 @@ class S3ObjectStore:
         failures = [e for e in response.get("Errors", []) if e.get("Code") != "NoSuchKey"]
         if failures:
             listed = ", ".join(f"{f.get('Key')} ({f.get('Code')})" for f in failures[:5])
-            error = AccessDeniedError if all(f.get("Code") == "AccessDenied" for f in failures) else StorageError
-            raise error(f"S3 DeleteObjects in {bucket} failed for {len(failures)} key(s): {listed}.")
+            if all(f.get("Code") == "AccessDenied" for f in failures):
+                raise permission_denied("DeleteObjects", bucket, str(failures[0].get("Key")),
+                                        f"{len(failures)} key(s) refused: {listed}")
+            raise StorageError(f"S3 DeleteObjects in {bucket} failed for {len(failures)} key(s): {listed}.")
 
     def _server_pages(
         self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int

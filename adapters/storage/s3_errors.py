@@ -2,6 +2,11 @@
 
 Codes are stable across AWS, MinIO, moto and other S3-compatible stores; messages are not, so no
 decision here depends on message text. Resulting messages name bucket and key, never credentials.
+
+A request refused for want of a permission (``AccessDenied``, a bare 403) names the IAM action that
+authorizes it (:data:`IAM_ACTIONS`): the store's own message does not say which (AWS and versitygw
+answer "Access Denied"), and the fix is one grant (docs/storage.md, "Permissions"). A refused
+credential (unknown key, wrong signature, expired token) names no action: no grant fixes that.
 """
 
 from __future__ import annotations
@@ -23,10 +28,29 @@ _OPENSSL_REASON = re.compile(r"\[SSL[^\]]*\][^(]*")
 _MISSING_KEY = {"NoSuchKey", "NotFound", "404", "NoSuchUpload"}
 _MISSING_BUCKET = {"NoSuchBucket"}
 _PRECONDITION = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
-_DENIED = {
-    "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403", "Forbidden", "ExpiredToken",
-    "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
+_REFUSED = {"AccessDenied", "403", "Forbidden"}
+_BAD_CREDENTIALS = {
+    "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired",
+    "AllAccessDisabled", "AccountProblem", "InvalidSecurity",
     "XAdminUserNotFound",  # versitygw's answer to an unknown access key, with status 404 (AWS: 403)
+    "RequestTimeTooSkewed",  # a 403 that no grant fixes either: the host's clock is off
+}
+PERMISSIONS_DOC = "docs/storage.md#permissions"
+#: The IAM action that authorizes each S3 request the adapter sends (AWS's service authorization
+#: reference for Amazon S3): HeadBucket is authorized as ListBucket, HeadObject as GetObject, the
+#: steps of a multipart upload as PutObject, a DeleteObjects batch key by key as DeleteObject.
+IAM_ACTIONS = {
+    "HeadBucket": "s3:ListBucket",
+    "ListObjectsV2": "s3:ListBucket",
+    "HeadObject": "s3:GetObject",
+    "GetObject": "s3:GetObject",
+    "PutObject": "s3:PutObject",
+    "CreateMultipartUpload": "s3:PutObject",
+    "UploadPart": "s3:PutObject",
+    "CompleteMultipartUpload": "s3:PutObject",
+    "CopyObject": "s3:GetObject (on the source) or s3:PutObject (on the destination)",
+    "DeleteObject": "s3:DeleteObject",
+    "DeleteObjects": "s3:DeleteObject",
 }
 _TRANSIENT = {
     "SlowDown", "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled",
@@ -36,8 +60,9 @@ _TRANSIENT = {
 _NEVER_SERVED = {"NotImplemented", "501"}
 
 
-def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exception:
-    """The lakesink error for ``exc``; ``exc`` itself when it is not a storage failure.
+def translate_s3_error(exc: Exception, bucket: str, key: str | None, operation: str | None = None) -> Exception:
+    """The lakesink error for ``exc`` (an answer to the S3 request ``operation``, when given); ``exc``
+    itself when it is not a storage failure.
 
     A bare 404 without a code (HEAD responses have no body) becomes ObjectNotFoundError when a key
     is involved; callers that must tell a missing bucket apart check the bucket afterwards. A code
@@ -51,16 +76,16 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
         code = str(error.get("Code", ""))
         status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
         detail = f"{code or status}: {error.get('Message', '')}".rstrip(": ")
-        if code in _DENIED:
+        if code in _BAD_CREDENTIALS:
             return AccessDeniedError(f"Access denied to {where} ({detail}).")
+        if code in _REFUSED or status in (401, 403):
+            return permission_denied(operation, bucket, key, detail)
         if code in _MISSING_BUCKET or (key is None and status == 404):
             return BucketNotFoundError(f"Bucket {bucket} does not exist ({detail}).")
         if code in _MISSING_KEY or status == 404:
             return ObjectNotFoundError(f"Object {where} does not exist ({detail}).")
         if code in _PRECONDITION or status == 412:
             return PreconditionFailedError(f"Conditional request on {where} failed ({detail}).")
-        if status in (401, 403):
-            return AccessDeniedError(f"Access denied to {where} ({detail}).")
         if code in _TRANSIENT or (code not in _NEVER_SERVED and transient_status(status)):
             return TransientStorageError(f"S3 request on {where} failed transiently ({detail}).")
         return StorageError(f"S3 request on {where} failed ({detail}).")
@@ -71,6 +96,18 @@ def translate_s3_error(exc: Exception, bucket: str, key: str | None) -> Exceptio
     if isinstance(exc, boto_errors.HTTPClientError | boto_errors.ConnectionError):
         return TransientStorageError(f"S3 connection for {where} failed ({type(exc).__name__}: {exc}).")
     return exc
+
+
+def permission_denied(operation: str | None, bucket: str, key: str | None, detail: str) -> AccessDeniedError:
+    """The refusal of ``operation`` on ``bucket``/``key`` as one line naming the IAM action to grant
+    (just "Access denied" when the operation is not one :data:`IAM_ACTIONS` knows)."""
+    action = IAM_ACTIONS.get(operation or "")
+    if action is None:
+        where = f"{bucket}/{key}" if key is not None else bucket
+        return AccessDeniedError(f"Access denied to {where} ({detail}).")
+    resource = f"s3://{bucket}" if key is None or action == "s3:ListBucket" else f"s3://{bucket}/{key}"
+    return AccessDeniedError(f"{action} denied on {resource} ({operation}: {detail}): grant it to these "
+                             f"credentials, or check that they are the intended ones ({PERMISSIONS_DOC}).")
 
 
 def _tls_reason(exc: Exception) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from lakesink.application.restore.driver import RestoreServices, RestoreSummary, run_restore
 from lakesink.application.restore.origin import OriginReplay
 from lakesink.application.restore.tasks import OPEN_AHEAD, deliver_in_order
-from lakesink.domain.commit.store_probe import checksum_probe_key
+from lakesink.domain.commit.store_probe import read_probe_key
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.restore.index import WorkItem
@@ -45,8 +45,9 @@ def restore(
     from lakesink.adapters.storage import open_store, settled_storage
 
     if store is None:  # the executors build their stores from the plan: it carries what the probe found
-        probe = checksum_probe_key(".indexes", plan.name, str(uuid.uuid4()))
-        plan = dataclasses.replace(plan, storage=settled_storage(plan.storage, plan.roots[0].bucket, probe, writes=False))
+        first = plan.roots[0]
+        probe = read_probe_key(first.list_prefix, str(uuid.uuid4()))
+        plan = dataclasses.replace(plan, storage=settled_storage(plan.storage, first.bucket, probe, writes=False))
         store = open_store(plan.backend, plan.storage)
     services = RestoreServices(
         store=store,

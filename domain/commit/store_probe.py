@@ -26,9 +26,16 @@ def probe_key(indexes_name: str, connector: str, owner: str) -> str:
 
 
 def checksum_probe_key(indexes_name: str, connector: str, owner: str) -> str:
-    """The object a run writes (sink) or reads (restore) at start to learn how the store takes the
-    SDK's request checksums (S3 only): next to the conditions probe."""
+    """The object a sink writes, reads and deletes at start to learn how the store takes the SDK's
+    request checksums (S3 only): next to the conditions probe."""
     return f"{probe_key(indexes_name, connector, owner)}.checksums"
+
+
+def read_probe_key(list_prefix: str, run: str) -> str:
+    """The key a restore reads at start to learn how the store takes the SDK's response checksums
+    (S3 only), which never exists: under the prefix it lists, so credentials that may read only the
+    objects it restores may read it (docs/storage.md, "Permissions")."""
+    return f"{list_prefix}.lakesink-probe-{run}.checksums"
 
 
 def ignored_conditions(bucket: str, key: str) -> Steps[tuple[str, ...]]:

@@ -38,6 +38,9 @@ COLUMNS = {  # matrix -> (heading, the recorded facts shown, in order)
                     ("test", "target", "records", "outcome")),
     "kill -9": ("kill -9 (tests/integration/crash/, tests/support/kill_runs.py)",
                 ("test", "target", "kills", "records", "seconds", "outcome")),
+    "store permissions": ("One store grant of docs/storage.md's policies taken away "
+                          "(tests/integration/security/test_store_permissions.py, versitygw's IAM)",
+                          ("backend", "command", "removed", "exit_code", "error", "outcome")),
 }
 
 

@@ -59,13 +59,20 @@ def serve_versitygw() -> Iterator[VersityGw]:
 
 
 class VersityGw:
-    """versitygw's posix backend on a free 127.0.0.1 port over a temp directory; a context manager."""
+    """versitygw's posix backend on a free 127.0.0.1 port over a temp directory; a context manager.
+
+    With ``iam`` the gateway keeps accounts (its internal IAM, in the temp directory): an account made by
+    :meth:`create_user` may do only what a bucket policy (:meth:`put_bucket_policy`) grants it, action
+    by action and key by key, as AWS evaluates one (HeadBucket is authorized as ``s3:ListBucket``, a
+    DeleteObjects batch key by key as ``s3:DeleteObject``, a copy's source as ``s3:GetObject``).
+    """
 
     name = "S3 (versitygw)"
 
-    def __init__(self) -> None:
+    def __init__(self, *, iam: bool = False) -> None:
         self._dir = Path(tempfile.mkdtemp(prefix="lakesink-versitygw-"))
         self._port = free_port()
+        self._iam = iam
         self._process: subprocess.Popen[bytes] | None = None
         self.endpoint = S3Endpoint(f"http://127.0.0.1:{self._port}", ACCESS_KEY, SECRET_KEY)
 
@@ -84,10 +91,13 @@ class VersityGw:
         """Start the gateway and wait until it answers an HTTP request (a 403 to an unsigned one)."""
         data = self._dir / "data"
         data.mkdir(exist_ok=True)
+        iam = ["--iam-dir", str(self._dir / "iam")] if self._iam else []
+        if self._iam:
+            (self._dir / "iam").mkdir(exist_ok=True)
         with open(self._dir / "versitygw.out", "ab") as out:
             self._process = subprocess.Popen(
                 [str(BINARY), "--port", f"127.0.0.1:{self._port}", "--access", ACCESS_KEY, "--secret", SECRET_KEY,
-                 "--quiet", "posix", str(data)],
+                 *iam, "--quiet", "posix", str(data)],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self._dir,
             )
         deadline = time.monotonic() + timeout_s
@@ -125,3 +135,17 @@ class VersityGw:
 
     def create_bucket(self, bucket: str) -> None:
         self.endpoint.client().create_bucket(Bucket=bucket)
+
+    def create_user(self, access_key: str, secret_key: str) -> S3Endpoint:
+        """An account of role ``user`` (the server must run with ``iam``), through versitygw's admin CLI;
+        the endpoint it signs its requests for."""
+        subprocess.run(
+            [str(BINARY), "admin", "--access", ACCESS_KEY, "--secret", SECRET_KEY, "--endpoint-url", self.url,
+             "create-user", "--access", access_key, "--secret", secret_key, "--role", "user"],
+            check=True, capture_output=True, timeout=30,
+        )
+        return S3Endpoint(self.url, access_key, secret_key)
+
+    def put_bucket_policy(self, bucket: str, policy: str) -> None:
+        """Replace ``bucket``'s policy (JSON text), as the root account."""
+        self.endpoint.client().put_bucket_policy(Bucket=bucket, Policy=policy)

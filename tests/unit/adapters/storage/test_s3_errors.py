@@ -51,3 +51,38 @@ def test_check_bucket_tells_a_refused_key_from_a_missing_bucket_by_listing(stubb
     with pytest.raises(BucketNotFoundError):
         store.check_bucket("bkt")
     stubber.assert_no_pending_responses()
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "operation", "key", "names"),
+    [
+        ("AccessDenied", 403, "PutObject", "out/0/000000000009.json", "s3:PutObject denied on s3://bkt/out/0/000000000009.json"),
+        ("403", 403, "HeadBucket", None, "s3:ListBucket denied on s3://bkt ("),
+        ("AccessDenied", 403, "ListObjectsV2", None, "s3:ListBucket denied on s3://bkt ("),
+        ("403", 403, "HeadObject", ".indexes/.locks/Topic(t)/0.lock", "s3:GetObject denied on s3://bkt/.indexes/.locks/"),
+        ("AccessDenied", 403, "UploadPart", "out/big.parquet", "s3:PutObject denied on s3://bkt/out/big.parquet"),
+    ],
+)
+def test_a_refused_permission_names_the_iam_action_to_grant(
+    code: str, status: int, operation: str, key: str | None, names: str
+) -> None:
+    error = translate_s3_error(_error(code, status), "bkt", key, operation)
+    assert isinstance(error, AccessDeniedError)
+    assert names in str(error) and "docs/storage.md#permissions" in str(error) and "\n" not in str(error)
+
+
+@pytest.mark.parametrize("code", ["InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "RequestTimeTooSkewed"])
+def test_a_refused_credential_names_no_action(code: str) -> None:
+    """No grant fixes a wrong key or an expired token: the message must not send the operator to IAM."""
+    error = translate_s3_error(_error(code, 403), "bkt", "k", "PutObject")
+    assert isinstance(error, AccessDeniedError)
+    assert "s3:" not in str(error) and code in str(error)
+
+
+def test_a_delete_batch_refused_key_by_key_names_delete_object(stubbed: tuple[S3ObjectStore, Stubber]) -> None:
+    """DeleteObjects answers 200 and refuses inside, key by key (AWS authorizes each as DeleteObject)."""
+    store, stubber = stubbed
+    stubber.add_response("delete_objects", {"Errors": [
+        {"Key": ".indexes/s/.plans/Topic(t)/0/00000000000000000005.json", "Code": "AccessDenied", "Message": "m"}]})
+    with pytest.raises(AccessDeniedError, match=r"^s3:DeleteObject denied on s3://bkt/\.indexes/s/\.plans/"):
+        store.delete_many("bkt", [".indexes/s/.plans/Topic(t)/0/00000000000000000005.json"])
