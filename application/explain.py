@@ -8,16 +8,17 @@ object a one-record file holding it would get.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from lakesink.adapters.clock import WallClock
 from lakesink.domain.config.backend_parsing import detect_backend, normal_key, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.connector_classes import AIVEN_S3_SINK, CONFLUENT_S3_SINK
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig
-from lakesink.domain.errors import RecordError
+from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.kcql import parse
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
@@ -29,18 +30,18 @@ _RECORD_FIELDS = {"topic", "partition", "offset", "timestamp", "key", "value", "
 
 @dataclass(frozen=True, slots=True)
 class ExplainCommand:
-    """What to explain: KCQL, an optional connector config and an optional record.
+    """What to explain: KCQL (None: the config's own), an optional connector config and an optional record.
 
     ``provided`` names the config keys whose values a config provider supplied (never shown).
     """
 
-    kcql: str
+    kcql: str | None
     config: Mapping[str, str]
     record: Record | None
     provided: frozenset[str] = frozenset()
 
     @classmethod
-    def from_cli(cls, *, kcql: str, config: ResolvedConfig | None, record_json: str | None) -> ExplainCommand:
+    def from_cli(cls, *, kcql: str | None, config: ResolvedConfig | None, record_json: str | None) -> ExplainCommand:
         """The command for a loaded config file (:func:`~.config_file.load_config`) and the record
         given on the command line."""
         record = None if record_json is None else parse_record(record_json)
@@ -73,9 +74,8 @@ def explain(command: ExplainCommand) -> ExplainResult:
     Raises:
         ConfigError: invalid KCQL or settings. RecordError: the record cannot be placed.
     """
-    props, kcql_key = _explain_config(command.kcql, command.config)
-    # The KCQL argument replaces the config's: it is the user's own text, not a provided value.
-    provided = {key for key in command.provided if normal_key(key) != kcql_key}
+    props, kcql_key, provided = explain_config(command.kcql, command.config, command.provided)
+    _subscribe(props, props[kcql_key])
     settings = ConnectorSettings.from_properties(props, provided=provided)
     plan = plan_sink(settings)
     if command.record is None:
@@ -99,21 +99,41 @@ def explain(command: ExplainCommand) -> ExplainResult:
     return ExplainResult(plan, record, key, statement.bucket, steps, hidden=settings.hidden)
 
 
-def _explain_config(kcql: str, config: Mapping[str, str]) -> tuple[dict[str, str], str]:
-    """The config with the KCQL argument in force and the keys explain can do without filled in,
-    and the key that holds the KCQL."""
+def explain_config(
+    kcql: str | None, config: Mapping[str, str], provided: Collection[str] = frozenset()
+) -> tuple[dict[str, str], str, set[str]]:
+    """The config with the KCQL in force (the argument overrides the config's ``connect.<p>.kcql``,
+    as the README says) and a name filled in, the key holding the KCQL, and the keys still holding
+    provided values.
+
+    Raises:
+        ConfigError: no KCQL argument and no ``connect.<p>.kcql`` in the config.
+    """
     props = normalise_keys(config)
     prefix = detect_backend(props)[1] if props else _DEFAULT_PREFIX
     kcql_key = f"{prefix}.kcql"
-    props[kcql_key] = kcql
+    if kcql is None and not props.get(kcql_key, "").strip():
+        raise ConfigError(
+            f"kcql explain needs a KCQL argument or a config with {kcql_key} (or a Confluent or Aiven "
+            f"S3 sink config: connector.class={CONFLUENT_S3_SINK} or {AIVEN_S3_SINK})."
+        )
+    if kcql is not None:
+        props[kcql_key] = kcql
+        # The KCQL argument replaces the config's: it is the user's own text, not a provided value.
+        provided = {key for key in provided if normal_key(key) != kcql_key}
     props.setdefault("name", "explain")
-    if "topics" not in props and "topics.regex" not in props:
-        topics = [statement.topic for statement in parse(kcql)]
-        if None in topics:
-            props["topics.regex"] = ".*"
-        else:
-            props["topics"] = ",".join(dict.fromkeys(t for t in topics if t is not None))
-    return props, kcql_key
+    return props, kcql_key, set(provided)
+
+
+def _subscribe(props: dict[str, str], kcql: str) -> None:
+    """Subscribe a sink config without ``topics``/``topics.regex`` to its statements' topics."""
+    if "topics" in props or "topics.regex" in props:
+        return
+    topics = [statement.topic for statement in parse(kcql)]
+    if None in topics:
+        props["topics.regex"] = ".*"
+    else:
+        props["topics"] = ",".join(dict.fromkeys(t for t in topics if t is not None))
 
 
 def parse_record(text: str) -> Record:

@@ -164,3 +164,46 @@ def test_a_date_that_names_a_utc_day_becomes_the_tables_day_transform(capsys: py
     assert table["timestamp_column"] == "_kafka_timestamp"
     code, out, _ = run(capsys, kcql)
     assert "its files carry the record timestamp as column _kafka_timestamp (UTC)" in out
+
+
+def test_a_lenses_configs_own_statements_are_explained_and_an_argument_overrides_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(
+        "name=s\ntopics=orders\nconnect.s3.kcql=INSERT INTO own:p SELECT * FROM orders STOREAS `PARQUET`\n", encoding="utf-8"
+    )
+    code, out, _ = run(capsys, "--config", str(config), "--json")
+    assert code == 0
+    assert [(s["bucket"], s["format"]) for s in json.loads(out)["statements"]] == [("own", "PARQUET")]
+    code, out, _ = run(capsys, "INSERT INTO other SELECT * FROM orders", "--config", str(config), "--json")
+    assert code == 0
+    assert [(s["bucket"], s["format"]) for s in json.loads(out)["statements"]] == [("other", "JSON")]
+
+
+def test_source_statements_are_explained_as_the_restore_plans_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "s3cr3t-never-shown-42"
+    config = tmp_path / "source.properties"
+    config.write_text(
+        "name=r\nconnect.s3.aws.auth.mode=Credentials\nconnect.s3.aws.access.key=AKIAEXAMPLE\n"
+        f"connect.s3.aws.secret.key={secret}\nconnect.s3.aws.region=eu-west-1\n"
+        "connect.s3.kcql=INSERT INTO orders SELECT * FROM lake:backups/orders STOREAS `AVRO` "
+        "PROPERTIES('store.envelope'=true)\n",
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "--config", str(config), "--json")
+    assert code == 0 and secret not in out
+    document = json.loads(out)
+    assert document["role"] == "source"
+    [statement] = document["statements"]
+    assert (statement["bucket"], statement["prefix"], statement["format"], statement["topic"], statement["envelope"]) == (
+        "lake", "backups/orders/", "AVRO", "orders", True
+    )
+    assert document["settings"]["storage"]["secret_key"] == "******"
+    code, out, _ = run(capsys, "--config", str(config))
+    assert code == 0 and secret not in out
+    assert "lists lake:backups/orders/ and produces into orders" in out
+    code, _, err = run(capsys, "INSERT INTO t SELECT * FROM b:p", "--record", '{"topic": "t"}')
+    assert code == 2 and "source statements restore objects and take none" in err
