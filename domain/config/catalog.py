@@ -98,7 +98,8 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.PROVIDER),
     # --- accepted for compatibility, no effect ------------------------------------------------
     KeySpec("connector.class", T.CLASS, None,
-            "Only used to pick the backend when no connect.<backend>.* key does.",
+            "Picks the backend when no connect.<backend>.* key does and must be a sink's or a source's class as "
+            "the run; a class lakesink does not run is refused.",
             prefixed=False, kind=Kind.IGNORED),
     KeySpec("task.index", T.STRING, None, "Injected per task by Lenses' connector; Spark assigns the work.",
             kind=Kind.IGNORED),
