@@ -26,6 +26,7 @@ from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig, is_provider_key
 from lakesink.domain.config.secret_keys import holds_secret
 from lakesink.domain.config.setting_notes import setting_note
@@ -150,16 +151,19 @@ def validate_config(
             connect_checked = True
         except ConfigError as error:
             general.append(str(error))
+    # A secret's value is masked wherever else it was written too (a value, a message quoting one).
+    secrets = HiddenValues.of(config.values, {key for key in config.values if holds_secret(key)} | config.provided)
     settings = tuple(
         SettingCheck(
             name=key,
-            value=raw if key in config.provided or not holds_secret(key) else SECRET_SHOWN,
-            errors=tuple(errors.get(key, ())),
+            value=secrets.scrub(raw) if key in config.provided or not holds_secret(key) else SECRET_SHOWN,
+            errors=tuple(map(secrets.scrub, errors.get(key, ()))),
             note=None if is_provider_key(key) else setting_note(config.values, key),
         )
         for key, raw in written.items()
     )
-    return ValidationReport(file, dialect_of(config.values), settings, tuple(general), connect_checked)
+    problems = tuple(map(secrets.scrub, general))
+    return ValidationReport(file, dialect_of(config.values), settings, problems, connect_checked)
 
 
 def _problems(config: ResolvedConfig) -> tuple[dict[str, list[str]], list[str], Loaded | None]:

@@ -137,6 +137,14 @@ def test_a_provider_reference_is_shown_as_written_never_resolved(
     assert errors_of(document)["connect.s3.compression.codec"][0].startswith("Invalid value ****** for")
 
 
+def test_a_secret_written_into_another_setting_is_masked_there_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = validate(tmp_path, capsys, {**LENSES, "connect.s3.compression.codec": SECRET}, "--json")
+    [error] = errors_of(json.loads(out))["connect.s3.compression.codec"]
+    assert code == 2 and error.startswith("Invalid value '******' for connect.s3.compression.codec")
+
+
 def test_an_unknown_connector_class_is_one_error_naming_the_known_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
