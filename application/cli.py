@@ -33,11 +33,16 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description=(
             "Parse KCQL, resolve every setting (defaults included) and, given a record, "
             "print the object key of a one-record file holding it. Nothing is read or written. "
-            "A Confluent S3 sink config (--config) takes no KCQL: its own settings are explained."
+            "Without a KCQL argument the --config file's own statements are explained; source statements "
+            "(... FROM bucket:prefix) as the restore plans them. A Confluent or Aiven S3 sink config "
+            "(--config) takes no KCQL: its own keys are explained."
         ),
     )
     explain.add_argument(
-        "kcql", nargs="?", help="one or more KCQL statements separated by ';' (none for a Confluent config)"
+        "kcql",
+        nargs="?",
+        help="one or more KCQL statements separated by ';' (default: the --config file's; none for a "
+        "Confluent or Aiven config)",
     )
     explain.add_argument("--config", metavar="FILE", help="connector config (.properties or Kafka Connect JSON)")
     explain.add_argument(

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
+from lakesink.adapters.kafka.client_config import connector_client_settings, consumer_config, producer_config
 from lakesink.application.explain import explain_config
 from lakesink.application.explain_source import holds_source_statements
 from lakesink.application.restore.command import load_plan
@@ -119,16 +120,26 @@ def dialect_of(values: Mapping[str, str]) -> str:
 
 
 def load_for_run(values: Mapping[str, str], provided: Collection[str]) -> Loaded:
-    """Load a config as ``lakesink sink`` or ``lakesink restore`` would, before either starts Spark.
+    """Load a config as ``lakesink sink`` or ``lakesink restore`` would before either starts Spark,
+    its Kafka client settings translated for librdkafka as the run's clients get them (a JAAS line
+    lakesink cannot translate, a Java-only setting it refuses).
 
     Raises:
         ConfigError: the first problem found.
     """
-    if is_aiven_source_config(values) and not is_aiven_sink(values) and not is_confluent_sink(values):
-        return load_plan(values, provided=provided)
-    if _lenses_source(values):
-        return load_plan(values, provided=provided)
-    return runnable_sink_settings(ResolvedConfig(dict(values), frozenset(provided)))
+    if _restores(values):
+        plan = load_plan(values, provided=provided)
+        producer_config(plan.producer)
+        return plan
+    settings = runnable_sink_settings(ResolvedConfig(dict(values), frozenset(provided)))
+    consumer_config(connector_client_settings(settings), group_id=settings.name)
+    return settings
+
+
+def _restores(values: Mapping[str, str]) -> bool:
+    """Whether the config is a restore's (an Aiven or Lenses source config)."""
+    dialect_sink = is_aiven_sink(values) or is_confluent_sink(values)
+    return not dialect_sink and (is_aiven_source_config(values) or _lenses_source(values))
 
 
 def validate_config(

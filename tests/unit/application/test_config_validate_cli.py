@@ -145,6 +145,15 @@ def test_a_secret_written_into_another_setting_is_masked_there_too(
     assert code == 2 and error.startswith("Invalid value '******' for connect.s3.compression.codec")
 
 
+def test_kafka_client_settings_are_checked_as_the_runs_clients_get_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jaas = f'com.sun.security.auth.module.Krb5LoginModule required principal="{SECRET}";'
+    code, out = validate(tmp_path, capsys, {**LENSES, "sasl.jaas.config": jaas}, "--json")
+    [error] = errors_of(json.loads(out))["sasl.jaas.config"]
+    assert code == 2 and error.startswith("Unsupported sasl.jaas.config: com.sun.security.auth.module.Krb5LoginModule")
+
+
 def test_an_unknown_connector_class_is_one_error_naming_the_known_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
