@@ -9,8 +9,8 @@ from enum import Enum
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.tables.time_partition import TimePartition
 
-#: The backends whose credentials lakesink hands to pyiceberg and delta-rs.
-TABLE_BACKENDS = ("s3", "local")
+#: The cloud backends whose credentials lakesink does not hand to pyiceberg and delta-rs yet.
+NO_TABLE_BACKENDS = ("gcs", "azure")
 
 
 def table_backend_message(backend: str) -> str:
