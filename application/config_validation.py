@@ -19,12 +19,11 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from lakesink.adapters.kafka.client_config import connector_client_settings, consumer_config, producer_config
-from lakesink.application.explain import explain_config
-from lakesink.application.explain_source import holds_source_statements
 from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import runnable_sink_settings
 from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import is_aiven_source_config
+from lakesink.domain.config.config_role import lenses_role
 from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
@@ -116,7 +115,7 @@ def dialect_of(values: Mapping[str, str]) -> str:
         return "Aiven S3 sink"
     if is_aiven_source_config(values):
         return "Aiven S3 source"
-    return "Lenses source" if _lenses_source(values) else "Lenses sink"
+    return "Lenses source" if lenses_role(values) == "source" else "Lenses sink"
 
 
 def load_for_run(values: Mapping[str, str], provided: Collection[str]) -> Loaded:
@@ -139,7 +138,7 @@ def load_for_run(values: Mapping[str, str], provided: Collection[str]) -> Loaded
 def _restores(values: Mapping[str, str]) -> bool:
     """Whether the config is a restore's (an Aiven or Lenses source config)."""
     dialect_sink = is_aiven_sink(values) or is_confluent_sink(values)
-    return not dialect_sink and (is_aiven_source_config(values) or _lenses_source(values))
+    return not dialect_sink and (is_aiven_source_config(values) or lenses_role(values) == "source")
 
 
 def validate_config(
@@ -200,17 +199,6 @@ def _problems(config: ResolvedConfig) -> tuple[dict[str, list[str]], list[str], 
                 values.pop(key)
                 set_aside.add(key)
     return errors, [], None
-
-
-def _lenses_source(values: Mapping[str, str]) -> bool:
-    """A Lenses config whose class or statements are a source's (a restore config)."""
-    if is_confluent_sink(values) or is_aiven_sink(values) or is_aiven_source_config(values):
-        return False
-    try:
-        props, kcql_key, _ = explain_config(None, values)
-        return holds_source_statements(props, props[kcql_key])
-    except ConfigError:
-        return False  # no statements, or neither kind: the sink's loader names the problem
 
 
 def _in_chain(key: str) -> bool:

@@ -32,11 +32,11 @@ from lakesink.application.explain_confluent import (
 )
 from lakesink.application.explain_source import (
     explain_source,
-    holds_source_statements,
     render_source_json,
     render_source_text,
 )
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, is_aiven_sink
+from lakesink.domain.config.config_role import holds_source_statements
 from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, is_confluent_sink
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.transforms.chain import TraceStep

@@ -14,11 +14,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from lakesink.application.explain import display_text
-from lakesink.domain.config.backend_parsing import connector_class_target
 from lakesink.domain.config.connector import ConnectorSettings, plain_value
 from lakesink.domain.config.hidden import HiddenValues
-from lakesink.domain.errors import KcqlError
-from lakesink.domain.kcql import SourceStatement, parse, parse_source
+from lakesink.domain.kcql import SourceStatement
 from lakesink.domain.restore.lenses_plan import restore_root
 from lakesink.domain.restore.plan import RestoreRoot
 
@@ -55,29 +53,6 @@ def explain_source(props: Mapping[str, str], provided: Collection[str] = frozens
         settings={name: described[name] for name in _RESTORE_SETTINGS},
         hidden=settings.hidden,
     )
-
-
-def holds_source_statements(props: Mapping[str, str], kcql: str) -> bool:
-    """Whether ``kcql`` (the statements in force for ``props``) is to be explained as a restore's.
-
-    A Lenses ``connector.class`` decides; without one, statements that parse as a source's and not
-    as a sink's are a source's.
-
-    Raises:
-        KcqlError: the statements are neither (the sink parser's error, which most configs are).
-    """
-    target = connector_class_target(props)
-    if target is not None:
-        return target[1] == "source"
-    try:
-        parse(kcql)
-    except KcqlError as sink_error:
-        try:
-            parse_source(kcql)
-        except KcqlError:
-            raise sink_error from None
-        return True
-    return False
 
 
 def _root_json(statement: SourceStatement, root: RestoreRoot) -> dict[str, object]:
