@@ -232,19 +232,22 @@ def _table_json(plan: StatementPlan) -> dict[str, object] | None:
     }
 
 
-def render_json(result: ExplainResult) -> str:
-    """One JSON object: ``{"statements": [...], "object_key": ...}``."""
+def render_json(result: ExplainResult, key_notes: Mapping[str, str] | None = None) -> str:
+    """One JSON object: ``{"statements": [...], "object_key": ...}``; ``key_notes`` (the config's
+    keys without effect, and why) as ``key_notes`` when there are any."""
     document = {
         "statements": [_statement_json(plan) for plan in result.plan.statements],
         "transforms": [step_json(step) for step in result.steps],
         "object_key": result.object_key,
         "object_bucket": result.bucket,
+        **({"key_notes": dict(key_notes)} if key_notes else {}),
     }
     return json.dumps(result.hidden.mask_leaves(document), indent=2, ensure_ascii=False)
 
 
-def render_text(result: ExplainResult) -> str:
-    """A human-readable summary of each statement and the record's object key."""
+def render_text(result: ExplainResult, key_notes: Mapping[str, str] | None = None) -> str:
+    """A human-readable summary of each statement and the record's object key, then the config's
+    keys without effect (``key_notes``)."""
     lines: list[str] = []
     for number, plan in enumerate(result.plan.statements, start=1):
         info = _statement_json(plan)
@@ -273,7 +276,15 @@ def render_text(result: ExplainResult) -> str:
     if result.record is not None:
         lines.append(f"Record {result.record.describe()} goes to bucket {result.bucket!r}, key:")
         lines.append(f"  {result.object_key}")
+    lines.extend(key_note_lines(key_notes or {}))
     return result.hidden.scrub("\n".join(lines))
+
+
+def key_note_lines(key_notes: Mapping[str, str]) -> list[str]:
+    """The text lines of the config's keys without effect: a heading, then ``  key: why``."""
+    if not key_notes:
+        return []
+    return ["Keys without effect in lakesink:", *(f"  {key}: {note}" for key, note in key_notes.items())]
 
 
 def transform_effect(trace: TraceStep) -> str:

@@ -38,6 +38,7 @@ from lakesink.application.explain_source import (
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, is_aiven_sink
 from lakesink.domain.config.config_role import holds_source_statements
 from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, is_confluent_sink
+from lakesink.domain.config.setting_notes import setting_note
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.transforms.chain import TraceStep
 
@@ -71,13 +72,14 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
         return render_confluent_text(result, _transform_lines(result.steps))
     values, provided = ({}, frozenset[str]()) if config is None else (config.values, config.provided)
     props, kcql_key, unprovided = explain_config(kcql, values, provided)
+    notes = {key: note for key in values if (note := setting_note(values, key)) is not None}
     if holds_source_statements(props, props[kcql_key]):
         if record_text is not None:
             raise ConfigError("--record is placed by a sink's statements; source statements restore objects and take none.")
         source = explain_source(props, unprovided)
-        return render_source_json(source) if as_json else render_source_text(source)
+        return render_source_json(source, notes) if as_json else render_source_text(source, notes)
     lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
-    return render_json(lenses) if as_json else render_text(lenses)
+    return render_json(lenses, notes) if as_json else render_text(lenses, notes)
 
 
 def _dialect(values: Mapping[str, str]) -> str | None:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from lakesink.application.explain import display_text
+from lakesink.application.explain import display_text, key_note_lines
 from lakesink.domain.config.connector import ConnectorSettings, plain_value
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.kcql import SourceStatement
@@ -72,18 +72,21 @@ def _root_json(statement: SourceStatement, root: RestoreRoot) -> dict[str, objec
     }
 
 
-def render_source_json(explanation: SourceExplanation) -> str:
-    """One JSON object: ``{"role": "source", "statements": [...], "settings": {...}}``."""
+def render_source_json(explanation: SourceExplanation, key_notes: Mapping[str, str] | None = None) -> str:
+    """One JSON object: ``{"role": "source", "statements": [...], "settings": {...}}`` (and
+    ``key_notes``, as for sink statements)."""
     document = {
         "role": "source",
         "statements": [_root_json(statement, root) for statement, root in explanation.statements],
         "settings": dict(explanation.settings),
+        **({"key_notes": dict(key_notes)} if key_notes else {}),
     }
     return json.dumps(explanation.hidden.mask_leaves(document), indent=2, ensure_ascii=False)
 
 
-def render_source_text(explanation: SourceExplanation) -> str:
-    """Each statement as the restore reads it, then the restore's settings, one per line."""
+def render_source_text(explanation: SourceExplanation, key_notes: Mapping[str, str] | None = None) -> str:
+    """Each statement as the restore reads it, the restore's settings one per line, then the
+    config's keys without effect."""
     lines: list[str] = []
     for number, (statement, root) in enumerate(explanation.statements, start=1):
         info = _root_json(statement, root)
@@ -95,6 +98,7 @@ def render_source_text(explanation: SourceExplanation) -> str:
     lines.append("Restore settings:")
     for name, value in explanation.settings.items():
         lines.append(f"  {name:<22} {_text(value)}")
+    lines.extend(key_note_lines(key_notes or {}))
     return explanation.hidden.scrub("\n".join(lines))
 
 

@@ -40,6 +40,13 @@ NO_EFFECT_KEYS: Mapping[str, str] = {
     "offsets.storage.topic": "the restore keeps its progress in the target topics, not in a Connect offsets topic",
     "topic.creation.groups": "lakesink does not create topics: create them before restoring",
 }
+_NO_RECORD_STAGE = "the restore produces the stored bytes: it runs no converter or transform a record could fail in"
+#: Framework keys that act in a sink and have no effect in a restore (source) config.
+SOURCE_NO_EFFECT_KEYS: Mapping[str, str] = {
+    "errors.tolerance": _NO_RECORD_STAGE,
+    "errors.log.enable": _NO_RECORD_STAGE,
+    "errors.log.include.messages": _NO_RECORD_STAGE,
+}
 #: Framework key families → why they change nothing here.
 NO_EFFECT_PREFIXES: Mapping[str, str] = {
     "topic.creation.": "lakesink does not create topics: create them before restoring",
@@ -47,14 +54,16 @@ NO_EFFECT_PREFIXES: Mapping[str, str] = {
 }
 
 
-def framework_no_effect(key: str) -> str | None:
-    """Why the framework key ``key`` has no effect here, or None when it is not such a key."""
+def framework_no_effect(key: str, role: str = "sink") -> str | None:
+    """Why the framework key ``key`` has no effect in a ``role`` config, or None when it is not such a key."""
     if key in NO_EFFECT_KEYS:
         return NO_EFFECT_KEYS[key]
+    if role == "source" and key in SOURCE_NO_EFFECT_KEYS:
+        return SOURCE_NO_EFFECT_KEYS[key]
     return next((why for prefix, why in NO_EFFECT_PREFIXES.items() if key.startswith(prefix)), None)
 
 
-def framework_note(key: str) -> str | None:
+def framework_note(key: str, role: str = "sink") -> str | None:
     """The line validate and explain print for a framework key without effect, or None."""
-    why = framework_no_effect(key)
+    why = framework_no_effect(key, role)
     return None if why is None else f"{FRAMEWORK_NO_EFFECT} ({why})."

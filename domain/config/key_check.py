@@ -12,6 +12,7 @@ import difflib
 from collections.abc import Collection, Iterable, Mapping
 
 from lakesink.domain.config.catalog import find_spec, known_keys
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.keyspec import KeySpec, Kind, ValueType
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
@@ -42,7 +43,7 @@ def check_keys(
                 f"{key}={MASK if key in hidden else props[key].strip()} is not supported yet: lakesink does not implement it, so only "
                 f"its default {spec.default} is accepted ({spec.doc})"
             )
-        elif not spec.scope.allows(role):
+        elif not spec.scope.allows(role) and framework_no_effect(key, role) is None:
             problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
     if len(problems) == 1:
         raise ConfigError(f"Invalid connector config: {problems[0]}")

@@ -17,6 +17,7 @@ from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.backend_parsing import normal_key, prefix_of
 from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import find_spec
+from lakesink.domain.config.config_role import lenses_role
 from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.framework_keys import framework_note
 from lakesink.domain.config.keyspec import Kind
@@ -24,16 +25,19 @@ from lakesink.domain.config.keyspec import Kind
 
 def setting_note(config: Mapping[str, str], key: str) -> str | None:
     """Why ``key`` of ``config`` has no effect (or only its default is accepted), or None."""
-    note = framework_note(key)
-    if note is not None:
-        return note
     if is_confluent_sink(config):
-        return _table_note(key, confluent_keys.key_class(key), confluent_keys.NO_EFFECT, confluent_keys.DEFAULT_ONLY)
+        return framework_note(key) or _table_note(
+            key, confluent_keys.key_class(key), confluent_keys.NO_EFFECT, confluent_keys.DEFAULT_ONLY
+        )
     if is_aiven_sink(config):
-        return _table_note(key, aiven_keys.key_class(key), aiven_keys.NO_EFFECT, aiven_keys.DEFAULT_ONLY)
+        return framework_note(key) or _table_note(
+            key, aiven_keys.key_class(key), aiven_keys.NO_EFFECT, aiven_keys.DEFAULT_ONLY
+        )
     if is_aiven_source_config(config):
-        return "accepted without effect in lakesink (docs/restore.md)" if key in AIVEN_SOURCE_NO_EFFECT else None
-    return _lenses_note(config, key)
+        if key in AIVEN_SOURCE_NO_EFFECT:
+            return "accepted without effect in lakesink (docs/restore.md)"
+        return framework_note(key, "source")
+    return framework_note(key, lenses_role(config)) or _lenses_note(config, key)
 
 
 def _table_note(
@@ -53,7 +57,7 @@ def _lenses_note(config: Mapping[str, str], key: str) -> str | None:
     spec = find_spec(normal_key(key), prefix=prefix, backend=BACKEND_PREFIXES[prefix])
     if spec is None:
         return None
-    if spec.kind is Kind.IGNORED:
+    if spec.kind is Kind.IGNORED and key != "connector.class":  # it picks the backend and is checked: an effect
         return f"accepted for Kafka Connect compatibility: {spec.doc}"
     if spec.kind is Kind.NOT_YET:
         return f"only its default {spec.default!r} is accepted: {spec.doc}"

@@ -110,10 +110,12 @@ def test_an_aiven_sink_config_is_validated_in_its_dialect(tmp_path: Path, capsys
 
 
 def test_source_configs_are_validated_as_the_restore_loads_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = {**LENSES, "connect.s3.kcql": "INSERT INTO orders SELECT * FROM my-bucket:backups STOREAS `AVRO`"}
+    source = {**LENSES, "connect.s3.kcql": "INSERT INTO orders SELECT * FROM my-bucket:backups STOREAS `AVRO`",
+              "errors.tolerance": "all"}
     del source["topics"]
     code, out = validate(tmp_path, capsys, source)
     assert code == 0 and "Lenses source config, valid" in out
+    assert "errors.tolerance: Kafka Connect framework setting: no effect in lakesink (the restore produces" in out
     aiven = {"name": "r", "bootstrap.servers": "broker:9092", "aws.s3.bucket.name": "lake", "aws.s3.region": "eu-west-1",
              "topic": "orders", "input.format": "jsonl", "aws.secret.access.key": SECRET,
              "aws.access.key.id": "AKIAEXAMPLE", "tasks.max.enforce": "true", "input.fromat": "x"}

@@ -179,6 +179,14 @@ def test_a_lenses_configs_own_statements_are_explained_and_an_argument_overrides
     code, out, _ = run(capsys, "INSERT INTO other SELECT * FROM orders", "--config", str(config), "--json")
     assert code == 0
     assert [(s["bucket"], s["format"]) for s in json.loads(out)["statements"]] == [("other", "JSON")]
+    assert "key_notes" not in json.loads(out)
+    config.write_text(config.read_text(encoding="utf-8") + "config.action.reload=restart\n", encoding="utf-8")
+    code, out, _ = run(capsys, "--config", str(config))
+    assert code == 0 and out.splitlines()[-2:] == [
+        "Keys without effect in lakesink:",
+        "  config.action.reload: Kafka Connect framework setting: no effect in lakesink (lakesink reads the config "
+        "once per run; restart it to apply a change).",
+    ]
 
 
 def test_source_statements_are_explained_as_the_restore_plans_them(
@@ -205,5 +213,10 @@ def test_source_statements_are_explained_as_the_restore_plans_them(
     code, out, _ = run(capsys, "--config", str(config))
     assert code == 0 and secret not in out
     assert "lists lake:backups/orders/ and produces into orders" in out
+    config.write_text(config.read_text(encoding="utf-8") + "errors.tolerance=all\ntasks.max=2\n", encoding="utf-8")
+    code, out, _ = run(capsys, "--config", str(config), "--json")
+    notes = json.loads(out)["key_notes"]
+    assert code == 0 and set(notes) == {"errors.tolerance", "tasks.max"}
+    assert notes["errors.tolerance"].startswith("Kafka Connect framework setting: no effect in lakesink (the restore")
     code, _, err = run(capsys, "INSERT INTO t SELECT * FROM b:p", "--record", '{"topic": "t"}')
     assert code == 2 and "source statements restore objects and take none" in err

@@ -113,6 +113,16 @@ def test_kafka_connect_framework_keys_without_effect_are_accepted_in_either_role
     )
 
 
+def test_a_restore_config_accepts_the_error_handling_keys_a_sink_applies() -> None:
+    source = {"name": "r", "connect.s3.kcql": "INSERT INTO t SELECT * FROM b:p STOREAS `AVRO`"}
+    errors = {"errors.tolerance": "all", "errors.log.enable": "true", "errors.log.include.messages": "true"}
+    assert ConnectorSettings.from_properties({**source, **errors}, role="source") == ConnectorSettings.from_properties(
+        source, role="source"
+    )
+    with pytest.raises(ConfigError, match="errors.deadletterqueue.topic.name only applies to the sink"):
+        ConnectorSettings.from_properties({**source, "errors.deadletterqueue.topic.name": "dlq"}, role="source")
+
+
 def test_an_unknown_connector_class_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(ConfigError) as caught:
         load(sink(**{"connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector"}))
