@@ -291,6 +291,8 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
     wrong_bucket = _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD, bucket="no-such-bucket")
     jobs.append(("wrong bucket", ["sink", "--once", "--config", _write(work, "wrong-bucket", wrong_bucket)], None))
     jobs.append(("verify wrong bucket", ["verify", "--config", str(work / "wrong-bucket.json")], None))
+    jobs.append(("config validate --connect wrong bucket",
+                 ["config", "validate", "--json", "--connect", str(work / "wrong-bucket.json")], None))
     no_broker = {**_sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD),
                  "bootstrap.servers": "127.0.0.1:1"}
     jobs.append(("no broker", ["sink", "--once", "--config", _write(work, "no-broker", no_broker)], None))
@@ -328,6 +330,9 @@ def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
         assert runs.codes[name] == 0, runs.stderr[name][-2000:]
     assert json.loads(runs.artifacts["config validate --json --connect: stdout"])["connect_checked"] is True
     assert runs.codes["config validate invalid"] == 2
+    wrong_bucket = json.loads(runs.artifacts["config validate --connect wrong bucket: stdout"])
+    assert runs.codes["config validate --connect wrong bucket"] == 2 and not wrong_bucket["connect_checked"]
+    assert "no-such-bucket" in wrong_bucket["problems"][0], wrong_bucket
     assert "connect.s3.aws.secret.key=${env:LAKESINK_CONNECT_S3_AWS_SECRET_KEY}" in runs.artifacts["config convert literal secrets: stdout"].decode()
     for name in ("wrong bucket", "verify wrong bucket", "no broker", "azure account key", "azure connection string", "azure SAS",
                  "gcs JSON key", "registry refuses"):
