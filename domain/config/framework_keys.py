@@ -6,7 +6,9 @@ whatever the connector. Refusing them as unknown made a working Kafka Connect co
 for keys that cannot change what lakesink writes. The framework keys lakesink does honour
 (``name``, ``connector.class``, ``topics``, ``topics.regex``, the converters, ``transforms``,
 ``predicates``, ``errors.tolerance``, ``errors.log.*``, ``errors.deadletterqueue.*``,
-``consumer.override.*`` / ``producer.override.*``) are read by each dialect, not listed here.
+``consumer.override.*`` / ``producer.override.*``) are read by each dialect, not listed here;
+the error-handling ones act in a sink only and are listed for restore configs
+(:data:`SOURCE_NO_EFFECT_KEYS`).
 """
 
 from __future__ import annotations
