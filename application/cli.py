@@ -42,11 +42,16 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description=(
             "Parse KCQL, resolve every setting (defaults included) and, given a record, "
             "print the object key of a one-record file holding it. Nothing is read or written. "
-            "A Confluent S3 sink config (--config) takes no KCQL: its own settings are explained."
+            "Without a KCQL argument the --config file's own statements are explained; source statements "
+            "(... FROM bucket:prefix) as the restore plans them. A Confluent or Aiven S3 sink config "
+            "(--config) takes no KCQL: its own keys are explained."
         ),
     )
     explain.add_argument(
-        "kcql", nargs="?", help="one or more KCQL statements separated by ';' (none for a Confluent config)"
+        "kcql",
+        nargs="?",
+        help="one or more KCQL statements separated by ';' (default: the --config file's; none for a "
+        "Confluent or Aiven config)",
     )
     explain.add_argument("--config", metavar="FILE", help="connector config (.properties or Kafka Connect JSON)")
     explain.add_argument(
@@ -83,6 +88,30 @@ def _add_config(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "file", metavar="FILE", help="Confluent or Aiven S3 sink config (.properties or Kafka Connect JSON)"
     )
     convert.set_defaults(handler=_run_convert)
+    validate = config_commands.add_parser(
+        "validate",
+        help="check every setting of a config without running it (Kafka Connect's config/validate)",
+        description=(
+            "Load a sink or restore config of any dialect (Lenses, Confluent, Aiven) as the run would, "
+            "converters, transforms and table catalogs included, without Spark, Kafka or the store, and "
+            "report every problem at once, per setting. Secrets are never printed. Exits 0 when valid, 2 "
+            "when not (docs/operations.md, \"Validating a config\")."
+        ),
+    )
+    validate.add_argument("file", metavar="FILE", help="connector config (.properties or Kafka Connect JSON)")
+    validate.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.validate/1)")
+    validate.add_argument(
+        "--connect", action="store_true", help="also check that the bucket(s) and the Kafka cluster answer"
+    )
+    validate.set_defaults(handler=_run_validate)
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    from lakesink.application.validate_command import run_validate
+
+    report = run_validate(args.file, connect=args.connect)
+    print(report.to_json() if args.json else report.to_text())
+    return EXIT_OK if report.valid else EXIT_INVALID_INPUT
 
 
 def _run_convert(args: argparse.Namespace) -> int:

@@ -8,13 +8,14 @@ object a one-record file holding it would get.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from lakesink.adapters.clock import WallClock
 from lakesink.domain.config.backend_parsing import detect_backend, normal_key, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.connector_classes import AIVEN_S3_SINK, CONFLUENT_S3_SINK
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig
 from lakesink.domain.errors import ConfigError, RecordError
@@ -75,9 +76,8 @@ def explain(command: ExplainCommand) -> ExplainResult:
     Raises:
         ConfigError: invalid KCQL or settings. RecordError: the record cannot be placed.
     """
-    props, kcql_key = _explain_config(command.kcql, command.config)
-    # The KCQL argument replaces the config's: it is the user's own text, not a provided value.
-    provided = {key for key in command.provided if command.kcql is None or normal_key(key) != kcql_key}
+    props, kcql_key, provided = explain_config(command.kcql, command.config, command.provided)
+    _subscribe(props, props[kcql_key])
     settings = ConnectorSettings.from_properties(props, provided=provided)
     plan = plan_sink(settings)
     if command.record is None:
@@ -101,25 +101,41 @@ def explain(command: ExplainCommand) -> ExplainResult:
     return ExplainResult(plan, record, key, statement.bucket, steps, hidden=settings.hidden)
 
 
-def _explain_config(kcql: str | None, config: Mapping[str, str]) -> tuple[dict[str, str], str]:
-    """The config with the KCQL argument (else its own) in force and the keys explain can do
-    without filled in, and the key that holds the KCQL."""
+def explain_config(
+    kcql: str | None, config: Mapping[str, str], provided: Collection[str] = frozenset()
+) -> tuple[dict[str, str], str, set[str]]:
+    """The config with the KCQL in force (the argument overrides the config's ``connect.<p>.kcql``,
+    as the README says) and a name filled in, the key holding the KCQL, and the keys still holding
+    provided values.
+
+    Raises:
+        ConfigError: no KCQL argument and no ``connect.<p>.kcql`` in the config.
+    """
     props = normalise_keys(config)
     prefix = detect_backend(props)[1] if props else _DEFAULT_PREFIX
     kcql_key = f"{prefix}.kcql"
-    if kcql is None:
-        kcql = props.get(kcql_key, "")
-        if not kcql.strip():
-            raise ConfigError(f"kcql explain needs a KCQL argument: the config sets no {kcql_key}.")
-    props[kcql_key] = kcql
+    if kcql is None and not props.get(kcql_key, "").strip():
+        raise ConfigError(
+            f"kcql explain needs a KCQL argument or a config with {kcql_key} (or a Confluent or Aiven "
+            f"S3 sink config: connector.class={CONFLUENT_S3_SINK} or {AIVEN_S3_SINK})."
+        )
+    if kcql is not None:
+        props[kcql_key] = kcql
+        # The KCQL argument replaces the config's: it is the user's own text, not a provided value.
+        provided = {key for key in provided if normal_key(key) != kcql_key}
     props.setdefault("name", "explain")
-    if "topics" not in props and "topics.regex" not in props:
-        topics = [statement.topic for statement in parse(kcql)]
-        if None in topics:
-            props["topics.regex"] = ".*"
-        else:
-            props["topics"] = ",".join(dict.fromkeys(t for t in topics if t is not None))
-    return props, kcql_key
+    return props, kcql_key, set(provided)
+
+
+def _subscribe(props: dict[str, str], kcql: str) -> None:
+    """Subscribe a sink config without ``topics``/``topics.regex`` to its statements' topics."""
+    if "topics" in props or "topics.regex" in props:
+        return
+    topics = [statement.topic for statement in parse(kcql)]
+    if None in topics:
+        props["topics.regex"] = ".*"
+    else:
+        props["topics"] = ",".join(dict.fromkeys(t for t in topics if t is not None))
 
 
 def parse_record(text: str) -> Record:
@@ -218,19 +234,22 @@ def _table_json(plan: StatementPlan) -> dict[str, object] | None:
     }
 
 
-def render_json(result: ExplainResult) -> str:
-    """One JSON object: ``{"statements": [...], "object_key": ...}``."""
+def render_json(result: ExplainResult, key_notes: Mapping[str, str] | None = None) -> str:
+    """One JSON object: ``{"statements": [...], "object_key": ...}``; ``key_notes`` (the config's
+    keys without effect, and why) as ``key_notes`` when there are any."""
     document = {
         "statements": [_statement_json(plan) for plan in result.plan.statements],
         "transforms": [step_json(step) for step in result.steps],
         "object_key": result.object_key,
         "object_bucket": result.bucket,
+        **({"key_notes": dict(key_notes)} if key_notes else {}),
     }
     return json.dumps(result.hidden.mask_leaves(document), indent=2, ensure_ascii=False)
 
 
-def render_text(result: ExplainResult) -> str:
-    """A human-readable summary of each statement and the record's object key."""
+def render_text(result: ExplainResult, key_notes: Mapping[str, str] | None = None) -> str:
+    """A human-readable summary of each statement and the record's object key, then the config's
+    keys without effect (``key_notes``)."""
     lines: list[str] = []
     for number, plan in enumerate(result.plan.statements, start=1):
         info = _statement_json(plan)
@@ -259,7 +278,15 @@ def render_text(result: ExplainResult) -> str:
     if result.record is not None:
         lines.append(f"Record {result.record.describe()} goes to bucket {result.bucket!r}, key:")
         lines.append(f"  {result.object_key}")
+    lines.extend(key_note_lines(key_notes or {}))
     return result.hidden.scrub("\n".join(lines))
+
+
+def key_note_lines(key_notes: Mapping[str, str]) -> list[str]:
+    """The text lines of the config's keys without effect: a heading, then ``  key: why``."""
+    if not key_notes:
+        return []
+    return ["Keys without effect in lakesink:", *(f"  {key}: {note}" for key, note in key_notes.items())]
 
 
 def transform_effect(trace: TraceStep) -> str:

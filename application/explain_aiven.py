@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from lakesink.application.explain import display_text
-from lakesink.application.explain_confluent import check_subscribed, flatten
+from lakesink.application.explain_confluent import check_subscribed
+from lakesink.application.explain_keys import own_key_lines, own_keys
 from lakesink.domain.config.aiven_notes import content_notes, grouping_notes, replay_differences
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, AivenSinkConfig
 from lakesink.domain.errors import FormatError, RecordError
@@ -41,9 +41,13 @@ class AivenExplainResult:
     ``note`` says why there is no object key then. ``file_name`` is the rendered template, which
     groups records; it is the object key unless ``aws.s3.prefix`` is set. ``content`` is the
     file's content with only this record (uncompressed), or why Aiven's writer fails the record.
+    ``values`` / ``provided`` are the config's own keys (shown as the file names them) and those a
+    config provider filled.
     """
 
     config: AivenSinkConfig
+    values: Mapping[str, str] = field(default_factory=dict)
+    provided: frozenset[str] = frozenset()
     record: Record | None = None
     steps: tuple[TraceStep, ...] = ()
     file_name: str | None = None
@@ -63,6 +67,10 @@ def explain_aiven(
             an ``event`` source, a key that cannot be rendered).
     """
     settings = AivenSinkConfig.from_properties(config, provided)
+    return dataclasses.replace(_explained(settings, record, clock), values=dict(config), provided=provided)
+
+
+def _explained(settings: AivenSinkConfig, record: Record | None, clock: Clock) -> AivenExplainResult:
     if record is None:
         return AivenExplainResult(settings)
     check_subscribed(settings.topics, settings.topics_regex, record)
@@ -70,10 +78,12 @@ def explain_aiven(
     steps = tuple(build_chain(settings.transforms, clock).trace(record))
     routed = steps[-1].record if steps else record
     if routed is None:
-        return AivenExplainResult(settings, None, steps, note="a transform dropped the record")
+        return AivenExplainResult(settings, record=None, steps=steps, note="a transform dropped the record")
     name = settings.naming.file_name(routed, routed, now_ms)
     key = settings.naming.object_key(name, routed, now_ms)
-    return AivenExplainResult(settings, routed, steps, name, key, content=_content(settings, routed))
+    return AivenExplainResult(
+        settings, record=routed, steps=steps, file_name=name, object_key=key, content=_content(settings, routed)
+    )
 
 
 def _content(settings: AivenSinkConfig, record: Record) -> str:
@@ -110,7 +120,8 @@ def _document(result: AivenExplainResult, steps_json: list[dict[str, object]]) -
     config = result.config
     return {
         "dialect": "aiven",
-        "settings": config.describe(),
+        "settings": own_keys(result.values, result.provided),
+        "resolved": config.describe(),
         "grouping": grouping_notes(config),
         "replay_differences": replay_differences(config),
         "notes": content_notes(config),
@@ -132,7 +143,7 @@ def render_aiven_text(result: AivenExplainResult, transform_lines: list[str]) ->
     """The resolved settings, one per line, then grouping, notes, the transforms and the record's key."""
     config = result.config
     lines = [f"Aiven S3 sink config {config.name!r} ({AIVEN_S3_SINK}):"]
-    lines.extend(f"  {name:<36} {display_text(value)}" for name, value in flatten(config.describe()))
+    lines.extend(own_key_lines(result.values, result.provided))
     for title, items in (
         ("Records are grouped", grouping_notes(config)),
         ("Names may differ from Aiven's on a replay", replay_differences(config)),

@@ -1,7 +1,9 @@
 """``lakesink kcql explain``: picks the dialect of ``--config`` and renders the use case's result.
 
-A Lenses config (or none) explains the KCQL argument (:mod:`.explain`); a Confluent or an Aiven
-S3 sink config takes no KCQL and is explained by :mod:`.explain_confluent` / :mod:`.explain_aiven`.
+A Lenses config (or none) explains the KCQL argument, or the config's own statements without one
+(:mod:`.explain`; source statements as the restore plans them, :mod:`.explain_source`); a
+Confluent or an Aiven S3 sink config takes no KCQL and is explained by :mod:`.explain_confluent`
+/ :mod:`.explain_aiven`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from lakesink.application.config_file import load_config
 from lakesink.application.explain import (
     ExplainCommand,
     explain,
+    explain_config,
     parse_record,
     record_json,
     render_json,
@@ -27,8 +30,15 @@ from lakesink.application.explain_confluent import (
     render_confluent_json,
     render_confluent_text,
 )
+from lakesink.application.explain_source import (
+    explain_source,
+    render_source_json,
+    render_source_text,
+)
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, is_aiven_sink
+from lakesink.domain.config.config_role import holds_source_statements
 from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, is_confluent_sink
+from lakesink.domain.config.setting_notes import setting_note
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.transforms.chain import TraceStep
 
@@ -36,9 +46,14 @@ from lakesink.domain.transforms.chain import TraceStep
 def run_explain(*, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool) -> str:
     """The explain output for the command line's arguments.
 
+    A Lenses config's own statements are explained when no KCQL argument is given; the argument
+    overrides them. Source statements (``... FROM bucket:prefix``) are explained as the restore
+    plans them.
+
     Raises:
-        ConfigError: invalid config or KCQL, no KCQL for a Lenses config, or KCQL given with a
-            Confluent or Aiven one. RecordError: the record is invalid or cannot be placed.
+        ConfigError: invalid config or KCQL, no KCQL at all, KCQL given with a Confluent or Aiven
+            config, or a record with source statements. RecordError: the record is invalid or
+            cannot be placed.
     """
     config = None if config_path is None else load_config(config_path)
     dialect = None if config is None else _dialect(config.values)
@@ -55,13 +70,16 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
         if as_json:
             return render_confluent_json(result, [step_json(trace) for trace in result.steps])
         return render_confluent_text(result, _transform_lines(result.steps))
-    if kcql is None and config is None:
-        raise ConfigError(
-            "kcql explain needs a KCQL argument, or --config FILE: a Lenses config with its KCQL, "
-            f"or a Confluent or Aiven S3 sink config (connector.class={CONFLUENT_S3_SINK} or {AIVEN_S3_SINK})."
-        )
+    values, provided = ({}, frozenset[str]()) if config is None else (config.values, config.provided)
+    props, kcql_key, unprovided = explain_config(kcql, values, provided)
+    notes = {key: note for key in values if (note := setting_note(values, key)) is not None}
+    if holds_source_statements(props, props[kcql_key]):
+        if record_text is not None:
+            raise ConfigError("--record is placed by a sink's statements; source statements restore objects and take none.")
+        source = explain_source(props, unprovided)
+        return render_source_json(source, notes) if as_json else render_source_text(source, notes)
     lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
-    return render_json(lenses) if as_json else render_text(lenses)
+    return render_json(lenses, notes) if as_json else render_text(lenses, notes)
 
 
 def _dialect(values: Mapping[str, str]) -> str | None:

@@ -11,12 +11,13 @@ shown too.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from lakesink.application.explain import display_text
+from lakesink.application.explain_keys import own_key_lines, own_keys
 from lakesink.domain.config.confluent_notes import content_notes, file_boundaries, replay_differences
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.errors import RecordError
@@ -33,10 +34,13 @@ class ConfluentExplainResult:
 
     ``record`` is the record after the transforms (None when one dropped it or none was given);
     ``object_key`` is None when no value object is written (dropped, ignored or written null
-    value); ``note`` says why in that case.
+    value); ``note`` says why in that case. ``values`` / ``provided`` are the config's own keys
+    (shown as the file names them) and those a config provider filled.
     """
 
     config: ConfluentSinkConfig
+    values: Mapping[str, str] = field(default_factory=dict)
+    provided: frozenset[str] = frozenset()
     record: Record | None = None
     steps: tuple[TraceStep, ...] = ()
     encoded_partition: str | None = None
@@ -57,6 +61,10 @@ def explain_confluent(
             value with behavior.on.null.values=fail, a field the partitioner cannot read...).
     """
     settings = ConfluentSinkConfig.from_properties(config, provided)
+    return dataclasses.replace(_explained(settings, record, clock), values=dict(config), provided=provided)
+
+
+def _explained(settings: ConfluentSinkConfig, record: Record | None, clock: Clock) -> ConfluentExplainResult:
     if record is None:
         return ConfluentExplainResult(settings)
     check_subscribed(settings.topics, settings.topics_regex, record)
@@ -64,7 +72,7 @@ def explain_confluent(
     steps = tuple(build_chain(settings.transforms, clock).trace(record))
     routed = steps[-1].record if steps else record
     if routed is None:
-        return ConfluentExplainResult(settings, None, steps, note="a transform dropped the record")
+        return ConfluentExplainResult(settings, record=None, steps=steps, note="a transform dropped the record")
     return _place(settings, routed, steps, now_ms)
 
 
@@ -80,7 +88,7 @@ def _place(
             )
         if settings.null_values == "ignore":
             return ConfluentExplainResult(
-                settings, record, steps, note="null value skipped (behavior.on.null.values=ignore)"
+                settings, record=record, steps=steps, note="null value skipped (behavior.on.null.values=ignore)"
             )
         encoded = settings.tombstone_partition
         note = "null value: only the keys (and headers) file is written (behavior.on.null.values=write)"
@@ -105,13 +113,13 @@ def _place(
         )
     return ConfluentExplainResult(
         settings,
-        record,
-        steps,
-        encoded,
-        None if record.value is None else value_key,
-        keys_key,
-        headers_key,
-        note,
+        record=record,
+        steps=steps,
+        encoded_partition=encoded,
+        object_key=None if record.value is None else value_key,
+        keys_object_key=keys_key,
+        headers_object_key=headers_key,
+        note=note,
     )
 
 
@@ -131,7 +139,8 @@ def render_confluent_json(result: ConfluentExplainResult, steps_json: list[dict[
     """One JSON object; ``object_key`` / ``object_bucket`` as for the Lenses dialect."""
     document = {
         "dialect": "confluent",
-        "settings": result.config.describe(),
+        "settings": own_keys(result.values, result.provided),
+        "resolved": result.config.describe(),
         "file_boundaries": file_boundaries(result.config),
         "replay_differences": replay_differences(result.config),
         "notes": content_notes(result.config),
@@ -150,7 +159,7 @@ def render_confluent_text(result: ConfluentExplainResult, transform_lines: list[
     """The resolved settings, one per line, then the transforms and the record's keys."""
     config = result.config
     lines = [f"Confluent S3 sink config {config.name!r} (io.confluent.connect.s3.S3SinkConnector):"]
-    lines.extend(f"  {name:<36} {display_text(value)}" for name, value in flatten(config.describe()))
+    lines.extend(own_key_lines(result.values, result.provided))
     for title, items in (
         ("Files roll on", file_boundaries(config)),
         ("Keys may differ from Confluent's on a replay", replay_differences(config)),
@@ -176,14 +185,3 @@ def render_confluent_text(result: ConfluentExplainResult, transform_lines: list[
     elif result.note:
         lines.append(f"Record: no object ({result.note}).")
     return config.hidden.scrub("\n".join(lines))
-
-
-def flatten(document: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]:
-    """Nested settings as ``(dotted.name, value)`` lines for the text output."""
-    items: list[tuple[str, object]] = []
-    for name, value in document.items():
-        if isinstance(value, Mapping) and value:
-            items.extend(flatten(value, f"{prefix}{name}."))
-        else:
-            items.append((f"{prefix}{name}", value))
-    return items

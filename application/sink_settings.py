@@ -32,7 +32,16 @@ def load_settings(config_path: str | Path) -> ConnectorSettings:
         ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
             or statements, or no ``bootstrap.servers``.
     """
-    settings = sink_settings(load_config(config_path))
+    return runnable_sink_settings(load_config(config_path))
+
+
+def runnable_sink_settings(config: ResolvedConfig) -> ConnectorSettings:
+    """:func:`sink_settings` of a config ``lakesink sink`` can run: one that names its Kafka cluster.
+
+    Raises:
+        ConfigError: invalid settings or statements, or no ``bootstrap.servers``.
+    """
+    settings = sink_settings(config)
     if not settings.bootstrap_servers:
         raise ConfigError("bootstrap.servers is required for lakesink sink: the Kafka cluster to read.")
     return settings

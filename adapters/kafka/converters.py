@@ -32,22 +32,18 @@ from lakesink.adapters.kafka.schema_registry import (
     SchemaRegistryClient,
     SchemaRegistryError,
 )
+from lakesink.domain.config.converter_classes import (
+    AVRO,
+    BYTE_ARRAY,
+    JSON,
+    STRING,
+    canonical_name,
+    supported_names,
+)
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
 from lakesink.domain.errors import ConfigError, RecordError
 
-BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
-STRING = "org.apache.kafka.connect.storage.StringConverter"
-JSON = "org.apache.kafka.connect.json.JsonConverter"
-AVRO = "io.confluent.connect.avro.AvroConverter"
-
-_ALIASES = {
-    "bytes": BYTE_ARRAY,
-    "bytearray": BYTE_ARRAY,
-    "string": STRING,
-    "json": JSON,
-    "avro": AVRO,
-}
 _WIRE_HEADER = struct.Struct(">bI")
 
 Decoded = tuple[Any, Any]
@@ -190,13 +186,7 @@ def create_converter(class_name: str, settings: Mapping[str, str | Secret], *, s
         return JsonConverter(schemas_enable=enabled)
     if canonical == AVRO:
         return AvroConverter(SchemaRegistryClient(RegistrySettings.from_settings(settings)))
-    known = ", ".join([BYTE_ARRAY, STRING, JSON, AVRO, *sorted(_ALIASES)])
-    raise ConfigError(f"Unsupported {setting} {class_name!r}: expected one of {known}.")
-
-
-def canonical_name(class_name: str) -> str:
-    """The Connect class a converter setting names, its alias (``json``, ``bytes``…) resolved."""
-    return _ALIASES.get(class_name.strip().lower(), class_name.strip())
+    raise ConfigError(f"Unsupported {setting} {class_name!r}: expected one of {supported_names('value')}.")
 
 
 def setting_text(value: str | Secret) -> str:

@@ -29,13 +29,14 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from lakesink.adapters.formats.jsoncodec import dumps
-from lakesink.adapters.kafka.converters import (
+from lakesink.adapters.kafka.converters import JsonConverter, setting_text
+from lakesink.domain.config.converter_classes import (
     BYTE_ARRAY,
     JSON,
+    SIMPLE_HEADER,
     STRING,
-    JsonConverter,
     canonical_name,
-    setting_text,
+    supported_names,
 )
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
@@ -44,8 +45,6 @@ from lakesink.domain.schema.headers import header_schema
 from lakesink.domain.schema.model import Schema, is_nullable, kind, logical, non_null
 from lakesink.domain.schema.resolve import schema_for
 from lakesink.domain.transforms.header_values import convert_to_string, parse_string
-
-SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
 Converted = tuple[Any, Schema]
 """A header's value and the Avro schema of it (``"null"`` for a null header)."""
@@ -303,8 +302,8 @@ def create_header_converter(class_name: str | None, settings: Mapping[str, str |
     Raises:
         ConfigError: the class is not a header converter lakesink has.
     """
-    canonical = SIMPLE if class_name is None else canonical_name(class_name)
-    if canonical == SIMPLE:
+    canonical = SIMPLE_HEADER if class_name is None else canonical_name(class_name)
+    if canonical == SIMPLE_HEADER:
         return SimpleHeaderConverter()
     if canonical == STRING:
         return StringHeaderConverter(setting_text(settings.get("converter.encoding", "utf-8")))
@@ -315,5 +314,4 @@ def create_header_converter(class_name: str | None, settings: Mapping[str, str |
             "header.converter.schemas.enable", setting_text(settings.get("schemas.enable", "true"))
         )
         return JsonHeaderConverter(schemas_enable=enabled)
-    known = ", ".join([SIMPLE, STRING, BYTE_ARRAY, JSON, "string", "bytes", "json"])
-    raise ConfigError(f"Unsupported header.converter {class_name!r}: expected one of {known}.")
+    raise ConfigError(f"Unsupported header.converter {class_name!r}: expected one of {supported_names('header')}.")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import BackendSettings, LocalSettings, S3Settings
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.tables.target import table_backend_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +43,7 @@ def table_location(backend: str, settings: BackendSettings, bucket: str, prefix:
         return TableLocation((root / path).as_uri(), root.as_uri() + "/")
     if isinstance(settings, S3Settings):
         return TableLocation(f"s3://{bucket}/{path}", f"s3://{bucket}/", _iceberg_s3(settings), _delta_s3(settings))
-    raise ConfigError(
-        f"'table.format' needs the S3 or the local backend for now, not {backend}: lakesink does not yet hand "
-        f"{backend} credentials to pyiceberg and delta-rs. Write plain PARQUET there, or use S3 (MinIO and "
-        "other S3-compatible stores included)."
-    )
+    raise ConfigError(table_backend_message(backend))
 
 
 def _iceberg_s3(settings: S3Settings) -> dict[str, str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.key_check import did_you_mean
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import MASK
@@ -89,7 +90,6 @@ HELD_PREFIXES = ("errors.",)
 
 #: Accepted without effect, and why.
 NO_EFFECT: Mapping[str, str] = {
-    "tasks.max": "Spark decides the parallelism (one task per topic-partition range).",
     "aws.s3.part.size.bytes": "lakesink's S3 store sizes its own multipart parts; keys and contents do not depend on it.",
     "aws.s3.backoff.delay.ms": "A delay of the AWS SDK for Java's retry policy; lakesink's S3 store has its own.",
     "aws.s3.backoff.max.delay.ms": "A delay of the AWS SDK for Java's retry policy; lakesink's S3 store has its own.",
@@ -138,6 +138,8 @@ KNOWN_KEYS = sorted({*USED, *NO_EFFECT, *DEFAULT_ONLY})
 
 def key_class(key: str) -> str | None:
     """``used``, ``held``, ``no effect``, ``default only``, ``rejected``, or None for a key Aiven's S3 sink does not define."""
+    if framework_no_effect(key) is not None:
+        return "no effect"
     if key in USED or key in LEGACY or key.startswith(USED_PREFIXES) or is_provider_key(key):
         return "used"
     if key.startswith(HELD_PREFIXES):

@@ -39,7 +39,7 @@ def replay_differences(config: AivenSinkConfig) -> list[str]:
 
 
 def content_notes(config: AivenSinkConfig) -> list[str]:
-    """What the names do not show about the files' contents, and the keys held for the run."""
+    """What the names do not show about the files' contents, and the error handling Kafka Connect applies."""
     notes = []
     naming = config.naming
     if config.format is AivenFormat.PARQUET:
@@ -54,5 +54,7 @@ def content_notes(config: AivenSinkConfig) -> list[str]:
             f"{config.compression.extension} (Aiven's S3 default compression is gzip)"
         )
     if config.error_handling:
-        notes.append(f"held until lakesink sink runs Aiven configs: {', '.join(sorted(config.error_handling))}")
+        notes.append(
+            f"error handling as Kafka Connect applies it (docs/dialects.md): {', '.join(sorted(config.error_handling))}"
+        )
     return notes

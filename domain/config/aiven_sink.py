@@ -33,6 +33,7 @@ from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, key_class
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
+from lakesink.domain.config.connector_classes import AIVEN_S3_SINK
 from lakesink.domain.config.dialect_settings import dialect_error_reporting
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
@@ -49,7 +50,6 @@ from lakesink.domain.layout.aiven_naming import (
 from lakesink.domain.layout.confluent_settings import int_setting, list_setting, long_setting, string_setting
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
-AIVEN_S3_SINK = "io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector"
 _FIELDS = ("key", "value", "offset", "timestamp", "headers")
 _ENCODINGS = ("none", "base64")
 _AVRO_CODECS = ("null", "deflate", "snappy", "bzip2", "xz", "zstandard")

@@ -18,6 +18,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.config.connector_classes import AIVEN_S3_SOURCE as AIVEN_CONNECTOR_CLASS
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.config.providers import is_provider_key
@@ -36,7 +38,6 @@ from lakesink.domain.restore.plan import (
 )
 from lakesink.domain.restore.template import TEMPLATE_KEY, KeyTemplate
 
-AIVEN_CONNECTOR_CLASS = "io.aiven.kafka.connect.s3.source.S3SourceConnector"
 _FORMATS = {"bytes": Format.BYTES, "jsonl": Format.JSON, "avro": Format.AVRO, "parquet": Format.PARQUET}
 _COMPRESSIONS = {"none": None, "gzip": "gzip", "zstd": "zstd"}
 
@@ -168,6 +169,7 @@ def _reject_unknown(config: Mapping[str, str]) -> None:
         and key not in _CLIENT_KEYS
         and not key.startswith(_CLIENT_PREFIXES)
         and not is_provider_key(key)
+        and framework_no_effect(key) is None
     )
     if any(key.startswith("aws.sts.") for key in unknown):
         raise ConfigError("aws.sts.* (STS role assumption) is not supported; give aws.access.key.id/aws.secret.access.key or use the default credential chain.")

@@ -19,17 +19,9 @@ from lakesink.domain.config.backends import (
     MemorySettings,
     S3Settings,
 )
+from lakesink.domain.config.connector_classes import lenses_target
 from lakesink.domain.config.reader import PropertyReader
 from lakesink.domain.errors import ConfigError
-
-#: Simple names of Lenses connector classes → (backend, role).
-CONNECTOR_CLASSES: dict[str, tuple[str, str]] = {
-    "S3SinkConnector": ("s3", "sink"),
-    "S3SourceConnector": ("s3", "source"),
-    "GCPStorageSinkConnector": ("gcs", "sink"),
-    "GCPStorageSourceConnector": ("gcs", "source"),
-    "DatalakeSinkConnector": ("azure", "sink"),
-}
 
 _S3_MISSING_CREDENTIALS = (
     "Configured to use credentials however one or both of `AWS_ACCESS_KEY` or `AWS_SECRET_KEY` are missing."
@@ -67,7 +59,7 @@ def normalise_keys(props: Mapping[str, str]) -> dict[str, str]:
 def connector_class_target(props: Mapping[str, str]) -> tuple[str, str] | None:
     """(backend, role) named by a Lenses ``connector.class``, or None for absent/other classes."""
     class_name = props.get("connector.class", "").strip()
-    return CONNECTOR_CLASSES.get(class_name.rsplit(".", 1)[-1]) if class_name else None
+    return lenses_target(class_name) if class_name else None
 
 
 def detect_backend(props: Mapping[str, str]) -> tuple[str, str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from lakesink.domain.config.converter_classes import SIMPLE_HEADER
+from lakesink.domain.config.framework_keys import NO_EFFECT_KEYS, NO_EFFECT_PREFIXES, framework_note
 from lakesink.domain.config.keyspec import KeySpec, Kind, Scope
 from lakesink.domain.config.keyspec import ValueType as T
 
@@ -22,7 +24,7 @@ _SINK = Scope.SINK
 _SOURCE = Scope.SOURCE
 
 #: Kafka Connect's default header converter, and lakesink's.
-SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+SIMPLE_HEADER_CONVERTER = SIMPLE_HEADER
 
 CATALOG: tuple[KeySpec, ...] = (
     # --- Kafka Connect keys ------------------------------------------------------------------
@@ -97,9 +99,8 @@ CATALOG: tuple[KeySpec, ...] = (
             prefixed=False, kind=Kind.PROVIDER),
     # --- accepted for compatibility, no effect ------------------------------------------------
     KeySpec("connector.class", T.CLASS, None,
-            "Only used to pick the backend when no connect.<backend>.* key does.",
-            prefixed=False, kind=Kind.IGNORED),
-    KeySpec("tasks.max", T.INT, None, "Parallelism comes from Spark (one task per topic-partition range).",
+            "Picks the backend when no connect.<backend>.* key does and must be a sink's or a source's class as "
+            "the run; a class lakesink does not run is refused.",
             prefixed=False, kind=Kind.IGNORED),
     KeySpec("task.index", T.STRING, None, "Injected per task by Lenses' connector; Spark assigns the work.",
             kind=Kind.IGNORED),
@@ -116,18 +117,11 @@ CATALOG: tuple[KeySpec, ...] = (
             scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
     KeySpec("predicates.*", T.ANY, None, "predicates.<alias>.type names the class; the other keys configure it.",
             scope=_SINK, prefixed=False, kind=Kind.PASSTHROUGH),
-    # --- Kafka Connect features lakesink does not have ------------------------------------
-    KeySpec("errors.retry.*", T.ANY, None,
-            "Kafka Connect operation retries do not apply; use connect.<backend>.error.policy=RETRY.",
-            prefixed=False, kind=Kind.UNSUPPORTED),
-    KeySpec("topic.creation.*", T.ANY, None, "lakesink does not create topics; create them before restoring.",
-            prefixed=False, kind=Kind.UNSUPPORTED),
-    KeySpec("exactly.once.support", T.ANY, None,
-            "A Kafka Connect worker setting; lakesink's is connect.<backend>.exactly.once.enable.",
-            prefixed=False, kind=Kind.UNSUPPORTED),
-    KeySpec("transaction.boundary*", T.ANY, None,
-            "A Kafka Connect worker feature; lakesink has no equivalent.",
-            prefixed=False, kind=Kind.UNSUPPORTED),
+    # --- Kafka Connect framework keys without effect here (framework_keys.py) ----------------
+    *(KeySpec(name, T.ANY, None, framework_note(name) or "", prefixed=False, kind=Kind.IGNORED)
+      for name in NO_EFFECT_KEYS),
+    *(KeySpec(prefix + "*", T.ANY, None, framework_note(prefix) or "", prefixed=False, kind=Kind.IGNORED)
+      for prefix in NO_EFFECT_PREFIXES),
     # --- deprecated Lenses names (hard error, as in Lenses) -------------------------------
     KeySpec("aws.auth.mode", T.STRING, None, "Old S3 auth mode key.", prefixed=False, kind=Kind.DEPRECATED,
             backends=_S3, replacement="connect.s3.aws.auth.mode"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.key_check import did_you_mean
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import MASK
@@ -98,7 +99,6 @@ HELD = frozenset({"report.null.values.to.dlq"})
 
 #: Accepted without effect, and why.
 NO_EFFECT: Mapping[str, str] = {
-    "tasks.max": "Spark decides the parallelism (one task per topic-partition range).",
     "s3.part.size": "lakesink's S3 store sizes its own multipart parts; keys and contents do not depend on it.",
     "s3.part.retries": "lakesink's S3 store has its own retry policy.",
     "s3.retry.backoff.ms": "lakesink's S3 store has its own retry policy.",
@@ -149,6 +149,8 @@ KNOWN_KEYS = sorted({*USED, *USED_CLIENT_KEYS, *HELD, *NO_EFFECT, *DEFAULT_ONLY}
 
 def key_class(key: str) -> str | None:
     """``used``, ``held``, ``no effect``, ``default only``, or None for a key Confluent's sink does not take here."""
+    if framework_no_effect(key) is not None:
+        return "no effect"
     if key in USED or key in USED_CLIENT_KEYS or key.startswith(USED_PREFIXES) or is_provider_key(key):
         return "used"
     if key in HELD or key.startswith(HELD_PREFIXES):

@@ -70,7 +70,7 @@ def replay_differences(config: ConfluentSinkConfig) -> list[str]:
 
 
 def content_notes(config: ConfluentSinkConfig) -> list[str]:
-    """What the keys do not show about the files' contents, and the keys held for the run."""
+    """What the keys do not show about the files' contents, and the error handling Kafka Connect applies."""
     notes = []
     views = [view.format for view in (config.keys, config.headers) if view is not None]
     if ConfluentFormat.AVRO in (config.format, *views) and config.avro_codec != "null":
@@ -79,5 +79,5 @@ def content_notes(config: ConfluentSinkConfig) -> list[str]:
         )
     if config.error_handling:
         held = ", ".join(sorted(config.error_handling))
-        notes.append(f"held until lakesink sink runs Confluent configs: {held}")
+        notes.append(f"error handling as Kafka Connect applies it (docs/dialects.md): {held}")
     return notes

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
+from lakesink.domain.config.connector_classes import CONFLUENT_S3_SINK
 from lakesink.domain.config.dialect_settings import dialect_error_reporting
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
@@ -40,7 +41,6 @@ from lakesink.domain.layout.confluent_settings import int_setting, long_setting,
 from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
-CONFLUENT_S3_SINK = "io.confluent.connect.s3.S3SinkConnector"
 S3_STORAGE = "io.confluent.connect.s3.storage.S3Storage"
 #: ``s3.credentials.provider.class`` values meaning the AWS default chain (SDK v1 and v2 names).
 DEFAULT_CREDENTIAL_CHAINS = frozenset(

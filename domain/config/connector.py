@@ -23,6 +23,7 @@ from lakesink.domain.config.backend_parsing import (
     normalise_keys,
 )
 from lakesink.domain.config.backends import BackendSettings
+from lakesink.domain.config.connector_classes import check_connector_class
 from lakesink.domain.config.enums import ErrorPolicy, SchemaChangeDetector
 from lakesink.domain.config.error_reporting import ErrorReporting, parse_error_reporting
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
@@ -149,6 +150,7 @@ class ConnectorSettings(HidingSettings):
     def _parse(cls, props: Mapping[str, str], role: str, hidden: HiddenValues) -> ConnectorSettings:
         normalised = normalise_keys(props)
         hidden_keys = frozenset(map(normal_key, hidden.keys))
+        check_connector_class(normalised)
         backend, prefix = detect_backend(normalised)
         _check_connector_class_role(normalised, role)
         check_keys(normalised, prefix=prefix, backend=backend, role=role, hidden=hidden_keys)
@@ -189,8 +191,8 @@ class ConnectorSettings(HidingSettings):
             topics=topics,
             topics_regex=topics_regex,
             bootstrap_servers=reader.text("bootstrap.servers", prefixed=False),
-            key_converter=parse_converter(normalised, "key", hidden=hidden_keys),
-            value_converter=parse_converter(normalised, "value", hidden=hidden_keys),
+            key_converter=parse_converter(normalised, "key", hidden=hidden_keys, applied=role == "sink"),
+            value_converter=parse_converter(normalised, "value", hidden=hidden_keys, applied=role == "sink"),
             header_converter=parse_converter(normalised, "header", hidden=hidden_keys),
             kafka_client=parse_kafka_client(normalised, role, hidden=hidden_keys),
             compression_codec=reader.enum("compression.codec", CompressionCodec),

@@ -13,13 +13,15 @@ from lakesink.domain.config.aiven_convert import convert_aiven
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, is_aiven_sink
 from lakesink.domain.config.confluent_convert import convert_confluent
 from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, is_confluent_sink
+from lakesink.domain.config.convert_secrets import secrets_as_references
 from lakesink.domain.config.lenses_conversion import Conversion, other_dialect_error
 
 
 def convert_config(
     raw: Mapping[str, str], resolved: Mapping[str, str], provided: frozenset[str] = frozenset()
 ) -> Conversion:
-    """The nearest Lenses-dialect config for a Confluent or Aiven S3 sink config.
+    """The nearest Lenses-dialect config for a Confluent or Aiven S3 sink config, with no secret in
+    it (:func:`~lakesink.domain.config.convert_secrets.secrets_as_references`).
 
     The arguments are those of each converter (``raw`` printed, ``resolved`` read, ``provided``
     the keys that held a config provider reference).
@@ -28,9 +30,9 @@ def convert_config(
         ConfigError: another ``connector.class``, or the converter's own refusal.
     """
     if is_aiven_sink(resolved):
-        return convert_aiven(raw, resolved, provided)
+        return secrets_as_references(convert_aiven(raw, resolved, provided))
     if is_confluent_sink(resolved):
-        return convert_confluent(raw, resolved, provided)
+        return secrets_as_references(convert_confluent(raw, resolved, provided))
     raise other_dialect_error(
         raw,
         f"a Confluent S3 sink config (connector.class={CONFLUENT_S3_SINK}) "

@@ -1,9 +1,9 @@
 """Checks every key of a config against the catalog before any value is parsed.
 
 Lenses (and Kafka Connect) silently ignore keys they do not know, so a typo quietly falls back
-to a default. lakesink rejects unknown keys with a "did you mean" hint, rejects Kafka Connect
-features it does not have with the reason, and reports deprecated Lenses names the way Lenses
-does. Keys that are harmless are accepted.
+to a default. lakesink rejects unknown keys with a "did you mean" hint and reports deprecated
+Lenses names the way Lenses does. Keys that are harmless (Kafka Connect's framework keys
+included) are accepted.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import difflib
 from collections.abc import Collection, Iterable, Mapping
 
 from lakesink.domain.config.catalog import find_spec, known_keys
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.keyspec import KeySpec, Kind, ValueType
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
@@ -37,14 +38,12 @@ def check_keys(
     for key, spec in specs.items():
         if spec is None:
             problems.append(_unknown(key, prefix=prefix, backend=backend))
-        elif spec.kind is Kind.UNSUPPORTED:
-            problems.append(f"{key} is not supported: {spec.doc}")
         elif spec.kind is Kind.NOT_YET and not _is_default(spec, props[key]):
             problems.append(
                 f"{key}={MASK if key in hidden else props[key].strip()} is not supported yet: lakesink does not implement it, so only "
                 f"its default {spec.default} is accepted ({spec.doc})"
             )
-        elif not spec.scope.allows(role):
+        elif not spec.scope.allows(role) and framework_no_effect(key, role) is None:
             problems.append(f"{key} only applies to {_OTHER_ROLE[role]}, not to a {role} config.")
     if len(problems) == 1:
         raise ConfigError(f"Invalid connector config: {problems[0]}")

@@ -17,7 +17,6 @@ class Kind(Enum):
     SETTING = "setting"  # parsed into a typed field
     PASSTHROUGH = "pass-through"  # a family handed on as a map (converters, Kafka client)
     IGNORED = "ignored"  # accepted for Kafka Connect compatibility, has no effect
-    UNSUPPORTED = "unsupported"  # a Kafka Connect feature lakesink does not have: an error
     NOT_YET = "default only"  # not implemented yet: accepted at its default value, any other value is an error
     DEPRECATED = "deprecated"  # an old Lenses name: an error naming its replacement
     PROVIDER = "config provider"  # declares a config provider; read before the settings are parsed

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.properties_text import properties_line, properties_value
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.errors import ConfigError
@@ -178,6 +179,9 @@ def key_table_reason(
     family = next((why for prefix, why in ERROR_FAMILIES.items() if key.startswith(prefix)), None)
     if family is not None:
         return family
+    framework = framework_no_effect(key)
+    if framework is not None:
+        return f"no Lenses equivalent needed: {framework}"
     if key in no_effect:
         return f"no Lenses equivalent needed: {no_effect[key][0].lower()}{no_effect[key][1:].rstrip('.')}"
     if key in default_only:

@@ -11,6 +11,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.catalog import looks_secret
+from lakesink.domain.config.converter_classes import check_converter
+from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -35,22 +37,29 @@ def _wrap(name: str, value: str, *, provided: bool = False) -> ClientValue:
 
 
 def parse_converter(
-    props: Mapping[str, str], which: str, *, hidden: Collection[str] = frozenset()
+    props: Mapping[str, str], which: str, *, hidden: Collection[str] = frozenset(), applied: bool = True
 ) -> ConverterSettings:
-    """The converter called ``which`` (``key``, ``value`` or ``header``); ``hidden`` keys' values become secrets."""
+    """The converter called ``which`` (``key``, ``value`` or ``header``); ``hidden`` keys' values become secrets.
+
+    An ``applied`` converter is checked now (:func:`check_converter`), so a class lakesink does not
+    have is refused before Spark starts; a restore's key and value converters have no effect and
+    are not.
+    """
     base = f"{which}.converter"
     class_name = props.get(base, "").strip() or None
     sub_prefix = base + "."
     settings = {
         key[len(sub_prefix) :]: _wrap(key[len(sub_prefix) :], value, provided=key in hidden)
         for key, value in props.items()
-        if key.startswith(sub_prefix)
+        if key.startswith(sub_prefix) and framework_no_effect(key) is None
     }
     if settings and class_name is None:
         first = sub_prefix + sorted(settings)[0]
         raise ConfigError(
             f"{first} is set but {base} is not: name the converter class these settings are for."
         )
+    if applied:
+        check_converter(which, class_name, settings)
     return ConverterSettings(class_name=class_name, settings=settings)
 
 

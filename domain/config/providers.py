@@ -129,6 +129,11 @@ class _Provider:
         return f"{_PROVIDER_KEY_PREFIX}{self.alias}.param.{name}"
 
 
+def has_reference(value: str) -> bool:
+    """Whether ``value`` holds a ``${provider:...}`` reference (its secret is elsewhere)."""
+    return _REFERENCE.search(value) is not None
+
+
 def is_provider_key(key: str) -> bool:
     """Whether ``key`` declares or configures a config provider (``config.providers*``)."""
     return key == PROVIDERS_KEY or key.startswith(_PROVIDER_KEY_PREFIX)

@@ -142,12 +142,6 @@ def render_reference() -> str:
         "is what lakesink does anyway); any other value is rejected naming the key.",
         _pick(lambda s: s.kind is Kind.NOT_YET),
     )
-    lines += _section(
-        "Unsupported keys",
-        "Kafka Connect features lakesink does not have; a config using them is rejected with this reason.",
-        _pick(lambda s: s.kind is Kind.UNSUPPORTED),
-        with_default=False,
-    )
     deprecated = _pick(lambda s: s.kind is Kind.DEPRECATED)
     lines += ["", "## Deprecated keys", "", "Rejected with Lenses' deprecation message naming the new key.",
               "", "| Old key | New key |", "|---|---|"]

@@ -43,7 +43,7 @@ def lenses_restore_plan(
         name=settings.name,
         backend=settings.backend,
         storage=settings.storage,
-        roots=tuple(_root(number, statement, settings.header_converter) for number, statement in enumerate(statements)),
+        roots=tuple(restore_root(number, statement, settings.header_converter) for number, statement in enumerate(statements)),
         producer=producer_settings(settings.bootstrap_servers, settings.kafka_client),
         partition_rule=PartitionRule(
             mode=source.partition_extractor.value,
@@ -71,7 +71,8 @@ def producer_settings(
     return {**client, "bootstrap.servers": bootstrap_servers}
 
 
-def _root(number: int, statement: SourceStatement, header_converter: ConverterSettings) -> RestoreRoot:
+def restore_root(number: int, statement: SourceStatement, header_converter: ConverterSettings) -> RestoreRoot:
+    """The listing root of one source statement: what is listed, read and produced where."""
     options = statement.options
     post = None
     if options.post_process_action is not None:

@@ -9,6 +9,19 @@ from enum import Enum
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.tables.time_partition import TimePartition
 
+#: The cloud backends whose credentials lakesink does not hand to pyiceberg and delta-rs yet.
+NO_TABLE_BACKENDS = ("gcs", "azure")
+
+
+def table_backend_message(backend: str) -> str:
+    """Why ``'table.format'`` is refused on ``backend``: checked when the config is loaded (before
+    Spark starts) and again where the table is opened."""
+    return (
+        f"'table.format' needs the S3 or the local backend for now, not {backend}: lakesink does not yet hand "
+        f"{backend} credentials to pyiceberg and delta-rs. Write plain PARQUET there, or use S3 (MinIO and "
+        "other S3-compatible stores included)."
+    )
+
 
 class TableFormat(Enum):
     """The table a statement's Parquet objects are committed to (KCQL ``'table.format'``)."""

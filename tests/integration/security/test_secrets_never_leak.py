@@ -8,8 +8,10 @@ service-account JSON key. The real CLI then runs as child processes at ``--log-l
 * ``lakesink sink --once`` (moto S3, the embedded broker, Avro values through a registry with basic
   auth) with Spark's event log on (its environment event lists the whole SparkConf);
 * ``lakesink restore --once`` of what it wrote, with the same Spark settings;
-* ``lakesink verify`` of that bucket (text and JSON), ``lakesink kcql explain`` (text and JSON) and
-  ``lakesink config convert`` (secrets as references);
+* ``lakesink verify`` of that bucket (text and JSON), ``lakesink kcql explain`` (text and JSON),
+  ``lakesink config convert`` (secrets written as references, and written literally: printed as
+  ``${env:…}`` references) and ``lakesink config validate`` (text, JSON with ``--connect``, and a
+  config whose invalid values are secrets);
 * failing runs: a wrong bucket (sink and verify), an unreachable broker, Azure and GCS stores that do not answer, and a
   continuous sink whose registry refuses the password in its URL, so its first batch's tasks fail
   (their stage, its RDD and the failure reach the event log).
@@ -274,11 +276,23 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
     jobs.append(("explain --json", ["kcql", "explain", kcql, "--json", "--config", sink], None))
     confluent = _write(work, "confluent", _confluent_props(topic, moto))
     jobs.append(("config convert", ["config", "convert", confluent], None))
+    literal = {**_confluent_props(topic, moto), "aws.access.key.id": S3_ACCESS_KEY, "aws.secret.access.key": S3_SECRET_KEY,
+               "value.converter": "io.confluent.connect.avro.AvroConverter", "value.converter.schema.registry.url": registry,
+               "value.converter.basic.auth.credentials.source": "USER_INFO",
+               "value.converter.basic.auth.user.info": f"registry-user:{REGISTRY_PASSWORD}"}
+    jobs.append(("config convert literal secrets", ["config", "convert", _write(work, "confluent-literal", literal)], None))
+    jobs.append(("config validate", ["config", "validate", sink], None))
+    jobs.append(("config validate --json --connect", ["config", "validate", "--json", "--connect", sink], None))
+    jobs.append(("config validate invalid", ["config", "validate", _write(work, "invalid", {
+        **_sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD),
+        "connect.s3.compression.codec": S3_SECRET_KEY})], None))
     jobs.append(("explain confluent", ["kcql", "explain", "--config", confluent], None))
 
     wrong_bucket = _sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD, bucket="no-such-bucket")
     jobs.append(("wrong bucket", ["sink", "--once", "--config", _write(work, "wrong-bucket", wrong_bucket)], None))
     jobs.append(("verify wrong bucket", ["verify", "--config", str(work / "wrong-bucket.json")], None))
+    jobs.append(("config validate --connect wrong bucket",
+                 ["config", "validate", "--json", "--connect", str(work / "wrong-bucket.json")], None))
     no_broker = {**_sink_props(unique_name("sink"), topic, kafka, moto, registry, REGISTRY_PASSWORD),
                  "bootstrap.servers": "127.0.0.1:1"}
     jobs.append(("no broker", ["sink", "--once", "--config", _write(work, "no-broker", no_broker)], None))
@@ -311,8 +325,15 @@ def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
     assert runs.codes["sink"] == 0, runs.stderr["sink"][-3000:]
     assert runs.codes["restore"] == 0, runs.stderr["restore"][-3000:]
     assert runs.codes["restored records"] == RECORDS
-    for name in ("verify", "verify --json", "explain", "explain --json", "config convert", "explain confluent"):
+    for name in ("verify", "verify --json", "explain", "explain --json", "config convert", "explain confluent",
+                 "config convert literal secrets", "config validate", "config validate --json --connect"):
         assert runs.codes[name] == 0, runs.stderr[name][-2000:]
+    assert json.loads(runs.artifacts["config validate --json --connect: stdout"])["connect_checked"] is True
+    assert runs.codes["config validate invalid"] == 2
+    wrong_bucket = json.loads(runs.artifacts["config validate --connect wrong bucket: stdout"])
+    assert runs.codes["config validate --connect wrong bucket"] == 2 and not wrong_bucket["connect_checked"]
+    assert "no-such-bucket" in wrong_bucket["problems"][0], wrong_bucket
+    assert "connect.s3.aws.secret.key=${env:LAKESINK_CONNECT_S3_AWS_SECRET_KEY}" in runs.artifacts["config convert literal secrets: stdout"].decode()
     for name in ("wrong bucket", "verify wrong bucket", "no broker", "azure account key", "azure connection string", "azure SAS",
                  "gcs JSON key", "registry refuses"):
         assert runs.codes[name] != 0, name

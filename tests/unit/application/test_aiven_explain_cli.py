@@ -58,9 +58,9 @@ def test_the_curl_example_names_the_prefixed_gzip_object_and_hides_the_secret(
     assert document["object_bucket"] == "aiven-example"
     # The default template (with file.compression.type's .gz) only groups records in prefix mode.
     assert document["file_name"] == "source_topic-2-42.gz"
-    assert document["settings"]["secret_key"] == "******"
-    assert document["settings"]["naming"]["grouping"] == "topic-partition"
-    assert document["settings"]["output_fields"] == ["value (base64)", "key (base64)", "timestamp (none)"]
+    assert document["resolved"]["secret_key"] == "******"
+    assert document["resolved"]["naming"]["grouping"] == "topic-partition"
+    assert document["resolved"]["output_fields"] == ["value (base64)", "key (base64)", "timestamp (none)"]
     assert SECRET not in out
 
 
@@ -82,7 +82,7 @@ def test_key_grouping_and_a_wallclock_template(tmp_path: Path, capsys: pytest.Ca
     )
     document = json.loads(out)
     assert document["object_key"] == "latest/user-1"
-    assert document["settings"]["naming"]["grouping"] == "key"
+    assert document["resolved"]["naming"]["grouping"] == "key"
     hourly = dict(
         CONSOLE_WITH_AWS,
         **{"file.name.template": "{{timestamp:unit=HH}}/{{topic}}-{{partition}}-{{start_offset:padding=true}}"},

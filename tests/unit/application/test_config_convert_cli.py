@@ -16,6 +16,7 @@ from lakesink.application.cli import main
 from lakesink.application.config_file import load_config
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.secret import Secret
 from lakesink.domain.statement_plan import plan_sink
 from tests.support.aiven_configs import CURL
 from tests.support.confluent_configs import COMPLETE, FMT, PKG
@@ -144,7 +145,7 @@ def test_a_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_an_aiven_config_with_a_file_provided_secret_converts_and_loads_back(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reference = f"${{file:{write_credentials(tmp_path, f'secret={SECRET}')}:secret}}"
     config = {key: value for key, value in CURL.items() if key != "name"}
@@ -167,6 +168,16 @@ def test_an_aiven_config_with_a_file_provided_secret_converts_and_loads_back(
     assert len(keys) == len(set(keys))  # one line per key
     assert {"file.name.template", "format.output.fields"} <= set(keys)
     assert "lakesink sink --config" in err
+    # The access key was written literally: printed as a reference to the variable stderr names.
+    assert "connect.s3.aws.access.key=${env:LAKESINK_CONNECT_S3_AWS_ACCESS_KEY}" in out.splitlines()
+    assert "config.providers=file,env" in out.splitlines()
+    assert "export LAKESINK_CONNECT_S3_AWS_ACCESS_KEY" in err
+    monkeypatch.setenv("LAKESINK_CONNECT_S3_AWS_ACCESS_KEY", CURL["aws.access.key.id"])
+    # The access key was written literally: printed as a reference to the variable stderr names.
+    assert "connect.s3.aws.access.key=${env:LAKESINK_CONNECT_S3_AWS_ACCESS_KEY}" in out.splitlines()
+    assert "config.providers=file,env" in out.splitlines()
+    assert "export LAKESINK_CONNECT_S3_AWS_ACCESS_KEY" in err
+    monkeypatch.setenv("LAKESINK_CONNECT_S3_AWS_ACCESS_KEY", CURL["aws.access.key.id"])
     converted = tmp_path / "lenses.properties"
     converted.write_text(out, encoding="utf-8")
     loaded = load_config(converted)
@@ -187,3 +198,40 @@ def test_an_invalid_aiven_config_exits_2_in_one_line(tmp_path: Path, capsys: pyt
     assert (code, out) == (2, "")
     assert "Illegal bucket name" in err and len(err.strip().splitlines()) == 1
     assert SECRET not in err
+
+
+def test_literal_secrets_are_printed_as_environment_references_with_a_note_on_how_to_supply_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_info = "registry-user:registry-pass-4f1c"
+    config = {
+        key: value for key, value in COMPLETE.items() if key not in ("name", "s3.credentials.provider.class")
+    }
+    config.update({
+        "aws.access.key.id": "AKIALITERAL", "aws.secret.access.key": SECRET,
+        "value.converter": "io.confluent.connect.avro.AvroConverter",
+        "value.converter.schema.registry.url": "http://registry:8081",
+        "value.converter.basic.auth.credentials.source": "USER_INFO",
+        "value.converter.basic.auth.user.info": user_info,
+    })
+    code, out, err = convert(capsys, write_json(tmp_path, config))
+    assert code == 0
+    for secret in (SECRET, user_info, "AKIALITERAL"):
+        assert secret not in out + err
+    lines = out.splitlines()
+    assert "connect.s3.aws.secret.key=${env:LAKESINK_CONNECT_S3_AWS_SECRET_KEY}" in lines
+    assert "value.converter.basic.auth.user.info=${env:LAKESINK_VALUE_CONVERTER_BASIC_AUTH_USER_INFO}" in lines
+    assert "config.providers=env" in lines
+    assert "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider" in lines
+    assert (
+        "connect.s3.aws.secret.key: a secret, not printed: export LAKESINK_CONNECT_S3_AWS_SECRET_KEY with its value "
+        "before running lakesink"
+    ) in err.splitlines()
+    for variable, value in (("LAKESINK_CONNECT_S3_AWS_SECRET_KEY", SECRET), ("LAKESINK_CONNECT_S3_AWS_ACCESS_KEY", "AKIALITERAL"),
+                            ("LAKESINK_VALUE_CONVERTER_BASIC_AUTH_USER_INFO", user_info)):
+        monkeypatch.setenv(variable, value)
+    converted = tmp_path / "lenses.properties"
+    converted.write_text(out, encoding="utf-8")
+    loaded = load_config(converted)
+    settings = ConnectorSettings.from_properties(loaded.values, role="sink", provided=loaded.provided)
+    assert settings.storage.secret_key == Secret(SECRET)

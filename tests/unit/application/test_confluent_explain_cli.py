@@ -90,10 +90,14 @@ def test_json_output_keeps_object_key_and_bucket_and_masks_secrets(
     )
     assert document["object_bucket"] == "analytics-data-lake"
     assert document["encoded_partition"] == "year=2024/month=05/day=09/hour=03"
-    assert document["settings"]["secret_key"] == "******"
-    assert document["settings"]["extension"] == ".snappy.parquet"
+    assert document["resolved"]["secret_key"] == "******"
+    assert document["resolved"]["extension"] == ".snappy.parquet"
     assert document["replay_differences"] == []
     assert SECRET not in out
+    settings = document["settings"]  # the config's own keys, as it names them
+    assert settings["aws.secret.access.key"] == {"value": "******"}
+    assert settings["flush.size"]["value"] == COMPLETE["flush.size"] and "topics_regex" not in settings
+    assert settings["tasks.max"]["note"].startswith("Kafka Connect framework setting: no effect in lakesink")
 
 
 def test_record_time_in_a_non_utc_zone_and_a_quarter_hour_bucket(
@@ -243,7 +247,7 @@ def test_kcql_with_a_confluent_config_and_no_kcql_at_all_exit_2(
     bare = tmp_path / "bare.properties"
     bare.write_text("name=x\ntopics=t\nconnect.s3.aws.region=eu-west-1\n", encoding="utf-8")
     assert main(["kcql", "explain", "--config", str(bare)]) == 2
-    assert "the config sets no connect.s3.kcql" in capsys.readouterr().err
+    assert "needs a KCQL argument or a config with connect.s3.kcql" in capsys.readouterr().err
 
 
 def test_a_lenses_config_alone_is_explained_with_its_own_kcql(

@@ -164,3 +164,59 @@ def test_a_date_that_names_a_utc_day_becomes_the_tables_day_transform(capsys: py
     assert table["timestamp_column"] == "_kafka_timestamp"
     code, out, _ = run(capsys, kcql)
     assert "its files carry the record timestamp as column _kafka_timestamp (UTC)" in out
+
+
+def test_a_lenses_configs_own_statements_are_explained_and_an_argument_overrides_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "sink.properties"
+    config.write_text(
+        "name=s\ntopics=orders\nconnect.s3.kcql=INSERT INTO own:p SELECT * FROM orders STOREAS `PARQUET`\n", encoding="utf-8"
+    )
+    code, out, _ = run(capsys, "--config", str(config), "--json")
+    assert code == 0
+    assert [(s["bucket"], s["format"]) for s in json.loads(out)["statements"]] == [("own", "PARQUET")]
+    code, out, _ = run(capsys, "INSERT INTO other SELECT * FROM orders", "--config", str(config), "--json")
+    assert code == 0
+    assert [(s["bucket"], s["format"]) for s in json.loads(out)["statements"]] == [("other", "JSON")]
+    assert "key_notes" not in json.loads(out)
+    config.write_text(config.read_text(encoding="utf-8") + "config.action.reload=restart\n", encoding="utf-8")
+    code, out, _ = run(capsys, "--config", str(config))
+    assert code == 0 and out.splitlines()[-2:] == [
+        "Keys without effect in lakesink:",
+        "  config.action.reload: Kafka Connect framework setting: no effect in lakesink (lakesink reads the config "
+        "once per run; restart it to apply a change).",
+    ]
+
+
+def test_source_statements_are_explained_as_the_restore_plans_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "s3cr3t-never-shown-42"
+    config = tmp_path / "source.properties"
+    config.write_text(
+        "name=r\nconnect.s3.aws.auth.mode=Credentials\nconnect.s3.aws.access.key=AKIAEXAMPLE\n"
+        f"connect.s3.aws.secret.key={secret}\nconnect.s3.aws.region=eu-west-1\n"
+        "connect.s3.kcql=INSERT INTO orders SELECT * FROM lake:backups/orders STOREAS `AVRO` "
+        "PROPERTIES('store.envelope'=true)\n",
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "--config", str(config), "--json")
+    assert code == 0 and secret not in out
+    document = json.loads(out)
+    assert document["role"] == "source"
+    [statement] = document["statements"]
+    assert (statement["bucket"], statement["prefix"], statement["format"], statement["topic"], statement["envelope"]) == (
+        "lake", "backups/orders/", "AVRO", "orders", True
+    )
+    assert document["settings"]["storage"]["secret_key"] == "******"
+    code, out, _ = run(capsys, "--config", str(config))
+    assert code == 0 and secret not in out
+    assert "lists lake:backups/orders/ and produces into orders" in out
+    config.write_text(config.read_text(encoding="utf-8") + "errors.tolerance=all\ntasks.max=2\n", encoding="utf-8")
+    code, out, _ = run(capsys, "--config", str(config), "--json")
+    notes = json.loads(out)["key_notes"]
+    assert code == 0 and set(notes) == {"errors.tolerance", "tasks.max"}
+    assert notes["errors.tolerance"].startswith("Kafka Connect framework setting: no effect in lakesink (the restore")
+    code, _, err = run(capsys, "INSERT INTO t SELECT * FROM b:p", "--record", '{"topic": "t"}')
+    assert code == 2 and "source statements restore objects and take none" in err

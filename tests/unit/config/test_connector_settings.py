@@ -102,10 +102,34 @@ def test_unknown_keys_are_rejected_with_the_closest_known_key() -> None:
     assert "Unknown setting topic (did you mean topics?)" in message
 
 
-@pytest.mark.parametrize("key", ["errors.retry.timeout"])
-def test_kafka_connect_features_lakesink_lacks_are_rejected_with_a_reason(key: str) -> None:
-    with pytest.raises(ConfigError, match=f"{key} is not supported: "):
-        load(sink(**{key: "x"}))
+@pytest.mark.parametrize("role", ["sink", "source"])
+def test_kafka_connect_framework_keys_without_effect_are_accepted_in_either_role(role: str) -> None:
+    framework = {"errors.retry.timeout": "60000", "errors.retry.delay.max.ms": "5000", "config.action.reload": "restart",
+                 "tasks.max.enforce": "true", "topic.creation.default.partitions": "3", "exactly.once.support": "required",
+                 "key.converter.plugin.version": "3.9.0", "admin.override.request.timeout.ms": "5000"}
+    props = sink() if role == "sink" else {"name": "r", "connect.s3.kcql": "INSERT INTO t SELECT * FROM b:p STOREAS `AVRO`"}
+    assert ConnectorSettings.from_properties({**props, **framework}, role=role) == ConnectorSettings.from_properties(
+        props, role=role
+    )
+
+
+def test_a_restore_config_accepts_the_error_handling_keys_a_sink_applies() -> None:
+    source = {"name": "r", "connect.s3.kcql": "INSERT INTO t SELECT * FROM b:p STOREAS `AVRO`"}
+    errors = {"errors.tolerance": "all", "errors.log.enable": "true", "errors.log.include.messages": "true"}
+    assert ConnectorSettings.from_properties({**source, **errors}, role="source") == ConnectorSettings.from_properties(
+        source, role="source"
+    )
+    with pytest.raises(ConfigError, match="errors.deadletterqueue.topic.name only applies to the sink"):
+        ConnectorSettings.from_properties({**source, "errors.deadletterqueue.topic.name": "dlq"}, role="source")
+
+
+def test_an_unknown_connector_class_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(sink(**{"connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector"}))
+    message = str(caught.value)
+    assert "Unknown connector.class 'io.confluent.connect.jdbc.JdbcSinkConnector'" in message
+    assert "io.lenses.streamreactor.connect.aws.s3.sink.S3SinkConnector" in message
+    assert "io.confluent.connect.s3.S3SinkConnector" in message and "\n" not in message
 
 
 def test_harmless_kafka_connect_keys_are_accepted() -> None:

@@ -30,7 +30,8 @@ def test_s3_and_kafka_secrets_are_masked_everywhere(access: str, secret: str, sa
         **BASE,
         "connect.s3.aws.auth.mode": "Credentials", "connect.s3.aws.access.key": access,
         "connect.s3.aws.secret.key": secret, "sasl.jaas.config": sasl, "ssl.key.password": sasl,
-        "value.converter": "c", "value.converter.basic.auth.user.info": info, "consumer.sasl.password": sasl,
+        "value.converter": "avro", "value.converter.schema.registry.url": "http://registry:8081",
+        "value.converter.basic.auth.user.info": info, "consumer.sasl.password": sasl,
     })
     shown = _outputs(loaded)
     for value in (access, secret, sasl, info):

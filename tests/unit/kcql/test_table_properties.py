@@ -61,6 +61,15 @@ def test_a_table_needs_exactly_once() -> None:
         plan_sink(_settings(kcql, **{"connect.s3.exactly.once.enable": "false"}))
 
 
+def test_a_table_on_a_backend_without_table_credentials_is_refused_when_the_config_loads() -> None:
+    settings = ConnectorSettings.from_properties({
+        "name": "t", "topics": "orders", "connect.gcpstorage.gcp.auth.mode": "None",
+        "connect.gcpstorage.kcql": _statement(props="'table.format'='DELTA'"),
+    })
+    with pytest.raises(ConfigError, match="'table.format' needs the S3 or the local backend for now, not gcs"):
+        plan_sink(settings)
+
+
 def test_the_catalog_is_the_embedded_sql_one_unless_configured_and_its_secrets_are_masked() -> None:
     kcql = _statement(props="'table.format'='ICEBERG', 'table.name'='shop.orders'")
     assert _settings(kcql).table_catalog.type is CatalogType.SQL
