@@ -1,6 +1,6 @@
 """The acceptance test of a clean install: the wheel as a user gets it, in a fresh virtual environment.
 
-The core (no dependencies) answers ``--version`` and explains the README's quick-start config, and
+The core (no dependencies) answers ``--version``, validates and explains the README's quick-start config, and
 every command that needs an extra says which in one line; then ``pip install '<wheel>[demo]'`` into
 that environment runs ``lakesink demo``. The wheel is built from a copy of the sources (a build in
 the tree leaves ``build/lib``, whose stale modules a later wheel would ship). pip's own cache is
@@ -80,6 +80,12 @@ def test_the_core_install_explains_the_quick_start_and_names_the_extra_each_comm
         shown,
     )
     config = quick_start_config(tmp_path / "sink.properties")
+    validated = _run(lakesink, "config", "validate", config)
+    assert validated.stdout.endswith(": Lenses sink config, valid\n"), validated
+    broken = tmp_path / "broken.properties"
+    broken.write_text(config.read_text(encoding="utf-8") + "value.converter=io.confluent.connect.protobuf.ProtobufConverter\n", encoding="utf-8")
+    refused = _run(lakesink, "config", "validate", "--json", broken, check=False)
+    assert refused.returncode == 2 and "value.converter" in refused.stdout, refused
     explained = _run(lakesink, "kcql", "explain", "--config", config).stdout
     assert "bucket                 my-bucket" in explained and "format                 PARQUET" in explained
 
