@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lakesink.adapters.clock import WallClock
+from lakesink.adapters.kafka.advisory_group import AdvisoryGroup
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.dead_letter_queue import KafkaDeadLetterQueue
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
@@ -87,6 +88,12 @@ def sink_run(
         # A library run may write a DataFrame without knowing Kafka: its partitions open batch by batch.
         metadata=TopicMetadata(admin_config(client), read_committed=True) if settings.bootstrap_servers else None,
         group=lambda: GroupOffsets(client, connect_group_id(settings.name)),
+        # exactly-once resumes from the index; the group is kept current for the lag tools that read it
+        lag_group=(
+            (lambda: AdvisoryGroup(client, connect_group_id(settings.name)))
+            if settings.exactly_once and settings.bootstrap_servers
+            else None
+        ),
         run_id=run_id,
         clock=WallClock(),
         dead_letters=(
