@@ -262,6 +262,35 @@ def _run_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if report.clean else EXIT_FAILURE
 
 
+def _add_status(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    status = commands.add_parser(
+        "status",
+        help="show a sink's committed offsets, end offsets, lag and newest object per topic-partition",
+        description=(
+            "Without Spark: read the sink's index (the committed offsets in exactly-once mode), its "
+            "consumer group connect-<name> (what lag tools show; the truth at-least-once), the topics' end "
+            "offsets and the newest object stored per topic-partition. Exits 0, 2 for an invalid config, "
+            "1 when the store or Kafka does not answer (docs/operations.md)."
+        ),
+    )
+    status.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
+    status.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.status/1)")
+    status.set_defaults(handler=_run_status)
+
+
+def _run_status(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from lakesink.application.status_command import run_status_command
+
+    report = run_status_command(args.config)
+    if args.json:
+        print(report.to_json())
+    else:
+        print(report.to_text(iso=lambda ms: datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")))
+    return EXIT_OK if report.kafka_error is None else EXIT_FAILURE
+
+
 def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     table = commands.add_parser("table", help="work with the Iceberg and Delta tables a sink writes")
     table_commands = table.add_subparsers(dest="table_command", required=True, metavar="SUBCOMMAND")
@@ -353,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_restore(commands)
     _add_sink(commands)
     _add_verify(commands)
+    _add_status(commands)
     _add_table(commands)
     _add_demo(commands)
     _add_jvm_archive(commands)
