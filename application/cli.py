@@ -104,19 +104,7 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="where a Spark streaming checkpoint left by an older lakesink version is deleted after the "
         "first commit; no run reads or writes one (default <local tmp>/lakesink-checkpoints/<name>)",
     )
-    sink.add_argument(
-        "--metrics-port",
-        type=_port,
-        metavar="N",
-        help="serve Prometheus metrics on http://<metrics host>:N/metrics (0: any free port; "
-        "wins over connect.<p>.metrics.port; docs/operations.md)",
-    )
-    sink.add_argument(
-        "--metrics-host",
-        metavar="HOST",
-        help="address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 opens it to other "
-        "machines; wins over connect.<p>.metrics.host)",
-    )
+    _add_metrics_flags(sink, " (wins over connect.<p>.metrics.port / metrics.host)")
     sink.add_argument(
         "--log-level",
         default=argparse.SUPPRESS,
@@ -148,6 +136,22 @@ def _run_sink(args: argparse.Namespace) -> int:
             metrics_host=args.metrics_host,
         )
     return EXIT_OK
+
+
+def _add_metrics_flags(command: argparse.ArgumentParser, config_note: str = "") -> None:
+    """``--metrics-port`` and ``--metrics-host``: the command's Prometheus endpoint (docs/operations.md)."""
+    command.add_argument(
+        "--metrics-port",
+        type=_port,
+        metavar="N",
+        help=f"serve Prometheus metrics on http://<metrics host>:N/metrics while the command runs (0: any free "
+        f"port){config_note}; docs/operations.md",
+    )
+    command.add_argument(
+        "--metrics-host",
+        metavar="HOST",
+        help="address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 opens it to other machines)",
+    )
 
 
 def _port(text: str) -> int:
@@ -226,13 +230,17 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     restore.add_argument("--config", metavar="FILE", required=True, help="source config, or a Confluent S3 sink config (.properties or Kafka Connect JSON)")
     restore.add_argument("--once", action="store_true", help="restore the objects that exist now, then exit")
     restore.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])")
+    _add_metrics_flags(restore)
     restore.set_defaults(handler=_run_restore)
 
 
 def _run_restore(args: argparse.Namespace) -> int:
     from lakesink.application.restore import RestoreCommand, render_summary, run_restore_command
 
-    summary = run_restore_command(RestoreCommand(config_path=args.config, once=args.once, master=args.master))
+    summary = run_restore_command(RestoreCommand(
+        config_path=args.config, once=args.once, master=args.master,
+        metrics_port=args.metrics_port, metrics_host=args.metrics_host,
+    ))
     print(render_summary(summary))
     return EXIT_OK
 
@@ -251,13 +259,14 @@ def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     verify.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.verify/1)")
+    _add_metrics_flags(verify, " (not the sink config's metrics.port: the sink may be serving there)")
     verify.set_defaults(handler=_run_verify)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
     from lakesink.application.verify_command import run_verify_command
 
-    report = run_verify_command(args.config)
+    report = run_verify_command(args.config, metrics_port=args.metrics_port, metrics_host=args.metrics_host)
     print(report.to_json() if args.json else report.to_text())
     return EXIT_OK if report.clean else EXIT_FAILURE
 

@@ -26,12 +26,12 @@ from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.storage import open_store, settled_storage
 from lakesink.adapters.tables.opening import table_opener
+from lakesink.application.metrics_serving import FLAGS, serve_or_refuse
 from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics
 from lakesink.application.sink_run import SinkRun
 from lakesink.application.sink_tables import SinkTables
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.statement_plan import plan_sink
 
@@ -151,14 +151,8 @@ def served_metrics(settings: ConnectorSettings) -> PrometheusSinkMetrics | None:
     from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
 
     metrics = PrometheusSinkMetrics(settings.name, hide=lambda value: str(settings.hidden.mask_leaves(value)))
-    try:
-        metrics.serve(settings.metrics_port, settings.metrics_host)
-    except OSError as error:
-        raise ConfigError(
-            f"Cannot serve the metrics on {settings.metrics_host}:{settings.metrics_port} ({error.strerror or error}): "
-            f"choose another --metrics-port / --metrics-host ({settings.prefix}.metrics.port / "
-            f"{settings.prefix}.metrics.host)."
-        ) from None
+    flags = f"{FLAGS} ({settings.prefix}.metrics.port / {settings.prefix}.metrics.host)"
+    serve_or_refuse(metrics, settings.metrics_port, settings.metrics_host, flags=flags)
     return metrics
 
 

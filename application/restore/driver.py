@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from lakesink.application.restore.fencing import OriginFencing
 from lakesink.application.restore.listing import ListingCursors, discover
+from lakesink.application.restore_metrics import NO_RESTORE_METRICS, RestoreMetrics
+from lakesink.application.sink_metrics import error_kind
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.balance import balanced_groups
 from lakesink.domain.restore.index import WorkItem, group_work
@@ -60,13 +62,30 @@ def run_restore(
     once: bool,
     sleep: Callable[[float], None] = time.sleep,
     max_polls: int | None = None,
+    metrics: RestoreMetrics = NO_RESTORE_METRICS,
 ) -> RestoreSummary:
-    """One pass with ``once``, else poll until interrupted (or ``max_polls``).
+    """One pass with ``once``, else poll until interrupted (or ``max_polls``); each poll reported to ``metrics``.
 
     Raises:
         BucketNotFoundError: a root's bucket does not exist.
         ConfigError: a target topic has too few partitions and remapping is off.
     """
+    try:
+        return _polls(plan, services, once=once, sleep=sleep, max_polls=max_polls, metrics=metrics)
+    except Exception as error:
+        metrics.failed(error_kind(error))
+        raise
+
+
+def _polls(
+    plan: RestorePlan,
+    services: RestoreServices,
+    *,
+    once: bool,
+    sleep: Callable[[float], None],
+    max_polls: int | None,
+    metrics: RestoreMetrics,
+) -> RestoreSummary:
     store, broker = services.store, services.broker
     for bucket in {root.bucket for root in plan.roots}:
         store.check_bucket(bucket)
@@ -79,16 +98,20 @@ def run_restore(
         summary.polls += 1
         summary.list_calls += stats.list_calls
         items = group_work(e for e in entries if not already_restored(summary.done.get(e.origin), e))
+        metrics.poll_started(sum(len(item.objects) for item in items))
+        results: list[OriginResult] = []
         if items:
             check_target_partitions(plan, broker, items)
             fencing.fence_new(plan, broker, items)
-            for result in dispatch(plan, services, items):
+            results = dispatch(plan, services, items)
+            for result in results:
                 summary.objects += result.objects
                 summary.records += result.records
                 summary.bytes += result.bytes
                 summary.skipped_objects += result.skipped_objects
                 if result.last_key:
                     summary.done[result.origin] = (result.last_offset, result.last_key)
+        metrics.poll_finished(results)
         logger.info("Poll %d: %d origins, %d records so far", summary.polls, len(items), summary.records)
         if once or (max_polls is not None and summary.polls >= max_polls):
             break

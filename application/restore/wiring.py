@@ -18,6 +18,7 @@ from typing import Any
 from lakesink.application.restore.driver import RestoreServices, RestoreSummary, run_restore
 from lakesink.application.restore.origin import OriginReplay
 from lakesink.application.restore.tasks import OPEN_AHEAD, deliver_in_order
+from lakesink.application.restore_metrics import NO_RESTORE_METRICS, RestoreMetrics
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.index import WorkItem
@@ -33,9 +34,11 @@ def restore(
     store: ObjectStore | None = None,
     sleep: Callable[[float], None] = time.sleep,
     max_polls: int | None = None,
+    metrics: RestoreMetrics = NO_RESTORE_METRICS,
 ) -> RestoreSummary:
     """Run the restore on ``spark`` (a ``pyspark.sql.SparkSession``; typed loosely because this layer
-    imports no pyspark): one pass with ``once``, else poll until interrupted (or ``max_polls``)."""
+    imports no pyspark): one pass with ``once``, else poll until interrupted (or ``max_polls``);
+    each poll is reported to ``metrics``."""
     from lakesink.adapters.kafka.client_config import producer_config
     from lakesink.adapters.restore.broker import KafkaRestoreBroker
     from lakesink.adapters.restore.spark_job import SparkTaskRunner
@@ -51,7 +54,7 @@ def restore(
         runner=SparkTaskRunner(spark),
         task=OriginTasks(plan),
     )
-    return run_restore(plan, services, once=once, sleep=sleep, max_polls=max_polls)
+    return run_restore(plan, services, once=once, sleep=sleep, max_polls=max_polls, metrics=metrics)
 
 
 @dataclass(frozen=True, slots=True)
