@@ -82,16 +82,15 @@ def check_sink_access(settings: ConnectorSettings, config: Mapping[str, Any]) ->
     """
     check_topics(config, dict.fromkeys(settings.topics, ("READ",)))
     group = connect_group_id(settings.name)
-    if not settings.exactly_once:
+    try:
         check_group(config, group)
-    else:
-        try:
-            check_group(config, group)
-        except KafkaAccessDeniedError as error:
-            logger.warning(settings.hidden.scrub(
-                f"{error} Exactly-once mode resumes from the store's index and runs without it, but lag tools "
-                f"(kafka-consumer-groups, Burrow, exporters) read the sink's lag from group {group} (docs/kafka.md)."
-            ))
+    except KafkaAccessDeniedError as error:
+        if not settings.exactly_once:
+            raise
+        logger.warning(settings.hidden.scrub(
+            f"{error} Exactly-once mode resumes from the store's index and runs without it, but lag tools "
+            f"(kafka-consumer-groups, Burrow, exporters) read the sink's lag from group {group} (docs/kafka.md)."
+        ))
     dlq_topic = settings.error_reporting.dlq_topic
     if dlq_topic is not None:
         check_topics(config, {dlq_topic: ("WRITE",)})

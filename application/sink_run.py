@@ -5,7 +5,8 @@ the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consume
 (at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
 with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-made durable: the index's lock, or the group's offset; with a dead-letter topic, the batch's skipped
+made durable: the index's lock (then the group's too, advisory, for lag tools: :class:`~.sink_ports.LagGroup`),
+or at-least-once the group's offset; with a dead-letter topic, the batch's skipped
 records are sent just before (:class:`~.dead_letter_step.DeadLetterStep`). A store failing
 transiently beyond the SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step
 runs again after a backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed
@@ -426,7 +427,8 @@ class SinkRun:
             self._held.committed(ends)
         kept_out = self._tables.commit(results) if self._tables is not None else set()
         if self._index is not None:
-            locked = {tp: last for tp, last in sorted(ends.items()) if tp not in kept_out}  # else no table holds them yet
+            # a partition no table holds yet keeps its lock (and its group offset) behind
+            locked = {tp: last for tp, last in sorted(ends.items()) if tp not in kept_out}
             for (topic, partition), last in locked.items():
                 self._index.commit(topic, partition, last)
             self._advise_lag_group(locked)

@@ -3,12 +3,15 @@ offsets, the lag and the newest object of each partition; the report's JSON and 
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable
+from pathlib import Path
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.status import run_status
 from lakesink.application.verify import KafkaView
+from lakesink.application.verify_command import load_verify_plan
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import IndexLock, encode_lock
 from lakesink.domain.config.connector import ConnectorSettings
@@ -16,6 +19,7 @@ from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import plan_sink
 from lakesink.domain.verify.status import NewestObject, PartitionStatus, StatusReport
 from lakesink.domain.verify.targets import VerifyPlan, lenses_targets, verify_plan
+from tests.support.aiven_configs import CONSOLE_WITH_AWS
 
 KCQL = "INSERT INTO b:p SELECT * FROM t STOREAS `JSON`"
 
@@ -89,3 +93,20 @@ def test_the_json_document_and_the_text_name_every_field() -> None:
         "s1: committed offsets from the index, lag 8 (consumer group connect-s1)\n"
         "  t-3: committed 41, end 50, lag 8; newest b/p/t/3/000000000041_0_0.json at <1700000000000>"
     )
+
+
+def test_an_aiven_sink_config_reads_its_index_and_newest_object_as_lenses_does(tmp_path: Path) -> None:
+    config = tmp_path / "aiven.json"
+    config.write_text(json.dumps({**CONSOLE_WITH_AWS, "topics": "orders", "bootstrap.servers": "127.0.0.1:9"}))
+    settings, plan = load_verify_plan(str(config))
+    store = InMemoryObjectStore()
+    store.create_bucket("aiven-example")
+    for key in ("orders-1-0", "orders-1-4"):
+        store.put("aiven-example", key, gzip.compress(b"YQ=="))
+    store.put("aiven-example", master_lock_key(".indexes", settings.name, "orders", 1), encode_lock(IndexLock("u", 4)))
+
+    report = run_status(plan, store, KafkaView(error="off"), group_id=f"connect-{settings.name}", group=None)
+
+    (only,) = report.partitions
+    assert (report.source, only.topic, only.partition, only.committed) == ("index", "orders", 1, 4)
+    assert only.newest is not None and only.newest.key == "orders-1-4"
