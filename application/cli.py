@@ -142,19 +142,7 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="where a Spark streaming checkpoint left by an older lakesink version is deleted after the "
         "first commit; no run reads or writes one (default <local tmp>/lakesink-checkpoints/<name>)",
     )
-    sink.add_argument(
-        "--metrics-port",
-        type=_port,
-        metavar="N",
-        help="serve Prometheus metrics on http://<metrics host>:N/metrics (0: any free port; "
-        "wins over connect.<p>.metrics.port; docs/operations.md)",
-    )
-    sink.add_argument(
-        "--metrics-host",
-        metavar="HOST",
-        help="address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 opens it to other "
-        "machines; wins over connect.<p>.metrics.host)",
-    )
+    _add_metrics_flags(sink, " (wins over connect.<p>.metrics.port / metrics.host)")
     sink.add_argument(
         "--log-level",
         default=argparse.SUPPRESS,
@@ -215,6 +203,22 @@ def _to_stderr(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     except OSError:
         pass
+
+
+def _add_metrics_flags(command: argparse.ArgumentParser, config_note: str = "") -> None:
+    """``--metrics-port`` and ``--metrics-host``: the command's Prometheus endpoint (docs/operations.md)."""
+    command.add_argument(
+        "--metrics-port",
+        type=_port,
+        metavar="N",
+        help=f"serve Prometheus metrics on http://<metrics host>:N/metrics while the command runs (0: any free "
+        f"port){config_note}; docs/operations.md",
+    )
+    command.add_argument(
+        "--metrics-host",
+        metavar="HOST",
+        help="address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 opens it to other machines)",
+    )
 
 
 def _port(text: str) -> int:
@@ -297,6 +301,7 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     restore.add_argument("--once", action="store_true", help="restore the objects that exist now, then exit")
     restore.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])")
     _add_quiet(restore)
+    _add_metrics_flags(restore)
     restore.set_defaults(handler=_run_restore)
 
 
@@ -304,7 +309,11 @@ def _run_restore(args: argparse.Namespace) -> int:
     from lakesink.application.restore import RestoreCommand, render_summary, run_restore_command
 
     summary = run_restore_command(
-        RestoreCommand(config_path=args.config, once=args.once, master=args.master), _progress(args)
+        RestoreCommand(
+            config_path=args.config, once=args.once, master=args.master,
+            metrics_port=args.metrics_port, metrics_host=args.metrics_host,
+        ),
+        _progress(args),
     )
     print(render_summary(summary))
     return EXIT_OK
@@ -325,15 +334,47 @@ def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     verify.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.verify/1)")
     _add_quiet(verify)
+    _add_metrics_flags(verify, " (not the sink config's metrics.port: the sink may be serving there)")
     verify.set_defaults(handler=_run_verify)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
     from lakesink.application.verify_command import run_verify_command
 
-    report = run_verify_command(args.config, _progress(args))
+    report = run_verify_command(
+        args.config, _progress(args), metrics_port=args.metrics_port, metrics_host=args.metrics_host
+    )
     print(report.to_json() if args.json else report.to_text())
     return EXIT_OK if report.clean else EXIT_FAILURE
+
+
+def _add_status(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    status = commands.add_parser(
+        "status",
+        help="show a sink's committed offsets, end offsets, lag and newest object per topic-partition",
+        description=(
+            "Without Spark: read the sink's index (the committed offsets in exactly-once mode), its "
+            "consumer group connect-<name> (what lag tools show; the truth at-least-once), the topics' end "
+            "offsets and the newest object stored per topic-partition. Exits 0, 2 for an invalid config, "
+            "1 when the store or Kafka does not answer (docs/operations.md)."
+        ),
+    )
+    status.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
+    status.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.status/1)")
+    status.set_defaults(handler=_run_status)
+
+
+def _run_status(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from lakesink.application.status_command import run_status_command
+
+    report = run_status_command(args.config)
+    if args.json:
+        print(report.to_json())
+    else:
+        print(report.to_text(iso=lambda ms: datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")))
+    return EXIT_OK if report.kafka_error is None else EXIT_FAILURE
 
 
 def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -446,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_restore(commands)
     _add_sink(commands)
     _add_verify(commands)
+    _add_status(commands)
     _add_table(commands)
     _add_demo(commands)
     _add_jvm_archive(commands)

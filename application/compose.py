@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lakesink.adapters.clock import WallClock
+from lakesink.adapters.kafka.advisory_group import AdvisoryGroup
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.dead_letter_queue import KafkaDeadLetterQueue
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id
@@ -25,13 +26,13 @@ from lakesink.adapters.spark.sink_checkpoint import default_checkpoint
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.storage import open_store, settled_storage
 from lakesink.adapters.tables.opening import table_opener
+from lakesink.application.metrics_serving import FLAGS, serve_or_refuse
 from lakesink.application.sink_metrics import NO_METRICS, EveryMetrics, SinkMetrics
 from lakesink.application.sink_progress import SinkProgress
 from lakesink.application.sink_run import SinkRun
 from lakesink.application.sink_tables import SinkTables
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
@@ -89,6 +90,12 @@ def sink_run(
         # A library run may write a DataFrame without knowing Kafka: its partitions open batch by batch.
         metadata=TopicMetadata(admin_config(client), read_committed=True) if settings.bootstrap_servers else None,
         group=lambda: GroupOffsets(client, connect_group_id(settings.name)),
+        # exactly-once resumes from the index; the group is kept current for the lag tools that read it
+        lag_group=(
+            (lambda: AdvisoryGroup(client, connect_group_id(settings.name)))
+            if settings.exactly_once and settings.bootstrap_servers
+            else None
+        ),
         run_id=run_id,
         clock=WallClock(),
         dead_letters=(
@@ -146,14 +153,8 @@ def served_metrics(settings: ConnectorSettings) -> PrometheusSinkMetrics | None:
     from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
 
     metrics = PrometheusSinkMetrics(settings.name, hide=lambda value: str(settings.hidden.mask_leaves(value)))
-    try:
-        metrics.serve(settings.metrics_port, settings.metrics_host)
-    except OSError as error:
-        raise ConfigError(
-            f"Cannot serve the metrics on {settings.metrics_host}:{settings.metrics_port} ({error.strerror or error}): "
-            f"choose another --metrics-port / --metrics-host ({settings.prefix}.metrics.port / "
-            f"{settings.prefix}.metrics.host)."
-        ) from None
+    flags = f"{FLAGS} ({settings.prefix}.metrics.port / {settings.prefix}.metrics.host)"
+    serve_or_refuse(metrics, settings.metrics_port, settings.metrics_host, flags=flags)
     return metrics
 
 

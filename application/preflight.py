@@ -32,6 +32,7 @@ from lakesink.domain.errors import (
     AccessDeniedError,
     BucketNotFoundError,
     ConfigError,
+    KafkaAccessDeniedError,
     LakesinkError,
     StorageError,
     StoreTlsError,
@@ -71,16 +72,25 @@ def check_sink_access(settings: ConnectorSettings, config: Mapping[str, Any]) ->
     """Check the ACLs a sink run needs (docs/kafka.md, "SASL/SCRAM and ACLs"), each in one request.
 
     READ on its topics (a topic it may not DESCRIBE is otherwise left out of the metadata, as if it
-    did not exist), READ on group ``connect-<name>`` when at-least-once, and with a dead-letter topic
+    did not exist), READ on group ``connect-<name>`` (at-least-once resumes from it; exactly-once only
+    keeps it current for lag tools, so there a missing ACL is a warning), and with a dead-letter topic
     WRITE on it and READ on group ``lakesink-dlq-<name>`` (its transactional id is checked when the
     queue opens: only initialising it tells).
 
     Raises:
-        KafkaAccessDeniedError: the first ACL missing.
+        KafkaAccessDeniedError: the first ACL missing (but the group's in exactly-once mode).
     """
     check_topics(config, dict.fromkeys(settings.topics, ("READ",)))
-    if not settings.exactly_once:
-        check_group(config, connect_group_id(settings.name))
+    group = connect_group_id(settings.name)
+    try:
+        check_group(config, group)
+    except KafkaAccessDeniedError as error:
+        if not settings.exactly_once:
+            raise
+        logger.warning(settings.hidden.scrub(
+            f"{error} Exactly-once mode resumes from the store's index and runs without it, but lag tools "
+            f"(kafka-consumer-groups, Burrow, exporters) read the sink's lag from group {group} (docs/kafka.md)."
+        ))
     dlq_topic = settings.error_reporting.dlq_topic
     if dlq_topic is not None:
         check_topics(config, {dlq_topic: ("WRITE",)})

@@ -71,3 +71,13 @@ class ConsumerGroup(Protocol):
 
     def close(self) -> None:
         """Release the client."""
+
+
+class LagGroup(Protocol):
+    """The consumer group an exactly-once sink keeps current for lag tools; never read back."""
+
+    def advise(self, positions: Mapping[TopicPartition, int]) -> None:
+        """Commit ``positions`` (next offsets to read) without waiting; a failure is logged, never raised."""
+
+    def close(self) -> None:
+        """Wait briefly for the commits in flight, then release the client."""

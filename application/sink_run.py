@@ -5,7 +5,8 @@ the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consume
 (at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
 with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
 made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-made durable: the index's lock, or the group's offset; with a dead-letter topic, the batch's skipped
+made durable: the index's lock (then the group's too, advisory, for lag tools: :class:`~.sink_ports.LagGroup`),
+or at-least-once the group's offset; with a dead-letter topic, the batch's skipped
 records are sent just before (:class:`~.dead_letter_step.DeadLetterStep`). A store failing
 transiently beyond the SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step
 runs again after a backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed
@@ -28,7 +29,7 @@ from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
 from lakesink.application.sink_metrics import NO_METRICS, SinkMetrics, error_kind, per_topic
-from lakesink.application.sink_ports import ConsumerGroup, SinkCompute, TopicMetadataPort
+from lakesink.application.sink_ports import ConsumerGroup, LagGroup, SinkCompute, TopicMetadataPort
 from lakesink.application.sink_tables import SinkTables
 from lakesink.application.waiting import first_line, waiting_out
 from lakesink.domain.commit.chunks import chunk_bounds
@@ -95,6 +96,7 @@ class SinkRun:
         dead_letters: Callable[[], DeadLetterQueue] | None = None,
         metrics: SinkMetrics = NO_METRICS,
         tables: SinkTables | None = None,
+        lag_group: Callable[[], LagGroup] | None = None,
     ) -> None:
         self.settings = settings
         self.compute = compute
@@ -113,6 +115,8 @@ class SinkRun:
         self._dead_letters: DeadLetterStep | None = None
         self._metrics = metrics
         self._tables = tables if tables else None
+        self._open_lag_group = lag_group
+        self._lag_group: LagGroup | None = None
 
     # --- start-up ------------------------------------------------------------------------
 
@@ -230,6 +234,9 @@ class SinkRun:
             self._metadata.close()
         if self._group is not None:
             self._group.close()
+        if self._lag_group is not None:
+            self._lag_group.close()
+            self._lag_group = None
         if self._dead_letters is not None:
             self._dead_letters.close()
 
@@ -420,12 +427,23 @@ class SinkRun:
             self._held.committed(ends)
         kept_out = self._tables.commit(results) if self._tables is not None else set()
         if self._index is not None:
-            for (topic, partition), last in sorted(ends.items()):
-                if (topic, partition) not in kept_out:  # no table holds them yet: the lock stays behind
-                    self._index.commit(topic, partition, last)
+            # a partition no table holds yet keeps its lock (and its group offset) behind
+            locked = {tp: last for tp, last in sorted(ends.items()) if tp not in kept_out}
+            for (topic, partition), last in locked.items():
+                self._index.commit(topic, partition, last)
+            self._advise_lag_group(locked)
         elif self._group is not None:
             self._group.commit({tp: last + 1 for tp, last in ends.items()})
         return sent
+
+    def _advise_lag_group(self, locked: Mapping[TopicPartition, int]) -> None:
+        """Commit what the index now holds to the consumer group too: Kafka Connect's group is where lag
+        tools look (advisory, :class:`~.sink_ports.LagGroup`: the index stays the truth)."""
+        if self._open_lag_group is None or not locked:
+            return
+        if self._lag_group is None:
+            self._lag_group = self._open_lag_group()
+        self._lag_group.advise({tp: last + 1 for tp, last in locked.items()})
 
     @property
     def holds_records(self) -> bool:

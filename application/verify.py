@@ -93,21 +93,18 @@ def run_verify(
     located: dict[TopicPartition, list[Located]] = defaultdict(list)
     buckets: dict[TopicPartition, str] = {}
     listed = 0
-    for bucket, prefix, page_size in listing_roots(plan):
-        for page in store.list_pages(bucket, prefix, page_size=page_size):
-            for info in page.objects:
-                listed += 1
-                found = sorter.sort(bucket, info.key, info.size)
-                if found is not None:
-                    where = found.topic_partition
-                    located[where].append(found)
-                    buckets[where] = bucket
-            lines.listing(listed)
+    for bucket, _info, found in sorted_listing(plan, store, sorter):
+        listed += 1
+        if found is not None:
+            where = found.topic_partition
+            located[where].append(found)
+            buckets[where] = bucket
+        lines.listing(listed)
     lines.listed(listed, located)
-    committed, plans = _index(plan, store, buckets)
+    committed, plans = read_index(plan, store, buckets)
     claims, unreadable, opened = _claims(store, readers, located, lines.opening)
     partitions = sorted(set(located) | set(committed) | set(plans) | set(kafka.partitions))
-    starts, ends, kafka_error = _watermarks(kafka, partitions)
+    starts, ends, kafka_error = watermarks(kafka, partitions)
     checks = []
     for topic, partition in partitions:
         facts = PartitionFacts(
@@ -158,7 +155,7 @@ class VerifyProgress:
         self._throttle = Throttle(now)
 
     def listing(self, listed: int) -> None:
-        """A page was listed (``listed`` objects so far): a line when one is due."""
+        """``listed`` objects were listed so far: a line when one is due."""
         if self._throttle.due():
             self._show(f"verify: listing, {listed:,} objects so far")
 
@@ -177,7 +174,18 @@ class VerifyProgress:
             self._show(f"verify: opened {done:,}/{total:,} objects")
 
 
-def _index(
+def sorted_listing(
+    plan: VerifyPlan, store: ObjectStore, sorter: KeySorter
+) -> Iterator[tuple[str, ObjectInfo, Located | None]]:
+    """Every object under the plan's roots, listed once, with what ``sorter`` found it to be (None: no
+    data object of the config; the sorter keeps it as a mismatch when it should not be there)."""
+    for bucket, prefix, page_size in listing_roots(plan):
+        for page in store.list_pages(bucket, prefix, page_size=page_size):
+            for info in page.objects:
+                yield bucket, info, sorter.sort(bucket, info.key, info.size)
+
+
+def read_index(
     plan: VerifyPlan, store: ObjectStore, buckets: dict[TopicPartition, str]
 ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, list[RangePlan]]]:
     """The committed offset of every master lock and the range plans, from every bucket written to.
@@ -267,7 +275,7 @@ def _open(store: ObjectStore, readers: ObjectReaders, found: Located, path: Path
         return str(error)
 
 
-def _watermarks(
+def watermarks(
     kafka: KafkaView, partitions: list[TopicPartition]
 ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int], str | None]:
     """The low and high watermarks of the partitions the cluster has (a topic deleted since it was

@@ -17,10 +17,12 @@ from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage import open_store
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
 from lakesink.application.config_file import load_config
+from lakesink.application.metrics_serving import serving
 from lakesink.application.preflight import check_sink_buckets
 from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import load_settings
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
+from lakesink.application.verify_metrics import NO_VERIFY_METRICS, VerifyMetrics
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
 from lakesink.domain.progress import ProgressOutput, silent
@@ -46,19 +48,37 @@ def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
     return settings, verify_plan(settings, dialect_targets(settings, restore))
 
 
-def run_verify_command(config_path: str, progress: ProgressOutput = silent) -> VerifyReport:
+def run_verify_command(
+    config_path: str,
+    progress: ProgressOutput = silent,
+    *,
+    metrics_port: int | None = None,
+    metrics_host: str | None = None,
+) -> VerifyReport:
     """Load the config, check its buckets answer, then verify the store against the cluster (its
-    steps to ``progress``).
+    steps to ``progress``); with ``metrics_port``, the run's figures are served to Prometheus while it
+    runs (not the sink config's ``metrics.port``: the sink itself may be serving there).
 
     Raises:
-        ConfigError: an invalid config, a missing bucket or refused credentials.
+        ConfigError: an invalid config, a missing bucket, refused credentials or a metrics address taken.
         StorageError: the store does not answer.
         CommitError: a lock or range plan is malformed.
     """
     settings, plan = load_verify_plan(config_path)
     check_sink_buckets(settings)
     store = open_store(settings.backend, settings.storage)
-    return run_verify(plan, store, ObjectReaders(record_count, envelope_offsets), kafka_view(settings), progress)
+    from lakesink.adapters.metrics.verify_prometheus import PrometheusVerifyMetrics
+
+    endpoint = serving(
+        lambda: PrometheusVerifyMetrics(settings.name, hide=lambda value: str(settings.hidden.mask_leaves(value))),
+        metrics_port,
+        metrics_host,
+    )
+    with endpoint as served:
+        metrics: VerifyMetrics = served or NO_VERIFY_METRICS
+        report = run_verify(plan, store, ObjectReaders(record_count, envelope_offsets), kafka_view(settings), progress)
+        metrics.verified(report)
+    return report
 
 
 def kafka_view(settings: ConnectorSettings) -> KafkaView:

@@ -2,25 +2,20 @@
 
 :class:`PrometheusSinkMetrics` is the Prometheus adapter of the sink run's metrics port
 (:class:`~lakesink.application.sink_metrics.SinkMetrics`): it turns each committed batch's report
-into counters, gauges and histograms of its own :class:`~prometheus_client.CollectorRegistry` (not
-the process-wide one, so two runs in one process, tests, and a library user's own metrics never
-clash), and :meth:`~PrometheusSinkMetrics.serve` exposes that registry on ``http://HOST:PORT/metrics``
-from a daemon thread. Updates happen once per batch on the driver. docs/operations.md lists every
-metric with its type and labels.
+into counters, gauges and histograms of its own registry, served by
+:class:`~lakesink.adapters.metrics.endpoint.MetricsEndpoint`. Updates happen once per batch on the
+driver. docs/operations.md lists every metric with its type and labels.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram
 
+from lakesink.adapters.metrics.endpoint import MetricsEndpoint
 from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.ports import CommittedBatch
-
-logger = logging.getLogger(__name__)
 
 BATCH_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """Batch duration buckets, seconds: a small batch takes a few hundred ms, a backfill's minutes."""
@@ -28,7 +23,7 @@ COMMIT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Commit latency buckets, seconds: one conditional write per partition."""
 
 
-class PrometheusSinkMetrics:
+class PrometheusSinkMetrics(MetricsEndpoint):
     """One sink run's metrics, labelled with its connector name.
 
     ``hide`` turns a label value (the connector name, a topic) into what may be shown: the
@@ -36,10 +31,8 @@ class PrometheusSinkMetrics:
     """
 
     def __init__(self, connector: str, *, hide: Callable[[str], str] = str) -> None:
-        self.registry = CollectorRegistry(auto_describe=True)
-        self._connector = hide(connector)
+        super().__init__(hide(connector))
         self._hide = hide
-        self._server: WSGIServer | None = None
         registry, by_connector = self.registry, ("connector",)
         by_topic, by_partition = ("connector", "topic"), ("connector", "topic", "partition")
         self._records = Counter(
@@ -159,28 +152,3 @@ class PrometheusSinkMetrics:
     def waited(self) -> None:
         """Count a wait on a store's transient failure."""
         self._waits.labels(self._connector).inc()
-
-    # --- the HTTP endpoint ----------------------------------------------------------------------
-
-    def serve(self, port: int, host: str) -> None:
-        """Serve the registry on ``http://host:port/metrics`` (port 0: any free port, see :attr:`port`).
-
-        Raises:
-            OSError: the address is taken or cannot be bound.
-        """
-        self._server, _thread = start_http_server(port, addr=host, registry=self.registry)
-        logger.info("Prometheus metrics of %s on http://%s:%d/metrics", self._connector, host, self.port)
-
-    @property
-    def port(self) -> int:
-        """The port the endpoint listens on (the one chosen for port 0)."""
-        if self._server is None:
-            raise RuntimeError("the metrics endpoint is not served")
-        return int(self._server.server_port)
-
-    def close(self) -> None:
-        """Stop serving (a no-op when not serving)."""
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()

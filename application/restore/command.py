@@ -10,11 +10,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from lakesink.application.config_file import load_config
+from lakesink.application.metrics_serving import serving
 from lakesink.application.restore.driver import RestoreSummary
 from lakesink.application.restore.wiring import restore
+from lakesink.application.restore_metrics import NO_RESTORE_METRICS
 from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.config.confluent_sink import is_confluent_sink
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.restore.aiven_sink_plan import aiven_sink_restore_plan
 from lakesink.domain.restore.confluent_plan import confluent_restore_plan
@@ -24,11 +27,13 @@ from lakesink.domain.restore.plan import RestorePlan
 
 @dataclass(frozen=True, slots=True)
 class RestoreCommand:
-    """``lakesink restore --config FILE [--once] [--master URL]``."""
+    """``lakesink restore --config FILE [--once] [--master URL] [--metrics-port N [--metrics-host H]]``."""
 
     config_path: str
     once: bool = False
     master: str = "local[2]"
+    metrics_port: int | None = None
+    metrics_host: str | None = None
 
 
 def load_plan(
@@ -58,11 +63,22 @@ def run_restore_command(command: RestoreCommand, progress: ProgressOutput = sile
     from lakesink.application.preflight import check_restore_environment
 
     check_restore_environment(config.values, plan, config.provided)  # one line naming the setting, before Spark prints anything
-    spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
-    try:
-        return restore(plan, spark, once=command.once, progress=progress)
-    finally:
-        spark.stop()
+    from lakesink.adapters.metrics.restore_prometheus import PrometheusRestoreMetrics
+
+    hidden = HiddenValues.of(config.values, config.provided)
+    endpoint = serving(
+        lambda: PrometheusRestoreMetrics(plan.name, hide=lambda value: str(hidden.mask_leaves(value))),
+        command.metrics_port,
+        command.metrics_host,
+    )
+    with endpoint as metrics:
+        spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
+        try:
+            return restore(
+                plan, spark, once=command.once, progress=progress, metrics=metrics or NO_RESTORE_METRICS
+            )
+        finally:
+            spark.stop()
 
 
 def render_summary(summary: RestoreSummary) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from lakesink.application.restore.fencing import OriginFencing
 from lakesink.application.restore.listing import ListingCursors, ListingStats, discover
+from lakesink.application.restore_metrics import NO_RESTORE_METRICS, RestoreMetrics
+from lakesink.application.sink_metrics import error_kind
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, Throttle, human_size, rate, silent
 from lakesink.domain.restore.balance import balanced_groups
@@ -62,14 +64,34 @@ def run_restore(
     sleep: Callable[[float], None] = time.sleep,
     max_polls: int | None = None,
     progress: ProgressOutput = silent,
+    metrics: RestoreMetrics = NO_RESTORE_METRICS,
 ) -> RestoreSummary:
     """One pass with ``once``, else poll until interrupted (or ``max_polls``); ``progress`` gets the
-    steps of each poll that finds something to restore (:class:`PollProgress`).
+    steps of each poll that finds something to restore (:class:`PollProgress`), ``metrics`` each poll.
 
     Raises:
         BucketNotFoundError: a root's bucket does not exist.
         ConfigError: a target topic has too few partitions and remapping is off.
     """
+    try:
+        return _polls(
+            plan, services, once=once, sleep=sleep, max_polls=max_polls, progress=progress, metrics=metrics
+        )
+    except Exception as error:
+        metrics.failed(error_kind(error))
+        raise
+
+
+def _polls(
+    plan: RestorePlan,
+    services: RestoreServices,
+    *,
+    once: bool,
+    sleep: Callable[[float], None],
+    max_polls: int | None,
+    progress: ProgressOutput,
+    metrics: RestoreMetrics,
+) -> RestoreSummary:
     store, broker = services.store, services.broker
     for bucket in {root.bucket for root in plan.roots}:
         store.check_bucket(bucket)
@@ -83,6 +105,8 @@ def run_restore(
         summary.polls += 1
         summary.list_calls += stats.list_calls
         items = group_work(e for e in entries if not already_restored(summary.done.get(e.origin), e))
+        metrics.poll_started(sum(len(item.objects) for item in items))
+        results: list[OriginResult] = []
         if items:
             lines.to_restore(items, stats.objects_listed)
             check_target_partitions(plan, broker, items)
@@ -97,6 +121,7 @@ def run_restore(
                 if result.last_key:
                     summary.done[result.origin] = (result.last_offset, result.last_key)
             lines.restored(results, len(items))
+        metrics.poll_finished(results)
         logger.info("Poll %d: %d origins, %d records so far", summary.polls, len(items), summary.records)
         if once or (max_polls is not None and summary.polls >= max_polls):
             break

@@ -54,6 +54,7 @@ class OriginReplay:
         self._in_transaction = 0  # records in the open transaction
         self._last_progress: Progress | None = None
         self._pending: list[IndexEntry] = []  # objects finished inside the open transaction
+        self._transactions = 0  # committed
 
     def open(self) -> None:
         """Open the origin's producer (broker waits only: a task opens its next origins meanwhile)
@@ -104,7 +105,10 @@ class OriginReplay:
         else:
             self._producer.abort()
         self._producer.close()
-        return OriginResult(item.origin, objects, records, size, skipped, last[0], last[1], time.monotonic() - started)
+        return OriginResult(
+            item.origin, objects, records, size, skipped, last[0], last[1], time.monotonic() - started,
+            transactions=self._transactions,
+        )
 
     def _begin(self) -> None:
         self._producer.begin()
@@ -201,6 +205,7 @@ class OriginReplay:
         if progress is None:
             raise ValueError("a transaction is committed with its progress record")
         self._producer.commit(progress)
+        self._transactions += 1
         done, self._pending = self._pending, []
         for entry in done:
             self._post_process(entry)

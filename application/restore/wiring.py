@@ -18,6 +18,7 @@ from typing import Any
 from lakesink.application.restore.driver import RestoreServices, RestoreSummary, run_restore
 from lakesink.application.restore.origin import OriginReplay
 from lakesink.application.restore.tasks import OPEN_AHEAD, deliver_in_order
+from lakesink.application.restore_metrics import NO_RESTORE_METRICS, RestoreMetrics
 from lakesink.domain.commit.store_probe import read_probe_key
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, silent
@@ -35,10 +36,11 @@ def restore(
     sleep: Callable[[float], None] = time.sleep,
     max_polls: int | None = None,
     progress: ProgressOutput = silent,
+    metrics: RestoreMetrics = NO_RESTORE_METRICS,
 ) -> RestoreSummary:
     """Run the restore on ``spark`` (a ``pyspark.sql.SparkSession``; typed loosely because this layer
     imports no pyspark): one pass with ``once``, else poll until interrupted (or ``max_polls``);
-    ``progress`` gets each poll's steps."""
+    ``progress`` gets each poll's steps and ``metrics`` each poll's figures."""
     from lakesink.adapters.kafka.client_config import producer_config
     from lakesink.adapters.restore.broker import KafkaRestoreBroker
     from lakesink.adapters.restore.spark_job import SparkTaskRunner
@@ -55,7 +57,9 @@ def restore(
         runner=SparkTaskRunner(spark),
         task=OriginTasks(plan),
     )
-    return run_restore(plan, services, once=once, sleep=sleep, max_polls=max_polls, progress=progress)
+    return run_restore(
+        plan, services, once=once, sleep=sleep, max_polls=max_polls, progress=progress, metrics=metrics
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,3 +21,5 @@ class OriginResult:
     last_offset: int
     last_key: str
     seconds: float
+    transactions: int = 0
+    """Kafka transactions committed."""

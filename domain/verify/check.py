@@ -88,11 +88,7 @@ class PartitionCheck:
     @property
     def lag(self) -> int | None:
         """Records in the topic not yet committed (without an index: not yet stored)."""
-        end = self.facts.topic_end
-        done = checked_end(self.facts, self.last_stored)
-        if end is None:
-            return None
-        return max(end - (-1 if done is None else done) - 1, 0)
+        return records_behind(self.facts.topic_end, checked_end(self.facts, self.last_stored))
 
     @property
     def problems(self) -> int:
@@ -138,6 +134,14 @@ def check_partition(
         unreadable=tuple(unreadable),
         without_records=without_records,
     )
+
+
+def records_behind(end: int | None, done: int | None) -> int | None:
+    """Records of a partition whose high watermark is ``end`` after the last offset ``done`` (None:
+    nothing done yet); None when the end is unknown."""
+    if end is None:
+        return None
+    return max(end - (-1 if done is None else done) - 1, 0)
 
 
 def checked_end(facts: PartitionFacts, last_stored: int | None) -> int | None:

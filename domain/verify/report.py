@@ -48,6 +48,10 @@ class VerifyReport:
         """No gap, duplicate, orphan, unreadable object or layout mismatch."""
         return not self.mismatches and all(check.problems == 0 for check in self.partitions)
 
+    def problems(self) -> dict[str, int]:
+        """How many of each kind were found: gaps, duplicates, orphans, pending, unreadable, mismatches."""
+        return {**{kind: self._total(kind) for kind in _KINDS}, "mismatches": len(self.mismatches)}
+
     def to_json(self) -> str:
         """The report as one JSON document (docs/verify.md)."""
         document = {
@@ -62,8 +66,7 @@ class VerifyReport:
                 "objects_listed": self.listed,
                 "objects_opened": self.opened,
                 "seconds": round(self.seconds, 3),
-                **{kind: self._total(kind) for kind in _KINDS},
-                "mismatches": len(self.mismatches),
+                **self.problems(),
             },
         }
         return json.dumps(document, indent=2)

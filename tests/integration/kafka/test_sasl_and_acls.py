@@ -10,6 +10,7 @@ Each test logs in as a user of its own, configured the Kafka Connect way (``sasl
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from lakesink.adapters.kafka.advisory_group import AdvisoryGroup
 from lakesink.adapters.kafka.embedded_broker import ProducedRecord
 from tests.conftest import unique_name
 from tests.integration.restore.conftest import local_restore_props, read_topic
@@ -168,6 +170,10 @@ def test_a_user_with_exactly_the_listed_acls_runs_sink_with_its_dead_letter_queu
 
     assert done.returncode == 0, done.stderr
     assert alice.password not in done.stdout + done.stderr
+    # READ on connect-<name> is only for lag tools in exactly-once mode: a warning at start, one when a commit fails
+    group = f"group 'connect-{sink.name}'"
+    assert len([line for line in done.stderr.splitlines() if group in line and "runs without it" in line]) == 1, done.stderr
+    assert len([line for line in done.stderr.splitlines() if group in line and "not committed" in line]) == 1, done.stderr
     written = [row["id"] for path in (sink.root / "bkt" / "out").rglob("*.parquet")
                for row in pq.read_table(path).to_pylist()]
     assert sorted(written) == list(range(RECORDS))
@@ -271,3 +277,22 @@ def test_a_restore_without_write_on_its_target_is_one_line_naming_the_acl(alice:
     done = lakesink(tmp_path, "restore", restore, "--once")
 
     assert_one_error_line(done, alice, *_denied("DESCRIBE", "topic", target, alice, "Write"))
+
+
+def test_an_exactly_once_sink_without_its_group_acl_warns_once_and_the_group_is_left_alone(
+    alice: Alice, sink: Sink, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice.grant("READ", "TOPIC", sink.topic)  # READ on the group connect-<name> is not granted
+    group = AdvisoryGroup(alice.client(), f"connect-{sink.name}", close_wait_s=10)
+
+    with caplog.at_level(logging.WARNING, logger="lakesink.adapters.kafka.advisory_group"):
+        for offset in (1, 2, 3):
+            group.advise({(sink.topic, 0): offset})
+            time.sleep(0.2)
+        group.close()
+
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 1, warnings
+    assert f"Kafka denied READ on group 'connect-{sink.name}' to User:{alice.name}" in warnings[0]
+    assert alice.password not in warnings[0]
+    assert alice.kafka.group_offsets(f"connect-{sink.name}") == {}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.adapters.metrics.restore_prometheus import PrometheusRestoreMetrics
 from lakesink.application.compose import sink_run
 from lakesink.application.restore import load_plan, restore
 from lakesink.domain.config.connector import ConnectorSettings
@@ -58,11 +59,18 @@ def test_envelope_restores_key_value_headers_timestamp_and_partition_byte_exact(
     kafka.produce(source, _originals(21))
     _sink(spark, kafka, store_root, source, fmt, envelope=True, layout="list")
     kcql = f"INSERT INTO {target} SELECT * FROM {BUCKET}:backup STOREAS `{fmt}` PROPERTIES('store.envelope'=true)"
-    summary = restore(load_plan(local_restore_props(store_root, kafka.bootstrap_servers, kcql, f"r-{target}")), spark, once=True)
+    metrics = PrometheusRestoreMetrics(f"r-{target}")
+    plan = load_plan(local_restore_props(store_root, kafka.bootstrap_servers, kcql, f"r-{target}"))
+    summary = restore(plan, spark, once=True, metrics=metrics)
     assert summary.records == 21
+    label = {"connector": f"r-{target}"}
+    assert metrics.registry.get_sample_value("lakesink_restore_records_total", label) == 21
+    assert metrics.registry.get_sample_value("lakesink_restore_objects_total", label) == summary.objects > 0
     original = by_partition(_source_messages(kafka, source, 21))
     restored = by_partition(read_topic(kafka.bootstrap_servers, target, expected=21))
     assert restored == original
+    # one transaction per origin partition: its few objects are well under a transaction's limit
+    assert metrics.registry.get_sample_value("lakesink_restore_transactions_total", label) == len(restored)
 
 
 def test_the_default_struct_layout_restores_typed_headers_as_their_text_in_one_file_per_flush(spark, kafka, store_root) -> None:  # type: ignore[no-untyped-def]

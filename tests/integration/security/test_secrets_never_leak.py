@@ -7,11 +7,12 @@ service-account JSON key. The real CLI then runs as child processes at ``--log-l
 
 * ``lakesink sink --once`` (moto S3, the embedded broker, Avro values through a registry with basic
   auth) with Spark's event log on (its environment event lists the whole SparkConf);
-* ``lakesink restore --once`` of what it wrote, with the same Spark settings;
-* ``lakesink verify`` of that bucket (text and JSON), ``lakesink kcql explain`` (text and JSON),
-  ``lakesink config convert`` (secrets written as references, and written literally: printed as
-  ``${env:…}`` references) and ``lakesink config validate`` (text, JSON with ``--connect``, and a
-  config whose invalid values are secrets);
+* ``lakesink restore --once`` of what it wrote, with the same Spark settings, serving its metrics;
+* ``lakesink verify`` (text, and JSON serving its metrics) and ``lakesink status`` (text and JSON) of
+  that bucket, ``lakesink kcql explain`` (text and JSON), ``lakesink config convert`` (secrets
+  written as references, and written literally: printed as ``${env:…}`` references) and
+  ``lakesink config validate`` (text, JSON with ``--connect``, and a config whose invalid values are
+  secrets);
 * failing runs: a wrong bucket (sink and verify), an unreachable broker, Azure and GCS stores that do not answer, and a
   continuous sink whose registry refuses the password in its URL, so its first batch's tasks fail
   (their stage, its RDD and the failure reach the event log).
@@ -267,11 +268,13 @@ def _run_everything(runs: Runs, work: Path, events: Path, checkpoints: Path, kaf
 
     # The runs below need only the sink's output: three at a time (each is a Python process, most start a JVM).
     jobs: list[tuple[str, list[str], Mapping[str, str] | None]] = [
-        ("restore", ["restore", "--once", "--master", "local[2]", "--config", restore], spark)
+        ("restore", ["restore", "--once", "--master", "local[2]", "--metrics-port", "0", "--config", restore], spark)
     ]
     kcql = json.loads(Path(sink).read_text())["connect.s3.kcql"]
     jobs.append(("verify", ["verify", "--config", sink], None))
-    jobs.append(("verify --json", ["verify", "--json", "--config", sink], None))
+    jobs.append(("verify --json", ["verify", "--json", "--metrics-port", "0", "--config", sink], None))
+    jobs.append(("status", ["status", "--config", sink], None))
+    jobs.append(("status --json", ["status", "--json", "--config", sink], None))
     jobs.append(("explain", ["kcql", "explain", kcql, "--config", sink], None))
     jobs.append(("explain --json", ["kcql", "explain", kcql, "--json", "--config", sink], None))
     confluent = _write(work, "confluent", _confluent_props(topic, moto))
@@ -325,8 +328,9 @@ def test_the_runs_did_what_the_checks_rely_on(runs: Runs) -> None:
     assert runs.codes["sink"] == 0, runs.stderr["sink"][-3000:]
     assert runs.codes["restore"] == 0, runs.stderr["restore"][-3000:]
     assert runs.codes["restored records"] == RECORDS
-    for name in ("verify", "verify --json", "explain", "explain --json", "config convert", "explain confluent",
-                 "config convert literal secrets", "config validate", "config validate --json --connect"):
+    for name in ("verify", "verify --json", "status", "status --json", "explain", "explain --json", "config convert",
+                 "explain confluent", "config convert literal secrets", "config validate",
+                 "config validate --json --connect"):
         assert runs.codes[name] == 0, runs.stderr[name][-2000:]
     assert json.loads(runs.artifacts["config validate --json --connect: stdout"])["connect_checked"] is True
     assert runs.codes["config validate invalid"] == 2

@@ -15,6 +15,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id, read_group
 from lakesink.adapters.storage import open_store
 from lakesink.application.compose import sink_run
 from lakesink.domain.commit.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
@@ -75,15 +76,23 @@ def test_new_records_after_a_restart_without_checkpoint_continue_from_the_index(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, once: bool
 ) -> None:
     props, store = _setup(tmp_path, kafka, topic)
+    client, group_id = {"bootstrap.servers": kafka.bootstrap_servers}, connect_group_id(props["name"])
+    partitions = [(topic, p) for p in range(4)]
     produce_ids(kafka, topic, range(20))
     run_sink(spark, props, tmp_path / "ck", once=once)
+    # the group follows the index, for lag tools: the next offset to read, as Kafka Connect commits it
+    assert read_group(client, group_id, partitions, timeout_s=10) == dict.fromkeys(partitions, 5)
     shutil.rmtree(tmp_path / "ck", ignore_errors=True)
     produce_ids(kafka, topic, range(20, 32))
+    wrong = GroupOffsets(client, group_id)  # advisory only: a group ahead or behind changes nothing
+    wrong.commit({partitions[0]: 100, partitions[1]: 0, partitions[2]: 2})
+    wrong.close()
 
     job = run_sink(spark, props, tmp_path / "ck", once=once)
 
     assert sum(r.skipped for r in job.reports) == 0  # nothing read again
     assert_exactly_once(_stored_ids(store), range(32))
+    assert read_group(client, group_id, partitions, timeout_s=10) == dict.fromkeys(partitions, 8)
 
 
 def _faults(tmp_path: Path, store: ObjectStore, times: int) -> FailingUploads:

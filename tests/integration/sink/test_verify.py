@@ -8,6 +8,8 @@ from typing import Any
 
 import boto3
 import pytest
+from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
@@ -42,6 +44,43 @@ def _by_partition(report: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return {p["partition"]: p for p in report["partitions"]}
 
 
+def _check_status(
+    props: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str], bucket: BotoBucket, topic: str
+) -> None:
+    """``lakesink status`` on the bucket: each partition committed at 5 of 6 records, the group one past it
+    (the sink keeps it current), no lag, the newest object the one ending at offset 5."""
+    path = tmp_path / "status.json"
+    path.write_text(json.dumps({"name": props["name"], "config": props}))
+    capsys.readouterr()
+    assert main(["status", "--config", str(path), "--json"]) == EXIT_OK
+    status = json.loads(capsys.readouterr().out)
+    assert (status["schema"], status["committed_from"], status["lag"], status["group_error"]) == (
+        "lakesink.status/1", "index", 0, None
+    )
+    for p in status["partitions"]:
+        assert (p["topic"], p["committed"], p["group"], p["group_differs"], p["end"], p["lag"]) == (topic, 5, 6, False, 6, 0)
+        assert p["newest"]["bucket"] == bucket.name and p["newest"]["modified_ms"] > 0
+        assert p["newest"]["key"].startswith(f"out/{topic}/{p['partition']}/000000000005_"), p["newest"]
+    assert [p["partition"] for p in status["partitions"]] == [0, 1, 2, 3]
+    assert main(["status", "--config", str(path)]) == EXIT_OK
+    text = capsys.readouterr().out
+    assert f"{topic}-0: committed 5, end 6, lag 0; newest {bucket.name}/out/{topic}/0/000000000005_" in text
+
+
+def _check_lag_tools_see_the_group(kafka: EmbeddedKafka, name: str, topic: str) -> None:
+    """What kafka-consumer-groups --describe and lag exporters ask the broker (DescribeGroups, OffsetFetch,
+    ListOffsets) shows the sink's group: empty (no member joins it), every partition at its end, no lag."""
+    admin = AdminClient({"bootstrap.servers": kafka.bootstrap_servers})
+    group = f"connect-{name}"
+    described = admin.describe_consumer_groups([group], request_timeout=10)[group].result(10)
+    assert (described.state, described.members) == (ConsumerGroupState.EMPTY, [])
+    listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(10)
+    committed = {tp.partition: tp.offset for tp in listed.topic_partitions if tp.topic == topic}
+    ends = admin.list_offsets({TopicPartition(topic, p): OffsetSpec.latest() for p in committed}, request_timeout=10)
+    lags = {tp.partition: future.result(10).offset - committed[tp.partition] for tp, future in ends.items()}
+    assert (committed, lags) == (dict.fromkeys(range(4), 6), dict.fromkeys(range(4), 0))
+
+
 @pytest.mark.s3
 def test_a_json_bucket_verifies_clean_and_each_kind_of_damage_is_reported(
     spark: SparkSession,
@@ -62,6 +101,8 @@ def test_a_json_bucket_verifies_clean_and_each_kind_of_damage_is_reported(
     assert code == EXIT_OK and report["clean"], report
     assert "verify: listed 12 objects (12 in 4 topic-partitions), 12 to open\n" in err  # to count their lines
     assert report["kafka"] == {"reachable": True, "error": None}
+    _check_status(props, tmp_path, capsys, bucket, topic)
+    _check_lag_tools_see_the_group(kafka, props["name"], topic)
     for partition in _by_partition(report).values():
         assert (
             partition["first_stored"],

@@ -224,7 +224,8 @@ def _no_group() -> object:
 
 def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_count: int, staging: str,
          *, batches: int | None = None, confluent: bool = False, single_writer: bool = False,
-         frame: bool = False, changed: bool = False, metrics: Any = NO_METRICS, table: bool = False) -> SinkRun:
+         frame: bool = False, changed: bool = False, metrics: Any = NO_METRICS, table: bool = False,
+         lag_group: Any = None) -> SinkRun:
     """One sink process: the application's use case on the simulated compute and fake topics (none for
     a DataFrame's sink, which opens each partition when a batch first holds it); ``table``: its
     statement commits PARQUET objects to a table kept in the same store (tests/support/store_table.py)."""
@@ -234,7 +235,7 @@ def sink(topic: Topic, cutting: Cutting, store: ObjectStore, owner: str, flush_c
     tables = SinkTables(compute.plan, lambda _: StoreTable(store, BUCKET), connector=NAME, owner=owner) if table else None
     return SinkRun(compute.settings, compute.plan, store=store, compute=compute,
                    metadata=None if frame else FakeTopics(topic), group=_no_group, run_id=owner,
-                   clock=WallClock(), metrics=metrics, tables=tables)  # type: ignore[arg-type]
+                   clock=WallClock(), metrics=metrics, tables=tables, lag_group=lag_group)  # type: ignore[arg-type]
 
 
 def _check_exactly_once(store: InMemoryObjectStore, topic: Topic) -> None:
@@ -534,6 +535,31 @@ def test_the_metrics_see_every_batch_its_records_files_offsets_lag_and_store_cal
     # the driver's calls (locks) and the tasks' (lock reads, plans, uploads), each once: all the store saw
     assert sum(r.requests for r in run.reports) == store.calls - calls_at_start
     assert all(r.duration_ms >= r.commit_ms > 0 for r in run.reports)
+
+
+class _LagGroup:
+    """Records what the run advises the consumer group, as lag tools would read it."""
+
+    def __init__(self) -> None:
+        self.advised: list[dict[TopicPartition, int]] = []
+        self.closed = 0
+
+    def advise(self, positions: Mapping[TopicPartition, int]) -> None:
+        self.advised.append(dict(positions))
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_each_commit_advises_the_consumer_group_the_next_offsets_the_index_holds_and_the_run_closes_it() -> None:
+    group = _LagGroup()
+    with tempfile.TemporaryDirectory() as staging:
+        run = sink(METERED, Cutting((4, 8), 3), _store(), "run", 3, staging, lag_group=lambda: group)
+        run.run()
+
+    assert group.advised == [{tp: last + 1 for tp, last in report.committed.items()} for report in run.reports]
+    assert group.advised[-1] == {(TOPIC, 0): 10, (TOPIC, 1): 13}  # Kafka's meaning: the next offset to read
+    assert group.closed == 1
 
 
 def test_the_metrics_count_each_attempt_the_store_failed_and_each_wait() -> None:

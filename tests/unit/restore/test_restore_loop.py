@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import pytest
 
+from lakesink.adapters.metrics.restore_prometheus import PrometheusRestoreMetrics
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.restore.driver import RestoreServices, run_restore
 from lakesink.domain.config.backends import MemorySettings
@@ -102,3 +104,48 @@ def test_origins_are_fenced_unless_this_run_created_the_progress_topic() -> None
     run_restore(_plan(), RestoreServices(_store(keys), fencing, InlineRunner(), Delivered()), once=True)
     run_restore(_plan(), RestoreServices(_store(keys), created, InlineRunner(), Delivered()), once=True)
     assert (len(fencing.fenced), created.fenced) == (1, [])
+
+
+class _Watched(Delivered):
+    """Delivers as :class:`Delivered`, noting the restore's backlog gauge while it runs."""
+
+    def __init__(self, metrics: PrometheusRestoreMetrics) -> None:
+        super().__init__()
+        self.metrics = metrics
+        self.backlog: list[float | None] = []
+
+    def __call__(self, items: Sequence[WorkItem]) -> Iterator[OriginResult]:
+        self.backlog.append(self.metrics.registry.get_sample_value("lakesink_restore_objects_pending", {"connector": "r"}))
+        for result in super().__call__(items):
+            yield replace(result, transactions=1)
+
+
+def test_the_metrics_count_what_each_poll_restored_and_show_its_backlog_while_it_runs() -> None:
+    store = _store({"src/0/000000000001_1_1.text": 2, "src/1/000000000003_1_1.text": 3})
+    metrics = PrometheusRestoreMetrics("r")
+    task = _Watched(metrics)
+
+    def new_object_arrives(_seconds: float) -> None:
+        store.put("bkt", "src/0/000000000005_1_1.text", b"x")
+
+    run_restore(_plan(), RestoreServices(store, RecordingBroker(), InlineRunner(), task), once=False,
+                sleep=new_object_arrives, max_polls=2, metrics=metrics)
+
+    def sample(name: str) -> float | None:
+        return metrics.registry.get_sample_value(name, {"connector": "r"})
+
+    assert task.backlog == [2.0, 2.0, 1.0]  # each task sees its poll's objects (two origins, then one)
+    assert (sample("lakesink_restore_objects_total"), sample("lakesink_restore_records_total")) == (3.0, 3.0)
+    assert (sample("lakesink_restore_bytes_total"), sample("lakesink_restore_transactions_total")) == (6.0, 3.0)
+    assert (sample("lakesink_restore_polls_total"), sample("lakesink_restore_objects_pending")) == (2.0, 0.0)
+
+
+def test_a_failed_restore_is_counted_by_its_kind() -> None:
+    metrics = PrometheusRestoreMetrics("r")
+    broker = RecordingBroker(partitions=1)
+    with pytest.raises(ConfigError):
+        run_restore(_plan(), RestoreServices(_store({"src/3/000000000001_1_1.text": 1}), broker, InlineRunner(),
+                                             Delivered()), once=True, metrics=metrics)
+    assert metrics.registry.get_sample_value(
+        "lakesink_restore_failures_total", {"connector": "r", "kind": "ConfigError"}
+    ) == 1.0
