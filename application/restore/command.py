@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lakesink.application.config_file import load_config
 from lakesink.application.restore.driver import RestoreSummary
@@ -23,11 +23,18 @@ from lakesink.domain.restore.plan import RestorePlan
 
 @dataclass(frozen=True, slots=True)
 class RestoreCommand:
-    """``lakesink restore --config FILE [--once] [--master URL]``."""
+    """``lakesink restore --config FILE [--once] [--master URL] [--conf KEY=VALUE ...]``.
+
+    ``master`` None: the Spark configuration's, else :data:`DEFAULT_MASTER`.
+    """
 
     config_path: str
     once: bool = False
-    master: str = "local[2]"
+    master: str | None = None
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+
+
+DEFAULT_MASTER = "local[2]"
 
 
 def load_plan(
@@ -57,7 +64,8 @@ def run_restore_command(command: RestoreCommand) -> RestoreSummary:
     from lakesink.application.preflight import check_restore_environment
 
     check_restore_environment(config.values, plan, config.provided)  # one line naming the setting, before Spark prints anything
-    spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
+    spark = create_session(command.master, f"lakesink-restore-{plan.name}", command.spark_conf,
+                           default_master=DEFAULT_MASTER)
     try:
         return restore(plan, spark, once=command.once)
     finally:
