@@ -42,7 +42,7 @@ class GivenSettings:
     """The Spark settings the user made, and where the driver JVM came from.
 
     Attributes:
-        values: every ``spark.*`` setting the user made (master and application name included).
+        values: every ``spark.*`` setting the user made but the master (the application name included).
         master: the master the JVM was started for: the user's, else the one lakesink passed.
         under_submit: the JVM was started by the user's spark-submit, not by lakesink.
     """
@@ -87,7 +87,8 @@ def given_settings(
 ) -> GivenSettings:
     """The user's settings among the driver JVM's ``spark.*`` system ``properties``.
 
-    Left out: spark-submit's records of the submission, the application name it makes up (the
+    Left out: the master (:func:`resolve_master` decides it), spark-submit's records of the submission,
+    the application name it makes up (the
     script's file name, or ``pyspark-shell``), the progress bar it turns on for the shell PySpark
     launches, and what lakesink itself passed at ``launch`` (unless the user's value replaced it).
     """
@@ -96,6 +97,7 @@ def given_settings(
         key: value
         for key, value in properties.items()
         if key not in _LAUNCHER_KEYS
+        and key != MASTER
         and not (key == APP_NAME and value in made_up_names)
         and not (key == SHOW_PROGRESS and not under_submit)
         and launch.get(key) != value
