@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 import os
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lakesink.domain.errors import ConfigError
@@ -43,7 +44,8 @@ def check_workers(session: SparkSession) -> None:
     if context in _CHECKED:
         return
     try:
-        executable, error = context.parallelize([0], 1).map(_worker_python()).first()
+        with _spark_log_muted(context):
+            executable, error = context.parallelize([0], 1).map(_worker_python()).first()
     except Exception as failure:  # the worker could not even start: its daemon imports lakesink
         if MISSING not in str(failure):
             raise
@@ -63,6 +65,20 @@ def configured_python(context: SparkContext) -> str:
     if "PYSPARK_PYTHON" in os.environ:
         return f"{context.pythonExec} (PYSPARK_PYTHON)"
     return f"{context.pythonExec} (PySpark's default: no PYSPARK_PYTHON)"
+
+
+@contextmanager
+def _spark_log_muted(context: SparkContext) -> Iterator[None]:
+    """The driver JVM's log off while the check runs: a worker that cannot start makes Spark log the failed
+    task's stack trace (~50 lines from the executor and the scheduler) before the one line that says what
+    to do; the exception still carries it (logged at DEBUG). Nothing else runs while a session starts."""
+    log4j = context._jvm.org.apache.logging.log4j  # type: ignore[union-attr]
+    level = log4j.LogManager.getRootLogger().getLevel()
+    log4j.core.config.Configurator.setRootLevel(log4j.Level.OFF)
+    try:
+        yield
+    finally:
+        log4j.core.config.Configurator.setRootLevel(level)
 
 
 def _worker_python() -> Callable[[object], tuple[str, str]]:
