@@ -115,8 +115,12 @@ def create_session(
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
+    try:
+        check_workers(session)
+    except ConfigError:
+        session.stop()  # nobody gets a session whose workers cannot run lakesink
+        raise
     register_data_sources(session)
-    check_workers(session)
     logger.info(
         "Spark session %s on %s (Spark %s, default parallelism %s; lakesink's defaults applied: %s)",
         session.sparkContext.appName, session.sparkContext.master, session.version,
