@@ -92,11 +92,11 @@ def create_session(
     for key, value in user.items():
         if isinstance(value, Secret):
             raise ConfigError(f"Spark setting {key} holds a secret; pass credentials as data source options.")
-    chosen = with_task_attempts(master) if master else None
-    planned = chosen or with_task_attempts(default_master)
+    planned = with_task_attempts(master or default_master)
     launch = {**(_local_jvm_settings() if _is_local(planned) else {}), **user}
     given = start_jvm(launch, planned)
-    final_master = resolve_master(chosen, given, planned)
+    resolved = resolve_master(master or None, given, planned)
+    final_master = with_task_attempts(resolved) if master and not given.under_submit else resolved
     local = _is_local(final_master)
     user = {**given.values, **user}
     defaults = {**_DEFAULTS, **(_LOCAL_ONLY | daemon_settings() if local else {})}

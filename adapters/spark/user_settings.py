@@ -105,12 +105,12 @@ def given_settings(
     return GivenSettings(values=values, master=properties.get(MASTER, ""), under_submit=under_submit)
 
 
-def resolve_master(chosen: str | None, given: GivenSettings, default: str) -> str:
-    """The master to run on.
+def resolve_master(chosen: str | None, given: GivenSettings, passed: str) -> str:
+    """The master to run on, as named (:func:`~.session.with_task_attempts` is the caller's).
 
     Under spark-submit its master is final (the JVM was submitted for it): a different ``--master`` on
-    lakesink's command line is refused. Otherwise lakesink's ``--master`` (``chosen``) wins over a
-    master of the Spark configuration (logged as a warning), which wins over lakesink's ``default``.
+    lakesink's command line (``chosen``) is refused. Otherwise ``chosen`` wins over a master of the Spark
+    configuration (a warning names both), which wins over the one lakesink ``passed`` to the JVM.
 
     Raises:
         ConfigError: ``chosen`` differs from the master spark-submit was given.
@@ -122,9 +122,10 @@ def resolve_master(chosen: str | None, given: GivenSettings, default: str) -> st
                 "spark.master from --conf or spark-defaults.conf, else local[*]): give the master to spark-submit only."
             )
         return given.master
-    if chosen is not None and given.master and given.master != chosen:
-        logger.warning("--master %s overrides spark.master %s of the Spark configuration", chosen, given.master)
-    return chosen or given.master or default
+    configured = given.master if given.master and given.master != passed else None
+    if chosen is not None and configured not in (None, chosen):
+        logger.warning("--master %s overrides spark.master %s of the Spark configuration", chosen, configured)
+    return chosen or configured or passed
 
 
 def _script() -> str:

@@ -57,20 +57,23 @@ def test_a_launch_setting_the_user_replaced_and_a_named_application_are_the_user
 
 
 def test_spark_submits_master_is_final_and_a_different_command_line_master_is_refused() -> None:
-    given = GivenSettings(values={}, master="spark://127.0.0.1:7077", under_submit=True)
+    given = GivenSettings(values={}, master="local[2]", under_submit=True)
 
-    assert resolve_master(None, given, "local[*,4]") == "spark://127.0.0.1:7077"
-    assert resolve_master("spark://127.0.0.1:7077", given, "local[*,4]") == "spark://127.0.0.1:7077"
-    with pytest.raises(ConfigError, match=r"--master local\[2,4\] conflicts with spark-submit's master spark://"):
-        resolve_master("local[2,4]", given, "local[*,4]")
+    assert resolve_master(None, given, "local[*,4]") == "local[2]"
+    assert resolve_master("local[2]", given, "local[*,4]") == "local[2]"
+    with pytest.raises(ConfigError, match=r"--master spark://h:7077 conflicts with spark-submit's master local\[2\]"):
+        resolve_master("spark://h:7077", given, "local[*,4]")
 
 
-def test_without_spark_submit_the_command_line_wins_then_the_configuration_then_lakesinks_default(
+def test_without_spark_submit_the_command_line_wins_then_the_configuration_then_lakesinks_master(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     configured = GivenSettings(values={}, master="local[3]", under_submit=False)
+    unconfigured = GivenSettings(values={}, master="local[2,4]", under_submit=False)  # the master lakesink passed
 
-    assert resolve_master("local[2,4]", configured, "local[2,4]") == "local[2,4]"
-    assert "--master local[2,4] overrides spark.master local[3]" in caplog.text
+    assert resolve_master("local[2]", unconfigured, "local[2,4]") == "local[2]"
+    assert caplog.text == ""
     assert resolve_master(None, configured, "local[2,4]") == "local[3]"
-    assert resolve_master(None, GivenSettings(values={}, master="", under_submit=False), "local[2,4]") == "local[2,4]"
+    assert resolve_master(None, unconfigured, "local[2,4]") == "local[2,4]"
+    assert resolve_master("local[2]", configured, "local[2,4]") == "local[2]"
+    assert "--master local[2] overrides spark.master local[3] of the Spark configuration" in caplog.text
