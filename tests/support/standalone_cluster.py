@@ -12,9 +12,11 @@ import json
 import socket
 import sys
 import time
+import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyspark
 
@@ -43,6 +45,8 @@ class StandaloneCluster:
         self._ui_port = free_port()
         self.url = f"spark://127.0.0.1:{free_port()}"
         self._processes: list[GroupProcess] = []
+        self.worker_ui_ports = [free_port() for _ in range(workers)]
+        """Each worker's web UI port: an executor's log URLs point at its worker's."""
 
     def __enter__(self) -> StandaloneCluster:
         self._directory.mkdir(parents=True, exist_ok=True)
@@ -57,13 +61,15 @@ class StandaloneCluster:
         port = self.url.rsplit(":", 1)[1]
         self._start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", port,
                     "--webui-port", str(self._ui_port))
+        # Workers that find no master yet retry only after seconds: start them once it answers.
+        self._wait_until(lambda: self.alive_workers() is not None, "the master", timeout_s=60)
         for index in range(self._workers):
             work = self._directory / f"worker-{index}"
             work.mkdir(parents=True, exist_ok=True)
             self._start(f"worker-{index}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                        "--webui-port", str(free_port()), "--cores", "1", "--memory", "1g", "--work-dir", str(work),
+                        "--webui-port", str(self.worker_ui_ports[index]), "--cores", "1", "--memory", "1g", "--work-dir", str(work),
                         self.url)
-        self._wait_for_workers(timeout_s=60)
+        self._wait_until(lambda: self.alive_workers() == self._workers, "the workers", timeout_s=60)
 
     def __exit__(self, *_: object) -> None:
         for process in reversed(self._processes):  # workers first, so none re-registers
@@ -73,22 +79,22 @@ class StandaloneCluster:
         self._processes.append(GroupProcess([str(SPARK_CLASS), main, *arguments], self._directory / f"{name}.log",
                                             env=_ENV))
 
-    def _wait_for_workers(self, timeout_s: float) -> None:
+    def _wait_until(self, ready: Callable[[], bool], what: str, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if all(process.running() for process in self._processes) and self.alive_workers() == self._workers:
+            if all(process.running() for process in self._processes) and ready():
                 return
             time.sleep(0.2)
         logs = "\n".join(process.tail(10) for process in self._processes)
-        raise AssertionError(f"the standalone cluster did not come up in {timeout_s:.0f} s:\n{logs}")
+        raise AssertionError(f"{what} of the standalone cluster did not come up in {timeout_s:.0f} s:\n{logs}")
 
-    def alive_workers(self) -> int:
-        """Workers the master lists as ALIVE (its JSON page); 0 while it is not answering."""
+    def alive_workers(self) -> int | None:
+        """Workers the master lists as ALIVE (its JSON page); None while it is not answering."""
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self._ui_port}/json/", timeout=2) as response:
                 state = json.load(response)
         except OSError:
-            return 0
+            return None
         return sum(1 for worker in state.get("workers", []) if worker.get("state") == "ALIVE")
 
 
@@ -107,14 +113,18 @@ def event_log_settings(directory: Path) -> list[str]:
     return [argument for key, value in settings.items() for argument in ("--conf", f"{key}={value}")]
 
 
-def task_executors(event_log_dir: Path) -> dict[str, str]:
-    """Executor id → host of every task a Spark application's event log in ``event_log_dir`` ran."""
-    ran: dict[str, str] = {}
+def task_workers(event_log_dir: Path) -> dict[str, int]:
+    """Executor id → the web UI port of the worker that launched it, for every executor a task of the
+    application (its event log in ``event_log_dir``) ran on: an executor's log URLs are its worker's pages."""
+    workers: dict[str, int] = {}
+    ran: set[str] = set()
     for event in _events(event_log_dir):
-        if event.get("Event") == "SparkListenerTaskEnd":
-            info = event["Task Info"]
-            ran[str(info["Executor ID"])] = str(info["Host"])
-    return ran
+        if event.get("Event") == "SparkListenerExecutorAdded":
+            info = event["Executor Info"]
+            workers[str(event["Executor ID"])] = int(urllib.parse.urlsplit(info["Log Urls"]["stdout"]).port)
+        elif event.get("Event") == "SparkListenerTaskEnd":
+            ran.add(str(event["Task Info"]["Executor ID"]))
+    return {executor: workers[executor] for executor in ran}
 
 
 def spark_properties(event_log_dir: Path) -> dict[str, str]:
@@ -125,7 +135,7 @@ def spark_properties(event_log_dir: Path) -> dict[str, str]:
     raise AssertionError(f"no environment event in the event log under {event_log_dir}")
 
 
-def _events(event_log_dir: Path) -> Iterator[dict[str, object]]:
+def _events(event_log_dir: Path) -> Iterator[dict[str, Any]]:
     logs = [path for path in event_log_dir.iterdir() if path.is_file()]
     assert len(logs) == 1, f"expected one application's event log in {event_log_dir}, found {logs}"
     with logs[0].open() as lines:
