@@ -135,7 +135,8 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     sink.add_argument("--config", metavar="FILE", required=True, help="connector config (.properties or JSON)")
     sink.add_argument("--once", action="store_true", help="write what is available now, then exit 0")
-    sink.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    sink.add_argument("--master", metavar="URL", help=_MASTER_HELP.format(default="local[*]"))
+    _add_spark_conf(sink)
     sink.add_argument(
         "--checkpoint",
         metavar="DIR",
@@ -166,7 +167,9 @@ def _run_sink(args: argparse.Namespace) -> int:
         from lakesink.application.preflight import check_sink_environment
 
         check_sink_environment(settings)  # one line naming the setting, before Spark prints anything
-        with SessionLaunch(args.master or "local[*]", sink_app_name(settings), ui_enabled=False) as launch:
+        with SessionLaunch(
+            args.master, sink_app_name(settings), dict(args.conf), default_master="local[*]"
+        ) as launch:
             from lakesink.application.compose import run_sink
 
             run_sink(
@@ -219,6 +222,32 @@ def _add_metrics_flags(command: argparse.ArgumentParser, config_note: str = "") 
         metavar="HOST",
         help="address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 opens it to other machines)",
     )
+_MASTER_HELP = (
+    "Spark master (default: spark.master of the Spark configuration, else {default}); under spark-submit "
+    "give it to spark-submit instead"
+)
+
+
+def _add_spark_conf(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--conf",
+        type=_spark_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, as spark-submit's --conf (repeatable; wins over lakesink's defaults and the "
+        "Spark configuration; no credentials: docs/operations.md)",
+    )
+
+
+def _spark_setting(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` with a ``spark.*`` key. The value is never echoed: it may be a credential."""
+    key, equals, value = text.partition("=")
+    if not equals:
+        raise argparse.ArgumentTypeError("expected KEY=VALUE with a spark.* key (no '=' found)")
+    if not key.startswith("spark.") or key != key.strip():
+        raise argparse.ArgumentTypeError(f"key {key!r} is not a Spark setting: expected spark.<name>=VALUE")
+    return key, value
 
 
 def _port(text: str) -> int:
@@ -299,22 +328,21 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     restore.add_argument("--config", metavar="FILE", required=True, help="source config, or a Confluent S3 sink config (.properties or Kafka Connect JSON)")
     restore.add_argument("--once", action="store_true", help="restore the objects that exist now, then exit")
-    restore.add_argument("--master", metavar="URL", default="local[2]", help="Spark master (default: local[2])")
+    restore.add_argument("--master", metavar="URL", help=_MASTER_HELP.format(default="local[2]"))
     _add_quiet(restore)
     _add_metrics_flags(restore)
+    _add_spark_conf(restore)
     restore.set_defaults(handler=_run_restore)
 
 
 def _run_restore(args: argparse.Namespace) -> int:
     from lakesink.application.restore import RestoreCommand, render_summary, run_restore_command
 
-    summary = run_restore_command(
-        RestoreCommand(
-            config_path=args.config, once=args.once, master=args.master,
-            metrics_port=args.metrics_port, metrics_host=args.metrics_host,
-        ),
-        _progress(args),
+    command = RestoreCommand(
+        config_path=args.config, once=args.once, master=args.master, spark_conf=dict(args.conf),
+        metrics_port=args.metrics_port, metrics_host=args.metrics_host,
     )
+    summary = run_restore_command(command, _progress(args))
     print(render_summary(summary))
     return EXIT_OK
 

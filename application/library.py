@@ -22,6 +22,7 @@ from lakesink.adapters.config_sources import LocalConfigSource
 from lakesink.adapters.spark.record_frames import check_writable, is_range_frame
 from lakesink.adapters.spark.session import register_data_sources
 from lakesink.adapters.spark.sink_job import SparkSink
+from lakesink.adapters.spark.worker_check import check_workers
 from lakesink.application.compose import served_metrics, sink_run
 from lakesink.application.config_file import load_config
 from lakesink.application.sink_metrics import NO_METRICS
@@ -47,7 +48,13 @@ Config = Mapping[str, Any] | str | os.PathLike[str]
 
 def register(spark: SparkSession) -> None:
     """Make ``spark.readStream.format("lakesink-kafka")`` and ``spark.read.format("lakesink-kafka")``
-    available in ``spark`` (registering again is harmless)."""
+    available in ``spark`` (registering again is harmless), once its Python workers proved they import
+    lakesink (:func:`~lakesink.adapters.spark.worker_check.check_workers`, once per Spark context).
+
+    Raises:
+        ConfigError: the workers cannot import lakesink; the line names their interpreter.
+    """
+    check_workers(spark)
     register_data_sources(spark)
 
 
@@ -118,10 +125,12 @@ def _prepared(
     the metrics it serves when ``connect.<p>.metrics.port`` is set (a stream's: while the process runs).
 
     Raises:
-        ConfigError: the settings or the DataFrame cannot be written, checked before the store is touched.
+        ConfigError: the settings or the DataFrame cannot be written, checked before the store is touched, or
+            the session's Python workers cannot import lakesink.
     """
     settings = library_settings(config)
     check_writable(df, settings, streaming=not once)
+    check_workers(df.sparkSession)
     served = served_metrics(settings)
     run = sink_run(
         settings, df.sparkSession, checkpoint_dir=checkpoint_location, once=once, metrics=served or NO_METRICS

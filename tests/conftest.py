@@ -7,6 +7,7 @@ unique names (:func:`unique_name`), never by restarting these.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from lakesink.adapters.kafka.embedded_broker import BrokerHandle
+
+# Every Spark endpoint a test starts, the UI of a sink run included, listens on loopback only: Spark's
+# web UI binds to SPARK_LOCAL_IP, else to every interface. Child processes inherit it.
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 #: Where the broker's log is kept when a test of the session failed.
 BROKER_LOG_KEPT = REPO / ".test-logs" / "kafka-broker.log"

@@ -1,4 +1,8 @@
-"""The one place a SparkSession is built: interpreter, small defaults, data source registration.
+"""The one place a SparkSession is built: master, small defaults, interpreter, data sources, worker check.
+
+The user's Spark settings win (spark-submit's flags and ``--conf``, ``spark-defaults.conf``,
+``PYSPARK_SUBMIT_ARGS``, lakesink's ``--conf``): lakesink's defaults fill only the gaps
+(:mod:`.user_settings` finds them; docs/operations.md, "spark-submit and lakesink's defaults").
 
 Secrets never go into the Spark conf: the Environment tab of the UI and the event log list
 every conf entry, and only keys matching ``spark.redaction.regex`` are masked. Credentials
@@ -25,6 +29,8 @@ from lakesink.adapters.kafka.source_options import SECRET_PREFIX
 from lakesink.adapters.spark.class_archive import archive_options
 from lakesink.adapters.spark.memory_defaults import DRIVER_JAVA_OPTIONS, local_jvm_defaults
 from lakesink.adapters.spark.site_first_daemon import daemon_settings
+from lakesink.adapters.spark.user_settings import APP_NAME, resolve_master, start_jvm
+from lakesink.adapters.spark.worker_check import check_workers
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -35,61 +41,96 @@ SPARK_DEFAULT_REDACTION = r"(?i)secret|password|token|access[.]key"
 
 _DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
-    "spark.default.parallelism": "4",
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.showConsoleProgress": "false",
     REDACTION_REGEX: SPARK_DEFAULT_REDACTION,
 }
+"""lakesink's defaults on any master; each applies only where the user set nothing (:mod:`.user_settings`)."""
 QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
 """Spark's logging without its banner and the start-up warnings a user cannot act on."""
-_LOCAL_ONLY = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+_LOCAL_ONLY = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.default.parallelism": "4",  # on a cluster Spark's own default (all executor cores) applies
+}
+UI_ENABLED = "spark.ui.enabled"
+PYTHON = "spark.pyspark.python"
 TASK_ATTEMPTS = 4
 """Attempts of a task on a local master: Spark's cluster default (``spark.task.maxFailures``)."""
 _LOCAL_WITHOUT_ATTEMPTS = re.compile(r"local(?:\[([^,\]]+)\])?")
 
 
 def create_session(
-    master: str = "local[2]",
+    master: str | None = None,
     app_name: str = "lakesink",
     conf: Mapping[str, str] | None = None,
     *,
     ui_enabled: bool = True,
+    default_master: str = "local[2]",
 ) -> SparkSession:
-    """A SparkSession with lakesink's data sources registered.
+    """A SparkSession with lakesink's data sources registered and its Python workers checked.
+
+    What the user gave Spark wins over lakesink's defaults: spark-submit's flags and ``--conf``,
+    ``spark-defaults.conf``, ``PYSPARK_SUBMIT_ARGS`` (:mod:`.user_settings`); lakesink sets
+    :data:`_DEFAULTS` (and on a local master :data:`_LOCAL_ONLY`, its JVM and daemon settings) only
+    where the user set nothing.
 
     Args:
-        master: Spark master URL; ``local[N]`` binds the driver to 127.0.0.1 and retries a failed
-            task as a cluster does (:func:`with_task_attempts`).
-        app_name: shown in the UI and logs.
-        conf: extra Spark settings, applied last (over lakesink's defaults, including the
-            local JVM's memory settings of :mod:`.memory_defaults`); never credentials.
-        ui_enabled: False in tests, so no web server is started.
+        master: the master named on lakesink's command line: wins over the Spark configuration's,
+            refused under spark-submit when it differs from spark-submit's. ``local[N]`` binds the
+            driver to 127.0.0.1 and retries a failed task as a cluster does (:func:`with_task_attempts`).
+        app_name: shown in the UI and logs, unless the user named the application.
+        conf: the user's Spark settings (lakesink's ``--conf``), applied last; never credentials.
+        ui_enabled: False turns the UI off unless the user turned it on (tests: no web server).
+        default_master: the master when neither ``master`` nor the Spark configuration names one.
 
     Raises:
-        ConfigError: ``conf`` holds a Secret, or its redaction regex would show ``secret.*`` options.
+        ConfigError: ``conf`` holds a Secret, its redaction regex would show ``secret.*`` options,
+            ``master`` conflicts with spark-submit's, or the Python workers cannot import lakesink.
     """
-    settings = dict(_DEFAULTS)
-    master = with_task_attempts(master)
-    local = master.startswith("local")
-    if local:
-        settings.update(_LOCAL_ONLY)
-        settings.update(_local_jvm_settings())
-        settings.update(daemon_settings())
-    settings["spark.ui.enabled"] = "true" if ui_enabled else "false"
-    for key, value in (conf or {}).items():
+    user = dict(conf or {})
+    for key, value in user.items():
         if isinstance(value, Secret):
             raise ConfigError(f"Spark setting {key} holds a secret; pass credentials as data source options.")
-        settings[key] = value
+    planned = with_task_attempts(master or default_master)
+    launch = {**(_local_jvm_settings() if _is_local(planned) else {}), **user}
+    given = start_jvm(launch, planned)
+    resolved = resolve_master(master or None, given, planned)
+    final_master = with_task_attempts(resolved) if master and not given.under_submit else resolved
+    local = _is_local(final_master)
+    user = {**given.values, **user}
+    defaults = {**_DEFAULTS, **(_LOCAL_ONLY | daemon_settings() if local else {})}
+    if not ui_enabled:
+        defaults[UI_ENABLED] = "false"
+    applied = {key: value for key, value in defaults.items() if key not in user}
+    settings = {**applied, **user}
     _check_redaction(settings[REDACTION_REGEX])
-    _use_this_interpreter(local)
+    _use_interpreter(local, user.get(PYTHON))
 
-    builder = SparkSession.builder.master(master).appName(app_name)
+    builder = SparkSession.builder
+    if not given.under_submit:
+        builder = builder.master(final_master)
+    if APP_NAME not in user:
+        builder = builder.appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
+    try:
+        check_workers(session)
+    except ConfigError:
+        session.stop()  # nobody gets a session whose workers cannot run lakesink
+        raise
     register_data_sources(session)
-    logger.info("Spark session %s on %s (Spark %s)", app_name, master, session.version)
+    logger.info(
+        "Spark session %s on %s (Spark %s, default parallelism %s; lakesink's defaults applied: %s)",
+        session.sparkContext.appName, session.sparkContext.master, session.version,
+        session.sparkContext.defaultParallelism, ", ".join(sorted(applied)) or "none",
+    )
     return session
+
+
+def _is_local(master: str) -> bool:
+    return master.startswith("local")
 
 
 def with_task_attempts(master: str) -> str:
@@ -143,8 +184,13 @@ def _check_redaction(regex: str) -> None:
         )
 
 
-def _use_this_interpreter(local: bool) -> None:
-    """Python workers must run the interpreter that has lakesink installed."""
-    for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
-        if local or variable not in os.environ:
-            os.environ[variable] = sys.executable
+def _use_interpreter(local: bool, chosen: str | None) -> None:
+    """Python workers must run an interpreter that has lakesink installed: the user's
+    ``spark.pyspark.python`` (which PySpark itself honours only under spark-submit), else on a local
+    master this one, else the user's ``PYSPARK_PYTHON`` or this one (:mod:`.worker_check` checks it)."""
+    if chosen:
+        os.environ["PYSPARK_PYTHON"] = chosen
+    elif local or "PYSPARK_PYTHON" not in os.environ:
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+    if local or "PYSPARK_DRIVER_PYTHON" not in os.environ:
+        os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable

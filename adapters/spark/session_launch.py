@@ -39,31 +39,34 @@ THREAD_NAME = "lakesink-spark-launch"
 SessionFactory = Callable[[], "SparkSession"]
 
 
-def _create(master: str, app_name: str, conf: Mapping[str, str] | None, ui_enabled: bool) -> SparkSession:
+def _create(
+    master: str | None, app_name: str, conf: Mapping[str, str] | None, ui_enabled: bool, default_master: str
+) -> SparkSession:
     """Imports pyspark (~0.1 s) on the launching thread too, not the caller's."""
     with needs_extra("spark"):
         from lakesink.adapters.spark.session import create_session
 
-    return create_session(master, app_name, conf, ui_enabled=ui_enabled)
+    return create_session(master, app_name, conf, ui_enabled=ui_enabled, default_master=default_master)
 
 
 class SessionLaunch:
     """:func:`.session.create_session` running on a thread from construction on.
 
     ``factory`` replaces the session's creation (tests pass a fake); by default it is
-    ``create_session(master, app_name, conf, ui_enabled=ui_enabled)``.
+    ``create_session(master, app_name, conf, ui_enabled=ui_enabled, default_master=default_master)``.
     """
 
     def __init__(
         self,
-        master: str = "local[2]",
+        master: str | None = None,
         app_name: str = "lakesink",
         conf: Mapping[str, str] | None = None,
         *,
         ui_enabled: bool = True,
+        default_master: str = "local[2]",
         factory: SessionFactory | None = None,
     ) -> None:
-        self._factory = factory or (lambda: _create(master, app_name, conf, ui_enabled))
+        self._factory = factory or (lambda: _create(master, app_name, conf, ui_enabled, default_master))
         self._session: SparkSession | None = None
         self._error: BaseException | None = None
         self._stopped = False

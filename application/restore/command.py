@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lakesink.application.config_file import load_config
 from lakesink.application.metrics_serving import serving
@@ -27,13 +27,21 @@ from lakesink.domain.restore.plan import RestorePlan
 
 @dataclass(frozen=True, slots=True)
 class RestoreCommand:
-    """``lakesink restore --config FILE [--once] [--master URL] [--metrics-port N [--metrics-host H]]``."""
+    """``lakesink restore --config FILE [--once] [--master URL] [--conf KEY=VALUE ...]
+    [--metrics-port N [--metrics-host H]]``.
+
+    ``master`` None: the Spark configuration's, else :data:`DEFAULT_MASTER`.
+    """
 
     config_path: str
     once: bool = False
-    master: str = "local[2]"
+    master: str | None = None
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
     metrics_port: int | None = None
     metrics_host: str | None = None
+
+
+DEFAULT_MASTER = "local[2]"
 
 
 def load_plan(
@@ -72,7 +80,9 @@ def run_restore_command(command: RestoreCommand, progress: ProgressOutput = sile
         command.metrics_host,
     )
     with endpoint as metrics:
-        spark = create_session(command.master, app_name=f"lakesink-restore-{plan.name}")
+        spark = create_session(
+            command.master, f"lakesink-restore-{plan.name}", command.spark_conf, default_master=DEFAULT_MASTER
+        )
         try:
             return restore(
                 plan, spark, once=command.once, progress=progress, metrics=metrics or NO_RESTORE_METRICS

@@ -179,7 +179,7 @@ class ApacheKafka(KafkaCluster):
             self._dir.mkdir(parents=True, exist_ok=True)
             properties.write_text(self._server_properties())
             (self._dir / "log4j2.properties").write_text(_LOG4J2.format(log=self.log_path))
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+            cluster_id = _cluster_id()
             self._java(
                 "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config", str(properties),
                 "--add-scram", f"SCRAM-SHA-512=[name={ADMIN_USER},password={ADMIN_PASSWORD}]", "--ignore-formatted",
@@ -331,3 +331,12 @@ def external_cluster() -> ExternalKafka | None:
     if not bootstrap:
         return None
     return ExternalKafka(bootstrap, os.environ.get("LAKESINK_TEST_SASL_BOOTSTRAP_SERVERS", "").strip() or None)
+
+
+def _cluster_id() -> str:
+    """A random KRaft cluster id that does not start with '-' (the storage tool would read it as an
+    option and fail 1 start in 64), as Kafka's own ``Uuid.randomUuid`` makes them."""
+    cluster_id = "-"
+    while cluster_id.startswith("-"):
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    return cluster_id

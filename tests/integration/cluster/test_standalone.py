@@ -5,6 +5,10 @@ launches two executor JVMs as separate processes, each with its own Python worke
 from the pip wheel (no ``sbin`` scripts needed). So the records are read, written and uploaded
 by processes that share nothing with the driver but the pickled task: the adapters must rebuild
 their clients, and the driver must commit from the executors' result rows alone.
+
+``make test`` has the same guarantees from test_spark_submit.py (two executor processes on a real
+standalone cluster, the sink and the restore exact); this run, where ``lakesink sink --master`` itself
+launches the JVM for a cluster master, is left to ``make test-reliability`` (13 s unloaded, 41-70 s loaded).
 """
 
 from __future__ import annotations
@@ -22,9 +26,12 @@ from lakesink.application.demo.configs import s3_parquet_config, write_config
 from lakesink.application.demo.data import order_events
 from lakesink.application.demo.output import read_rows
 from tests.conftest import unique_name
+from tests.support.reliability import FULL
 from tests.support.sink_process import SinkProcess, group_members
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.timeout(300),
+              pytest.mark.reliability,
+              pytest.mark.skipif(not FULL, reason="make test-reliability runs it (test_spark_submit.py covers it in make test)")]
 
 RECORDS = 4_000
 EXECUTOR_MAIN = "org.apache.spark.executor.CoarseGrainedExecutorBackend"

@@ -99,3 +99,31 @@ def test_an_unreachable_broker_is_one_line_naming_bootstrap_servers_before_spark
     assert err.startswith("lakesink: error: ") and len(err.splitlines()) == 1, err
     assert "bootstrap.servers=127.0.0.1:9" in err and "Connection refused" in err
     assert _launches() == []
+
+
+@pytest.mark.parametrize("command", ["sink", "restore"])
+@pytest.mark.parametrize(
+    ("conf", "message"),
+    [("hunter2", "expected KEY=VALUE with a spark.* key (no '=' found)"),
+     ("fs.s3a.secret.key=hunter2", "key 'fs.s3a.secret.key' is not a Spark setting")],
+    ids=["no-equals", "not-spark"],
+)
+def test_a_bad_conf_is_refused_with_exit_2_and_its_value_is_never_echoed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, conf: str, message: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--config", str(tmp_path / "absent.properties"), "--conf", conf])
+
+    assert exited.value.code == EXIT_INVALID_INPUT
+    error = capsys.readouterr().err
+    assert message in error
+    assert "hunter2" not in error
+
+
+def test_conf_settings_reach_the_session_as_the_users() -> None:
+    from lakesink.application.cli import build_parser
+
+    args = build_parser().parse_args(["sink", "--config", "c", "--conf", "spark.default.parallelism=7",
+                                      "--conf", "spark.ui.enabled=false", "--conf", "spark.x=a=b"])
+
+    assert dict(args.conf) == {"spark.default.parallelism": "7", "spark.ui.enabled": "false", "spark.x": "a=b"}
