@@ -1,7 +1,8 @@
 """The ``lakesink`` command line: parses arguments, calls one use case, maps errors to exit codes.
 
 Exit codes: 0 success, 2 invalid input (configuration, KCQL, record; a store refusing the credentials
-or a permission, like Kafka refusing an ACL: a grant, not a retry, fixes it), 1 any other failure.
+or a permission, like Kafka refusing an ACL: a grant, not a retry, fixes it), 1 any other failure,
+130 interrupted (Ctrl-C), 141 output closed by its reader.
 Tracebacks are shown only with ``--log-level DEBUG``.
 """
 
@@ -30,6 +31,7 @@ logger = logging.getLogger(__name__)
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_INVALID_INPUT = 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # Ctrl-C, as a shell reports a command it interrupted
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # what a shell reports for a tool SIGPIPE ended
 
 
@@ -312,7 +314,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("lakesink demo: interrupted; services stopped", file=sys.stderr, flush=True)
         sys.stdout.flush()
-        os._exit(130)
+        os._exit(EXIT_INTERRUPTED)
 
 
 def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -572,6 +574,12 @@ def _run(argv: Sequence[str] | None) -> int:
         logger.debug("failed", exc_info=True)
         print(f"lakesink: error: {error}", file=sys.stderr)
         return EXIT_FAILURE
+    except KeyboardInterrupt:
+        # Ctrl-C: whatever was not committed yet is written again by the next run (the sink resumes
+        # from its index, the restore from its last transaction), so it is an ending, not an error.
+        logger.debug("interrupted", exc_info=True)
+        print(f"lakesink {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _missing_extra(args: argparse.Namespace, error: MissingExtraError) -> int:

@@ -1,4 +1,4 @@
-"""``lakesink --version`` and a reader that closes the pipe early (``lakesink ... | head -1``)."""
+"""``lakesink --version``, a reader that closes the pipe early (``lakesink ... | head -1``) and Ctrl-C."""
 
 from __future__ import annotations
 
@@ -36,3 +36,14 @@ def test_a_closed_pipe_ends_the_command_quietly_with_the_sigpipe_status() -> Non
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_ctrl_c_ends_a_command_with_one_line_and_the_sigint_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(**_: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("lakesink.application.explain_command.run_explain", interrupted)
+    assert main(["kcql", "explain", "INSERT INTO b:p SELECT * FROM t"]) == 130
+    assert capsys.readouterr().err == "lakesink kcql: interrupted\n"
