@@ -23,7 +23,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import KafkaException, Producer
+
+from lakesink.adapters.kafka.topic_metadata import TopicMetadata
+from lakesink.adapters.kafka.topic_selection import TopicSelection
 
 logger = logging.getLogger(__name__)
 
@@ -87,16 +90,17 @@ class BrokerHandle:
         return {partition: high for partition, (_low, high) in self.watermarks(topic).items()}
 
     def watermarks(self, topic: str) -> dict[int, tuple[int, int]]:
-        """``{partition: (low, high)}`` for every partition of ``topic``."""
-        consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": "lakesink-embedded"})
+        """``{partition: (low, high)}`` for every partition of ``topic``; the high one is the last stable
+        offset (an open transaction's records are not counted). Through the sink's own
+        :class:`~.topic_metadata.TopicMetadata`, so a topic whose leader is still being elected (one
+        created a moment ago) is asked again rather than failing."""
+        metadata = TopicMetadata({"bootstrap.servers": self.bootstrap_servers}, timeout_s=10)
         try:
-            metadata = consumer.list_topics(topic, timeout=10).topics[topic]
-            return {
-                partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
-                for partition in sorted(metadata.partitions)
-            }
+            keys = metadata.partitions(TopicSelection(topic, None))
+            lows, highs = metadata.earliest(keys), metadata.latest(keys)
         finally:
-            consumer.close()
+            metadata.close()
+        return {partition: (lows[(topic, partition)], highs[(topic, partition)]) for _topic, partition in keys}
 
     def _shared_producer(self) -> Producer:
         if self._producer is None:
