@@ -21,7 +21,7 @@ from lakesink.adapters.formats.aiven_writers import open_aiven_writer
 from lakesink.domain.aiven_output import AivenOutput, OutputField
 from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat
 from lakesink.domain.records import Record
-from tests.support.aiven_oracle.java_side import aiven_oracle_missing_reason, run_aiven
+from tests.support.aiven_oracle.java_side import WRITERS, aiven_oracle_missing_reason, record_json, run_aiven
 
 HEADERS = (("trace-id", b"abc-123"), ("empty", b""), ("ünïcode", "✓ 🙂".encode()))
 RECORDS = (
@@ -62,22 +62,12 @@ def _case_id(fmt: AivenFormat, compression: AivenCompression, field_set: str, en
     return f"{fmt.value}-{compression.value}-{field_set}-{encoding}-{'envelope' if envelope else 'bare'}"
 
 
-def _hex(data: bytes | None) -> str | None:
-    return None if data is None else data.hex()
-
-
 def _aiven_case(case_id: str, fmt: AivenFormat, compression: AivenCompression, fields: tuple[OutputField, ...],
                 envelope: bool) -> dict[str, Any]:
     return {
         "id": case_id, "format": fmt.value, "compression": compression.value, "envelope": envelope,
         "fields": [[item.name, item.encoding] for item in fields],
-        "records": [
-            {
-                "topic": r.topic, "partition": r.partition, "offset": r.offset, "timestamp": r.timestamp,
-                "key": _hex(r.key), "value": _hex(r.value), "headers": [[name, _hex(value)] for name, value in r.headers],
-            }
-            for r in RECORDS
-        ],
+        "records": [record_json(r) for r in RECORDS],
     }
 
 
@@ -93,7 +83,7 @@ def aiven_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str,
         _aiven_case(fmt.value, fmt, AivenCompression.NONE, _fields("all", "base64"), True)
         for fmt in (AivenFormat.PARQUET, AivenFormat.AVRO)
     ]
-    return run_aiven(cases, tmp_path_factory.mktemp("aiven-oracle"))
+    return run_aiven(WRITERS, cases, tmp_path_factory.mktemp("aiven-oracle"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(*case) for case in CASES])
