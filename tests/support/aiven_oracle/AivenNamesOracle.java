@@ -2,7 +2,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.aiven.kafka.connect.common.config.AivenCommonConfig;
-import io.aiven.kafka.connect.common.config.CompressionType;
 import io.aiven.kafka.connect.common.config.OutputFieldType;
 import io.aiven.kafka.connect.common.grouper.RecordGrouper;
 import io.aiven.kafka.connect.common.grouper.RecordGrouperFactory;
@@ -35,7 +34,7 @@ public class AivenNamesOracle {
 
         static ConfigDef definition() {
             ConfigDef def = new ConfigDef();
-            addCompressionTypeConfig(def, CompressionType.GZIP);
+            addCompressionTypeConfig(def, null); // as S3SinkConfig: null, its getter defaults to gzip
             addOutputFieldsFormatConfigGroup(def, OutputFieldType.VALUE);
             def.define(FILE_NAME_TEMPLATE_CONFIG, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM, "");
             def.define(FILE_MAX_RECORDS, ConfigDef.Type.INT, 0, ConfigDef.Importance.MEDIUM, "");
