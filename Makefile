@@ -8,12 +8,13 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
 KAFKA_STAMP := .tools/maven/kafka/VERSION
+AIVEN_STAMP := .tools/maven/aiven-commons/VERSION
 S3SERVER_STAMP := .tools/go/versitygw.version
 BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
-install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(S3SERVER_STAMP) jvm-archive
+install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(S3SERVER_STAMP) jvm-archive
 
 # Spark's classes archived once per JVM + PySpark (docs/operations.md): local runs start in about half
 # the time. Optional: without it everything still works, only slower.
@@ -38,6 +39,11 @@ $(NODE_STAMP):
 # tests: tools/kafka/pom.xml pins the version. Without mvn the fetch says so and the real-broker tests skip.
 $(KAFKA_STAMP): tools/kafka/pom.xml
 	@tools/kafka/fetch
+
+# Aiven's commons (its S3 sink's naming and writers; the connector itself is not on Maven Central) for the
+# tests that run Aiven's code beside lakesink: tools/aiven-commons/pom.xml pins the version and the exclusion.
+$(AIVEN_STAMP): tools/aiven-commons/pom.xml
+	@tools/aiven-commons/fetch
 
 # versitygw, a real S3-compatible server (Apache-2.0), built from the Go module proxy for the tests beside
 # moto: tools/s3server/fetch pins the version. Without go the fetch says so and the real-S3-server tests skip.

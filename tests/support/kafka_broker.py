@@ -46,7 +46,8 @@ JARS = REPO / ".tools" / "maven" / "kafka"
 ADMIN_USER = "admin"
 ADMIN_PASSWORD = "admin-secret"
 
-_LOG4J2 = """\
+#: Log4j 2 settings sending a Kafka JVM's log to one file ({log}): the broker's, a Connect worker's.
+LOG4J2_TO_FILE = """\
 status = warn
 appender.file.type = File
 appender.file.name = file
@@ -178,7 +179,7 @@ class ApacheKafka(KafkaCluster):
         if not self._formatted:
             self._dir.mkdir(parents=True, exist_ok=True)
             properties.write_text(self._server_properties())
-            (self._dir / "log4j2.properties").write_text(_LOG4J2.format(log=self.log_path))
+            (self._dir / "log4j2.properties").write_text(LOG4J2_TO_FILE.format(log=self.log_path))
             cluster_id = _cluster_id()
             self._java(
                 "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config", str(properties),

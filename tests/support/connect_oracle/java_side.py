@@ -35,15 +35,28 @@ def run_connect(cases: Iterable[Case], workdir: Path) -> dict[str, dict[str, Any
     Raises:
         subprocess.CalledProcessError: javac or the harness failed (its output is in the error).
     """
-    classpath = f"{workdir}:{JARS}/*"
+    return run_harness(SOURCE, f"{JARS}/*", (case.to_json() for case in cases), workdir)
+
+
+def run_harness(
+    source: Path, classpath: str, cases: Iterable[dict[str, Any]], workdir: Path
+) -> dict[str, dict[str, Any]]:
+    """Compile the one-file Java harness ``source`` against ``classpath`` into ``workdir`` and run it
+    once over ``cases`` (JSON objects with an ``id``): its result lines, by case id. One JVM for the
+    whole corpus, so a test pays one start (about a second) whatever the corpus size.
+
+    Raises:
+        subprocess.CalledProcessError: javac or the harness failed (its output is in the error).
+    """
     subprocess.run(
-        ["javac", "-nowarn", "-d", str(workdir), "-cp", f"{JARS}/*", str(SOURCE)],
+        ["javac", "-nowarn", "-d", str(workdir), "-cp", classpath, str(source)],
         check=True, capture_output=True, text=True, timeout=_TIMEOUT_S,
     )
     inputs, outputs = workdir / "cases.jsonl", workdir / "results.jsonl"
-    inputs.write_text("".join(json.dumps(case.to_json()) + "\n" for case in cases), encoding="utf-8")
+    inputs.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
     subprocess.run(
-        ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath, "ConnectOracle", str(inputs), str(outputs)],
+        ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", f"{workdir}:{classpath}", source.stem,
+         str(inputs), str(outputs)],
         check=True, capture_output=True, text=True, timeout=_TIMEOUT_S,
     )
     results = (json.loads(line) for line in outputs.read_text(encoding="utf-8").splitlines())
