@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from confluent_kafka import Producer
 from pyspark.sql import DataFrame, SparkSession
 
 import lakesink.spark
@@ -113,3 +114,39 @@ def test_a_static_read_of_sparks_kafka_source_is_written_once_and_a_second_write
     assert (first.records, first.skipped) == (30, 0)
     assert (second.records, second.skipped, second.files) == (0, 30, ())
     assert stored_offsets(s3_objects(moto_s3, bucket, "data/")) == sorted((i % 4, i // 4) for i in range(30))
+
+
+def with_an_aborted_transaction(kafka: KafkaCluster, topic: str) -> list[int]:
+    """Three transactions of five ``{"id": i}`` records on partition 0, the 2nd aborted after its records
+    reached the log (flushed: librdkafka drops unsent records on abort); the committed ids."""
+    producer = Producer({"bootstrap.servers": kafka.bootstrap_servers, "transactional.id": unique_name("tx")})
+    producer.init_transactions(30)
+    for transaction in range(3):
+        producer.begin_transaction()
+        for i in range(transaction * 5, transaction * 5 + 5):
+            producer.produce(topic, json.dumps({"id": i}).encode(), partition=0)
+        producer.flush(30)
+        (producer.abort_transaction if transaction == 1 else producer.commit_transaction)(30)
+    return [*range(5), *range(10, 15)]
+
+
+@pytest.mark.parametrize(("source", "isolation", "aborted_written"), [
+    ("kafka", None, True), ("kafka", "read_committed", False), ("lakesink-kafka", None, False)])
+def test_sparks_source_writes_aborted_transactions_unless_told_read_committed(
+    source: str, isolation: str | None, aborted_written: bool,
+    spark_kafka: SparkSession, apache_kafka: KafkaCluster, moto_s3: MotoS3,
+) -> None:
+    """docs/library.md's warning: Spark's source reads read_uncommitted by default, lakesink-kafka read_committed."""
+    topic, bucket = unique_name("spark-src"), make_bucket(moto_s3)
+    committed = with_an_aborted_transaction(apache_kafka, topic)
+    lakesink.spark.register(spark_kafka)
+    reader = spark_kafka.read.format(source).option("kafka.bootstrap.servers", apache_kafka.bootstrap_servers)
+    if isolation is not None:
+        reader = reader.option("kafka.isolation.level", isolation)
+
+    lakesink.spark.write(reader.option("subscribe", topic).load(),
+                         envelope_config(moto_s3, bucket, "data", topic, apache_kafka))
+
+    stored = sorted(json.loads(line)["value"]["id"] for key, body in s3_objects(moto_s3, bucket, "data/").items()
+                    if key.endswith(".json") for line in body.decode().splitlines())
+    assert stored == (list(range(15)) if aborted_written else committed)
