@@ -9,12 +9,13 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
 KAFKA_STAMP := .tools/maven/kafka/VERSION
 AIVEN_STAMP := .tools/maven/aiven-commons/VERSION
+SPARK_KAFKA_STAMP := .tools/maven/spark-kafka/VERSION
 S3SERVER_STAMP := .tools/go/versitygw.version
 BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
-install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(S3SERVER_STAMP) jvm-archive
+install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(SPARK_KAFKA_STAMP) $(S3SERVER_STAMP) jvm-archive
 
 # Spark's classes archived once per JVM + PySpark (docs/operations.md): local runs start in about half
 # the time. Optional: without it everything still works, only slower.
@@ -44,6 +45,12 @@ $(KAFKA_STAMP): tools/kafka/pom.xml
 # tests that run Aiven's code beside lakesink: tools/aiven-commons/pom.xml pins the version and the exclusion.
 $(AIVEN_STAMP): tools/aiven-commons/pom.xml
 	@tools/aiven-commons/fetch
+
+# Spark's own Kafka source (spark-sql-kafka-0-10 and its dependencies) at the installed PySpark's version (else
+# tools/spark-kafka/pom.xml's), for the tests that feed lakesink.spark the DataFrame of `format("kafka")`.
+# Without mvn the fetch says so and those tests skip.
+$(SPARK_KAFKA_STAMP): tools/spark-kafka/pom.xml $(STAMP)
+	@tools/spark-kafka/fetch
 
 # versitygw, a real S3-compatible server (Apache-2.0), built from the Go module proxy for the tests beside
 # moto: tools/s3server/fetch pins the version. Without go the fetch says so and the real-S3-server tests skip.

@@ -1,7 +1,9 @@
 """Kafka → filter and enrich → Parquet on S3, partitioned by a looked-up field, exactly once.
 
 A Structured Streaming job as a Spark developer writes it, with lakesink as a library: orders are
-read with the ``lakesink-kafka`` source (Spark's Kafka option names), parsed, filtered (orders
+read with the ``lakesink-kafka`` source (Spark's Kafka option names), or with Spark's own Kafka
+source (``--source kafka``: spark-sql-kafka-0-10 on the classpath, e.g. ``spark-submit --packages
+org.apache.spark:spark-sql-kafka-0-10_2.13:<Spark's version>``), parsed, filtered (orders
 that are only placed are dropped), joined with a static table of countries and given a computed
 column, then written by ``lakesink.spark.write_stream`` as Snappy Parquet under
 ``s3://<bucket>/<prefix>/country_name=<name>/`` with Lenses' keys and ``.indexes`` locks. Kill it at
@@ -74,6 +76,8 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--checkpoint", required=True, help="the streaming query's checkpoint directory")
     parser.add_argument("--name", default="filter-enrich", help="the sink's name (its .indexes entry)")
     parser.add_argument("--master", default="local[2,4]", help="Spark master (local: 2 cores, 4 task attempts)")
+    parser.add_argument("--source", choices=("lakesink-kafka", "kafka"), default="lakesink-kafka",
+                        help="lakesink's Kafka source, or Spark's own (needs spark-sql-kafka-0-10's jars)")
     parser.add_argument("--available-now", action="store_true", help="write what the topic holds, then stop")
     return parser.parse_args(argv)
 
@@ -81,7 +85,7 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def enriched_orders(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     """The job's transformation: parse, keep paid and shipped orders, add the country's name and VAT."""
     records = (
-        spark.readStream.format("lakesink-kafka")
+        spark.readStream.format(args.source)
         .option("kafka.bootstrap.servers", args.bootstrap)
         .option("subscribe", args.topic)
         .option("startingOffsets", "earliest")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.support.kafka_broker import REPO, ApacheKafka, KafkaCluster, external_cluster, kafka_missing_reason
+from tests.support.spark_kafka_source import spark_kafka_jars, spark_kafka_missing_reason
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -37,10 +38,13 @@ def unique_name(prefix: str) -> str:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
     """A ``local[2,2]`` SparkSession (2 cores, a failed task is retried once, as on a cluster)
-    with the lakesink data sources registered, UI off."""
+    with the lakesink data sources registered, UI off, and Spark's own Kafka source on its
+    ``spark.jars`` when ``make install`` fetched it (tests/support/spark_kafka_source.py)."""
     from lakesink.adapters.spark.session import create_session
 
-    session = create_session("local[2,2]", app_name="lakesink-tests", ui_enabled=False)
+    jars = spark_kafka_jars()
+    conf = {"spark.jars": ",".join(str(jar) for jar in jars)} if jars else {}
+    session = create_session("local[2,2]", app_name="lakesink-tests", ui_enabled=False, conf=conf)
     yield session
     session.stop()
 
@@ -79,6 +83,15 @@ def apache_kafka(request: pytest.FixtureRequest) -> Iterator[KafkaCluster]:
     broker.close(keep_log_in=BROKER_LOG_KEPT if failed else None)
     if failed:
         print(f"\nApache Kafka's log of this session: {BROKER_LOG_KEPT}")
+
+
+@pytest.fixture
+def spark_kafka(spark: SparkSession) -> SparkSession:
+    """The session, for a test of Spark's own ``format("kafka")``; skips, with the reason, without its jars."""
+    reason = spark_kafka_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    return spark
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """kill -9 a user's Spark job that writes through lakesink.spark; every kept record lands exactly once.
 
 The job is examples/filter_enrich.py, run as its user runs it (``python examples/filter_enrich.py``):
-the ``lakesink-kafka`` source with Spark's option names, a transformation (JSON parsed, orders
+the ``lakesink-kafka`` source with Spark's option names, or Spark's own ``kafka`` source (its jars of
+tools/spark-kafka/ given with ``--jars``, as a Spark user's job has them), a transformation (JSON parsed, orders
 still only PLACED dropped, a join with a static table, a computed column) and
 ``lakesink.spark.write_stream`` to Parquet on S3 (moto) partitioned by the joined country name.
 While a producer trickles orders, the job's whole process group (driver, JVM, Python workers) is
@@ -36,6 +37,7 @@ from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_p
 from tests.support.order_sink import data_keys, order_chunks
 from tests.support.reliability import FULL, kills, record_cell
 from tests.support.sink_process import GroupProcess
+from tests.support.spark_kafka_source import spark_kafka_jars, spark_kafka_missing_reason
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(900)]
 if not FULL:  # 80 s even at one kill per phase: `make test`'s 15 minutes leave it to `make test-reliability`
@@ -49,9 +51,11 @@ COUNTRY_NAMES = {"DE": "Germany", "FR": "France", "GB": "United Kingdom", "US": 
                  "JP": "Japan"}
 
 
+@pytest.mark.parametrize("source", ["lakesink-kafka", "kafka"])
 def test_a_user_job_killed_with_sigkill_at_random_moments_stores_every_kept_record_exactly_once(
-    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
+    source: str, kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
 ) -> None:
+    spark_env = spark_job_env(source)
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     plan = KillPlan.draw(random.Random(seed), KILLS)
     print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {plan.forget_checkpoint_before}")
@@ -62,8 +66,9 @@ def test_a_user_job_killed_with_sigkill_at_random_moments_stores_every_kept_reco
     checkpoint = tmp_path / "checkpoint"
     command = [sys.executable, str(EXAMPLE), "--bootstrap", kafka.bootstrap_servers, "--topic", topic,
                "--bucket", bucket, "--prefix", PREFIX, "--endpoint", moto.url, "--region", moto.endpoint.region,
-               "--checkpoint", str(checkpoint), "--name", name]
-    credentials = {"AWS_ACCESS_KEY_ID": moto.endpoint.access_key, "AWS_SECRET_ACCESS_KEY": moto.endpoint.secret_key}
+               "--checkpoint", str(checkpoint), "--name", name, "--source", source]
+    credentials = {"AWS_ACCESS_KEY_ID": moto.endpoint.access_key, "AWS_SECRET_ACCESS_KEY": moto.endpoint.secret_key,
+                   **spark_env}
     producer = TrickleProducer(order_chunks(kafka, topic, seed, CHUNK))
     producer.start()
 
@@ -96,7 +101,19 @@ def test_a_user_job_killed_with_sigkill_at_random_moments_stores_every_kept_reco
                  for item in output.list(locks)}
     assert {p: offset for p, offset in committed.items() if offset is not None} == last
     assert_anchored_phases_hit(landed)
-    record_cell("kill -9", test="test_library_kill9", target="a user's Spark job (examples/filter_enrich.py): "
-                "filter + join, lakesink.spark.write_stream, PARQUET + PARTITIONBY, S3 (moto)", kills=KILLS,
+    record_cell("kill -9", test="test_library_kill9",
+                target=f"a user's Spark job (examples/filter_enrich.py, source {source}): filter + join, "
+                "lakesink.spark.write_stream, PARQUET + PARTITIONBY, S3 (moto)", kills=KILLS,
                 records=produced, seconds=total_s,
                 outcome="every kept offset once; restarts resumed from the checkpoint or, without it, the index")
+
+
+def spark_job_env(source: str) -> dict[str, str]:
+    """The job's environment for ``source``: Spark's Kafka source's jars on its classpath (skips without them)."""
+    if source != "kafka":
+        return {}
+    reason = spark_kafka_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    jars = ",".join(str(jar) for jar in spark_kafka_jars())
+    return {"PYSPARK_SUBMIT_ARGS": f"--jars {jars} pyspark-shell"}
