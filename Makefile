@@ -10,12 +10,13 @@ NODE_STAMP := .tools/node_modules/.installed
 KAFKA_STAMP := .tools/maven/kafka/VERSION
 AIVEN_STAMP := .tools/maven/aiven-commons/VERSION
 SPARK_KAFKA_STAMP := .tools/maven/spark-kafka/VERSION
+HADOOP_AWS_STAMP := .tools/maven/hadoop-aws/VERSION
 S3SERVER_STAMP := .tools/go/versitygw.version
 BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
-install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(SPARK_KAFKA_STAMP) $(S3SERVER_STAMP) jvm-archive
+install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(SPARK_KAFKA_STAMP) $(HADOOP_AWS_STAMP) $(S3SERVER_STAMP) jvm-archive
 
 # Spark's classes archived once per JVM + PySpark (docs/operations.md): local runs start in about half
 # the time. Optional: without it everything still works, only slower.
@@ -51,6 +52,11 @@ $(AIVEN_STAMP): tools/aiven-commons/pom.xml
 # Without mvn the fetch says so and those tests skip.
 $(SPARK_KAFKA_STAMP): tools/spark-kafka/pom.xml $(STAMP)
 	@tools/spark-kafka/fetch
+
+# Hadoop's S3A (hadoop-aws at PySpark's Hadoop version, the AWS SDK modules it calls) for the plain Spark job
+# that the benchmarks and the crash comparison run beside lakesink (bench/spark_job_app.py).
+$(HADOOP_AWS_STAMP): tools/hadoop-aws/pom.xml
+	@tools/hadoop-aws/fetch
 
 # versitygw, a real S3-compatible server (Apache-2.0), built from the Go module proxy for the tests beside
 # moto: tools/s3server/fetch pins the version. Without go the fetch says so and the real-S3-server tests skip.
