@@ -1,4 +1,6 @@
-"""The same lakesink.spark job fed by each Kafka source: ``lakesink-kafka`` or Spark's own ``kafka``.
+"""The same lakesink.spark job fed by each Kafka source: ``lakesink-kafka``, Spark's own ``kafka``, or
+``lakesink-kafka`` with ``rangesOnly=true`` (``ranges``: each write task reads its own offset range, no
+record crosses the JVM; the way ``lakesink sink`` reads).
 
     python -m bench.spark_kafka_source --bootstrap 127.0.0.1:9092 --records 200000
 
@@ -26,7 +28,7 @@ from pathlib import Path
 from bench.kafka_io import create_topic, produce_data_set
 from bench.processes import cpu_seconds
 
-SOURCES = ("lakesink-kafka", "kafka")
+SOURCES = ("lakesink-kafka", "kafka", "ranges")
 SPARK_KAFKA_JARS = Path(__file__).resolve().parents[1] / ".tools" / "maven" / "spark-kafka"
 PARTITIONS = 4
 
@@ -41,7 +43,10 @@ def run_job(source: str, bootstrap: str, topic: str, out: Path) -> dict[str, obj
                            conf={"spark.jars": jars} if source == "kafka" else {})
     try:
         lakesink.spark.register(spark)
-        records = (spark.readStream.format(source).option("kafka.bootstrap.servers", bootstrap)
+        reader = spark.readStream.format("lakesink-kafka" if source == "ranges" else source)
+        if source == "ranges":
+            reader = reader.option("rangesOnly", "true")
+        records = (reader.option("kafka.bootstrap.servers", bootstrap)
                    .option("subscribe", topic).option("startingOffsets", "earliest").load())
         config = {"name": f"bench-{uuid.uuid4().hex[:8]}", "connect.local.root": str(out),
                   "connect.local.kcql": f"INSERT INTO out:data SELECT * FROM {topic} STOREAS `JSON` "
@@ -49,6 +54,8 @@ def run_job(source: str, bootstrap: str, topic: str, out: Path) -> dict[str, obj
                   "value.converter": "org.apache.kafka.connect.json.JsonConverter",
                   "value.converter.schemas.enable": "false",
                   "key.converter": "org.apache.kafka.connect.storage.StringConverter"}
+        if source == "ranges":  # the tasks read their ranges themselves
+            config["bootstrap.servers"] = bootstrap
         (out / "out").mkdir(parents=True)
         cpu_before, started = cpu_seconds(os.getpid()), time.perf_counter()
         query = lakesink.spark.write_stream(records, config, checkpoint_location=str(out / "ck"),
