@@ -18,13 +18,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.azure_errors import translate_azure_error
-from lakesink.adapters.storage.client_cache import shared_client
-from lakesink.adapters.storage.paging import check_page_size, delete_each, paginate, regroup, roll_up
-from lakesink.adapters.storage.sdk_call import sdk_call
+from lakesink.adapters.storage.paging import delete_each, paginate, regroup, roll_up
+from lakesink.adapters.storage.store_base import SdkStore
 from lakesink.domain.config.backends import AzureSettings
 from lakesink.domain.errors import (
     AccessDeniedError,
@@ -34,15 +33,14 @@ from lakesink.domain.errors import (
 )
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
-T = TypeVar("T")
 _COPY_POLL_S = 0.05
 
 
-class AzureBlobObjectStore:
+class AzureBlobObjectStore(SdkStore[AzureSettings]):
     """The :class:`~lakesink.domain.ports.ObjectStore` port over the Azure Blob REST API."""
 
-    def __init__(self, settings: AzureSettings) -> None:
-        self.settings = settings
+    kind = "azure"
+    service = "Azure"
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -119,16 +117,9 @@ class AzureBlobObjectStore:
     def head(self, bucket: str, key: str) -> ObjectInfo:
         return _info(key, self._call(bucket, key, "properties", self._blob(bucket, key).get_blob_properties))
 
-    def list_pages(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        delimiter: str | None = None,
-        start_after: str | None = None,
-        page_size: int = 1000,
+    def _pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
     ) -> Iterator[ListPage]:
-        check_page_size(page_size)
         if start_after is not None:
             flat = (o for page in self._server_pages(bucket, prefix, None, 1000) for o in page.objects)
             return paginate(roll_up(flat, _key_of, prefix, delimiter, start_after), page_size)
@@ -141,21 +132,38 @@ class AzureBlobObjectStore:
 
     # --- client lifecycle -----------------------------------------------------------------------
 
-    @property
-    def client(self) -> Any:
-        """The BlobServiceClient: one per settings per process (:mod:`.client_cache`), built on first use;
-        nothing but settings is pickled, so every Spark executor process builds its own."""
-        return shared_client("azure", self.settings, _build_client)
+    @staticmethod
+    def _build_client(settings: AzureSettings) -> Any:
+        from azure.storage.blob import BlobServiceClient
+
+        options: dict[str, Any] = {"retry_policy": retry_policy(settings),
+                                   "connection_timeout": settings.http_socket_timeout_ms / 1000,
+                                   "read_timeout": settings.http_socket_timeout_ms / 1000}
+        mode = settings.auth_mode.lower()
+        if mode == "connectionstring":
+            if not settings.connection_string:
+                raise AccessDeniedError("Azure auth mode ConnectionString needs a connection string.")
+            return BlobServiceClient.from_connection_string(settings.connection_string.reveal(), **options)
+        if not settings.endpoint and not settings.account_name:
+            raise AccessDeniedError("Azure needs an endpoint or an account name to address the blob service.")
+        url = settings.endpoint or f"https://{settings.account_name}.blob.core.windows.net"
+        if mode == "credentials":
+            if not settings.account_name or not settings.account_key:
+                raise AccessDeniedError("Azure auth mode Credentials needs an account name and an account key.")
+            credential: Any = {"account_name": settings.account_name, "account_key": settings.account_key.reveal()}
+        else:
+            from azure.identity import DefaultAzureCredential
+
+            credential = DefaultAzureCredential()
+        return BlobServiceClient(url, credential=credential, **options)
 
     # --- internals ----------------------------------------------------------------------------
 
     def _blob(self, bucket: str, key: str) -> Any:
         return self.client.get_blob_client(bucket, key)
 
-    def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
-        """Run one Azure call; the client's retry policy retries inside ``attempt``."""
-        return sdk_call(f"Azure {operation}", attempt, lambda exc: translate_azure_error(exc, bucket, key),
-                        self.settings.http_max_retries)
+    def _translate(self, error: Exception, bucket: str, key: str | None, operation: str) -> Exception:
+        return translate_azure_error(error, bucket, key)
 
     def _upload(self, bucket: str, key: str, body: Callable[[], Any], **options: Any) -> str:
         def attempt() -> str:
@@ -199,31 +207,6 @@ def retry_policy(settings: AzureSettings) -> Any:
     interval_s, retries = settings.http_retry_interval_ms / 1000, settings.http_max_retries
     return LinearRetry(backoff=interval_s, random_jitter_range=interval_s / 2, retry_total=retries,
                        retry_connect=retries, retry_read=retries, retry_status=retries)
-
-
-def _build_client(settings: AzureSettings) -> Any:
-    from azure.storage.blob import BlobServiceClient
-
-    options: dict[str, Any] = {"retry_policy": retry_policy(settings),
-                               "connection_timeout": settings.http_socket_timeout_ms / 1000,
-                               "read_timeout": settings.http_socket_timeout_ms / 1000}
-    mode = settings.auth_mode.lower()
-    if mode == "connectionstring":
-        if not settings.connection_string:
-            raise AccessDeniedError("Azure auth mode ConnectionString needs a connection string.")
-        return BlobServiceClient.from_connection_string(settings.connection_string.reveal(), **options)
-    if not settings.endpoint and not settings.account_name:
-        raise AccessDeniedError("Azure needs an endpoint or an account name to address the blob service.")
-    url = settings.endpoint or f"https://{settings.account_name}.blob.core.windows.net"
-    if mode == "credentials":
-        if not settings.account_name or not settings.account_key:
-            raise AccessDeniedError("Azure auth mode Credentials needs an account name and an account key.")
-        credential: Any = {"account_name": settings.account_name, "account_key": settings.account_key.reveal()}
-    else:
-        from azure.identity import DefaultAzureCredential
-
-        credential = DefaultAzureCredential()
-    return BlobServiceClient(url, credential=credential, **options)
 
 
 def _is_prefix(item: Any) -> bool:

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.clock import epoch_ms
-from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.adapters.storage.gcs_errors import is_retryable, translate_gcs_error
-from lakesink.adapters.storage.paging import check_page_size, delete_each, regroup, rolled_up_client_side
-from lakesink.adapters.storage.sdk_call import sdk_call
+from lakesink.adapters.storage.paging import delete_each, regroup, rolled_up_client_side
+from lakesink.adapters.storage.store_base import SdkStore
 from lakesink.domain.config.backends import GcsSettings
 from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
@@ -33,11 +32,14 @@ MAX_BACKOFF_S = 20.0
 """Longest wait between two attempts, however many retries came before (botocore's cap too)."""
 
 
-class GcsObjectStore:
+class GcsObjectStore(SdkStore[GcsSettings]):
     """The :class:`~lakesink.domain.ports.ObjectStore` port over the GCS JSON API."""
 
+    kind = "gcs"
+    service = "GCS"
+
     def __init__(self, settings: GcsSettings) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self._timeout = settings.http_socket_timeout_ms / 1000
 
     # --- writes -------------------------------------------------------------------------------
@@ -119,16 +121,9 @@ class GcsObjectStore:
 
         return self._call(bucket, key, "metadata", reload)
 
-    def list_pages(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        delimiter: str | None = None,
-        start_after: str | None = None,
-        page_size: int = 1000,
+    def _pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
     ) -> Iterator[ListPage]:
-        check_page_size(page_size)
         if delimiter and start_after is not None:
             flat_pages = self._server_pages(bucket, prefix, None, start_after, 1000)
             return rolled_up_client_side(flat_pages, prefix, delimiter, start_after, page_size)
@@ -143,11 +138,31 @@ class GcsObjectStore:
 
     # --- client lifecycle -----------------------------------------------------------------------
 
-    @property
-    def client(self) -> Any:
-        """The google-cloud-storage client: one per settings per process (:mod:`.client_cache`), built on first use;
-        nothing but settings is pickled, so every Spark executor process builds its own."""
-        return shared_client("gcs", self.settings, _build_client)
+    @staticmethod
+    def _build_client(settings: GcsSettings) -> Any:
+        from google.cloud import storage
+
+        options = {"api_endpoint": settings.endpoint} if settings.endpoint else None
+        mode = settings.auth_mode.lower()
+        credentials: Any = None
+        if mode == "none":
+            from google.auth.credentials import AnonymousCredentials
+
+            credentials = AnonymousCredentials()
+        elif mode in ("credentials", "file"):
+            from google.oauth2 import service_account
+
+            if mode == "credentials":
+                if not settings.credentials:
+                    raise AccessDeniedError("GCS auth mode Credentials needs the service-account JSON.")
+                credentials = service_account.Credentials.from_service_account_info(
+                    json.loads(settings.credentials.reveal()))
+            else:
+                if not settings.credentials_file:
+                    raise AccessDeniedError("GCS auth mode File needs a credentials file path.")
+                credentials = service_account.Credentials.from_service_account_file(settings.credentials_file)
+        project = settings.project_id or ("lakesink" if mode == "none" else None)
+        return storage.Client(project=project, credentials=credentials, client_options=options)
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -165,11 +180,13 @@ class GcsObjectStore:
     def _blob(self, bucket: str, key: str) -> Any:
         return self.client.bucket(bucket).blob(key)
 
+    def _translate(self, error: Exception, bucket: str, key: str | None, operation: str) -> Exception:
+        return translate_gcs_error(error, bucket, key)
+
     def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
         """Run one GCS call; the ``Retry`` it carries retries inside ``attempt``."""
         try:
-            return sdk_call(f"GCS {operation}", attempt, lambda exc: translate_gcs_error(exc, bucket, key),
-                            self.settings.http_max_retries)
+            return super()._call(bucket, key, operation, attempt)
         except ObjectNotFoundError:
             self.check_bucket(bucket)  # GCS answers 404 for a missing bucket too
             raise
@@ -231,32 +248,6 @@ class _RetryBudget:
         if self.left <= 0:
             raise error
         self.left -= 1
-
-
-def _build_client(settings: GcsSettings) -> Any:
-    from google.cloud import storage
-
-    options = {"api_endpoint": settings.endpoint} if settings.endpoint else None
-    mode = settings.auth_mode.lower()
-    credentials: Any = None
-    if mode == "none":
-        from google.auth.credentials import AnonymousCredentials
-
-        credentials = AnonymousCredentials()
-    elif mode in ("credentials", "file"):
-        from google.oauth2 import service_account
-
-        if mode == "credentials":
-            if not settings.credentials:
-                raise AccessDeniedError("GCS auth mode Credentials needs the service-account JSON.")
-            credentials = service_account.Credentials.from_service_account_info(
-                json.loads(settings.credentials.reveal()))
-        else:
-            if not settings.credentials_file:
-                raise AccessDeniedError("GCS auth mode File needs a credentials file path.")
-            credentials = service_account.Credentials.from_service_account_file(settings.credentials_file)
-    project = settings.project_id or ("lakesink" if mode == "none" else None)
-    return storage.Client(project=project, credentials=credentials, client_options=options)
 
 
 def _generation(bucket: str, key: str, etag: str) -> int:

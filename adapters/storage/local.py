@@ -39,7 +39,8 @@ from lakesink.adapters.storage.local_paths import (
     object_path,
     prefix_directory,
 )
-from lakesink.adapters.storage.paging import CommonPrefix, check_page_size, paginate, roll_up
+from lakesink.adapters.storage.paging import CommonPrefix, paginate, roll_up
+from lakesink.adapters.storage.store_base import PagedStore
 from lakesink.domain.config.backends import LocalSettings
 from lakesink.domain.errors import (
     AccessDeniedError,
@@ -57,7 +58,7 @@ _CHUNK = 1024 * 1024
 _Filler = Callable[["_HashingWriter"], object]
 
 
-class LocalObjectStore:
+class LocalObjectStore(PagedStore):
     """Buckets are sub-directories of ``root``; they must exist before use (``create_bucket``)."""
 
     def __init__(self, root: LocalSettings | str | os.PathLike[str]) -> None:
@@ -138,16 +139,9 @@ class LocalObjectStore:
         with self._errors(bucket, key):
             return _info(key, self._path(bucket, key))
 
-    def list_pages(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        delimiter: str | None = None,
-        start_after: str | None = None,
-        page_size: int = 1000,
+    def _pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
     ) -> Iterator[ListPage]:
-        check_page_size(page_size)
         directory, directory_key = prefix_directory(self.root, bucket, prefix)
         self._require_bucket(bucket)
         found = sorted(_walk(directory, directory_key, prefix))

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.clock import WallClock
-from lakesink.adapters.storage.paging import check_page_size, paginate, roll_up
+from lakesink.adapters.storage.paging import paginate, roll_up
+from lakesink.adapters.storage.store_base import PagedStore
 from lakesink.domain.config.backends import MemorySettings
 from lakesink.domain.errors import BucketNotFoundError, ObjectNotFoundError, PreconditionFailedError
 from lakesink.domain.ports import Clock, ListPage, ObjectInfo, StoredObject
@@ -23,7 +24,7 @@ from lakesink.domain.ports import Clock, ListPage, ObjectInfo, StoredObject
 _Bucket = dict[str, tuple[bytes, ObjectInfo]]
 
 
-class InMemoryObjectStore:
+class InMemoryObjectStore(PagedStore):
     """A thread-safe, bucketed object store in a dict; etags are MD5 hex digests plus a version."""
 
     def __init__(self, settings: MemorySettings | None = None, clock: Clock | None = None) -> None:
@@ -105,16 +106,9 @@ class InMemoryObjectStore:
         with self._lock:
             return self._entry(bucket, key)[1]
 
-    def list_pages(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        delimiter: str | None = None,
-        start_after: str | None = None,
-        page_size: int = 1000,
+    def _pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
     ) -> Iterator[ListPage]:
-        check_page_size(page_size)
         with self._lock:
             objects = self._bucket(bucket)
             snapshot = [objects[k][1] for k in sorted(k for k in objects if k.startswith(prefix))]

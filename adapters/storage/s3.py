@@ -29,16 +29,15 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from lakesink.adapters.clock import epoch_ms
-from lakesink.adapters.storage.client_cache import shared_client
-from lakesink.adapters.storage.paging import check_page_size, rolled_up_client_side
+from lakesink.adapters.storage.paging import rolled_up_client_side
 from lakesink.adapters.storage.s3_errors import permission_denied, translate_s3_error
-from lakesink.adapters.storage.sdk_call import sdk_call
+from lakesink.adapters.storage.store_base import SdkStore
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.errors import (
     AccessDeniedError,
@@ -52,7 +51,6 @@ from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 _DELETE_BATCH = 1000
 _CHUNK = 1024 * 1024
 PART_THREADS = 4
@@ -61,11 +59,11 @@ BOTOCORE_BASE_DELAY_MS = 50
 """botocore's fixed backoff base for non-throttling failures (standard mode); also our default interval."""
 
 
-class S3ObjectStore:
+class S3ObjectStore(SdkStore[S3Settings]):
     """The :class:`~lakesink.domain.ports.ObjectStore` port over the S3 API."""
 
-    def __init__(self, settings: S3Settings) -> None:
-        self.settings = settings
+    kind = "s3"
+    service = "S3"
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -155,16 +153,9 @@ class S3ObjectStore:
             key, int(response["ContentLength"]), str(response["ETag"]), epoch_ms(response.get("LastModified"))
         )
 
-    def list_pages(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        delimiter: str | None = None,
-        start_after: str | None = None,
-        page_size: int = 1000,
+    def _pages(
+        self, bucket: str, prefix: str, delimiter: str | None, start_after: str | None, page_size: int
     ) -> Iterator[ListPage]:
-        check_page_size(page_size)
         if delimiter and start_after is not None:
             flat_pages = self._server_pages(bucket, prefix, None, start_after, 1000)
             return rolled_up_client_side(flat_pages, prefix, delimiter, start_after, page_size)
@@ -186,18 +177,40 @@ class S3ObjectStore:
 
     # --- client lifecycle -----------------------------------------------------------------------
 
-    @property
-    def client(self) -> Any:
-        """The boto3 S3 client: one per settings per process (:mod:`.client_cache`), built on first use;
-        nothing but settings is pickled, so every Spark executor process builds its own."""
-        return shared_client("s3", self.settings, _build_client)
+    @staticmethod
+    def _build_client(settings: S3Settings) -> Any:
+        import boto3
+        from botocore.config import Config
+
+        if settings.http_retry_interval_ms != BOTOCORE_BASE_DELAY_MS:
+            logger.warning("S3: http.retry.interval=%d ms is not applied; botocore's standard retry mode backs off "
+                           "from its own base (%d ms, 1 s for throttling replies). See docs/storage.md.",
+                           settings.http_retry_interval_ms, BOTOCORE_BASE_DELAY_MS)
+        config = Config(
+            retries=retry_options(settings),
+            connect_timeout=settings.http_connection_timeout_ms / 1000,
+            read_timeout=settings.http_socket_timeout_ms / 1000,
+            max_pool_connections=settings.pool_max_connections,
+            s3={"addressing_style": "path" if settings.path_style_access else "auto"},
+            request_checksum_calculation=settings.checksum_calculation,
+            response_checksum_validation=settings.checksum_calculation,
+        )
+        credentials: dict[str, str] = {}
+        if settings.auth_mode.lower() == "credentials":
+            if not settings.access_key or not settings.secret_key:
+                raise AccessDeniedError("S3 auth mode Credentials needs both an access key and a secret key.")
+            credentials = {"aws_access_key_id": settings.access_key.reveal(),
+                           "aws_secret_access_key": settings.secret_key.reveal()}
+        if settings.ca_bundle is not None and not os.path.isfile(settings.ca_bundle):
+            raise ConfigError(f"S3 CA bundle {settings.ca_bundle} (connect.s3.ca.bundle) is not a file on this host.")
+        session = boto3.session.Session()
+        return session.client("s3", region_name=settings.region, endpoint_url=settings.custom_endpoint,
+                              config=config, verify=settings.ca_bundle, **credentials)
 
     # --- internals ----------------------------------------------------------------------------
 
-    def _call(self, bucket: str, key: str | None, operation: str, attempt: Callable[[], T]) -> T:
-        """Run one S3 call; botocore retries inside ``attempt``."""
-        return sdk_call(f"S3 {operation}", attempt, lambda exc: translate_s3_error(exc, bucket, key, operation),
-                        self.settings.http_max_retries)
+    def _translate(self, error: Exception, bucket: str, key: str | None, operation: str) -> Exception:
+        return translate_s3_error(error, bucket, key, operation)
 
     def _put(self, bucket: str, key: str, data: bytes, **conditions: str) -> str:
         return self._call(bucket, key, "PutObject", lambda: str(
@@ -285,33 +298,3 @@ def retry_options(settings: S3Settings) -> dict[str, Any]:
     """botocore's ``Config(retries=...)`` for ``settings``: standard mode, the first attempt plus
     ``http_max_retries`` retries."""
     return {"mode": "standard", "total_max_attempts": settings.http_max_retries + 1}
-
-
-def _build_client(settings: S3Settings) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    if settings.http_retry_interval_ms != BOTOCORE_BASE_DELAY_MS:
-        logger.warning("S3: http.retry.interval=%d ms is not applied; botocore's standard retry mode backs off "
-                       "from its own base (%d ms, 1 s for throttling replies). See docs/storage.md.",
-                       settings.http_retry_interval_ms, BOTOCORE_BASE_DELAY_MS)
-    config = Config(
-        retries=retry_options(settings),
-        connect_timeout=settings.http_connection_timeout_ms / 1000,
-        read_timeout=settings.http_socket_timeout_ms / 1000,
-        max_pool_connections=settings.pool_max_connections,
-        s3={"addressing_style": "path" if settings.path_style_access else "auto"},
-        request_checksum_calculation=settings.checksum_calculation,
-        response_checksum_validation=settings.checksum_calculation,
-    )
-    credentials: dict[str, str] = {}
-    if settings.auth_mode.lower() == "credentials":
-        if not settings.access_key or not settings.secret_key:
-            raise AccessDeniedError("S3 auth mode Credentials needs both an access key and a secret key.")
-        credentials = {"aws_access_key_id": settings.access_key.reveal(),
-                       "aws_secret_access_key": settings.secret_key.reveal()}
-    if settings.ca_bundle is not None and not os.path.isfile(settings.ca_bundle):
-        raise ConfigError(f"S3 CA bundle {settings.ca_bundle} (connect.s3.ca.bundle) is not a file on this host.")
-    session = boto3.session.Session()
-    return session.client("s3", region_name=settings.region, endpoint_url=settings.custom_endpoint,
-                          config=config, verify=settings.ca_bundle, **credentials)
