@@ -23,16 +23,15 @@ Spark hands a Python data source its options as strings, so the source parses th
 (:meth:`SourceOptions.parse`) into objects, the admission among them
 (:class:`~lakesink.domain.flush.admission.AdmissionPolicy`); whether a query streams or reads a
 batch decides the defaults and what is refused (:meth:`SourceOptions.for_stream`,
-:meth:`SourceOptions.for_batch`). The sink describes its source once, as a :class:`SinkSource`,
-and takes either form from it: strings for a streaming query, the options themselves for a
-``--once`` run planned on the driver.
+:meth:`SourceOptions.for_batch`). The sink describes its source once
+(:class:`~lakesink.adapters.kafka.sink_source.SinkSource`) in these terms.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from lakesink.adapters.kafka.client_config import is_sensitive
@@ -45,8 +44,6 @@ from lakesink.adapters.kafka.offsets import (
     OffsetSpec,
     TopicPartitionKey,
     chunks_from_json,
-    chunks_to_json,
-    to_json,
 )
 from lakesink.adapters.kafka.topic_selection import ASSIGN, SUBSCRIBE, SUBSCRIBE_PATTERN, TopicSelection
 from lakesink.domain.commit.chunks import Chunk
@@ -213,8 +210,8 @@ class SourceOptions:
             min_partitions=_optional_int(plain, MIN_PARTITIONS),
             batch_records=_optional_int(plain, BATCH_RECORDS) or DEFAULT_BATCH_RECORDS,
             stall_timeout_s=_stall_timeout_s(plain),
-            group_id=_group_id(client, plain.get(GROUP_ID_PREFIX)),
-            read_committed=_read_committed(client),
+            group_id=consumer_group_id(client, plain.get(GROUP_ID_PREFIX)),
+            read_committed=reads_committed(client),
             fail_on_data_loss=as_bool(FAIL_ON_DATA_LOSS, plain.get(FAIL_ON_DATA_LOSS, "true")),
             include_headers=as_bool(INCLUDE_HEADERS, plain.get(INCLUDE_HEADERS, "false")),
             ranges_only=as_bool(RANGES_ONLY, plain.get(RANGES_ONLY, "false")),
@@ -265,118 +262,6 @@ class SourceOptions:
         return [name for name, value in values.items() if value is not None]
 
 
-@dataclass(frozen=True)
-class SinkSource:
-    """The ``lakesink-kafka`` source a sink run reads, from the driver's objects: one value, two forms.
-
-    The command plans on the driver with :meth:`options` (:mod:`.batch_planner`), in both modes.
-    :meth:`encode` gives the same source as the string options of a ``lakesink-kafka`` stream
-    (a Python data source gets its options as strings and parses them back with
-    :meth:`SourceOptions.parse`): ``SourceOptions.parse(source.encode()).for_stream()`` and
-    ``source.options()`` are equal (the parsed client settings wrap every credential key's value
-    in a Secret), which tests/unit/kafka/test_sink_source.py proves for any run. The sink always reads ranges only (``rangesOnly``): its
-    tasks read their range from Kafka themselves, with the headers column (filled or not, see
-    :meth:`~lakesink.adapters.kafka.range_rows.RangeReader.without_headers`).
-
-    It always sets ``startingOffsets`` (``earliest``, or its positions), so Spark's streaming
-    default (``latest``) never decides where a sink starts, and ``failOnDataLoss=false``: a
-    position that retention removed resumes at the earliest record left, as a Kafka Connect sink
-    does. The client settings go under ``kafka.``; the Kafka Connect consumer settings the source
-    refuses (:data:`REFUSED_CLIENT_KEYS`, e.g. ``consumer.auto.offset.reset``) are left out, as
-    lakesink's readers set those themselves.
-
-    Attributes:
-        client_settings: the Kafka client settings, ``bootstrap.servers`` included; credentials
-            as :class:`~lakesink.domain.config.secret.Secret`.
-        topics: comma-separated topic names (``subscribe``); when empty, ``topics_regex`` selects.
-        topics_regex: the topic pattern (``subscribePattern``), used when ``topics`` is empty.
-        policy: admission, usually
-            :meth:`AdmissionPolicy.for_flushes <lakesink.domain.flush.admission.AdmissionPolicy.for_flushes>`
-            of the statements; a None field leaves the option unset.
-        starting: the next offset to read per partition (``startingOffsets``); partitions it does
-            not name start at earliest.
-        first_batch_end: where the first batch ends per partition (``firstBatchEndOffsets``,
-            the replay of pending range plans); empty: unset.
-        first_batch_chunks: the chunks the first batch keeps whole (``firstBatchChunks``); empty:
-            unset.
-        max_range_offsets: the most offsets of one range (``maxRangeOffsets``); None: unset.
-    """
-
-    client_settings: Mapping[str, str | Secret] = field(repr=False)
-    topics: str | None
-    topics_regex: str | None
-    policy: AdmissionPolicy
-    starting: Mapping[TopicPartitionKey, int] = field(default_factory=dict)
-    first_batch_end: Mapping[TopicPartitionKey, int] = field(default_factory=dict)
-    first_batch_chunks: Mapping[TopicPartitionKey, Sequence[Chunk]] = field(default_factory=dict)
-    max_range_offsets: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.max_range_offsets is not None and self.max_range_offsets < 1:
-            raise ConfigError(
-                f"Invalid value {self.max_range_offsets} for {MAX_RANGE_OFFSETS}: must be at least 1."
-            )
-
-    def encode(self) -> dict[str, str]:
-        """The string options of a streaming query: ``kafka.`` client settings, then the run's options."""
-        client = {KAFKA_PREFIX + key: value for key, value in self._client().items()}
-        return encode_options({**client, **self._run_options()})
-
-    def options(self) -> SourceOptions:
-        """The options :meth:`encode`'s strings parse into (for a stream), built from the objects."""
-        client = self._client()
-        return SourceOptions(
-            subscribe=self.topics or None,
-            subscribe_pattern=None if self.topics else self.topics_regex,
-            starting=OffsetSpec(default=EARLIEST, explicit=_positions(self.starting)),
-            policy=self.policy,
-            first_batch_end=_positions(self.first_batch_end),
-            first_batch_chunks=_chunk_lists(self.first_batch_chunks),
-            max_range_offsets=self.max_range_offsets,
-            group_id=_group_id(client, None),
-            read_committed=_read_committed(client),
-            fail_on_data_loss=False,
-            include_headers=True,
-            ranges_only=True,
-            client_settings=client,
-        )
-
-    def _client(self) -> dict[str, str | Secret]:
-        return {
-            key: value
-            for key, value in self.client_settings.items()
-            if key not in REFUSED_CLIENT_KEYS
-        }
-
-    def _run_options(self) -> dict[str, str]:
-        """The options the run sets, as strings (each parses back to the value :meth:`options` takes)."""
-        policy = self.policy
-        options: dict[str, str] = {}
-        if policy.flush_interval_ms is not None:
-            options[FLUSH_INTERVAL] = str(policy.flush_interval_ms / 1000)
-        if policy.flush_count is not None:
-            options[FLUSH_COUNT] = str(policy.flush_count)
-        if policy.max_records_per_partition is not None:
-            options[MAX_RECORDS_PER_PARTITION] = str(policy.max_records_per_partition)
-        if policy.max_offsets_per_trigger is not None:
-            options[MAX_OFFSETS_PER_TRIGGER] = str(policy.max_offsets_per_trigger)
-        options[RANGES_ONLY] = "true"
-        options[INCLUDE_HEADERS] = "true"
-        options[FAIL_ON_DATA_LOSS] = "false"
-        if self.topics:
-            options[SUBSCRIBE] = self.topics
-        else:
-            options[SUBSCRIBE_PATTERN] = self.topics_regex or ""
-        options[STARTING_OFFSETS] = _json(to_json(self.starting)) if self.starting else "earliest"
-        if self.first_batch_end:
-            options[FIRST_BATCH_END_OFFSETS] = _json(to_json(self.first_batch_end))
-        if self.first_batch_chunks:
-            options[FIRST_BATCH_CHUNKS] = _json(chunks_to_json(self.first_batch_chunks))
-        if self.max_range_offsets is not None:
-            options[MAX_RANGE_OFFSETS] = str(self.max_range_offsets)
-        return options
-
-
 def _split(settings: Mapping[str, str | Secret]) -> tuple[dict[str, str | Secret], dict[str, str]]:
     """``(client settings without kafka., the other options by their canonical name)``; refuses the rest."""
     client: dict[str, str | Secret] = {}
@@ -407,7 +292,7 @@ def _text(value: str | Secret | None) -> str | None:
     return value.reveal() if isinstance(value, Secret) else value
 
 
-def _group_id(client: Mapping[str, str | Secret], prefix: str | None) -> str:
+def consumer_group_id(client: Mapping[str, str | Secret], prefix: str | None) -> str:
     """``kafka.group.id``, else ``groupIdPrefix``, else lakesink's own name.
 
     The readers never join the group nor commit to it (they assign partitions and Spark's
@@ -417,7 +302,8 @@ def _group_id(client: Mapping[str, str | Secret], prefix: str | None) -> str:
     return _text(client.get("group.id")) or (prefix or "").strip() or DEFAULT_GROUP_ID
 
 
-def _read_committed(client: Mapping[str, str | Secret]) -> bool:
+def reads_committed(client: Mapping[str, str | Secret]) -> bool:
+    """Whether the readers skip aborted transactions: unless ``isolation.level=read_uncommitted``."""
     return (_text(client.get("isolation.level")) or "read_committed").strip().lower() != "read_uncommitted"
 
 
@@ -460,27 +346,6 @@ def _check_start_before_end(starting: OffsetSpec, ending: OffsetSpec) -> None:
             raise ConfigError(
                 f"{STARTING_OFFSETS} for {key[0]}-{key[1]} ({offset}) is after its {ENDING_OFFSETS} ({end[key]})."
             )
-
-
-def _key(key: TopicPartitionKey) -> TopicPartitionKey:
-    topic, partition = key
-    return str(topic), int(partition)
-
-
-def _positions(positions: Mapping[TopicPartitionKey, int]) -> tuple[tuple[TopicPartitionKey, int], ...]:
-    return tuple(sorted((_key(key), int(offset)) for key, offset in positions.items()))
-
-
-def _chunk_lists(
-    chunks: Mapping[TopicPartitionKey, Sequence[Chunk]],
-) -> tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]], ...]:
-    return tuple(
-        sorted((_key(key), tuple(sorted((int(lo), int(hi)) for lo, hi in pairs))) for key, pairs in chunks.items())
-    )
-
-
-def _json(document: object) -> str:
-    return json.dumps(document, separators=(",", ":"))
 
 
 def _chunks(raw: str | None) -> tuple[tuple[TopicPartitionKey, tuple[Chunk, ...]], ...]:

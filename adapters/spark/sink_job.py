@@ -35,7 +35,7 @@ from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import connector_client_settings
 from lakesink.adapters.kafka.offsets import OffsetRange, to_json
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
-from lakesink.adapters.kafka.source_options import SinkSource
+from lakesink.adapters.kafka.sink_source import SinkSource
 from lakesink.adapters.spark.record_frames import RecordFrame, is_range_frame
 from lakesink.adapters.spark.sink_checkpoint import forget_streaming_checkpoint
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task

@@ -16,11 +16,8 @@ from lakesink.adapters.kafka.offsets import (
     OffsetSpec,
     chunks_to_json,
 )
-from lakesink.adapters.kafka.source_options import (
-    MAX_RANGE_OFFSETS,
-    SinkSource,
-    SourceOptions,
-)
+from lakesink.adapters.kafka.sink_source import SinkSource
+from lakesink.adapters.kafka.source_options import MAX_RANGE_OFFSETS, SourceOptions
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
