@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from lakesink.adapters.kafka.offsets import OffsetRange
+from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.records import TopicPartition
 
 

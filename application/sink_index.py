@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.commit.engine import (
@@ -29,6 +28,7 @@ from lakesink.domain.commit.range_plans import (
     unreproducible,
     within,
 )
+from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.topic_selection import TopicSelection
-from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.domain.commit.range_results import RangeResult
+from lakesink.domain.offset_range import OffsetRange
+from lakesink.domain.ports import SinkStart
 from lakesink.domain.records import TopicPartition
 
 

@@ -21,9 +21,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lakesink.adapters.kafka.offsets import OffsetRange, to_json
+from lakesink.adapters.kafka.offsets import to_json
 from lakesink.adapters.kafka.topic_selection import TopicSelection
-from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.adapters.storage.store_calls import perform, store_requests
 from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
@@ -40,7 +39,8 @@ from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError, ConfigError, PlanChangedError
 from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.flush.rolls import RollReason, add_rolls
-from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore
+from lakesink.domain.offset_range import OffsetRange
+from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore, SinkStart
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
 from lakesink.domain.transient import waits_out

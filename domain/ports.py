@@ -312,3 +312,14 @@ class CommittedBatch(Protocol):
     def requests(self) -> int: ...
     @property
     def duration_ms(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class SinkStart:
+    """Where a sink run starts, as its compute is given it (the application's ``SinkCompute.run``): the
+    next offset per partition, and the first batch an unfinished earlier run forces (its end and chunks
+    per partition, to reproduce every pending range plan)."""
+
+    offsets: Mapping[TopicPartition, int] = field(default_factory=dict)
+    first_end: Mapping[TopicPartition, int] = field(default_factory=dict)
+    first_chunks: Mapping[TopicPartition, tuple[tuple[int, int], ...]] = field(default_factory=dict)

@@ -33,7 +33,6 @@ from lakesink.adapters.kafka.offsets import (
     EARLIEST,
     LATEST,
     KafkaDataLossError,
-    OffsetRange,
     OffsetSpec,
     Positions,
     TopicPartitionKey,
@@ -43,6 +42,7 @@ from lakesink.adapters.kafka.offsets import (
 )
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.flush.admission import AdmissionControl, AdmitMode
+from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock
 from lakesink.domain.transient import wait_before
 

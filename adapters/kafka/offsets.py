@@ -25,10 +25,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql.datasource import InputPartition
-
 from lakesink.domain.commit.chunks import Chunk, chunk_bounds
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.records import TopicPartition
 
 TopicPartitionKey = TopicPartition
@@ -51,28 +50,6 @@ class KafkaDataLossError(RuntimeError):
             f"{where}: some data may have been lost (aged out by retention, or the topic was deleted). "
             "Set the source option failOnDataLoss=false to continue from the earliest offset available."
         )
-
-
-@dataclass(frozen=True)
-class OffsetRange(InputPartition):
-    """One Spark task's work: offsets ``[start, end)`` of one topic-partition.
-
-    A retried task receives the same range and so reads exactly the same records.
-    """
-
-    topic: str
-    partition: int
-    start: int
-    end: int
-
-    @property
-    def size(self) -> int:
-        """Upper bound of the records in the range (gaps make the real count smaller)."""
-        return self.end - self.start
-
-    def describe(self) -> str:
-        """``topic-partition[start, end)`` for logs and errors."""
-        return f"{self.topic}-{self.partition}[{self.start}, {self.end})"
 
 
 def to_json(positions: Mapping[TopicPartitionKey, int]) -> OffsetJson:

@@ -30,9 +30,10 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from lakesink.adapters.kafka.authorization import Acl, denied_as
 from lakesink.adapters.kafka.client_config import create_consumer, error_code, error_text
-from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
+from lakesink.adapters.kafka.offsets import KafkaDataLossError
 from lakesink.adapters.kafka.source_options import DEFAULT_BATCH_RECORDS, DEFAULT_STALL_TIMEOUT_S
 from lakesink.adapters.kafka.source_schemas import kafka_schema
+from lakesink.domain.offset_range import OffsetRange
 
 logger = logging.getLogger(__name__)
 

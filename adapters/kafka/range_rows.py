@@ -3,7 +3,7 @@
 A Python data source hands its Arrow batches to the JVM, and a ``mapInArrow`` after it gets them
 back from the JVM: every record is serialised twice between two Python processes of the same
 executor. A consumer that reads Kafka itself (the sink) sets ``rangesOnly=true``: the source then
-yields one row per planned :class:`~lakesink.adapters.kafka.offsets.OffsetRange`
+yields one row per planned :class:`~lakesink.domain.offset_range.OffsetRange`
 (:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA`) and the consumer's ``mapInArrow`` reads each range with
 :class:`RangeReader`, which builds the consumer exactly as the record-carrying source does.
 Planning (admission control, offsets, one input partition per range) is the same in both modes.
@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 import pyarrow as pa
 
 from lakesink.adapters.kafka.client_config import consumer_config
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import read_range
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.offset_range import OffsetRange
 
 _ARROW_SCHEMA = pa.schema(
     [("topic", pa.string()), ("partition", pa.int32()), ("start", pa.int64()), ("end", pa.int64())]

@@ -9,7 +9,7 @@ confluent-kafka, behind Spark's Python Data Source API:
   :class:`~lakesink.domain.flush.admission.AdmissionControl` how far each partition goes in the
   next micro-batch (the sink's ``--once`` run drives the same planner without Spark streaming);
 * executors read: one input partition per topic-partition offset range
-  (:class:`~lakesink.adapters.kafka.offsets.OffsetRange`), read by
+  (:class:`~lakesink.domain.offset_range.OffsetRange`, carried in an ``InputPartition``), read by
   :func:`~lakesink.adapters.kafka.partition_reader.read_range` into Arrow record batches.
   ``maxRangeOffsets`` splits a partition's range into chunks of at most that many offsets,
   counted from the range start, so that one partition's backlog is read by several tasks.
@@ -69,10 +69,11 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from lakesink.adapters.kafka.batch_planner import BatchPlanner, BrokerMetadata
-from lakesink.adapters.kafka.offsets import OffsetRange, from_json, to_json
+from lakesink.adapters.kafka.offsets import from_json, to_json
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.source_schemas import RANGES_SCHEMA, kafka_schema
 from lakesink.domain.flush.admission import AdmitMode
+from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock
 
 if TYPE_CHECKING:
@@ -125,14 +126,16 @@ class _RangeReading:
         return {**self.__dict__, "_planner": None}  # a copy plans afresh (executors only read)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        """The records of one :class:`OffsetRange` as Arrow batches, or its one row (``rangesOnly``)."""
+        """The records of the :class:`OffsetRange` ``partition`` carries as Arrow batches, or its one row
+        (``rangesOnly``)."""
         from lakesink.adapters.kafka.range_rows import RangeReader, range_batch
 
-        if not isinstance(partition, OffsetRange):
-            raise TypeError(f"{SOURCE_NAME} cannot read input partition {partition!r}")
+        offset_range = partition.value
+        if not isinstance(offset_range, OffsetRange):
+            raise TypeError(f"{SOURCE_NAME} cannot read input partition {offset_range!r}")
         if self._options.ranges_only:
-            return iter([range_batch(partition)])
-        return RangeReader.of(self._options).read(partition)
+            return iter([range_batch(offset_range)])
+        return RangeReader.of(self._options).read(offset_range)
 
     @property
     def planner(self) -> BatchPlanner:
@@ -168,7 +171,8 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
         return to_json(planner.next_end(from_json(start, setting="start offset"), mode))
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        return self.planner.ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
+        ranges = self.planner.ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))
+        return [InputPartition(offset_range) for offset_range in ranges]
 
     def commit(self, end: dict[str, Any]) -> None:
         logger.debug("Kafka source batch committed up to %s", end)
@@ -183,4 +187,4 @@ class KafkaBatchReader(_RangeReading, DataSourceReader):
 
     def partitions(self) -> Sequence[InputPartition]:
         planner = self.planner
-        return planner.ranges(*planner.bounds())
+        return [InputPartition(offset_range) for offset_range in planner.ranges(*planner.bounds())]

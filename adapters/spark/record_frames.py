@@ -45,7 +45,6 @@ from pyspark.sql.types import (
 )
 
 from lakesink.adapters.kafka.converters import JSON
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.source_schemas import HEADERS_TYPE
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
 from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
@@ -53,6 +52,7 @@ from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_range import OffsetRange
 
 COORDINATES = ("topic", "partition", "offset")
 """The columns every DataFrame the library writes must keep."""

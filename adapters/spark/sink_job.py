@@ -24,7 +24,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -33,7 +32,7 @@ from pyspark.sql.streaming import StreamingQuery
 from lakesink.adapters.formats.record_decoding import headers_needed
 from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import connector_client_settings
-from lakesink.adapters.kafka.offsets import OffsetRange, to_json
+from lakesink.adapters.kafka.offsets import to_json
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.sink_source import SinkSource
 from lakesink.adapters.spark.record_frames import RecordFrame, is_range_frame
@@ -42,7 +41,8 @@ from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy
-from lakesink.domain.ports import ObjectStore
+from lakesink.domain.offset_range import OffsetRange
+from lakesink.domain.ports import ObjectStore, SinkStart
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
 
@@ -54,16 +54,6 @@ POLL_S = 1.0
 
 BatchHandler = Callable[[int, Sequence[OffsetRange]], None]
 """What the use case does with one micro-batch: ``(batch_id, ranges)``; it calls :meth:`SparkSink.write`."""
-
-
-@dataclass(frozen=True)
-class SinkStart:
-    """Where the run starts: the next offset per partition, and the first batch an unfinished
-    earlier run forces (its end and chunks per partition, to reproduce every pending range plan)."""
-
-    offsets: Mapping[TopicPartition, int] = field(default_factory=dict)
-    first_end: Mapping[TopicPartition, int] = field(default_factory=dict)
-    first_chunks: Mapping[TopicPartition, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
 
 class SparkSink:

@@ -56,7 +56,6 @@ from lakesink.adapters.formats.record_decoding import (
     raw_rows,
     raw_value_passthrough,
 )
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.adapters.native_heap import return_free_heap
 from lakesink.adapters.spark.task_results import RESULT_SCHEMA, task_row
@@ -75,6 +74,7 @@ from lakesink.domain.dead_letters import DeadLetter, Stage
 from lakesink.domain.errors import LakesinkError, RecordError, StagingFullError
 from lakesink.domain.flush.rolls import count_rolls
 from lakesink.domain.layout.partitioning import PartitionValues
+from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan

@@ -6,10 +6,11 @@ from confluent_kafka import Producer, TopicPartition
 
 from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.adapters.kafka.offsets import KafkaDataLossError, OffsetRange
+from lakesink.adapters.kafka.offsets import KafkaDataLossError
 from lakesink.adapters.kafka.partition_reader import arrow_schema, read_range
 from lakesink.adapters.kafka.range_rows import RangeReader
 from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.domain.offset_range import OffsetRange
 from tests.support.kafka_broker import ApacheKafka
 
 pytestmark = pytest.mark.integration

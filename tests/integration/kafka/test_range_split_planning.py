@@ -7,6 +7,7 @@ import pytest
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
+from tests.support.planned_ranges import planned_ranges
 
 pytestmark = pytest.mark.integration
 
@@ -23,7 +24,7 @@ def test_a_backlog_of_one_partition_is_planned_as_fixed_size_chunks(kafka: Embed
 
     end = reader.latestOffset(start, reader.getDefaultReadLimit())
 
-    assert [r.describe() for r in reader.partitions(start, end)] == [
+    assert [r.describe() for r in planned_ranges(reader, start, end)] == [
         f"{topic}-1[0, 10)", f"{topic}-1[10, 20)", f"{topic}-1[20, 25)"
     ]
 
@@ -46,9 +47,9 @@ def test_the_replayed_first_batch_is_cut_at_the_plans_whatever_the_split_size(
     second = reader.latestOffset(first, limit)
 
     assert first[topic]["0"] == 32
-    assert [r.describe() for r in reader.partitions(start, first)] == [
+    assert [r.describe() for r in planned_ranges(reader, start, first)] == [
         f"{topic}-0[0, 5)", f"{topic}-0[5, 9)", f"{topic}-0[9, 16)", f"{topic}-0[16, 21)",
         f"{topic}-0[21, 24)", f"{topic}-0[24, 32)",
     ]
-    later = reader.partitions(first, second)
+    later = planned_ranges(reader, first, second)
     assert [r.describe() for r in later] == [f"{topic}-0[32, 37)", f"{topic}-0[37, 40)"]

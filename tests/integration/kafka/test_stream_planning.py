@@ -6,10 +6,11 @@ import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMinRows
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
+from lakesink.domain.offset_range import OffsetRange
 from tests.conftest import unique_name
+from tests.support.planned_ranges import planned_ranges
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +45,7 @@ def test_partition_enters_a_batch_only_once_flush_count_records_wait(kafka: Embe
     end = reader.latestOffset(start, limit)
 
     assert end[topic]["0"] == 5
-    assert reader.partitions(start, end) == [OffsetRange(topic, 0, 0, 5)]
+    assert planned_ranges(reader, start, end) == [OffsetRange(topic, 0, 0, 5)]
 
 
 def test_partition_below_the_count_enters_a_batch_when_the_interval_passed(kafka: EmbeddedKafka, topic: str) -> None:
@@ -58,7 +59,7 @@ def test_partition_below_the_count_enters_a_batch_when_the_interval_passed(kafka
     clock.now += 30_000
     end = reader.latestOffset(start, limit)
 
-    assert reader.partitions(start, end) == [OffsetRange(topic, 1, 0, 2)]
+    assert planned_ranges(reader, start, end) == [OffsetRange(topic, 1, 0, 2)]
 
 
 def test_max_records_per_partition_splits_a_backlog_over_batches(kafka: EmbeddedKafka, topic: str) -> None:
@@ -71,8 +72,8 @@ def test_max_records_per_partition_splits_a_backlog_over_batches(kafka: Embedded
     second = reader.latestOffset(first, limit)
     third = reader.latestOffset(second, limit)
 
-    assert [r.describe() for r in reader.partitions(start, first) + reader.partitions(first, second)
-            + reader.partitions(second, third)] == [f"{topic}-2[0, 3)", f"{topic}-2[3, 6)", f"{topic}-2[6, 7)"]
+    assert [r.describe() for r in planned_ranges(reader, start, first) + planned_ranges(reader, first, second)
+            + planned_ranges(reader, second, third)] == [f"{topic}-2[0, 3)", f"{topic}-2[3, 6)", f"{topic}-2[6, 7)"]
 
 
 def test_read_all_available_from_spark_overrides_the_options(kafka: EmbeddedKafka, topic: str) -> None:
@@ -95,10 +96,10 @@ def test_subscribe_pattern_registers_a_new_topic_then_reads_it_from_the_beginnin
     _fill(kafka, second, 3, 2)
     registered = reader.latestOffset(start, limit)
     assert registered[second] == {"0": 0, "1": 0, "2": 0, "3": 0}
-    assert reader.partitions(start, registered) == [OffsetRange(first, 0, 0, 1)]
+    assert planned_ranges(reader, start, registered) == [OffsetRange(first, 0, 0, 1)]
 
     end = reader.latestOffset(registered, limit)
-    assert reader.partitions(registered, end) == [OffsetRange(second, 3, 0, 2)]
+    assert planned_ranges(reader, registered, end) == [OffsetRange(second, 3, 0, 2)]
 
 
 def test_starting_offsets_json_is_honoured_and_unnamed_partitions_start_at_earliest(

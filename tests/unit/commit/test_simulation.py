@@ -28,10 +28,8 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from lakesink.adapters.clock import WallClock
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.kafka.topic_selection import TopicSelection
-from lakesink.adapters.spark.sink_job import SinkStart
 from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
 from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage import store_calls
@@ -49,7 +47,8 @@ from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError, TransientStorageError
 from lakesink.domain.flush.rolls import RollReason
-from lakesink.domain.ports import ObjectStore, iter_objects
+from lakesink.domain.offset_range import OffsetRange
+from lakesink.domain.ports import ObjectStore, SinkStart, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
 from tests.support.faulty_store import ConditionsIgnored, Crash, FaultyStore

@@ -21,6 +21,7 @@ from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.domain.flush.admission import AdmitMode
+from tests.support.planned_ranges import planned_ranges
 
 Batches = list[list[str]]
 
@@ -61,7 +62,7 @@ def _planned_by_spark(options: SourceOptions, broker: FakeBroker) -> Batches:
     start = reader.initialOffset()
     batches = []
     while (end := reader.latestOffset(start, reader.getDefaultReadLimit())) != start:
-        batches.append([r.describe() for r in reader.partitions(start, end)])
+        batches.append([r.describe() for r in planned_ranges(reader, start, end)])
         start = end
     return batches
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import _to_batch, arrow_schema
+from lakesink.domain.offset_range import OffsetRange
 from tests.support.kafka_messages import FakeMessage
 
 

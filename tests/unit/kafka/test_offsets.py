@@ -7,13 +7,13 @@ import pytest
 from lakesink.adapters.kafka.offsets import (
     EARLIEST,
     LATEST,
-    OffsetRange,
     OffsetSpec,
     from_json,
     ranges_between,
     to_json,
 )
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_range import OffsetRange
 
 
 def test_positions_round_trip_through_the_json_form_spark_checkpoints() -> None:

@@ -6,8 +6,8 @@ import pyarrow as pa
 import pytest
 
 from lakesink.adapters.kafka import partition_reader
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.partition_reader import _consume, _to_batch, arrow_schema
+from lakesink.domain.offset_range import OffsetRange
 from tests.support.kafka_messages import FakeConsumer, record
 
 

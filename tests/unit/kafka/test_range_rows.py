@@ -6,11 +6,11 @@ import pickle
 import pyarrow as pa
 import pytest
 
-from lakesink.adapters.kafka.offsets import OffsetRange
 from lakesink.adapters.kafka.range_rows import RangeReader, range_batch, ranges_in
 from lakesink.adapters.kafka.source_options import SourceOptions, encode_options
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_range import OffsetRange
 
 
 def test_a_range_becomes_one_row_and_comes_back_unchanged() -> None:

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from lakesink.adapters.kafka.offsets import (
     FIRST_BATCH_CHUNKS,
-    OffsetRange,
     chunks_from_json,
     chunks_to_json,
     ranges_between,
@@ -17,6 +16,7 @@ from lakesink.adapters.kafka.offsets import (
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.offset_range import OffsetRange
 
 offsets = st.integers(min_value=0, max_value=5_000)
 sizes = st.one_of(st.none(), st.integers(min_value=0, max_value=700))
