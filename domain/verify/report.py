@@ -77,7 +77,7 @@ class VerifyReport:
             f"lakesink verify: connector {self.connector}, index: {'exactly-once' if self.indexed else 'none (at-least-once: no committed offset to check against)'}"
         ]
         if self.kafka_error is not None:
-            lines.append(f"Kafka unreachable, topic offsets not compared: {self.kafka_error}")
+            lines.append(f"Topic offsets not compared: {self.kafka_error}")
         for check in self.partitions:
             lines.extend(_partition_text(check))
         if self.mismatches:

@@ -220,6 +220,13 @@ def test_a_wrong_password_is_one_line_naming_the_user_within_seconds(alice: Alic
     assert wrong not in done.stdout + done.stderr
     assert time.monotonic() - started < 15
 
+    # verify checks the store all the same, and says why the topic was not compared: not "unreachable"
+    checked = lakesink(tmp_path, "verify", {**sink.props, **alice.client(password=wrong)})
+    assert checked.returncode == 0, checked.stderr
+    assert wrong not in checked.stdout + checked.stderr
+    (said,) = [line for line in checked.stdout.splitlines() if line.startswith("Topic offsets not compared: ")]
+    assert "refused the client" in said and f"user '{alice.name}'" in said, said
+
 
 def _denied(operation: str, kind: str, name: str, user: Alice, grant: str) -> tuple[str, ...]:
     return (f"Kafka denied {operation} on {kind} '{name}' to User:{user.name}", f"--operation {grant}")
