@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka import KafkaError, KafkaException, TopicCollection, TopicPartition
+from confluent_kafka.admin import AdminClient
 
-from lakesink.adapters.kafka.authorization import Acl, denial, denied_as
+from lakesink.adapters.kafka.authorization import Acl, access_denied, denial, denied_as, principal
 from lakesink.adapters.kafka.client_config import (
     SettingValue,
     consumer_config,
@@ -25,10 +26,12 @@ from lakesink.adapters.kafka.client_config import (
     error_text,
     producer_config,
 )
+from lakesink.adapters.kafka.client_logs import client_logger
 from lakesink.domain.config.error_reporting import ErrorReporting
 from lakesink.domain.dead_letters import DeadLetter
 from lakesink.domain.errors import (
     CommitConflictError,
+    ConfigError,
     KafkaAccessDeniedError,
     KafkaUnavailableError,
     RecordError,
@@ -36,6 +39,10 @@ from lakesink.domain.errors import (
 
 _TIMEOUT_S = 60.0
 _TRANSACTION_TIMEOUT_MS = 60_000
+_NO_TOPIC_OR_DENIED = frozenset(
+    {KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC, KafkaError.TOPIC_AUTHORIZATION_FAILED}
+)
+"""A delivery the topic refused: it does not exist (and was not created), or the principal may not write."""
 _FENCED = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})
 
 
@@ -64,6 +71,8 @@ class KafkaDeadLetterQueue:
             {**consumer_config(client, group_id=name), "isolation.level": "read_committed"}
         )
         self._config = producer_config(client)
+        self._undelivered: KafkaError | None = None
+        """The first failed delivery of the open transaction (its commit fails with a generic error)."""
         self._acls = (
             Acl(("WRITE",), "topic", self._topic),
             Acl(("READ",), "group", name),  # the offsets sent in the transaction, and read back
@@ -119,6 +128,7 @@ class KafkaDeadLetterQueue:
         offsets = [
             TopicPartition(topic, partition, offset) for (topic, partition), offset in sorted(marks.items())
         ]
+        self._undelivered = None
         try:
             producer.begin_transaction()
             for letter in letters:
@@ -140,8 +150,11 @@ class KafkaDeadLetterQueue:
             denied = denial(error, self._config, *self._acls)
             if denied is not None:
                 raise denied from None
+            if self._undelivered is not None and self._undelivered.code() in _NO_TOPIC_OR_DENIED:
+                raise self._undeliverable() from None
+            cause = error_text(error) if self._undelivered is None else self._undelivered.str()
             raise KafkaUnavailableError(
-                f"Dead-letter queue {self._topic}: {error_text(error)}"
+                f"Dead-letter queue {self._topic}: {cause}"
                 + ("" if aborted else "; the transaction could not be aborted either (the broker aborts it at its "
                    "timeout, or the next run does at its start)")
             ) from error
@@ -162,7 +175,8 @@ class KafkaDeadLetterQueue:
         while True:
             try:
                 self._producer.produce(
-                    self._topic, value=letter.value, key=letter.key, headers=headers, **extra
+                    self._topic, value=letter.value, key=letter.key, headers=headers, on_delivery=self._delivered,
+                    **extra,
                 )
                 return
             except BufferError:  # the local queue is full: let deliveries drain it
@@ -178,6 +192,32 @@ class KafkaDeadLetterQueue:
                     "turn errors.deadletterqueue.context.headers.enable off if the headers make the difference (the "
                     "stack trace is the largest), or skip such records without a dead-letter topic."
                 ) from error
+
+    def _undeliverable(self) -> ConfigError:
+        """Why the topic refused the letters: it does not exist and was not created for the producer (a
+        broker answers that as an authorization failure when the principal may not create topics), or
+        the principal may not write to it."""
+        admin = AdminClient(dict(self._config), logger=client_logger())
+        try:
+            admin.describe_topics(TopicCollection([self._topic]), request_timeout=_TIMEOUT_S)[self._topic].result()
+        except KafkaException as error:
+            if error_code(error) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                return ConfigError(
+                    f"Dead-letter queue {self._topic}: the topic does not exist and the brokers did not create it "
+                    f"for {principal(self._config)} ({self._undelivered_text()}). Create it (kafka-topics "
+                    f"--bootstrap-server <brokers> --create --topic {self._topic}), or let the brokers create it: "
+                    "auto.create.topics.enable=true and CREATE on the cluster for that principal (kafka-acls "
+                    "--bootstrap-server <brokers> --add --allow-principal User:<principal> --operation Create "
+                    "--cluster)."
+                )
+        return access_denied(self._acls[0], self._config)
+
+    def _undelivered_text(self) -> str:
+        return "" if self._undelivered is None else self._undelivered.str()
+
+    def _delivered(self, error: KafkaError | None, _message: object) -> None:
+        if error is not None and self._undelivered is None:
+            self._undelivered = error
 
     def close(self) -> None:
         """Release the producer and the group's client."""

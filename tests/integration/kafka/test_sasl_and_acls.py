@@ -242,6 +242,9 @@ def _denied(operation: str, kind: str, name: str, user: Alice, grant: str) -> tu
         ("no transactional id WRITE", lambda s, u: _denied(
             "WRITE", "transactional id", f"lakesink-dlq-{s.name}", u, "Write")),
         ("no at-least-once group READ", lambda s, u: _denied("DESCRIBE", "group", f"connect-{s.name}", u, "Read")),
+        ("no dead-letter topic, no CREATE", lambda s, u: (
+            f"Dead-letter queue {s.dlq}: the topic does not exist and the brokers did not create it for User:{u.name}",
+            f"--create --topic {s.dlq}", "--operation Create --cluster")),
     ],
 )
 def test_a_missing_acl_is_one_line_naming_the_acl_to_grant(
@@ -252,6 +255,11 @@ def test_a_missing_acl_is_one_line_naming_the_acl_to_grant(
         pass
     elif case == "DESCRIBE only":
         alice.grant("DESCRIBE", "TOPIC", sink.topic)
+    elif case == "no dead-letter topic, no CREATE":
+        missing = unique_name("no-such-dlq")
+        props = {**props, "errors.deadletterqueue.topic.name": missing}
+        sink = Sink(props, sink.topic, missing, sink.root)
+        sink.grant_all(alice)
     elif case == "no at-least-once group READ":
         props = {**props, "connect.local.exactly.once.enable": "false"}
         props.pop("errors.deadletterqueue.topic.name")
