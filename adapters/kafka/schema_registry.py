@@ -20,9 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentRegistryClient
-from confluent_kafka.schema_registry.common._httpx_compat import httpx  # the HTTP client it runs on
 from confluent_kafka.schema_registry.error import OAuthTokenError
 from confluent_kafka.schema_registry.error import SchemaRegistryError as ConfluentRegistryError
+
+try:  # the HTTP client the registry client runs on: httpx2 where installed, else httpx (its own rule)
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - only without httpx2
+    import httpx  # type: ignore[no-redef]
 
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_choice, as_float, as_int
