@@ -11,7 +11,9 @@ A task refused by the store or by Kafka for want of a permission, or stopped by 
 returns that error as data (:class:`_Refused`) instead of failing: Spark would retry a failed task
 (no retry grants a permission) and hand the driver a Python traceback in a Java exception, where
 the error as data is raised on the driver as the lakesink error it was, so the CLI prints its one
-line and exits 2. Any other failure fails the task as before, and Spark's task retries apply.
+line and exits 2. Any other failure fails the task as before, and Spark's task retries apply; when
+they are used up, a lakesink error that ended the task is raised on the driver as that error
+(:mod:`lakesink.adapters.spark.task_failures`), one line instead of Spark's traceback.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lakesink.adapters.spark.task_failures import raised_in_task
 from lakesink.domain.errors import AccessDeniedError, ConfigError, error_of_kind
 from lakesink.domain.restore.index import WorkItem
 from lakesink.domain.restore.ports import OriginTask, TasksDone
 from lakesink.domain.restore.results import OriginResult
 
 if TYPE_CHECKING:
-    from pyspark import SparkContext
+    from pyspark import RDD, SparkContext
     from pyspark.sql import SparkSession
 
 WATCH_EVERY_S = 1.0
@@ -57,10 +60,23 @@ class SparkTaskRunner:
         context = self._spark.sparkContext
         tasks = context.parallelize(payloads, len(payloads)).mapPartitions(_unpickled(task))
         if on_tasks is None:
-            return _results(tasks.collect())
+            return _results(_collected(tasks))
         group = f"lakesink-restore-{uuid.uuid4().hex}"
         with _job_group(context, group), _watching(context, group, len(payloads), on_tasks):
-            return _results(tasks.collect())
+            return _results(_collected(tasks))
+
+
+def _collected(tasks: RDD[OriginResult | _Refused]) -> list[OriginResult | _Refused]:
+    """The tasks' results; a task that failed for good with a lakesink error raises that error."""
+    from pyspark.errors import PythonException
+
+    try:
+        return tasks.collect()
+    except PythonException as failure:
+        raised = raised_in_task(failure)
+        if raised is None:
+            raise
+        raise raised from None
 
 
 def _results(collected: list[OriginResult | _Refused]) -> list[OriginResult]:

@@ -4,7 +4,9 @@
 origin raises :class:`AccessDeniedError` (a store refusing a permission, as
 tests/integration/security/test_store_permissions.py makes versitygw do) reaches the driver as that
 error with its one-line message, so ``lakesink restore`` exits 2 with it; any other failure still
-fails the Spark task, and Spark's task retries apply to it.
+fails the Spark task, and Spark's task retries apply to it. When they are used up, a lakesink error
+that ended the task reaches the driver as that error too (one line, not Spark's traceback); a bug stays
+Spark's exception.
 """
 
 from __future__ import annotations
@@ -41,8 +43,18 @@ def test_a_refused_permission_reaches_the_driver_as_the_error_it_was(spark) -> N
     assert str(refused.value) == REFUSAL
 
 
-def test_another_failure_still_fails_the_spark_task(spark) -> None:  # type: ignore[no-untyped-def]
+def _buggy(items: Sequence[WorkItem]) -> Iterator[OriginResult]:
+    raise ZeroDivisionError("a bug")
+
+
+def test_another_lakesink_error_fails_the_task_then_reaches_the_driver_as_itself(spark) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(TransientStorageError) as failed:
+        SparkTaskRunner(spark).run(ITEMS, _failing)
+    assert str(failed.value) == "S3 GetObject failed for 1 origin(s)"
+
+
+def test_a_bug_stays_sparks_exception(spark) -> None:  # type: ignore[no-untyped-def]
     from pyspark.errors import PythonException
 
-    with pytest.raises(PythonException, match="TransientStorageError"):
-        SparkTaskRunner(spark).run(ITEMS, _failing)
+    with pytest.raises(PythonException, match="ZeroDivisionError: a bug"):
+        SparkTaskRunner(spark).run(ITEMS, _buggy)
