@@ -84,7 +84,8 @@ CASES: dict[str, tuple[dict[str, str], tuple[Record, ...]]] = {
         "file.name.template": "{{topic}}/{{partition}}/{{key}}.csv",
     }, STRING_KEYS),
 }
-#: Names that read the clock: the wall-clock hour in a template, the UTC date in a prefix.
+#: Names that read the clock: the wall-clock hour in a template, dates and hours in a prefix (an
+#: event hour in Helsinki beside the local date).
 CLOCKED = {
     "wallclock": {
         **CONSOLE_WITH_AWS, "file.compression.type": "none",
@@ -93,7 +94,11 @@ CLOCKED = {
     },
     "prefix-utc-date-start-offset": {
         **CURL, "aws.s3.prefix": "{{utc_date}}/{{topic}}-{{start_offset:padding=true}}-{{start_offset}}/",
+    },    "prefix-local-date-event-hour-helsinki": {
+        **CURL, "aws.s3.prefix": "{{local_date}}/{{timestamp:unit=yyyy}}-{{timestamp:unit=HH}}/",
+        "timestamp.source": "event", "timestamp.timezone": "Europe/Helsinki",
     },
+    "prefix-wallclock-hour": {**CURL, "aws.s3.prefix": "{{timestamp:unit=dd}}{{timestamp:unit=HH}}/"},
 }
 #: One partition's records over two Connect flushes (``offset.flush.interval.ms`` apart).
 FLUSHES = ((0, 1), (2,))
@@ -118,6 +123,7 @@ def aiven_objects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[st
         *(_case(case_id, config, [RECORDS]) for case_id, config in CLOCKED.items()),
         _case("seed-003-console", CONSOLE_WITH_AWS, [RECORDS]),
         _case("two-flushes", FLUSHED, [tuple(RECORDS[i] for i in flush) for flush in FLUSHES]),
+        _case("key-two-flushes", CASES["string-key"][0], [STRING_KEYS[:3], STRING_KEYS[3:]]),
     ]
     return run_aiven(SINK_TASK, cases, tmp_path_factory.mktemp("aiven-sink-task"))
 
@@ -205,3 +211,12 @@ def test_one_batch_over_two_connect_flushes_is_one_object_not_two(
     assert list(ours) == ["orders-0-0"]
     # the same rows (Aiven's csv puts no newline after a file's last row)
     assert ours["orders-0-0"].split(b"\n") == theirs["orders-0-0"].split(b"\n") + theirs["orders-0-2"].split(b"\n")
+
+
+def test_a_later_flush_overwrites_a_keys_object_as_a_later_batch_does(
+    aiven_objects: dict[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    config = CASES["string-key"][0]
+    theirs = _aiven(aiven_objects, "key-two-flushes", config)
+    assert _lakesink_objects(config, [STRING_KEYS[:3], STRING_KEYS[3:]], tmp_path) == theirs
+    assert theirs["a/b"] == b"YS9i,NQ=="  # base64 of a/b and 5: the second flush's record of a/b

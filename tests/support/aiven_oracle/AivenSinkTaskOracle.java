@@ -5,6 +5,7 @@ import io.aiven.kafka.connect.common.config.AivenCommonConfig;
 import io.aiven.kafka.connect.common.config.CompressionType;
 import io.aiven.kafka.connect.common.config.FormatType;
 import io.aiven.kafka.connect.common.config.OutputFieldType;
+import io.aiven.kafka.connect.common.config.TimestampSource;
 import io.aiven.kafka.connect.common.grouper.RecordGrouper;
 import io.aiven.kafka.connect.common.grouper.RecordGrouperFactory;
 import io.aiven.kafka.connect.common.output.OutputWriter;
@@ -16,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -37,14 +40,17 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * - the config getters the connector overrides: an unset file.compression.type is gzip, which also puts
  *   ".gz" on the default template (the commons' getFilename calls the overridden getter);
  * - with aws.s3.prefix the key is the rendered prefix + topic-partition-%020d start offset + the
- *   compression's extension, the template only groups (S3SinkTask#oldFullKey); this harness binds the
- *   prefix's {{topic}}, {{partition}}, {{start_offset[:padding=true]}} and {{utc_date}} (not {{local_date}}
- *   and {{timestamp}});
+ *   compression's extension, the template only groups (S3SinkTask#oldFullKey), its variables those of
+ *   the file's first record: {{topic}}, {{partition}}, {{start_offset[:padding=true]}}, {{utc_date}},
+ *   {{local_date}} (the JVM's zone) and {{timestamp:unit=...}} (the deprecated timestamp.source and
+ *   timestamp.timezone, through the commons' TimestampSource);
  * - a file of no bytes is no object (S3OutputStream uploads nothing).
  * Wall-clock names read the JVM's clock; the result gives it before and after the run ("clock").
  */
 public class AivenSinkTaskOracle {
     static final String PREFIX = "aws.s3.prefix";
+    static final String PREFIX_TIMESTAMPS = "timestamp.source";
+    static final String PREFIX_TIMEZONE = "timestamp.timezone";
 
     static final class S3Config extends AivenCommonConfig {
         S3Config(Map<String, String> props) {
@@ -60,6 +66,8 @@ public class AivenSinkTaskOracle {
             def.define(FILE_NAME_TIMESTAMP_TIMEZONE, ConfigDef.Type.STRING, "UTC", ConfigDef.Importance.LOW, "");
             def.define(FILE_NAME_TIMESTAMP_SOURCE, ConfigDef.Type.STRING, "wallclock", ConfigDef.Importance.LOW, "");
             def.define(PREFIX, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM, "");
+            def.define(PREFIX_TIMESTAMPS, ConfigDef.Type.STRING, "WALLCLOCK", ConfigDef.Importance.LOW, "");
+            def.define(PREFIX_TIMEZONE, ConfigDef.Type.STRING, "Z", ConfigDef.Importance.LOW, "");
             return def;
         }
 
@@ -128,6 +136,11 @@ public class AivenSinkTaskOracle {
                 .bindVariable("start_offset", parameter -> parameter.asBoolean()
                         ? String.format("%020d", first.kafkaOffset()) : Long.toString(first.kafkaOffset()))
                 .bindVariable("utc_date", () -> LocalDate.now(ZoneOffset.UTC).toString())
+                .bindVariable("local_date", () -> LocalDate.now().toString())
+                .bindVariable("timestamp", parameter -> TimestampSource.of(
+                        ZoneId.of(config.getString(PREFIX_TIMEZONE)),
+                        TimestampSource.Type.of(config.getString(PREFIX_TIMESTAMPS))
+                ).time(first).format(DateTimeFormatter.ofPattern(parameter.value())))
                 .render();
         String avro = FormatType.AVRO.equals(config.getFormatType()) ? ".avro" : "";
         return rendered + String.format("%s-%d-%020d", first.topic(), first.kafkaPartition(), first.kafkaOffset())
