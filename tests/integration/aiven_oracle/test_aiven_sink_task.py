@@ -18,6 +18,7 @@ import pytest
 from lakesink.adapters.formats.aiven_compression import decompressed
 from lakesink.adapters.formats.aiven_files import AivenFiles
 from lakesink.domain.config.aiven_sink import AivenSinkConfig
+from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.aiven_naming import AivenCompression, content_compression
 from lakesink.domain.records import Record
 from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL
@@ -100,6 +101,9 @@ CLOCKED = {
     },
     "prefix-wallclock-hour": {**CURL, "aws.s3.prefix": "{{timestamp:unit=dd}}{{timestamp:unit=HH}}/"},
 }
+#: No envelope and no ``format.output.fields``: 2.x runs it, 3.x refuses it.
+BARE_WITHOUT_FIELDS = {**CONSOLE_WITH_AWS, "file.compression.type": "none", "format.output.envelope": "false",
+                       "format.output.type": "jsonl"}
 #: One partition's records over two Connect flushes (``offset.flush.interval.ms`` apart).
 FLUSHES = ((0, 1), (2,))
 FLUSHED = {**CONSOLE_WITH_AWS, "file.compression.type": "none", "format.output.fields": "key,value"}
@@ -124,6 +128,7 @@ def aiven_objects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[st
         _case("seed-003-console", CONSOLE_WITH_AWS, [RECORDS]),
         _case("two-flushes", FLUSHED, [tuple(RECORDS[i] for i in flush) for flush in FLUSHES]),
         _case("key-two-flushes", CASES["string-key"][0], [STRING_KEYS[:3], STRING_KEYS[3:]]),
+        _case("bare-without-fields", BARE_WITHOUT_FIELDS, [RECORDS]),
     ]
     return run_aiven(SINK_TASK, cases, tmp_path_factory.mktemp("aiven-sink-task"))
 
@@ -220,3 +225,12 @@ def test_a_later_flush_overwrites_a_keys_object_as_a_later_batch_does(
     theirs = _aiven(aiven_objects, "key-two-flushes", config)
     assert _lakesink_objects(config, [STRING_KEYS[:3], STRING_KEYS[3:]], tmp_path) == theirs
     assert theirs["a/b"] == b"YS9i,NQ=="  # base64 of a/b and 5: the second flush's record of a/b
+
+
+def test_no_envelope_without_fields_is_refused_as_3x_refuses_where_2x_writes_bare_values(
+    aiven_objects: dict[str, dict[str, Any]]
+) -> None:
+    theirs = _aiven(aiven_objects, "bare-without-fields", BARE_WITHOUT_FIELDS)
+    assert theirs["orders-2-7"] == b'"dg=="'  # 2.x: the default field, value, base64, bare
+    with pytest.raises(ConfigError, match="format.output.fields must contain only one field"):
+        AivenSinkConfig.from_properties(BARE_WITHOUT_FIELDS)
