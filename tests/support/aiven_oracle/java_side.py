@@ -1,5 +1,6 @@
-"""Aiven's own code as the oracle: AivenWriterOracle.java (file bytes) and AivenNamesOracle.java (file
-names), each compiled and run once over a corpus.
+"""Aiven's own code as the oracle: AivenWriterOracle.java (file bytes), AivenNamesOracle.java (file
+names) and AivenSinkTaskOracle.java (a config's object keys and bytes over flushes), each compiled and
+run once over a corpus.
 
 Aiven's S3 sink connector is not on Maven Central (docs/dialects.md, "Against the real connector"), but
 the code it writes every object with is: ``io.aiven:commons-for-apache-kafka-connect``, fetched by
@@ -19,6 +20,7 @@ from tests.support.kafka_broker import JARS, REPO
 
 WRITERS = Path(__file__).with_name("AivenWriterOracle.java")
 NAMES = Path(__file__).with_name("AivenNamesOracle.java")
+SINK_TASK = Path(__file__).with_name("AivenSinkTaskOracle.java")
 AIVEN_JARS = REPO / ".tools" / "maven" / "aiven-commons"
 
 
@@ -35,9 +37,10 @@ def aiven_oracle_missing_reason() -> str | None:
 
 def run_aiven(harness: Path, cases: Iterable[dict[str, Any]], workdir: Path) -> dict[str, dict[str, Any]]:
     """Each case's result from Aiven's code by case id: :data:`WRITERS` gives a file's bytes
-    (``{"bytes": hex}``), :data:`NAMES` the files a grouper makes (``{"files": {name: [offsets]}}``);
-    either ``{"error": text}`` when Aiven raised. Aiven's jars come first, as in the connector's
-    isolated plugin class loader."""
+    (``{"bytes": hex}``), :data:`NAMES` the files a grouper makes (``{"files": {name: [offsets]}}``),
+    :data:`SINK_TASK` the objects a sink task uploads over flushes (``{"objects": {key: hex}}``); any
+    ``{"error": text}`` when Aiven raised. Aiven's jars come first, as in the connector's isolated
+    plugin class loader."""
     return run_harness(harness, f"{AIVEN_JARS}/*:{JARS}/*", cases, workdir)
 
 
