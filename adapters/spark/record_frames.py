@@ -46,7 +46,8 @@ from pyspark.sql.types import (
 
 from lakesink.adapters.kafka.converters import JSON
 from lakesink.adapters.kafka.source_schemas import HEADERS_TYPE
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.sink_task import run_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import RESULT_DDL, result_of
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings

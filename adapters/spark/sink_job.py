@@ -37,7 +37,8 @@ from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.sink_source import SinkSource
 from lakesink.adapters.spark.record_frames import RecordFrame, is_range_frame
 from lakesink.adapters.spark.sink_checkpoint import forget_streaming_checkpoint
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task
+from lakesink.adapters.spark.sink_task import run_range_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy

@@ -16,7 +16,8 @@ import pytest
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.spark import sink_task
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.sink_task import run_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.range_results import first_failure
@@ -104,7 +105,7 @@ def both_outcomes(
     fast = _outcome(make_spec(tmp_path / "fast"), batches)
     taken = list(calls)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sink_task, "_write_lines", lambda *args: False)
+        patch.setattr(sink_task, "write_lines", lambda *args: False)
         slow = _outcome(make_spec(tmp_path / "slow"), batches)
     calls[:] = taken
     return fast, slow

@@ -13,7 +13,8 @@ from pyspark.sql import DataFrame, SparkSession
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.source_options import SourceOptions, encode_options
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_range_task, run_task
+from lakesink.adapters.spark.sink_task import run_range_task, run_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.storage import open_store
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore, iter_objects

@@ -1,7 +1,7 @@
 """The oracle corpus through lakesink, rendered as ConnectOracle.java renders Connect's results.
 
 Each case goes down the sink's own per-record path: a :class:`RawRow` converted by the
-configured :class:`Converters` (``RawRow.to_record``, as ``sink_task._write_row`` calls it), then
+configured :class:`Converters` (``RawRow.to_record``, as ``record_path._write_row`` calls it), then
 the :class:`TransformChain` that ``build_chain`` makes of the config. The result is rendered in
 the Java harness's tagged JSON, so the two compare as data: values by :func:`render`, schemas by
 :func:`connect_schema` (lakesink's Avro-model schema mapped back to Connect's types), value and

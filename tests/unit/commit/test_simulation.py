@@ -30,7 +30,8 @@ from hypothesis import strategies as st
 from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.kafka.topic_selection import TopicSelection
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.sink_task import run_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore

@@ -19,7 +19,8 @@ import pyarrow as pa
 import pytest
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.sink_task import run_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.range_results import RangeResult

@@ -14,12 +14,12 @@ from tests.support.sink_batches import Spy
 def columnar_calls(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Records what the columnar dispatch answered for each batch."""
     calls: Spy = []
-    real = sink_task._write_lines
+    real = sink_task.write_lines
 
     def spy(*args: Any) -> bool:
         taken = real(*args)
         calls.append(taken)
         return taken
 
-    monkeypatch.setattr(sink_task, "_write_lines", spy)
+    monkeypatch.setattr(sink_task, "write_lines", spy)
     return calls

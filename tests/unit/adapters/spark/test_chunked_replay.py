@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.spark.sink_task import SinkTaskSpec, run_task
+from lakesink.adapters.spark.sink_task import run_task
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.sink_index import SinkIndex
 from lakesink.domain.commit.chunks import chunk_bounds

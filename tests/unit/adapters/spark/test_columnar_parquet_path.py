@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lakesink.adapters.spark.sink_task import SinkTaskSpec
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from tests.support.sink_batches import (
     SELECT,
     Spy,

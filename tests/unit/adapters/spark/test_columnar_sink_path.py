@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.adapters.spark.sink_task import SinkTaskSpec
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from tests.support.sink_batches import (
     JSON_CONVERTER,
     SELECT,

@@ -22,8 +22,8 @@ import pytest
 from lakesink.adapters.formats import range_writer
 from lakesink.adapters.kafka import converters
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.spark import sink_task, task_results
-from lakesink.adapters.spark.sink_task import SinkTaskSpec
+from lakesink.adapters.spark import sink_task, task_ranges, task_results
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.lock_keys import granular_partition_key
 from lakesink.domain.config.connector import ConnectorSettings
@@ -139,9 +139,9 @@ def _full_by_policy(self: Any) -> bool:
 @contextmanager
 def _general_path() -> Iterator[None]:
     """Every shortcut off: the general computation each shortcut replaces, for every record."""
-    real_resolve, real_start = sink_task._Range.resolve, range_writer.RangeWriter._start
+    real_resolve, real_start = task_ranges.RangeState.resolve, range_writer.RangeWriter._start
 
-    def resolve_every_time(self: sink_task._Range, spec: SinkTaskSpec, root: Path) -> Any:
+    def resolve_every_time(self: task_ranges.RangeState, spec: SinkTaskSpec, root: Path) -> Any:
         route = real_resolve(self, spec, root)
         self.route = None  # asked again for the next record
         return route
@@ -152,8 +152,8 @@ def _general_path() -> Iterator[None]:
         return opened
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sink_task, "_write_lines", lambda *args: False)
-        patch.setattr(sink_task._Range, "resolve", resolve_every_time)
+        patch.setattr(sink_task, "write_lines", lambda *args: False)
+        patch.setattr(task_ranges.RangeState, "resolve", resolve_every_time)
         patch.setattr(naming.KeyLayout, "coordinate_values", lambda self, topic, partition: None)
         patch.setattr(naming, "safe_value", split_safe_value)
         patch.setattr(range_writer.RangeWriter, "_start", start_with_policy)
@@ -236,13 +236,13 @@ def test_granular_locks_skip_the_same_records_with_per_range_partition_values(tm
 def test_a_range_resolves_its_route_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kcql = f"INSERT INTO {BUCKET}:a SELECT * FROM orders STOREAS `AVRO`"
     resolved: list[tuple[str, int]] = []
-    real = sink_task._Range.resolve
+    real = task_ranges.RangeState.resolve
 
-    def counted(self: sink_task._Range, spec: SinkTaskSpec, root: Path) -> Any:
+    def counted(self: task_ranges.RangeState, spec: SinkTaskSpec, root: Path) -> Any:
         resolved.append((self.topic, self.partition))
         return real(self, spec, root)
 
-    monkeypatch.setattr(sink_task._Range, "resolve", counted)
+    monkeypatch.setattr(task_ranges.RangeState, "resolve", counted)
     mixed = _interleaved(_rows("orders", 0, 1, 50), _rows("orders", 1, 1, 50))
     batches = [_batch(mixed), _batch(_rows("orders", 0, 51, 20))]
 

@@ -31,13 +31,13 @@ BYTES_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 def columnar(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """What the columnar dispatch answered for each batch."""
     answers: list[bool] = []
-    dispatch = sink_task._write_lines
+    dispatch = sink_task.write_lines
 
     def spy(*args: object) -> bool:
         answers.append(dispatch(*args))  # type: ignore[arg-type]
         return answers[-1]
 
-    monkeypatch.setattr(sink_task, "_write_lines", spy)
+    monkeypatch.setattr(sink_task, "write_lines", spy)
     return answers
 
 

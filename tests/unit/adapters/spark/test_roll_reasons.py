@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lakesink.adapters.spark.sink_task import SinkTaskSpec
+from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
 from lakesink.domain.flush.rolls import RollReason, add_rolls
 from tests.support.sink_batches import SELECT, Rows, Spy, both_paths, kafka_batch, task_spec
