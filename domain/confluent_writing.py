@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from lakesink.domain.dialects.kafka_connect.config_def import Settings, string_setting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.confluent_rotation import CycleEnd, RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
@@ -31,7 +32,6 @@ from lakesink.domain.layout.confluent_naming import (
     view_object_key,
 )
 from lakesink.domain.layout.confluent_partitioners import TimeBasedPartitioner, checked_partition
-from lakesink.domain.layout.confluent_settings import Settings, string_setting
 from lakesink.domain.layout.confluent_timestamps import ExtractorKind
 from lakesink.domain.records import Record
 

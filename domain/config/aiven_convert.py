@@ -50,8 +50,8 @@ from lakesink.domain.config.lenses_conversion import (
     other_dialect_error,
     refuse_provided,
 )
+from lakesink.domain.dialects.kafka_connect.config_def import int_setting
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.layout.confluent_settings import int_setting
 from lakesink.domain.transforms.registry import build_chain
 
 #: Keys whose value the converter rewrites (into KCQL or another form): never from a provider.

@@ -34,11 +34,20 @@ from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, 
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK
-from lakesink.domain.config.dialect_settings import dialect_error_reporting
+from lakesink.domain.config.dialect_settings import framework_errors
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
+from lakesink.domain.dialects.kafka_connect.config_def import (
+    int_setting,
+    list_setting,
+    long_setting,
+    one_of,
+    required,
+    string_setting,
+    subscription,
+)
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.aiven_naming import (
     COMPRESSION,
@@ -47,13 +56,11 @@ from lakesink.domain.layout.aiven_naming import (
     AivenNaming,
     content_compression,
 )
-from lakesink.domain.layout.confluent_settings import int_setting, list_setting, long_setting, string_setting
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
 _FIELDS = ("key", "value", "offset", "timestamp", "headers")
 _ENCODINGS = ("none", "base64")
 _AVRO_CODECS = ("null", "deflate", "snappy", "bzip2", "xz", "zstandard")
-_TOLERANCES = ("none", "all")
 _ALIASES = frozenset({"aws_s3_bucket", "aws_s3_endpoint", "aws_s3_region"})
 _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+|aws-global|aws-(cn|us-gov|iso[a-z-]*)-global")
 
@@ -177,7 +184,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
     if not is_aiven_sink(raw):
         raise ConfigError(f"connector.class must be {AIVEN_S3_SINK} for an Aiven S3 sink config.")
     props = _with_legacy_names(raw)
-    topics, topics_regex = _subscription(props)
+    topics, topics_regex = subscription(props)
     fmt = AivenFormat.from_settings(props)
     naming = AivenNaming.from_settings(props)
     access, secret = _credentials(props)
@@ -189,7 +196,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
     transforms = transform_keys(props)
     build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
     return AivenSinkConfig(
-        name=_required(props, "name"),
+        name=required(props, "name"),
         topics=topics,
         topics_regex=topics_regex,
         bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
@@ -205,14 +212,14 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
         parquet_codec=AivenCompression.named(props, COMPRESSION) or AivenCompression.NONE,
         output_fields=_output_fields(props),
         envelope=_envelope(props),
-        avro_codec=_choice(props, "avro.codec", _AVRO_CODECS, "null"),
+        avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
         flush_interval_ms=_flush_interval(props),
         key_converter=parse_converter(props, "key", hidden=hidden.keys),
         value_converter=parse_converter(props, "value", hidden=hidden.keys),
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=_errors(props, topics, topics_regex),
+        error_handling=framework_errors(props, lambda key: key_class(key) == "held", topics, topics_regex),
         hidden=hidden,
     )
 
@@ -239,14 +246,6 @@ def _with_legacy_names(props: Mapping[str, str]) -> dict[str, str]:
             value = config.pop(legacy)
             config.setdefault(name, value)
     return config
-
-
-def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None]:
-    topics = tuple(t for t in (part.strip() for part in props.get("topics", "").split(",")) if t)
-    regex = string_setting(props, "topics.regex", "") or None
-    if bool(topics) == bool(regex):
-        raise ConfigError("Set exactly one of topics and topics.regex (Kafka Connect requires one).")
-    return topics, regex
 
 
 def _credentials(props: Mapping[str, str]) -> tuple[Secret | None, Secret | None]:
@@ -316,7 +315,7 @@ def _endpoint(props: Mapping[str, str]) -> str | None:
 
 def _output_fields(props: Mapping[str, str]) -> tuple[OutputField, ...]:
     """``S3SinkConfig#getOutputFields``: the new key, else ``output_fields``, else value in base64."""
-    encoding = _choice(props, "format.output.fields.value.encoding", _ENCODINGS, "base64", aiven_text=True)
+    encoding = _aiven_choice(props, "format.output.fields.value.encoding", _ENCODINGS, "base64")
     key = next((name for name in ("format.output.fields", "output_fields") if name in props), None)
     if key is None:
         return (OutputField("value", "base64"),)
@@ -344,30 +343,10 @@ def _envelope(props: Mapping[str, str]) -> bool:
     return envelope
 
 
-def _choice(
-    props: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str, *, aiven_text: bool = False
-) -> str:
+def _aiven_choice(props: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str) -> str:
+    """A STRING setting Aiven validates with its own words (``supported values are: 'a', 'b'``)."""
     value = string_setting(props, key, default)
     if value not in allowed:
         listed = ", ".join(f"'{item}'" for item in allowed)
-        text = f"supported values are: {listed}" if aiven_text else f"String must be one of: {', '.join(allowed)}"
-        raise ConfigError(f"Invalid value {value} for configuration {key}: {text}")
+        raise ConfigError(f"Invalid value {value} for configuration {key}: supported values are: {listed}")
     return value
-
-
-def _required(props: Mapping[str, str], key: str) -> str:
-    value = string_setting(props, key, "")
-    if not value:
-        raise ConfigError(f'Missing required configuration "{key}" which has no default value.')
-    return value
-
-
-def _errors(props: Mapping[str, str], topics: tuple[str, ...], topics_regex: str | None) -> dict[str, str]:
-    held = {key: value for key, value in props.items() if key_class(key) == "held"}
-    tolerance = string_setting(props, "errors.tolerance", "none").lower()
-    if tolerance not in _TOLERANCES:
-        raise ConfigError(
-            f"Invalid value {tolerance} for configuration errors.tolerance: String must be one of: none, all"
-        )
-    dialect_error_reporting(held, topics, topics_regex)  # validated here, where the config is loaded
-    return held

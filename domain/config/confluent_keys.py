@@ -23,8 +23,8 @@ from lakesink.domain.config.framework_keys import framework_no_effect
 from lakesink.domain.config.key_check import did_you_mean
 from lakesink.domain.config.providers import is_provider_key
 from lakesink.domain.config.secret import MASK
+from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting, string_setting
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.confluent_settings import int_setting, long_setting, string_setting
 
 #: Keys read into the config (exact names).
 USED = frozenset(

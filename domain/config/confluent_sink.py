@@ -20,7 +20,7 @@ from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
 from lakesink.domain.config.connector_classes import CONFLUENT_S3_SINK
-from lakesink.domain.config.dialect_settings import dialect_error_reporting
+from lakesink.domain.config.dialect_settings import framework_errors
 from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
 from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
 from lakesink.domain.config.secret import Secret
@@ -32,12 +32,19 @@ from lakesink.domain.confluent_writing import (
     file_format,
     reads_clock,
 )
+from lakesink.domain.dialects.kafka_connect.config_def import (
+    int_setting,
+    long_setting,
+    one_of,
+    required,
+    string_setting,
+    subscription,
+)
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.confluent_rotation import RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
 from lakesink.domain.layout.confluent_naming import ConfluentFormat, ConfluentKeyLayout, format_extension
 from lakesink.domain.layout.confluent_partitioners import TimeBasedPartitioner, partitioner_from_settings
-from lakesink.domain.layout.confluent_settings import int_setting, long_setting, string_setting
 from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
@@ -52,7 +59,6 @@ DEFAULT_CREDENTIAL_CHAINS = frozenset(
 _NULL_BEHAVIOURS = ("fail", "ignore", "write")
 _COMPATIBILITIES = ("NONE", "BACKWARD", "FORWARD", "FULL")
 _AVRO_CODECS = ("null", "deflate", "snappy", "bzip2")
-_TOLERANCES = ("none", "all")
 
 
 def is_confluent_sink(props: Mapping[str, str]) -> bool:
@@ -168,7 +174,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
     storage = string_setting(props, "storage.class", "")
     if storage != S3_STORAGE:
         raise ConfigError(f"storage.class is required and must be {S3_STORAGE}, not {storage!r}.")
-    topics, topics_regex = _subscription(props)
+    topics, topics_regex = subscription(props)
     fmt = ConfluentFormat.from_settings(props)
     _check_compression(props, "data", fmt, "format.class")
     extension = format_extension(fmt, props)
@@ -176,7 +182,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
     layout = ConfluentKeyLayout.from_settings(props, partitioner_from_settings(props))
     access, secret = _credentials(props)
     store_keys = as_bool("store.kafka.keys", props.get("store.kafka.keys", "false"))
-    null_values = _choice(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True)
+    null_values = one_of(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True)
     if null_values == "write" and not store_keys:
         raise ConfigError(
             "Writing Kafka record keys to storage is mandatory when tombstone writing is enabled "
@@ -196,11 +202,11 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         _view(props, "headers", stored=as_bool("store.kafka.headers", props.get("store.kafka.headers", "false"))),
     )
     return ConfluentSinkConfig(
-        name=_required(props, "name"),
+        name=required(props, "name"),
         topics=topics,
         topics_regex=topics_regex,
         bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
-        bucket=_required(props, "s3.bucket.name"),
+        bucket=required(props, "s3.bucket.name"),
         region=string_setting(props, "s3.region", "us-west-2") or "us-west-2",
         endpoint=string_setting(props, "store.url", "") or None,
         path_style_access=as_bool(
@@ -217,11 +223,11 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         rotate_on_partition_change=as_bool(
             "rotate.file.on.partition.change", props.get("rotate.file.on.partition.change", "true")
         ),
-        schema_compatibility=_choice(props, "schema.compatibility", _COMPATIBILITIES, "NONE"),
+        schema_compatibility=one_of(props, "schema.compatibility", _COMPATIBILITIES, "NONE"),
         null_values=null_values,
         tombstone_partition=string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone",
         compression_level=_compression_level(props),
-        avro_codec=_choice(props, "avro.codec", _AVRO_CODECS, "null"),
+        avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
         keys=views[0],
         headers=views[1],
         key_converter=parse_converter(props, "key", hidden=hidden.keys),
@@ -229,7 +235,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=_errors(props, topics, topics_regex),
+        error_handling=framework_errors(props, lambda key: key_class(key) == "held", topics, topics_regex),
         writing=_writing(props, fmt, extension, layout, views),
         hidden=hidden,
     )
@@ -243,14 +249,14 @@ def _writing(
     views: tuple[StoredView | None, StoredView | None],
 ) -> ConfluentWriting:
     """How the sink writes this config's files: formats, rotation, schema and null rules."""
-    avro_codec = _choice(props, "avro.codec", _AVRO_CODECS, "null")
+    avro_codec = one_of(props, "avro.codec", _AVRO_CODECS, "null")
     level = _compression_level(props)
     keys, headers = (
         None if view is None else file_format(view.format, view.extension, props, avro_codec=avro_codec, compression_level=level)
         for view in views
     )
     interval = long_setting(props, "rotate.interval.ms", -1)
-    null_values = NullValues(_choice(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True))
+    null_values = NullValues(one_of(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True))
     tombstone = string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone"
     return ConfluentWriting(
         layout=layout,
@@ -267,17 +273,9 @@ def _writing(
             tombstone_partition=tombstone if null_values is NullValues.WRITE else None,
             cycle_end=cycle_end(long_setting(props, "rotate.schedule.interval.ms", -1), interval, reads_clock(layout)),
         ),
-        compatibility=SchemaCompatibility(_choice(props, "schema.compatibility", _COMPATIBILITIES, "NONE")),
+        compatibility=SchemaCompatibility(one_of(props, "schema.compatibility", _COMPATIBILITIES, "NONE")),
         null_values=null_values,
     )
-
-
-def _subscription(props: Mapping[str, str]) -> tuple[tuple[str, ...], str | None]:
-    topics = tuple(t for t in (part.strip() for part in props.get("topics", "").split(",")) if t)
-    regex = string_setting(props, "topics.regex", "") or None
-    if bool(topics) == bool(regex):
-        raise ConfigError("Set exactly one of topics and topics.regex (Kafka Connect requires one).")
-    return topics, regex
 
 
 #: The settings each time-based partitioner needs and has no usable default for (Confluent's
@@ -366,30 +364,3 @@ def _compression_level(props: Mapping[str, str]) -> int:
             f"Invalid value {level} for configuration s3.compression.level: must be between -1 and 9."
         )
     return level
-
-
-def _choice(
-    props: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str, *, lower: bool = False
-) -> str:
-    value = string_setting(props, key, default)
-    if lower:
-        value = value.lower()
-    if value not in allowed:
-        raise ConfigError(
-            f"Invalid value {value} for configuration {key}: String must be one of: {', '.join(allowed)}"
-        )
-    return value
-
-
-def _required(props: Mapping[str, str], key: str) -> str:
-    value = string_setting(props, key, "")
-    if not value:
-        raise ConfigError(f'Missing required configuration "{key}" which has no default value.')
-    return value
-
-
-def _errors(props: Mapping[str, str], topics: tuple[str, ...], topics_regex: str | None) -> dict[str, str]:
-    held = {key: value for key, value in props.items() if key_class(key) == "held"}
-    _choice(props, "errors.tolerance", _TOLERANCES, "none", lower=True)
-    dialect_error_reporting(held, topics, topics_regex)  # validated here, where the config is loaded
-    return held

@@ -10,7 +10,7 @@ reporting (dead-letter queue, error log) are the config's own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from lakesink.domain.config.backends import S3Settings
@@ -19,6 +19,7 @@ from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.error_reporting import ErrorReporting, parse_error_reporting
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings
+from lakesink.domain.dialects.kafka_connect.config_def import one_of
 from lakesink.domain.kcql import parse
 
 
@@ -105,3 +106,19 @@ def dialect_error_reporting(
         topics=topics,
         topics_regex=topics_regex,
     )
+
+
+def framework_errors(
+    props: Mapping[str, str], held: Callable[[str], bool], topics: tuple[str, ...], topics_regex: str | None
+) -> dict[str, str]:
+    """The Kafka Connect ``errors.*`` keys of a Confluent or Aiven config (those ``held`` says the
+    framework keeps), validated where the config is loaded: ``errors.tolerance`` in Kafka's words,
+    the rest by :func:`dialect_error_reporting`.
+
+    Raises:
+        ConfigError: naming the ``errors.*`` key at fault.
+    """
+    kept = {key: value for key, value in props.items() if held(key)}
+    one_of(props, "errors.tolerance", ("none", "all"), "none", lower=True)
+    dialect_error_reporting(kept, topics, topics_regex)
+    return kept

@@ -39,9 +39,9 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from enum import Enum
 from typing import Any
 
+from lakesink.domain.dialects.kafka_connect.config_def import Settings, int_setting, string_setting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.layout.aiven_template import TemplatePart, TemplateVariable, parse_template
-from lakesink.domain.layout.confluent_settings import Settings, int_setting, string_setting
 from lakesink.domain.layout.date_zone import Zone, resolve_zone
 from lakesink.domain.records import Record
 

@@ -33,15 +33,10 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from lakesink.domain.dialects.kafka_connect.config_def import Settings, int_setting, string_setting
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.confluent_partitioners import ConfluentPartitioner
-from lakesink.domain.layout.confluent_settings import (
-    Settings,
-    directory_delim,
-    int_setting,
-    reject_control_characters,
-    string_setting,
-)
+from lakesink.domain.layout.confluent_settings import directory_delim, reject_control_characters
 
 TOPICS_DIR = "topics.dir"
 FILE_DELIM = "file.delim"

@@ -36,6 +36,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from lakesink.domain.dialects.kafka_connect.config_def import (
+    Settings,
+    java_trim,
+    list_setting,
+    long_setting,
+    string_setting,
+)
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.layout.confluent_fields import (
     STRUCT,
@@ -44,14 +51,7 @@ from lakesink.domain.layout.confluent_fields import (
     SchemaMemo,
     struct_value,
 )
-from lakesink.domain.layout.confluent_settings import (
-    Settings,
-    directory_delim,
-    java_trim,
-    list_setting,
-    long_setting,
-    string_setting,
-)
+from lakesink.domain.layout.confluent_settings import directory_delim
 from lakesink.domain.layout.confluent_timestamps import TimestampExtractor
 from lakesink.domain.layout.joda_pattern import LOCALE_SETTING, PATH_FORMAT_SETTING, JodaPattern
 from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone

@@ -32,6 +32,7 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
+from lakesink.domain.dialects.kafka_connect.config_def import LONG_MAX, LONG_MIN, Settings, string_setting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.layout.confluent_fields import (
     MAP,
@@ -41,7 +42,6 @@ from lakesink.domain.layout.confluent_fields import (
     map_value,
     struct_value,
 )
-from lakesink.domain.layout.confluent_settings import LONG_MAX, LONG_MIN, Settings, string_setting
 from lakesink.domain.records import Record
 
 TIMESTAMP_EXTRACTOR = "timestamp.extractor"

@@ -21,10 +21,10 @@ from collections.abc import Collection, Mapping
 
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.confluent_writing import FileFormat
+from lakesink.domain.dialects.kafka_connect.config_def import string_setting
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.confluent_naming import COMPRESSION_TYPE
-from lakesink.domain.layout.confluent_settings import string_setting
 from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
 from lakesink.domain.restore.sink_restore import sink_restore_plan, sink_settings
