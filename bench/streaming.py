@@ -199,7 +199,7 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
              rate: int | None) -> dict[str, Any]:
     children, label = step.children, step.label
     expected = int((rate or 400_000) * args.step_seconds)
-    broker = start_broker(children, records=expected)
+    broker = start_broker(children, records=expected, kind=args.broker)
     step.processes.append(broker.process)
     s3 = start_moto(children)
     step.processes.append(s3.process)
