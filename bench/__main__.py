@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import scenarios, streaming, streaming_report
+from bench import scenarios, side_by_side, streaming, streaming_report
 from bench.lakesink_runs import MEMORY_ZONES
+from bench.peers import ratio_table
 from bench.processes import BenchTimeout, Children, install_global_timeout
 from bench.results import OK, machine, table, write_json
 from bench.streaming_metrics import parse_ladder
@@ -49,6 +50,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="leave the broker and S3 server running at the end (for profiling); Ctrl-C stops them")
     parser.add_argument("--scaling", action="store_true",
                         help="instead: backfill ONE partition of N records with local[1] and local[2]")
+    parser.add_argument("--broker", choices=("auto", "kafka", "tansu"), default="auto",
+                        help="auto: Apache Kafka when `make install` fetched its jars, else Tansu")
+    parser.add_argument("--chart", metavar="FILE", type=Path,
+                        help="render lakesink-vs-peers chart and BENCHMARKS.md's side-by-side section from a "
+                             "results file, run nothing")
     streams = parser.add_argument_group("streaming (continuous mode, bench/streaming.py)")
     streams.add_argument("--streaming", action="store_true",
                          help="instead: lakesink and Quix in continuous mode against a producer at fixed rates")
@@ -96,6 +102,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.chart:
+        print(f"bench: chart {side_by_side.publish(args.chart, BENCHMARKS)}; regenerated the side-by-side "
+              f"section of {BENCHMARKS}", flush=True)
+        return 0
     if args.streaming_report:
         report = json.loads(args.streaming_report.read_text())
         _publish_streaming(report, args.streaming_report, RESULTS_DIR, benchmarks=True)
@@ -128,6 +138,7 @@ def _report(run: scenarios.Run, args: argparse.Namespace) -> None:
     """Print the table of what finished and write it to bench/results/<UTC>.json."""
     run.reported = True
     print("\n" + table(run.results), flush=True)
+    print(ratio_table(run.results), flush=True)
     print(f"bench: results in {write_json(RESULTS_DIR, run.results, vars(args))}", flush=True)
 
 

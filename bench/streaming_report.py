@@ -266,12 +266,14 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
     return "\n".join(lines)
 
 
-def update_benchmarks(path: Path, text: str) -> None:
-    """Replace the generated section of ``path`` (appended when the markers are missing)."""
+def update_benchmarks(path: Path, text: str, *, begin: str = BEGIN, end: str = END,
+                      heading: str = "Streaming") -> None:
+    """Replace the generated section between ``begin`` and ``end`` in ``path`` (appended under
+    ``## heading`` when the markers are missing)."""
     current = path.read_text()
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in current and end in current:
+        head, rest = current.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         path.write_text(head + text + tail)
     else:
-        path.write_text(current.rstrip("\n") + "\n\n## Streaming\n\n" + text + "\n")
+        path.write_text(current.rstrip("\n") + f"\n\n## {heading}\n\n" + text + "\n")
