@@ -74,6 +74,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     streams.add_argument("--streaming-report", metavar="FILE", type=Path,
                          help="render the charts and BENCHMARKS.md's streaming section from a results file, run nothing")
     args = parser.parse_args(argv)
+    if args.chart and not args.chart.is_file():
+        parser.error(f"--chart: no results file {args.chart}")
     if args.partitions is None:
         args.partitions = streaming.PARTITIONS if args.streaming else 8
     try:

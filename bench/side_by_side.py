@@ -111,6 +111,7 @@ def _load(value: list[float] | None) -> str:
 
 def publish(results_file: Path, benchmarks: Path) -> Path:
     """Chart next to ``results_file`` and the section of ``benchmarks`` regenerated; returns the chart."""
+    results_file = results_file.resolve()
     report, results = load(results_file)
     path = chart(results, results_file.with_name(CHART))
     relative = path.relative_to(benchmarks.parent)

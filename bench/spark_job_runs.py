@@ -99,24 +99,47 @@ def check_output(records: dict[str, int], committed: set[str], expected: int) ->
     return None
 
 
-def run_spark_job(children: Children, scenario: str, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
-                  work: Path, master: str, timeout_s: float) -> Result:
-    """One ``--trigger available-now`` run of the plain job into a fresh bucket, then counted."""
-    fmt = scenario.removeprefix("spark-")
-    try:
-        jars = job_jars()
-    except FileNotFoundError as error:
-        return failed(scenario, data.records, data.value_bytes, str(error))
-    bucket = f"bench-{scenario}"
-    endpoint.client().create_bucket(Bucket=bucket)
+def job_command(fmt: str, *, bootstrap: str, topic: str, bucket: str, checkpoint: Path, endpoint: S3Endpoint,
+                master: str, trigger: str) -> tuple[list[str], dict[str, str]]:
+    """The job's argv and environment (S3 credentials there, as S3A's default chain reads them, and
+    never on the command line); FileNotFoundError when the jars are missing."""
     argv = [sys.executable, str(Path(__file__).with_name("spark_job_app.py")), "--bootstrap", bootstrap,
-            "--topic", data.topic, "--path", f"s3a://{bucket}/{PREFIX}",
-            "--checkpoint", str(work / "checkpoints" / scenario), "--endpoint", endpoint.url, "--jars", jars,
-            "--format", fmt, "--partition-by", PARTITION_BY[scenario], "--trigger", "available-now",
-            "--master", master]
+            "--topic", topic, "--path", f"s3a://{bucket}/{PREFIX}", "--checkpoint", str(checkpoint),
+            "--endpoint", endpoint.url, "--jars", job_jars(), "--format", fmt,
+            "--partition-by", PARTITION_BY[f"spark-{fmt}"], "--trigger", trigger, "--master", master]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
            "SPARK_LOCAL_IP": "127.0.0.1", "AWS_ACCESS_KEY_ID": endpoint.access_key,
            "AWS_SECRET_ACCESS_KEY": endpoint.secret_key, "AWS_REGION": endpoint.region}
+    return argv, env
+
+
+def checkpoint_committed(checkpoint: Path, topic: str, partitions: int) -> dict[int, int]:
+    """The job's committed positions: the end offsets of the last micro-batch in ``commits/``, read
+    from ``offsets/<batch>`` (``v1``, the batch's metadata, then ``{topic: {partition: offset}}``).
+
+    The job commits no consumer group, so this is what its lag is measured against; 0 for a
+    partition before the first committed batch.
+    """
+    done = [int(p.name) for p in (checkpoint / "commits").glob("[0-9]*") if p.name.isdigit()]
+    positions = dict.fromkeys(range(partitions), 0)
+    if done:
+        lines = (checkpoint / "offsets" / str(max(done))).read_text().splitlines()
+        ends = json.loads(lines[2])[topic]
+        positions.update({int(partition): int(offset) for partition, offset in ends.items()})
+    return positions
+
+
+def run_spark_job(children: Children, scenario: str, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
+                  work: Path, master: str, timeout_s: float) -> Result:
+    """One ``--trigger available-now`` run of the plain job into a fresh bucket, then counted."""
+    bucket = f"bench-{scenario}"
+    try:
+        argv, env = job_command(scenario.removeprefix("spark-"), bootstrap=bootstrap, topic=data.topic,
+                                bucket=bucket, checkpoint=work / "checkpoints" / scenario, endpoint=endpoint,
+                                master=master, trigger="available-now")
+    except FileNotFoundError as error:
+        return failed(scenario, data.records, data.value_bytes, str(error))
+    endpoint.client().create_bucket(Bucket=bucket)
     run = children.measure(scenario, argv, timeout_s=timeout_s, env=env)
     if run.returncode != 0:
         return failed(scenario, data.records, data.value_bytes,

@@ -10,7 +10,7 @@ import pytest
 from bench.peers import cpu_per_record, peer_ratios, ratio_table
 from bench.results import FAILED, OK, Result, write_json
 from bench.side_by_side import BEGIN, END, load, publish, section
-from bench.spark_job_runs import check_output, committed_keys, job_jars
+from bench.spark_job_runs import check_output, checkpoint_committed, committed_keys, job_jars
 
 
 def _run(name: str, seconds: float, cpu: float, status: str = OK) -> Result:
@@ -56,6 +56,18 @@ def test_output_check_needs_the_same_files_and_every_record() -> None:
     assert check_output({"a.json": 3, "b.json": 2}, {"a.json", "b.json"}, 5) is None
     assert "1 listed file(s) not committed" in (check_output({"a.json": 3, "b.json": 2}, {"a.json"}, 5) or "")
     assert check_output({"a.json": 3}, {"a.json"}, 5) == "incomplete: 3 of 5 records in 1 files"
+
+
+def test_checkpoint_committed_is_the_last_committed_batch_end(tmp_path: Path) -> None:
+    assert checkpoint_committed(tmp_path, "t", 2) == {0: 0, 1: 0}  # before the first batch
+    (tmp_path / "offsets").mkdir()
+    (tmp_path / "commits").mkdir()
+    for batch, ends in ((0, {"0": 5, "1": 7}), (1, {"0": 9, "1": 7})):
+        (tmp_path / "offsets" / str(batch)).write_text(f'v1\n{{"batchWatermarkMs":0}}\n{json.dumps({"t": ends})}\n')
+    (tmp_path / "commits" / "0").write_text("v1\n{}\n")
+    assert checkpoint_committed(tmp_path, "t", 2) == {0: 5, 1: 7}  # batch 1 planned, not committed
+    (tmp_path / "commits" / "1").write_text("v1\n{}\n")
+    assert checkpoint_committed(tmp_path, "t", 2) == {0: 9, 1: 7}
 
 
 def test_missing_jars_name_the_install_step(tmp_path: Path) -> None:
