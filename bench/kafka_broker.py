@@ -3,7 +3,8 @@
 Issue 34 compares lakesink with peers a user runs today, all on one broker; a real Apache Kafka
 is what those users run. One KRaft node, plaintext on 127.0.0.1, started with
 :meth:`bench.processes.Children.spawn` so its JVM's CPU and RSS are measured as Tansu's are, with
-its data in the run's work directory (deleted with it). Settings are a single node's minimum:
+its data in a fresh directory under the run's work directory, left there with the logs (each
+streaming step starts its own broker, so its own directory). Settings are a single node's minimum:
 replication 1, no time-based retention (the events are stamped in the past).
 """
 
@@ -13,6 +14,7 @@ import base64
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -64,8 +66,7 @@ def start_apache_kafka(children: Children) -> tuple[str, subprocess.Popen[bytes]
     missing = kafka_missing()
     if missing:
         raise RuntimeError(missing)
-    directory = children.log_dir / "kafka"
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="kafka-", dir=children.log_dir))  # a fresh one per start
     port, controller = free_port(), free_port()
     properties = directory / "server.properties"
     properties.write_text(_properties(directory, port, controller))
