@@ -1,8 +1,8 @@
 """``python -m bench`` (``make bench``): the end-to-end benchmark; ``--help`` lists the options.
 
-One run, all on 127.0.0.1, bounded by ``--timeout``: start Tansu and moto in child processes,
-produce the order events, measure the ceilings, lakesink's sink scenarios, Quix's S3FileSink and
-lakesink's restore, check every output, print one table and write ``bench/results/<UTC>.json``.
+One run, all on 127.0.0.1, bounded by ``--timeout``: start the broker (Apache Kafka, or Tansu with
+``--broker tansu``) and moto in child processes, produce the order events, measure the ceilings,
+lakesink's sink scenarios, its peers (Quix's S3FileSink, the plain Spark job) and lakesink's restore, check every output, print one table and write ``bench/results/<UTC>.json``.
 Every child is killed at the end, on failure, on Ctrl-C and on timeout (unless ``--keep``).
 ``--streaming`` runs the continuous-mode ladder instead (bench/streaming.py).
 """
@@ -33,7 +33,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
-        description="lakesink sink and restore against their ceilings and Quix Streams, on Tansu + moto (127.0.0.1).",
+        description="lakesink sink and restore against their ceilings and peers (Quix Streams, a plain Spark job), "
+                    "on Apache Kafka (or Tansu) + moto (127.0.0.1).",
     )
     parser.add_argument("--records", type=int, default=1_000_000, metavar="N", help="events to produce (1000000)")
     parser.add_argument("--partitions", type=int, default=None, metavar="P",
@@ -57,7 +58,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "results file, run nothing")
     streams = parser.add_argument_group("streaming (continuous mode, bench/streaming.py)")
     streams.add_argument("--streaming", action="store_true",
-                         help="instead: lakesink and Quix in continuous mode against a producer at fixed rates")
+                         help="instead: lakesink, Quix and the plain Spark job in continuous mode against a producer at "
+                              "fixed rates")
     streams.add_argument("--ladder", metavar="R,R,...",
                          help=f"records/s of the steps, rising, 'max' last ({streaming.DEFAULT_LADDER}; "
                               f"--smoke: {streaming.SMOKE_LADDER})")

@@ -3,10 +3,11 @@
 For each format (JSON passthrough; PARQUET with ``PARTITIONBY _value.country`` from schemaless
 JSON: the batch scenarios' sink-json and sink-parquet configs, with ``flush.interval`` 5 s) and
 each sink (``lakesink sink`` without ``--once``, ``--master local[2]``; Quix Streams' S3FileSink,
-bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s), each step of the ladder runs on
+bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s; the plain Spark job,
+bench/spark_job_app.py ``--trigger 5``), each step of the ladder runs on
 fresh services, so no step inherits another's backlog, topic or objects:
 
-1. Tansu and moto start, a 4-partition topic and a bucket are created, the sink starts in its
+1. the broker (Apache Kafka, or Tansu with ``--broker tansu``) and moto start, a 4-partition topic and a bucket are created, the sink starts in its
    own process group (lakesink with ``--metrics-port`` on a free port of 127.0.0.1);
 2. **warm-up**: 4,000 records are produced and the step waits until the sink committed them all
    (Spark up, Python workers started, the locks or the group's offsets exist);
