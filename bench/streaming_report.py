@@ -22,6 +22,8 @@ CLIP_INTERVALS = 8
 """The lag chart's y axis ends at this many flush intervals of production (a step far behind would
 flatten the others)."""
 _SINK_NAMES = {"lakesink": "lakesink", "quix": "Quix S3FileSink", "spark": "plain Spark job"}
+_SHORT_NAMES = {"spark": "Spark job"}
+"""A peer's name where a chart label has little room."""
 _FORMAT_NAMES = {"json": "JSON passthrough", "parquet": "PARQUET, PARTITIONBY country"}
 _QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)"}
 _SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country"}
@@ -170,9 +172,10 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
     figure.savefig(lag_path, dpi=90)
     plt.close(figure)
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
-    width = 0.38
-    for offset, sink in ((-width / 2, "lakesink"), (width / 2, "quix")):
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11 + 2 * (len(sinks) - 2), 3.8))
+    width = 0.8 / len(sinks)
+    for index, sink in enumerate(sinks):
+        offset = (index - (len(sinks) - 1) / 2) * width
         values = [next((r["sustained_rate"] or 0 for r in report["runs"] if r["sink"] == sink and r["format"] == f), 0)
                   for f in formats]
         bars = left.bar([i + offset for i in range(len(formats))], [v / 1000 for v in values], width,
@@ -185,9 +188,14 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
     labels, values = [], []
     for fmt in formats:
         ratio = report["ratios"].get(fmt, {})
-        labels += [f"{fmt}: throughput\nlakesink ÷ Quix", f"{fmt}: CPU/record\nQuix ÷ lakesink"]
-        values += [ratio.get("sustained_rate") or 0, ratio.get("cpu_per_record_quix_over_lakesink") or 0]
-    bars = right.bar(range(len(values)), values, color=["tab:blue", "tab:green"] * len(formats))
+        if "sustained_rate" in ratio:
+            labels += [f"{fmt}: throughput\nlakesink ÷ Quix", f"{fmt}: CPU/record\nQuix ÷ lakesink"]
+            values += [ratio["sustained_rate"] or 0, ratio["cpu_per_record_quix_over_lakesink"] or 0]
+        for key, versus in sorted((k, v) for k, v in ratio.items() if k.startswith("vs_")):
+            peer = _SHORT_NAMES.get(key[3:], key[3:])
+            labels += [f"{fmt}: throughput\nlakesink ÷ {peer}", f"{fmt}: CPU/record\n{peer} ÷ lakesink"]
+            values += [versus["sustained_rate"] or 0, versus["cpu_per_record_peer_over_lakesink"] or 0]
+    bars = right.bar(range(len(values)), values, color=["tab:blue", "tab:green"] * (len(values) // 2))
     right.bar_label(bars, labels=[f"{v:.1f}×" if v else "n/a" for v in values], fontsize=8)
     right.axhline(1, color="grey", linewidth=0.8)
     right.set_xticks(range(len(values)), labels, fontsize=7)
