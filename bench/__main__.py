@@ -43,6 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=f"which to run, of: {', '.join(scenarios.ALL)} (all but "
                              f"{', '.join(sorted(set(scenarios.ALL) - set(scenarios.DEFAULT)))})")
     parser.add_argument("--skip-quix", action="store_true", help="leave out the Quix Streams runs")
+    parser.add_argument("--skip-spark", action="store_true", help="leave out the plain Spark job's runs")
     parser.add_argument("--timeout", type=int, default=3600, metavar="S", help="global time limit in seconds (3600)")
     parser.add_argument("--master", default="local[2]", help="Spark master of the lakesink runs (local[2])")
     parser.add_argument("--zones", type=int, default=MEMORY_ZONES, metavar="Z",
@@ -98,6 +99,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(scenarios.ALL)}")
     if args.skip_quix:
         chosen = [name for name in chosen if not name.startswith("quix-")]
+    if args.skip_spark:
+        chosen = [name for name in chosen if not name.startswith("spark-")]
     args.chosen = chosen
     if args.records < 1 or args.partitions < 1:
         parser.error("--records and --partitions must be at least 1")

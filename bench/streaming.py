@@ -129,7 +129,8 @@ def run_ladder(args: argparse.Namespace, children: Children, work: Path, deadlin
                runs: list[dict[str, Any]]) -> None:
     """Every chosen format × sink × ladder step, appended to ``runs`` as each sink's ladder ends
     (an interrupted run still reports what finished); :func:`ratios` compares them."""
-    sinks = [s for s in SINKS if not (s == "quix" and args.skip_quix)]
+    skipped = {"quix": args.skip_quix, "spark": args.skip_spark}
+    sinks = [s for s in SINKS if not skipped.get(s)]
     for fmt in args.formats:
         for sink in sinks:
             steps: list[dict[str, Any]] = []

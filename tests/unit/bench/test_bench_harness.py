@@ -72,7 +72,13 @@ def test_ratio_compares_with_the_slower_ceiling() -> None:
 def test_skip_quix_removes_the_quix_scenarios() -> None:
     args = parse_args(["--records", "10", "--skip-quix"])
     assert not [name for name in args.chosen if name.startswith("quix-")]
-    assert "sink-json" in args.chosen
+    assert "sink-json" in args.chosen and "spark-json" in args.chosen
+
+
+def test_skip_spark_removes_the_spark_job_scenarios() -> None:
+    args = parse_args(["--records", "10", "--skip-spark"])
+    assert not [name for name in args.chosen if name.startswith("spark-")]
+    assert "quix-json" in args.chosen
 
 
 def test_unknown_scenario_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
