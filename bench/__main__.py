@@ -1,8 +1,8 @@
 """``python -m bench`` (``make bench``): the end-to-end benchmark; ``--help`` lists the options.
 
-One run, all on 127.0.0.1, bounded by ``--timeout``: start Tansu and moto in child processes,
-produce the order events, measure the ceilings, lakesink's sink scenarios, Quix's S3FileSink and
-lakesink's restore, check every output, print one table and write ``bench/results/<UTC>.json``.
+One run, all on 127.0.0.1, bounded by ``--timeout``: start the broker (Apache Kafka, or Tansu with
+``--broker tansu``) and moto in child processes, produce the order events, measure the ceilings,
+lakesink's sink scenarios, its peers (Quix's S3FileSink, the plain Spark job) and lakesink's restore, check every output, print one table and write ``bench/results/<UTC>.json``.
 Every child is killed at the end, on failure, on Ctrl-C and on timeout (unless ``--keep``).
 ``--streaming`` runs the continuous-mode ladder instead (bench/streaming.py).
 """
@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import scenarios, streaming, streaming_report
+from bench import scenarios, side_by_side, streaming, streaming_report
 from bench.lakesink_runs import MEMORY_ZONES
+from bench.peers import ratio_table
 from bench.processes import BenchTimeout, Children, install_global_timeout
 from bench.results import OK, machine, table, write_json
 from bench.streaming_metrics import parse_ladder
@@ -32,7 +33,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
-        description="lakesink sink and restore against their ceilings and Quix Streams, on Tansu + moto (127.0.0.1).",
+        description="lakesink sink and restore against their ceilings and peers (Quix Streams, a plain Spark job), "
+                    "on Apache Kafka (or Tansu) + moto (127.0.0.1).",
     )
     parser.add_argument("--records", type=int, default=1_000_000, metavar="N", help="events to produce (1000000)")
     parser.add_argument("--partitions", type=int, default=None, metavar="P",
@@ -41,6 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=f"which to run, of: {', '.join(scenarios.ALL)} (all but "
                              f"{', '.join(sorted(set(scenarios.ALL) - set(scenarios.DEFAULT)))})")
     parser.add_argument("--skip-quix", action="store_true", help="leave out the Quix Streams runs")
+    parser.add_argument("--skip-spark", action="store_true", help="leave out the plain Spark job's runs")
     parser.add_argument("--timeout", type=int, default=3600, metavar="S", help="global time limit in seconds (3600)")
     parser.add_argument("--master", default="local[2]", help="Spark master of the lakesink runs (local[2])")
     parser.add_argument("--zones", type=int, default=MEMORY_ZONES, metavar="Z",
@@ -49,9 +52,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="leave the broker and S3 server running at the end (for profiling); Ctrl-C stops them")
     parser.add_argument("--scaling", action="store_true",
                         help="instead: backfill ONE partition of N records with local[1] and local[2]")
+    parser.add_argument("--broker", choices=("auto", "kafka", "tansu"), default="auto",
+                        help="auto: Apache Kafka when `make install` fetched its jars, else Tansu")
+    parser.add_argument("--chart", metavar="FILE", type=Path,
+                        help="render lakesink-vs-peers chart and BENCHMARKS.md's side-by-side section from a "
+                             "results file, run nothing")
     streams = parser.add_argument_group("streaming (continuous mode, bench/streaming.py)")
     streams.add_argument("--streaming", action="store_true",
-                         help="instead: lakesink and Quix in continuous mode against a producer at fixed rates")
+                         help="instead: lakesink, Quix and the plain Spark job in continuous mode against a producer at "
+                              "fixed rates")
     streams.add_argument("--ladder", metavar="R,R,...",
                          help=f"records/s of the steps, rising, 'max' last ({streaming.DEFAULT_LADDER}; "
                               f"--smoke: {streaming.SMOKE_LADDER})")
@@ -68,6 +77,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     streams.add_argument("--streaming-report", metavar="FILE", type=Path,
                          help="render the charts and BENCHMARKS.md's streaming section from a results file, run nothing")
     args = parser.parse_args(argv)
+    if args.chart and not args.chart.is_file():
+        parser.error(f"--chart: no results file {args.chart}")
     if args.partitions is None:
         args.partitions = streaming.PARTITIONS if args.streaming else 8
     try:
@@ -88,6 +99,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(scenarios.ALL)}")
     if args.skip_quix:
         chosen = [name for name in chosen if not name.startswith("quix-")]
+    if args.skip_spark:
+        chosen = [name for name in chosen if not name.startswith("spark-")]
     args.chosen = chosen
     if args.records < 1 or args.partitions < 1:
         parser.error("--records and --partitions must be at least 1")
@@ -96,6 +109,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.chart:
+        print(f"bench: chart {side_by_side.publish(args.chart, BENCHMARKS)}; regenerated the side-by-side "
+              f"section of {BENCHMARKS}", flush=True)
+        return 0
     if args.streaming_report:
         report = json.loads(args.streaming_report.read_text())
         _publish_streaming(report, args.streaming_report, RESULTS_DIR, benchmarks=True)
@@ -128,6 +145,7 @@ def _report(run: scenarios.Run, args: argparse.Namespace) -> None:
     """Print the table of what finished and write it to bench/results/<UTC>.json."""
     run.reported = True
     print("\n" + table(run.results), flush=True)
+    print(ratio_table(run.results), flush=True)
     print(f"bench: results in {write_json(RESULTS_DIR, run.results, vars(args))}", flush=True)
 
 

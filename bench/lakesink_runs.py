@@ -45,7 +45,6 @@ class SinkScenario:
     converters: dict[str, str]
     encode_args: tuple[str, ...]
     """Arguments of :mod:`bench.ceilings` that time the same writer on its own."""
-    quix_peer: str | None = None
     properties: str = ""
     flush: str = f"'flush.count'={FLUSH_COUNT}"
     """The flush PROPERTIES (``flush.interval`` is always 3600 s, so it never fires in a --once run)."""
@@ -58,10 +57,10 @@ class SinkScenario:
 SINK_SCENARIOS = (
     SinkScenario("sink-json", "STOREAS `JSON`", "UNCOMPRESSED",
                  {"key.converter": _BYTES, "value.converter": _BYTES},
-                 ("--format", "JSON"), quix_peer="quix-json"),
+                 ("--format", "JSON")),
     SinkScenario("sink-parquet", "PARTITIONBY _value.country STOREAS `PARQUET`", "SNAPPY",
                  {"key.converter": _STRING, "value.converter": _JSON, "value.converter.schemas.enable": "false"},
-                 ("--format", "PARQUET", "--codec", "SNAPPY", "--decoded"), quix_peer="quix-parquet"),
+                 ("--format", "PARQUET", "--codec", "SNAPPY", "--decoded")),
     SinkScenario("sink-avro", "STOREAS `AVRO`", "SNAPPY",
                  {"key.converter": _STRING, "value.converter": _JSON, "value.converter.schemas.enable": "false"},
                  ("--format", "AVRO", "--codec", "SNAPPY", "--decoded", "--envelope"),
@@ -154,8 +153,7 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
     argv = _lakesink("sink", "--config", str(config), "--once", "--master", master,
                      "--checkpoint", str(work / "checkpoints" / label))
     run = children.measure(label, argv, timeout_s=timeout_s, env=_env(), watch=[STARTED_MARK, *BATCHES])
-    common = {"quix_peer": scenario.quix_peer,
-              "ceiling": f"encode-{scenario.name[5:]}" if scenario.encode_args else None}
+    common = {"ceiling": f"encode-{scenario.name[5:]}" if scenario.encode_args else None}
     if run.returncode != 0:
         return failed(label, data.records, data.value_bytes,
                       f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/{label}.log)",

@@ -25,8 +25,6 @@ class Result:
     seconds: float | None = None
     peak_rss: int | None = None
     note: str = ""
-    quix_peer: str | None = None
-    """The Quix scenario doing the same job, for the lakesink/Quix ratio."""
     ceiling: str | None = None
     """The ceiling scenario this run is compared with (lakesink/ceiling)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -58,14 +56,14 @@ def _fmt(value: float | None, pattern: str) -> str:
 def table(results: list[Result]) -> str:
     """The summary table: one row per scenario, FAILED rows carry their reason instead of numbers."""
     by_name = {r.scenario: r for r in results}
-    header = ("scenario", "status", "records", "seconds", "records/s", "MB/s", "peak RSS MB", "vs Quix", "vs ceiling")
+    header = ("scenario", "status", "records", "seconds", "records/s", "MB/s", "peak RSS MB", "vs ceiling")
     rows = [header]
     for r in results:
         rows.append((
             r.scenario, r.status, f"{r.records:,}",
             _fmt(r.seconds if r.status == OK else None, ".1f"), _fmt(r.rate, ",.0f"), _fmt(r.mb_per_s, ".1f"),
             _fmt(r.peak_rss / 1e6 if r.peak_rss else None, ",.0f"),
-            _ratio(r, r.quix_peer, by_name), _ratio(r, r.ceiling, by_name),
+            _ratio(r, r.ceiling, by_name),
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True)))

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import quix_runs
+from bench import quix_runs, spark_job_runs
 from bench.kafka_io import DataSet, create_topic, produce_data_set
 from bench.lakesink_runs import (
     FLUSH_COUNT,
@@ -31,7 +31,7 @@ CONSUME = "consume"
 PRODUCE = "produce"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
 DEFAULT = (CONSUME, PRODUCE, *ENCODE.values(), *(s.name for s in (*SINK_SCENARIOS, *TABLE_SCENARIOS)),
-           *quix_runs.SCENARIOS, "restore")
+           *quix_runs.SCENARIOS, *spark_job_runs.SCENARIOS, "restore")
 ALL = (*DEFAULT, SMT_SCENARIO.name, MEMORY_SCENARIO.name)
 """``sink-memory`` is chosen by name only: it produces a second, 64-partition data set; so is
 ``sink-parquet-smt`` (sink-parquet behind three transforms)."""
@@ -60,7 +60,8 @@ class Run:
         return max(1.0, self.deadline - time.monotonic())
 
     def _services(self, partitions: int, topic: str) -> DataSet:
-        self.broker = start_broker(self.children, records=self.args.records)
+        self.broker = start_broker(self.children, records=self.args.records, kind=self.args.broker)
+        self.args.broker_kind = self.broker.kind  # in the results file: which broker "auto" chose
         self.s3 = start_moto(self.children)
         print(f"bench: {self.broker.kind} at {self.broker.bootstrap}, moto at {self.s3.endpoint.url}", flush=True)
         return self._produce(topic, self.broker.fixed_partitions or partitions)
@@ -114,6 +115,9 @@ class Run:
         if name in quix_runs.SCENARIOS:
             return quix_runs.run_quix(self.children, name, data, bootstrap=bootstrap, endpoint=endpoint,
                                       timeout_s=self._remaining())
+        if name in spark_job_runs.SCENARIOS:
+            return spark_job_runs.run_spark_job(self.children, name, data, bootstrap=bootstrap, endpoint=endpoint,
+                                                work=self.work, master=self.args.master, timeout_s=self._remaining())
         avro = next((r for r in done if r.scenario == "sink-avro"), None)
         if avro is None or avro.status != OK:
             return failed("restore", data.records, data.value_bytes, "needs a successful sink-avro run to restore")

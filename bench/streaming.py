@@ -3,10 +3,11 @@
 For each format (JSON passthrough; PARQUET with ``PARTITIONBY _value.country`` from schemaless
 JSON: the batch scenarios' sink-json and sink-parquet configs, with ``flush.interval`` 5 s) and
 each sink (``lakesink sink`` without ``--once``, ``--master local[2]``; Quix Streams' S3FileSink,
-bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s), each step of the ladder runs on
+bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s; the plain Spark job,
+bench/spark_job_app.py ``--trigger 5``), each step of the ladder runs on
 fresh services, so no step inherits another's backlog, topic or objects:
 
-1. Tansu and moto start, a 4-partition topic and a bucket are created, the sink starts in its
+1. the broker (Apache Kafka, or Tansu with ``--broker tansu``) and moto start, a 4-partition topic and a bucket are created, the sink starts in its
    own process group (lakesink with ``--metrics-port`` on a free port of 127.0.0.1);
 2. **warm-up**: 4,000 records are produced and the step waits until the sink committed them all
    (Spark up, Python workers started, the locks or the group's offsets exist);
@@ -43,6 +44,8 @@ from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_co
 from bench.processes import BenchTimeout, Children, CpuByRole, cpu_seconds, tree_rss
 from bench.quix_runs import COMMIT_EVERY, quix_python
 from bench.services import free_port, start_broker, start_moto
+from bench.spark_job_runs import PREFIX as SPARK_PREFIX
+from bench.spark_job_runs import checkpoint_committed, job_command
 from bench.streaming_metrics import (
     judge_step,
     percentiles,
@@ -70,7 +73,7 @@ WARM_UP_RECORDS = 4_000
 WARM_UP_TIMEOUT_S = 240.0
 DRAIN_TIMEOUT_S = 30.0
 SAMPLE_S = 1.0
-SINKS = ("lakesink", "quix")
+SINKS = ("lakesink", "quix", "spark")
 FORMATS = {"json": SINK_SCENARIOS[0], "parquet": SINK_SCENARIOS[1]}
 DEFAULT_LADDER = "20k,50k,100k,200k,max"
 DEFAULT_STEP_S = 45.0
@@ -126,7 +129,8 @@ def run_ladder(args: argparse.Namespace, children: Children, work: Path, deadlin
                runs: list[dict[str, Any]]) -> None:
     """Every chosen format × sink × ladder step, appended to ``runs`` as each sink's ladder ends
     (an interrupted run still reports what finished); :func:`ratios` compares them."""
-    sinks = [s for s in SINKS if not (s == "quix" and args.skip_quix)]
+    skipped = {"quix": args.skip_quix, "spark": args.skip_spark}
+    sinks = [s for s in SINKS if not skipped.get(s)]
     for fmt in args.formats:
         for sink in sinks:
             steps: list[dict[str, Any]] = []
@@ -146,22 +150,34 @@ def run_ladder(args: argparse.Namespace, children: Children, work: Path, deadlin
 
 def ratios(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
     """Per format: lakesink's sustained rate ÷ Quix's, and Quix's CPU per record ÷ lakesink's at the
-    highest step both sustained."""
-    out: dict[str, dict[str, float | None]] = {}
+    highest step both sustained; the same against every other peer under ``vs_<peer>``."""
+    out: dict[str, dict[str, Any]] = {}
     for fmt in {run["format"] for run in runs}:
         by_sink = {run["sink"]: run for run in runs if run["format"] == fmt}
-        lake, quix = by_sink.get("lakesink"), by_sink.get("quix")
-        if lake is None or quix is None:
+        lake = by_sink.get("lakesink")
+        if lake is None:
             continue
-        rate = (lake["sustained_rate"] / quix["sustained_rate"]
-                if lake["sustained_rate"] and quix["sustained_rate"] else None)
-        both = [(a, b) for a in lake["steps"] for b in quix["steps"]
-                if a["nominal_rate"] == b["nominal_rate"] and a.get("sustained") and b.get("sustained")
-                and a.get("cpu_us_per_record") and b.get("cpu_us_per_record")]
-        cpu = both[-1][1]["cpu_us_per_record"] / both[-1][0]["cpu_us_per_record"] if both else None
-        out[fmt] = {"sustained_rate": rate, "cpu_per_record_quix_over_lakesink": cpu,
-                    "cpu_compared_at": both[-1][0]["nominal_rate"] if both else None}
+        versus = {peer: _versus(lake, by_sink[peer]) for peer in SINKS[1:] if peer in by_sink}
+        if "quix" in versus:
+            quix = versus.pop("quix")
+            out[fmt] = {"sustained_rate": quix["sustained_rate"],
+                        "cpu_per_record_quix_over_lakesink": quix["cpu_per_record_peer_over_lakesink"],
+                        "cpu_compared_at": quix["cpu_compared_at"]}
+        out.setdefault(fmt, {}).update({f"vs_{peer}": ratio for peer, ratio in versus.items()})
     return out
+
+
+def _versus(lake: dict[str, Any], peer: dict[str, Any]) -> dict[str, float | None]:
+    """lakesink's sustained rate ÷ the peer's, and the peer's CPU per record ÷ lakesink's at the highest
+    step both sustained."""
+    rate = (lake["sustained_rate"] / peer["sustained_rate"]
+            if lake["sustained_rate"] and peer["sustained_rate"] else None)
+    both = [(a, b) for a in lake["steps"] for b in peer["steps"]
+            if a["nominal_rate"] == b["nominal_rate"] and a.get("sustained") and b.get("sustained")
+            and a.get("cpu_us_per_record") and b.get("cpu_us_per_record")]
+    cpu = both[-1][1]["cpu_us_per_record"] / both[-1][0]["cpu_us_per_record"] if both else None
+    return {"sustained_rate": rate, "cpu_per_record_peer_over_lakesink": cpu,
+            "cpu_compared_at": both[-1][0]["nominal_rate"] if both else None}
 
 
 def _skipped(rate: int | None, why: str) -> dict[str, Any]:
@@ -199,7 +215,7 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
              rate: int | None) -> dict[str, Any]:
     children, label = step.children, step.label
     expected = int((rate or 400_000) * args.step_seconds)
-    broker = start_broker(children, records=expected)
+    broker = start_broker(children, records=expected, kind=args.broker)
     step.processes.append(broker.process)
     s3 = start_moto(children)
     step.processes.append(s3.process)
@@ -221,6 +237,13 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         process = children.spawn(label, argv, env=_env())
         committed: Committed = LakesinkEndpoint(f"http://127.0.0.1:{port}/metrics", connector, TOPIC, partitions)
         prefix = "out/"
+    elif sink == "spark":  # the plain Spark job (bench/spark_job_runs.py), a micro-batch every flush interval
+        checkpoint = work / "checkpoints" / label
+        argv, env = job_command(fmt, bootstrap=broker.bootstrap, topic=TOPIC, bucket=bucket, checkpoint=checkpoint,
+                                endpoint=s3.endpoint, master=args.master, trigger=str(FLUSH_INTERVAL_S))
+        process = children.spawn(label, argv, env=env)
+        committed = partial(checkpoint_committed, checkpoint, TOPIC, partitions)
+        prefix = f"{SPARK_PREFIX}/"
     else:
         group = f"bench-stream-{label}"
         argv = [str(quix_python()), str(Path(__file__).with_name("quix_app.py")), "--bootstrap", broker.bootstrap,

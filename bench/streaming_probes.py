@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench.spark_job_runs import METADATA as SPARK_LOG
 from bench.streaming_metrics import estimated_lines, freshness_ms, interpolated_stamps, json_stamps
 from bench.verify import INDEX_MARKER
 from lakesink.adapters.demo.s3 import S3Endpoint
@@ -187,7 +188,7 @@ class FreshnessProbe(threading.Thread):
         found = {}
         for page in self._client.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=self._prefix):
             for item in page.get("Contents", []):
-                if INDEX_MARKER not in item["Key"]:
+                if INDEX_MARKER not in item["Key"] and SPARK_LOG not in item["Key"]:
                     found[item["Key"]] = item["Size"]
         return found
 

@@ -21,13 +21,26 @@ RATIO_CHART = "streaming-ratios.png"
 CLIP_INTERVALS = 8
 """The lag chart's y axis ends at this many flush intervals of production (a step far behind would
 flatten the others)."""
-_SINK_NAMES = {"lakesink": "lakesink", "quix": "Quix S3FileSink"}
+_SINK_NAMES = {"lakesink": "lakesink", "quix": "Quix S3FileSink", "spark": "plain Spark job"}
+_SHORT_NAMES = {"spark": "Spark job"}
+"""A peer's name where a chart label has little room."""
 _FORMAT_NAMES = {"json": "JSON passthrough", "parquet": "PARQUET, PARTITIONBY country"}
 _QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)"}
+_SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country"}
 
 
 def _format_name(sink: str, fmt: str) -> str:
-    return (_QUIX_FORMATS if sink == "quix" else _FORMAT_NAMES)[fmt]
+    return {"quix": _QUIX_FORMATS, "spark": _SPARK_FORMATS}.get(sink, _FORMAT_NAMES)[fmt]
+
+
+def _versus_lines(report: dict[str, Any]) -> list[str]:
+    """lakesink against each peer other than Quix (``vs_<peer>`` in the ratios), one line each."""
+    return [f"{_FORMAT_NAMES[fmt]}: lakesink / {_SINK_NAMES[key[3:]]} sustained = "
+            f"{_num(versus['sustained_rate'], '.2f')}; {_SINK_NAMES[key[3:]]} / lakesink CPU per record = "
+            f"{_num(versus['cpu_per_record_peer_over_lakesink'], '.2f')} (at {_rate(versus['cpu_compared_at'])} "
+            f"records/s)"
+            for fmt, ratio in sorted(report["ratios"].items()) for key, versus in sorted(ratio.items())
+            if key.startswith("vs_")]
 
 
 def write_results(directory: Path, report: dict[str, Any]) -> Path:
@@ -50,8 +63,8 @@ def _seconds(ms: float | None) -> str:
 
 
 def _by_role(sink: str, cpu: dict[str, float]) -> str:
-    """``JVM 9.1 + driver 1.2 + workers 20.3`` (lakesink) or the one process's seconds (Quix)."""
-    if sink != "lakesink":
+    """``JVM 9.1 + driver 1.2 + workers 20.3`` (lakesink, the Spark job) or the one process's seconds (Quix)."""
+    if sink == "quix":
         return f"{sum(cpu.values()):.1f}"
     return f"JVM {cpu.get('jvm', 0):.1f} + driver {cpu.get('driver', 0):.1f} + workers {cpu.get('python_workers', 0):.1f}"
 
@@ -105,10 +118,12 @@ def _headlines(report: dict[str, Any]) -> list[str]:
         out.append(f"{_SINK_NAMES[run['sink']]} {_format_name(run['sink'], run['format'])}: sustained "
                    f"{_rate(run['sustained_rate'])} records/s")
     for fmt, ratio in sorted(report["ratios"].items()):
+        if "sustained_rate" not in ratio:  # no Quix run of this format
+            continue
         out.append(f"{_FORMAT_NAMES[fmt]}: lakesink / Quix sustained = {_num(ratio['sustained_rate'], '.2f')}; "
                    f"Quix / lakesink CPU per record = {_num(ratio['cpu_per_record_quix_over_lakesink'], '.2f')} "
                    f"(at {_rate(ratio['cpu_compared_at'])} records/s)")
-    return out
+    return out + _versus_lines(report)
 
 
 # --- charts ------------------------------------------------------------------------------------
@@ -157,9 +172,10 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
     figure.savefig(lag_path, dpi=90)
     plt.close(figure)
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
-    width = 0.38
-    for offset, sink in ((-width / 2, "lakesink"), (width / 2, "quix")):
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11 + 2 * (len(sinks) - 2), 3.8))
+    width = 0.8 / len(sinks)
+    for index, sink in enumerate(sinks):
+        offset = (index - (len(sinks) - 1) / 2) * width
         values = [next((r["sustained_rate"] or 0 for r in report["runs"] if r["sink"] == sink and r["format"] == f), 0)
                   for f in formats]
         bars = left.bar([i + offset for i in range(len(formats))], [v / 1000 for v in values], width,
@@ -172,9 +188,14 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
     labels, values = [], []
     for fmt in formats:
         ratio = report["ratios"].get(fmt, {})
-        labels += [f"{fmt}: throughput\nlakesink ÷ Quix", f"{fmt}: CPU/record\nQuix ÷ lakesink"]
-        values += [ratio.get("sustained_rate") or 0, ratio.get("cpu_per_record_quix_over_lakesink") or 0]
-    bars = right.bar(range(len(values)), values, color=["tab:blue", "tab:green"] * len(formats))
+        if "sustained_rate" in ratio:
+            labels += [f"{fmt}: throughput\nlakesink ÷ Quix", f"{fmt}: CPU/record\nQuix ÷ lakesink"]
+            values += [ratio["sustained_rate"] or 0, ratio["cpu_per_record_quix_over_lakesink"] or 0]
+        for key, versus in sorted((k, v) for k, v in ratio.items() if k.startswith("vs_")):
+            peer = _SHORT_NAMES.get(key[3:], key[3:])
+            labels += [f"{fmt}: throughput\nlakesink ÷ {peer}", f"{fmt}: CPU/record\n{peer} ÷ lakesink"]
+            values += [versus["sustained_rate"] or 0, versus["cpu_per_record_peer_over_lakesink"] or 0]
+    bars = right.bar(range(len(values)), values, color=["tab:blue", "tab:green"] * (len(values) // 2))
     right.bar_label(bars, labels=[f"{v:.1f}×" if v else "n/a" for v in values], fontsize=8)
     right.axhline(1, color="grey", linewidth=0.8)
     right.set_xticks(range(len(values)), labels, fontsize=7)
@@ -199,14 +220,16 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
         f"({machine['cpu']}), 1-minute load {run['load_average_at_start'][0]:.1f} at the start; raw series "
         f"`bench/results/{results_name}`.",
         "",
-        f"Each step on fresh services: Tansu + moto, a {report['partitions']}-partition topic, the sink in "
+        f"Each step on fresh services: the broker (Apache Kafka unless `--broker tansu`) + moto, a {report['partitions']}-partition topic, the sink in "
         f"continuous mode (lakesink `sink` without `--once`, `--master {run['master']}`; Quix's S3FileSink with "
-        f"`commit_interval` {report['flush_interval_s']} s), warmed up with 4,000 records, then "
+        f"`commit_interval` {report['flush_interval_s']} s; the plain Spark job, bench/spark_job_app.py, with "
+        f"a {report['flush_interval_s']} s processing-time trigger), warmed up with 4,000 records, then "
         f"`bench/streaming_producer.py` at the step's rate for {run['step_seconds']:g} s (the batch scenarios' "
         f"order events, `created_at` = produce time). Both sinks use flush.interval (commit_interval) "
         f"{report['flush_interval_s']} s and flush.count (commit_every) 50,000. Lag = high watermarks − committed "
         f"positions (lakesink: `lakesink_committed_offset` + 1 scraped from its metrics endpoint, `--metrics-port`, "
-        f"as an operator's Prometheus would; Quix: its group's offsets), "
+        f"as an operator's Prometheus would; Quix: its group's offsets; the Spark job: the end offsets of "
+        f"the last micro-batch its checkpoint's `commits/` holds), "
         f"every second. **Sustained**: lag at the end of the step < {END_LAG_INTERVALS:g} × flush.interval × rate "
         f"and its peak in the last third at most {GROWTH_INTERVALS:g} × flush.interval × rate above its peak in "
         f"the middle third (bench/streaming_metrics.py); a sink's sustained throughput is the produced rate of "
@@ -219,6 +242,7 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
         "| sink | format | sustained records/s | lakesink ÷ Quix | CPU/record Quix ÷ lakesink |",
         "|---|---|---:|---:|---:|",
     ]
+    versus = _versus_lines(report)
     for entry in report["runs"]:
         ratio = report["ratios"].get(entry["format"], {})
         lake = entry["sink"] == "lakesink"
@@ -228,7 +252,8 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
                      f"**{_rate(entry['sustained_rate'])}** | "
                      f"{_num(ratio.get('sustained_rate'), '.2f') if lake else ''} | "
                      f"{f'{cpu_ratio} (at {_rate(cpu_at)}/s)' if lake and cpu_at else ''} |")
-    lines += ["", "| " + " | ".join(STEP_HEADER) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 9 + "---|"]
+    lines += ["", *(f"* {line}" for line in versus), *([""] if versus else []),
+              "| " + " | ".join(STEP_HEADER) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 9 + "---|"]
     lines += ["| " + " | ".join(row) + " |" for row in step_rows(report)]
     batch_rows = [(run["format"], step["label"], step["sink_batches"]) for run in report["runs"]
                   if run["sink"] == "lakesink" for step in run["steps"] if step.get("sink_batches", {}).get("batches")]
@@ -266,12 +291,14 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
     return "\n".join(lines)
 
 
-def update_benchmarks(path: Path, text: str) -> None:
-    """Replace the generated section of ``path`` (appended when the markers are missing)."""
+def update_benchmarks(path: Path, text: str, *, begin: str = BEGIN, end: str = END,
+                      heading: str = "Streaming") -> None:
+    """Replace the generated section between ``begin`` and ``end`` in ``path`` (appended under
+    ``## heading`` when the markers are missing)."""
     current = path.read_text()
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in current and end in current:
+        head, rest = current.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         path.write_text(head + text + tail)
     else:
-        path.write_text(current.rstrip("\n") + "\n\n## Streaming\n\n" + text + "\n")
+        path.write_text(current.rstrip("\n") + f"\n\n## {heading}\n\n" + text + "\n")

@@ -148,6 +148,11 @@ def test_ratios_compare_sustained_rates_and_cpu_at_the_highest_common_step() -> 
     ]
     assert ratios(runs) == {"json": {"sustained_rate": 4.0, "cpu_per_record_quix_over_lakesink": 2.5,
                                      "cpu_compared_at": 50_000}}
+    spark = {"sink": "spark", "format": "json", "sustained_rate": 100_000.0,
+             "steps": [step(20_000, True, 30.0), step(50_000, True, 24.0), step(200_000, False, 20.0)]}
+    assert ratios([*runs, spark])["json"]["vs_spark"] == {
+        "sustained_rate": 2.0, "cpu_per_record_peer_over_lakesink": 4.0, "cpu_compared_at": 50_000}
+    assert ratios([runs[0], spark]) == {"json": {"vs_spark": ratios([*runs, spark])["json"]["vs_spark"]}}
 
 
 # --- freshness ----------------------------------------------------------------------------------
@@ -224,6 +229,15 @@ def test_the_section_is_regenerated_between_its_markers_only(tmp_path) -> None: 
     assert "| lakesink | JSON passthrough | **10,000** |" in text
     assert "JVM 0.5 + driver 0.1 + workers 1.0" in text
     assert "lakesink JSON passthrough: sustained 10,000 records/s" in table(_report())
+
+
+def test_a_peer_other_than_quix_gets_its_own_ratio_line() -> None:
+    report = _report()
+    report["ratios"]["json"]["vs_spark"] = {  # type: ignore[index]
+        "sustained_rate": 2.0, "cpu_per_record_peer_over_lakesink": 3.5, "cpu_compared_at": 10_000}
+    line = ("JSON passthrough: lakesink / plain Spark job sustained = 2.00; plain Spark job / lakesink CPU per "
+            "record = 3.50 (at 10,000 records/s)")
+    assert f"* {line}" in section(report, "streaming-x.json", "bench/results") and line in table(report)
 
 
 def test_the_charts_are_written_as_png(tmp_path) -> None:  # noqa: ANN001
