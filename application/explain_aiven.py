@@ -19,8 +19,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lakesink.application.explain_confluent import check_subscribed
-from lakesink.application.explain_keys import own_key_lines, own_keys
+from lakesink.application.explain_keys import own_keys, report_head, traced
 from lakesink.domain.config.aiven_notes import content_notes, grouping_notes, replay_differences
 from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, AivenSinkConfig
 from lakesink.domain.errors import FormatError, RecordError
@@ -28,7 +27,6 @@ from lakesink.domain.layout.aiven_naming import AivenFormat
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.chain import TraceStep
-from lakesink.domain.transforms.registry import build_chain
 
 _BYTES_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
@@ -73,16 +71,14 @@ def explain_aiven(
 def _explained(settings: AivenSinkConfig, record: Record | None, clock: Clock) -> AivenExplainResult:
     if record is None:
         return AivenExplainResult(settings)
-    check_subscribed(settings.topics, settings.topics_regex, record)
-    now_ms = clock.now_ms()
-    steps = tuple(build_chain(settings.transforms, clock).trace(record))
-    routed = steps[-1].record if steps else record
+    found = traced(settings, record, clock)
+    routed = found.record
     if routed is None:
-        return AivenExplainResult(settings, record=None, steps=steps, note="a transform dropped the record")
-    name = settings.naming.file_name(routed, routed, now_ms)
-    key = settings.naming.object_key(name, routed, now_ms)
+        return AivenExplainResult(settings, record=None, steps=found.steps, note="a transform dropped the record")
+    name = settings.naming.file_name(routed, routed, found.now_ms)
+    key = settings.naming.object_key(name, routed, found.now_ms)
     return AivenExplainResult(
-        settings, record=routed, steps=steps, file_name=name, object_key=key, content=_content(settings, routed)
+        settings, record=routed, steps=found.steps, file_name=name, object_key=key, content=_content(settings, routed)
     )
 
 
@@ -142,16 +138,16 @@ def render_aiven_json(result: AivenExplainResult, steps_json: list[dict[str, obj
 def render_aiven_text(result: AivenExplainResult, transform_lines: list[str]) -> str:
     """The resolved settings, one per line, then grouping, notes, the transforms and the record's key."""
     config = result.config
-    lines = [f"Aiven S3 sink config {config.name!r} ({AIVEN_S3_SINK}):"]
-    lines.extend(own_key_lines(result.values, result.provided))
-    for title, items in (
-        ("Records are grouped", grouping_notes(config)),
-        ("Names may differ from Aiven's on a replay", replay_differences(config)),
-        ("Notes", content_notes(config)),
-    ):
-        if items:
-            lines.append(f"{title}:")
-            lines.extend(f"  - {item}" for item in items)
+    lines = report_head(
+        f"Aiven S3 sink config {config.name!r} ({AIVEN_S3_SINK}):",
+        result.values,
+        result.provided,
+        (
+            ("Records are grouped", grouping_notes(config)),
+            ("Names may differ from Aiven's on a replay", replay_differences(config)),
+            ("Notes", content_notes(config)),
+        ),
+    )
     lines.extend(transform_lines)
     if result.record is not None and result.object_key is not None:
         lines.append(f"Record {result.record.describe()} starts a file in bucket {config.bucket!r}, key:")

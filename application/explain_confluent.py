@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lakesink.application.explain_keys import own_key_lines, own_keys
+from lakesink.application.explain_keys import own_keys, report_head, traced
 from lakesink.domain.config.confluent_notes import content_notes, file_boundaries, replay_differences
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.errors import RecordError
@@ -25,7 +24,6 @@ from lakesink.domain.layout.confluent_naming import RecordView, view_object_key
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.chain import TraceStep
-from lakesink.domain.transforms.registry import build_chain
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +65,10 @@ def explain_confluent(
 def _explained(settings: ConfluentSinkConfig, record: Record | None, clock: Clock) -> ConfluentExplainResult:
     if record is None:
         return ConfluentExplainResult(settings)
-    check_subscribed(settings.topics, settings.topics_regex, record)
-    now_ms = clock.now_ms()
-    steps = tuple(build_chain(settings.transforms, clock).trace(record))
-    routed = steps[-1].record if steps else record
-    if routed is None:
-        return ConfluentExplainResult(settings, record=None, steps=steps, note="a transform dropped the record")
-    return _place(settings, routed, steps, now_ms)
+    found = traced(settings, record, clock)
+    if found.record is None:
+        return ConfluentExplainResult(settings, record=None, steps=found.steps, note="a transform dropped the record")
+    return _place(settings, found.record, found.steps, found.now_ms)
 
 
 def _place(
@@ -123,18 +118,6 @@ def _place(
     )
 
 
-def check_subscribed(topics: tuple[str, ...], topics_regex: str | None, record: Record) -> None:
-    """Refuse a record of a topic the connector does not subscribe to (Kafka Connect never reads it).
-
-    Raises:
-        RecordError: naming the topic.
-    """
-    if topics and record.topic not in topics:
-        raise RecordError(f"Topic {record.topic!r} is not in topics ({', '.join(topics)}): the sink never reads it.")
-    if topics_regex is not None and not re.fullmatch(topics_regex, record.topic):
-        raise RecordError(f"Topic {record.topic!r} does not match topics.regex: the sink never reads it.")
-
-
 def render_confluent_json(result: ConfluentExplainResult, steps_json: list[dict[str, object]]) -> str:
     """One JSON object; ``object_key`` / ``object_bucket`` as for the Lenses dialect."""
     document = {
@@ -158,16 +141,16 @@ def render_confluent_json(result: ConfluentExplainResult, steps_json: list[dict[
 def render_confluent_text(result: ConfluentExplainResult, transform_lines: list[str]) -> str:
     """The resolved settings, one per line, then the transforms and the record's keys."""
     config = result.config
-    lines = [f"Confluent S3 sink config {config.name!r} (io.confluent.connect.s3.S3SinkConnector):"]
-    lines.extend(own_key_lines(result.values, result.provided))
-    for title, items in (
-        ("Files roll on", file_boundaries(config)),
-        ("Keys may differ from Confluent's on a replay", replay_differences(config)),
-        ("Notes", content_notes(config)),
-    ):
-        if items:
-            lines.append(f"{title}:")
-            lines.extend(f"  - {item}" for item in items)
+    lines = report_head(
+        f"Confluent S3 sink config {config.name!r} (io.confluent.connect.s3.S3SinkConnector):",
+        result.values,
+        result.provided,
+        (
+            ("Files roll on", file_boundaries(config)),
+            ("Keys may differ from Confluent's on a replay", replay_differences(config)),
+            ("Notes", content_notes(config)),
+        ),
+    )
     lines.extend(transform_lines)
     record = result.record
     if record is not None:

@@ -1,18 +1,30 @@
-"""A Confluent or Aiven config's own keys as ``kcql explain`` prints them, with what each does not do.
+"""What ``kcql explain`` does alike for every Kafka Connect dialect (Confluent's and Aiven's S3 sinks).
 
-Why: the dialect configs are parsed into lakesink's own fields (``topics_regex``,
-``key_converter.settings...``), names a user never wrote; explain leads with the keys as the file
-names them, secrets and provided values masked, each key that has no effect here noted
-(:func:`~lakesink.domain.config.setting_notes.setting_note`).
+* The config's own keys as the file names them (:func:`own_keys`). Why: the dialect configs are
+  parsed into lakesink's own fields (``topics_regex``, ``key_converter.settings...``), names a user
+  never wrote; explain leads with the keys as written, secrets and provided values masked, each key
+  that has no effect here noted (:func:`~lakesink.domain.config.setting_notes.setting_note`).
+* A record taken as Kafka Connect takes it (:func:`traced`): refused when the connector does not
+  subscribe to its topic, then through the config's transforms, at the explain's clock.
+* The text report's head (:func:`report_head`): the config's title, its keys, and each dialect's
+  lists of notes under their titles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.config.secret_keys import holds_secret
 from lakesink.domain.config.setting_notes import setting_note
+from lakesink.domain.errors import RecordError
+from lakesink.domain.ports import Clock
+from lakesink.domain.records import Record
+from lakesink.domain.transforms.chain import TraceStep
+from lakesink.domain.transforms.registry import build_chain
 
 
 def own_keys(config: Mapping[str, str], provided: Collection[str]) -> dict[str, dict[str, str]]:
@@ -32,4 +44,62 @@ def own_key_lines(config: Mapping[str, str], provided: Collection[str]) -> list[
         lines.append(f"  {key} = {entry['value']}")
         if "note" in entry:
             lines.append(f"      {entry['note']}")
+    return lines
+
+
+class ConnectConfig(Protocol):
+    """What :func:`traced` reads of a Kafka Connect dialect's config."""
+
+    @property
+    def topics(self) -> tuple[str, ...]: ...
+    @property
+    def topics_regex(self) -> str | None: ...
+    @property
+    def transforms(self) -> Mapping[str, str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Traced:
+    """A record as the connector would get it: the transforms' steps, what they left (None: a
+    transform dropped it) and the explain's clock."""
+
+    steps: tuple[TraceStep, ...]
+    record: Record | None
+    now_ms: int
+
+
+def traced(config: ConnectConfig, record: Record, clock: Clock) -> Traced:
+    """``record`` through the config's transforms, once the connector is known to read its topic.
+
+    Raises:
+        RecordError: the connector does not subscribe to the record's topic (Kafka Connect never reads it).
+    """
+    check_subscribed(config.topics, config.topics_regex, record)
+    now_ms = clock.now_ms()
+    steps = tuple(build_chain(config.transforms, clock).trace(record))
+    return Traced(steps, steps[-1].record if steps else record, now_ms)
+
+
+def check_subscribed(topics: tuple[str, ...], topics_regex: str | None, record: Record) -> None:
+    """Refuse a record of a topic the connector does not subscribe to (Kafka Connect never reads it).
+
+    Raises:
+        RecordError: naming the topic.
+    """
+    if topics and record.topic not in topics:
+        raise RecordError(f"Topic {record.topic!r} is not in topics ({', '.join(topics)}): the sink never reads it.")
+    if topics_regex is not None and not re.fullmatch(topics_regex, record.topic):
+        raise RecordError(f"Topic {record.topic!r} does not match topics.regex: the sink never reads it.")
+
+
+def report_head(
+    title: str, config: Mapping[str, str], provided: Collection[str], sections: Sequence[tuple[str, Sequence[str]]]
+) -> list[str]:
+    """The text report's first lines: ``title``, the config's own keys, then each non-empty section
+    of ``sections`` (its title, then one ``- item`` line per item)."""
+    lines = [title, *own_key_lines(config, provided)]
+    for heading, items in sections:
+        if items:
+            lines.append(f"{heading}:")
+            lines.extend(f"  - {item}" for item in items)
     return lines
