@@ -99,7 +99,7 @@ def render(cells: list[dict[str, object]], when: datetime, machine: str, pytest_
     by_matrix: dict[str, list[dict[str, object]]] = defaultdict(list)
     for cell in cells:
         by_matrix[str(cell["matrix"])].append(cell)
-    kills = sum(int(str(cell.get("kills", 0))) for cell in cells)
+    kills = sum(cell["kills"] for cell in cells if isinstance(cell.get("kills"), int))  # not a second view's
     lines = [INTRO, f"Run: {when:%Y-%m-%d %H:%M} UTC on {machine}; {len(cells)} cells, {kills} kill -9 in all."]
     if pytest_status:
         lines.append(f"**Some cells failed in this run** (pytest exit status {pytest_status}); only those that "
