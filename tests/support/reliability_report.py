@@ -78,6 +78,9 @@ What a reader of each prefix sees after crashes, and why:
   restart rewrites the batch under new random `part-…-<uuid>` names, so a reader that lists the
   prefix sees those rows twice. Spark's own reader goes through `_spark_metadata` and sees each
   offset once (the second *plain Spark job* row); Athena, DuckDB and Trino do not read that log.
+  How many depends on the size of the killed batches, so it varies from run to run: the job starts
+  on the backlog produced during lakesink's kills, and each killed attempt at that first large
+  micro-batch leaves a whole copy.
 * **Aiven S3 sink**: not measured. Its connector is not on Maven Central (only its commons are, and
   those carry neither its commit nor its offset behaviour), and a stand-in would measure the
   stand-in. From reading its code (Aiven-Open/s3-connector-for-apache-kafka, `S3SinkTask`,
