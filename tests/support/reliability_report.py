@@ -83,15 +83,15 @@ What a reader of each prefix sees after crashes, and why:
   micro-batch leaves a whole copy.
 * **Aiven S3 sink**: not measured. Its connector is not on Maven Central (only its commons are, and
   those carry neither its commit nor its offset behaviour), and a stand-in would measure the
-  stand-in. From reading its code (Aiven-Open/s3-connector-for-apache-kafka, `S3SinkTask`,
-  `S3OutputStream`): `put` only groups records in memory; Kafka Connect calls `flush` every
-  `offset.flush.interval.ms` (60 s by default), which writes one object per group by multipart
-  upload, and Connect commits the consumer offsets only after `flush` returns. A kill between the
-  uploads and that commit replays everything since the last commit: at-least-once. With the default
-  name `{{topic}}-{{partition}}-{{start_offset}}` the replayed file has the same start offset and
-  overwrites the old one (a lister sees no duplicate);
-  names with `{{timestamp}}` (wall clock) or key grouping give new or overwritten names, so a lister
-  sees duplicates or, with key grouping, only the latest value. A kill during an upload leaves an
+  stand-in. From reading its code (Aiven-Open/s3-connector-for-apache-kafka at 25a48b3, since moved
+  to Aiven's commons repository; `S3SinkTask`, `S3OutputStream`): `put` only groups records in
+  memory; Kafka Connect calls `flush` every `offset.flush.interval.ms` (60 s by default), which
+  writes one object per group by multipart upload, and Connect commits the consumer offsets only
+  after `flush` returns. A kill between the uploads and that commit replays everything since the
+  last commit: at-least-once. With the default name `{{topic}}-{{partition}}-{{start_offset}}` the
+  replayed file has the same start offset and overwrites the old one (a lister sees no duplicate);
+  a name with `{{timestamp}}` (the wall clock) changes when the replay falls in another hour or day,
+  and the old file stays beside the new one (duplicates). A kill during an upload leaves an
   incomplete multipart upload, not a visible partial object.
 """,
 }
