@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.aiven_peer import PLUGIN, connector_config, progress
+from bench.aiven_peer import connector_config, progress
 from lakesink.adapters.demo.s3 import S3Endpoint
 from tests.support.connect_standalone import ConnectWorker
 
@@ -26,26 +26,32 @@ POLL_S = 0.25
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name in ("--bootstrap", "--topic", "--endpoint", "--bucket", "--region"):
+    for name in ("--name", "--bootstrap", "--topic", "--endpoint", "--bucket", "--region"):
         parser.add_argument(name, required=True)
     parser.add_argument("--gzip", action="store_true")
     parser.add_argument("--max-records", type=int, required=True)
     parser.add_argument("--flush-ms", type=int, required=True, help="the worker's offset.flush.interval.ms")
     parser.add_argument("--tasks", type=int, default=2)
-    parser.add_argument("--heap", default="3g")
+    parser.add_argument("--heap", default="3g",
+                        help="the worker's -Xmx (Kafka's connect-standalone.sh: 2g, which the records Aiven's task "
+                             "holds between flushes outgrow at 1M records: OutOfMemoryError in flush)")
     parser.add_argument("--expected", type=int, required=True)
     parser.add_argument("--idle", type=float, required=True, help="seconds without a new upload before giving up")
+    parser.add_argument("--plugin-path", type=Path, required=True,
+                        help="the worker's plugin.path, the peer installed in it (bench/aiven_runs.py)")
     parser.add_argument("--keep-log", type=Path, required=True, help="where the worker's log is copied at the end")
     args = parser.parse_args()
     endpoint = S3Endpoint(args.endpoint, os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"],
                           args.region)
     started_ms = time.time() * 1000
-    worker = ConnectWorker(args.bootstrap, offset_flush_interval_ms=args.flush_ms, plugins=(PLUGIN,), heap=args.heap)
+    worker = ConnectWorker(args.bootstrap, offset_flush_interval_ms=args.flush_ms, heap=args.heap,
+                           quick_start=False, plugin_path=args.plugin_path)
+    seen = progress("")
     try:
         worker.start()
-        worker.add_connector("bench-aiven", connector_config(args.topic, args.bucket, endpoint, gzip=args.gzip,
-                                                             max_records=args.max_records, tasks=args.tasks))
-        seen, last_change = progress(""), time.monotonic()
+        worker.add_connector(args.name, connector_config(args.topic, args.bucket, endpoint, gzip=args.gzip,
+                                                         max_records=args.max_records, tasks=args.tasks))
+        last_change = time.monotonic()
         while seen.uploaded_records < args.expected and time.monotonic() - last_change < args.idle:
             time.sleep(POLL_S)
             now = progress(worker.log_path.read_text(errors="replace"))

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
-from bench.aiven_peer import LABEL, missing_reason
+from bench.aiven_peer import LABEL, PLUGIN, missing_reason
 from bench.kafka_io import DataSet
 from bench.lakesink_runs import FLUSH_COUNT, bucket_of, describe_cpu
 from bench.processes import Children
 from bench.results import OK, Result, failed
 from bench.verify import count_output
 from lakesink.adapters.demo.s3 import S3Endpoint
+from tests.support.connect_standalone import install_plugin
 
 SCENARIOS = ("aiven-jsonl", "aiven-jsonl-gzip")
 FLUSH_MS = 10_000
@@ -37,13 +39,19 @@ def run_aiven(children: Children, scenario: str, data: DataSet, *, bootstrap: st
     reason = missing_reason()
     if reason is not None:
         return failed(scenario, data.records, data.value_bytes, reason)
+    plugin_path = children.log_dir / f"{scenario}-plugins"
+    try:  # built here, not in the measured run: a user installs the connector's jar, nothing is compiled
+        install_plugin(PLUGIN, plugin_path)
+    except (OSError, subprocess.SubprocessError) as error:
+        return failed(scenario, data.records, data.value_bytes, f"cannot build {PLUGIN.source.name}: {error}")
     bucket = bucket_of(scenario)
     endpoint.client().create_bucket(Bucket=bucket)
-    argv = [sys.executable, "-m", "bench.aiven_app", "--bootstrap", bootstrap, "--topic", data.topic,
+    # the connector's name is its consumer group's: each scenario reads the topic from its start
+    argv = [sys.executable, "-m", "bench.aiven_app", "--name", f"bench-{scenario}", "--bootstrap", bootstrap, "--topic", data.topic,
             "--endpoint", endpoint.url, "--bucket", bucket, "--region", endpoint.region,
             "--max-records", str(FLUSH_COUNT), "--flush-ms", str(FLUSH_MS), "--tasks", str(TASKS),
             "--expected", str(data.records), "--idle", str(IDLE_S),
-            "--keep-log", str(children.log_dir / f"{scenario}-connect.log"),
+            "--plugin-path", str(plugin_path), "--keep-log", str(children.log_dir / f"{scenario}-connect.log"),
             *(["--gzip"] if scenario.endswith("-gzip") else [])]
     env = {**os.environ, "AWS_ACCESS_KEY_ID": endpoint.access_key, "AWS_SECRET_ACCESS_KEY": endpoint.secret_key}
     run = children.measure(scenario, argv, timeout_s=timeout_s, env=env)
@@ -54,7 +62,7 @@ def run_aiven(children: Children, scenario: str, data: DataSet, *, bootstrap: st
     timing = json.loads(run.stdout.strip().splitlines()[-1])
     output = count_output(endpoint, bucket)
     extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds,
-             "work_seconds": timing["work_seconds"], "records_per_s_in_work": data.records / timing["work_seconds"],
+             "work_seconds": timing["work_seconds"], "records_per_s_inside": data.records / timing["work_seconds"],
              "cpu_seconds": run.cpu_seconds, "peak_rss_by_process": run.peak_breakdown, "peer": LABEL}
     if output.records != data.records:
         return failed(scenario, data.records, data.value_bytes,
