@@ -9,6 +9,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := .tools/node_modules/.installed
 KAFKA_STAMP := .tools/maven/kafka/VERSION
 AIVEN_STAMP := .tools/maven/aiven-commons/VERSION
+AIVEN_BENCH_STAMP := .tools/maven/aiven-bench/VERSION
 SPARK_KAFKA_STAMP := .tools/maven/spark-kafka/VERSION
 HADOOP_AWS_STAMP := .tools/maven/hadoop-aws/VERSION
 S3SERVER_STAMP := .tools/go/versitygw.version
@@ -16,7 +17,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
-install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(SPARK_KAFKA_STAMP) $(HADOOP_AWS_STAMP) $(S3SERVER_STAMP) jvm-archive
+install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(AIVEN_BENCH_STAMP) $(SPARK_KAFKA_STAMP) $(HADOOP_AWS_STAMP) $(S3SERVER_STAMP) jvm-archive
 
 # Spark's classes archived once per JVM + PySpark (docs/operations.md): local runs start in about half
 # the time. Optional: without it everything still works, only slower.
@@ -46,6 +47,11 @@ $(KAFKA_STAMP): tools/kafka/pom.xml
 # tests that run Aiven's code beside lakesink: tools/aiven-commons/pom.xml pins the version and the exclusion.
 $(AIVEN_STAMP): tools/aiven-commons/pom.xml
 	@tools/aiven-commons/fetch
+
+# AWS SDK v2's S3 client for the Aiven benchmark peer (bench/peers/AivenCommonsS3Sink.java on a Connect
+# worker, beside Aiven's commons): tools/aiven-bench/pom.xml pins the version.
+$(AIVEN_BENCH_STAMP): tools/aiven-bench/pom.xml
+	@tools/aiven-bench/fetch
 
 # Spark's own Kafka source (spark-sql-kafka-0-10 and its dependencies) at the installed PySpark's version (else
 # tools/spark-kafka/pom.xml's), for the tests that feed lakesink.spark the DataFrame of `format("kafka")`.

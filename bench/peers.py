@@ -10,11 +10,11 @@ from __future__ import annotations
 from bench.results import Result
 
 PEERS: dict[str, tuple[str, ...]] = {
-    "sink-json": ("quix-json", "spark-json"),
+    "sink-json": ("quix-json", "spark-json", "aiven-jsonl", "aiven-jsonl-gzip"),
     "sink-parquet": ("quix-parquet", "spark-parquet"),
 }
-"""lakesink scenario -> the peers' scenarios of the same format. A new peer module (e.g. the Aiven
-connector's jsonl runs) adds its scenario names to the tuple of the format it writes."""
+"""lakesink scenario -> the peers' scenarios of the same format. A new peer module (like the Aiven
+connector's jsonl runs, bench/aiven_runs.py) adds its scenario names to the tuple of the format it writes."""
 
 
 def cpu_per_record(result: Result) -> float | None:

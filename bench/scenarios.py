@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import quix_runs, spark_job_runs
+from bench import aiven_runs, quix_runs, spark_job_runs
 from bench.kafka_io import DataSet, create_topic, produce_data_set
 from bench.lakesink_runs import (
     FLUSH_COUNT,
@@ -31,7 +31,7 @@ CONSUME = "consume"
 PRODUCE = "produce"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
 DEFAULT = (CONSUME, PRODUCE, *ENCODE.values(), *(s.name for s in (*SINK_SCENARIOS, *TABLE_SCENARIOS)),
-           *quix_runs.SCENARIOS, *spark_job_runs.SCENARIOS, "restore")
+           *quix_runs.SCENARIOS, *spark_job_runs.SCENARIOS, *aiven_runs.SCENARIOS, "restore")
 ALL = (*DEFAULT, SMT_SCENARIO.name, MEMORY_SCENARIO.name)
 """``sink-memory`` is chosen by name only: it produces a second, 64-partition data set; so is
 ``sink-parquet-smt`` (sink-parquet behind three transforms)."""
@@ -118,6 +118,9 @@ class Run:
         if name in spark_job_runs.SCENARIOS:
             return spark_job_runs.run_spark_job(self.children, name, data, bootstrap=bootstrap, endpoint=endpoint,
                                                 work=self.work, master=self.args.master, timeout_s=self._remaining())
+        if name in aiven_runs.SCENARIOS:
+            return aiven_runs.run_aiven(self.children, name, data, bootstrap=bootstrap, endpoint=endpoint,
+                                        timeout_s=self._remaining())
         avro = next((r for r in done if r.scenario == "sink-avro"), None)
         if avro is None or avro.status != OK:
             return failed("restore", data.records, data.value_bytes, "needs a successful sink-avro run to restore")

@@ -5,7 +5,9 @@ It is there to run the peers' connectors as users run them, so lakesink can be c
 real thing (issue 34). Its plugin path holds ``RecordsToFileSink`` (tests/support/connect_plugins/),
 compiled against the worker's connect-api at start: the sink that proves the worker end to end. One worker serves a whole test session: connectors are added and removed through its
 REST API (:meth:`ConnectWorker.add_connector`), each under its own name, because a Connect JVM costs
-seconds to start and many connectors run in one. Its REST listener is on 127.0.0.1 only.
+seconds to start and many connectors run in one. Further plugins (:class:`Plugin`: a .java file and the jars
+it needs, e.g. the benchmark's Aiven peer, bench/aiven_runs.py) are compiled and installed the same way.
+Its REST listener is on 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,21 @@ TEST_SINK_SOURCE = Path(__file__).with_name("connect_plugins") / "RecordsToFileS
 #: The class of :data:`TEST_SINK_SOURCE`'s connector in the worker.
 TEST_SINK = "RecordsToFileSink"
 BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    """A connector plugin built at the worker's start: ``source`` (one .java file in the default package
+    declaring ``connector``, a SinkConnector) compiled against the worker's jars and ``jars`` (directories
+    of jars), which are installed beside it in its own plugin directory, as a connector ships its libraries."""
+
+    name: str
+    source: Path
+    connector: str
+    jars: tuple[Path, ...] = ()
+
+
+TEST_PLUGIN = Plugin("records-to-file", TEST_SINK_SOURCE, TEST_SINK)
 
 
 def connect_missing_reason() -> str | None:
@@ -42,18 +61,52 @@ class ConnectError(RuntimeError):
     """The worker refused a request, or a connector or one of its tasks failed (Connect's trace inside)."""
 
 
+def install_plugin(plugin: Plugin, plugin_path: Path) -> None:
+    """Compile ``plugin`` against the worker's jars (and its own) into a plugin jar in a directory of its
+    own under ``plugin_path``, its jars linked beside it (plugin isolation then loads it as Connect loads
+    any connector), with the ServiceLoader manifest ``plugin.discovery=service_load`` looks for."""
+    directory = plugin_path / plugin.name
+    directory.mkdir(parents=True)
+    classpath = ":".join(f"{jars}/*" for jars in (JARS, *plugin.jars))
+    with tempfile.TemporaryDirectory(prefix="lakesink-plugin-") as built:
+        services = Path(built) / "META-INF" / "services"
+        services.mkdir(parents=True)
+        (services / "org.apache.kafka.connect.sink.SinkConnector").write_text(plugin.connector + "\n")
+        for command in (
+            ["javac", "-nowarn", "-d", built, "-cp", classpath, str(plugin.source)],
+            ["jar", "cf", str(directory / f"{plugin.name}.jar"), "-C", built, "."],
+        ):
+            subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)
+    for jars in plugin.jars:
+        for jar in jars.glob("*.jar"):
+            if not (directory / jar.name).exists():  # the same jar from two directories: one link
+                (directory / jar.name).symlink_to(jar)
+
+
 class ConnectWorker:
     """One standalone Connect worker on 127.0.0.1; use as a context manager.
 
     ``offset_flush_interval_ms`` is the worker's ``offset.flush.interval.ms``: a sink connector commits
     (and most peers, Aiven's among them, write their files) on that beat, so tests keep it short.
+    ``plugins`` are installed beside the test sink; ``heap`` is the JVM's -Xmx (a sink that holds a whole
+    flush interval of records, as Aiven's does, needs more than the tests' few records). ``quick_start``
+    keeps the JIT at C1, which starts a test's JVM sooner and runs a long one slower: the benchmark turns
+    it off, as a deployed worker runs. ``plugin_path`` is a plugin path built beforehand with
+    :func:`install_plugin` (the benchmark does, so compiling is not measured as the worker's); without
+    it the worker builds its own of the test sink and ``plugins`` at start.
     """
 
-    def __init__(self, bootstrap_servers: str, *, offset_flush_interval_ms: int = 1000) -> None:
+    def __init__(self, bootstrap_servers: str, *, offset_flush_interval_ms: int = 1000,
+                 plugins: Sequence[Plugin] = (), heap: str = "512m", quick_start: bool = True,
+                 plugin_path: Path | None = None) -> None:
         self._dir = Path(tempfile.mkdtemp(prefix="lakesink-connect-"))
         self._port = free_port()
         self._bootstrap = bootstrap_servers
         self._flush_ms = offset_flush_interval_ms
+        self._plugins = (TEST_PLUGIN, *plugins)
+        self._plugin_path = plugin_path
+        self._heap = heap
+        self._jit = ["-XX:TieredStopAtLevel=1"] if quick_start else []
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ConnectWorker:
@@ -74,12 +127,15 @@ class ConnectWorker:
 
     def start(self, timeout_s: float = 90.0) -> None:
         """Start the worker JVM and wait until its REST API answers (it has loaded its plugins then)."""
-        self._install_test_sink()
+        if self._plugin_path is None:
+            self._plugin_path = self._dir / "plugins"
+            for plugin in self._plugins:
+                install_plugin(plugin, self._plugin_path)
         worker = self._dir / "worker.properties"
         worker.write_text(self._worker_properties())
         (self._dir / "log4j2.properties").write_text(LOG4J2_TO_FILE.format(log=self.log_path))
         command = [
-            "java", "-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+            "java", "-Xms128m", f"-Xmx{self._heap}", "-XX:+UseG1GC", *self._jit, "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={self._dir / 'log4j2.properties'}",
             "-cp", f"{JARS}/*", "org.apache.kafka.connect.cli.ConnectStandalone", str(worker),
         ]
@@ -144,25 +200,10 @@ class ConnectWorker:
             shutil.copyfile(self.log_path, keep_log_in)
         shutil.rmtree(self._dir, ignore_errors=True)
 
-    def _install_test_sink(self) -> None:
-        """Compile :data:`TEST_SINK_SOURCE` against the worker's jars into a plugin jar of its own
-        (plugin isolation then loads it as Connect loads any connector), with the ServiceLoader
-        manifest ``plugin.discovery=service_load`` looks for."""
-        classes, plugin = self._dir / "classes", self._dir / "plugins" / "records-to-file"
-        plugin.mkdir(parents=True)
-        services = classes / "META-INF" / "services"
-        services.mkdir(parents=True)
-        (services / "org.apache.kafka.connect.sink.SinkConnector").write_text(TEST_SINK + "\n")
-        for command in (
-            ["javac", "-nowarn", "-d", str(classes), "-cp", f"{JARS}/*", str(TEST_SINK_SOURCE)],
-            ["jar", "cf", str(plugin / "records-to-file.jar"), "-C", str(classes), "."],
-        ):
-            subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)
-
     def _worker_properties(self) -> str:
         settings = {
             "bootstrap.servers": self._bootstrap,
-            "plugin.path": str(self._dir / "plugins"),
+            "plugin.path": str(self._plugin_path),
             # ServiceLoader manifests only, no reflective scan of every jar: seconds off each start
             "plugin.discovery": "service_load",
             "offset.storage.file.filename": str(self._dir / "connect.offsets"),

@@ -1,5 +1,6 @@
 """One real Kafka Connect worker for the session (tests/support/connect_standalone.py): each test adds
-its connectors under its own names, so the session pays for one Connect JVM start."""
+its connectors under its own names, so the session pays for one Connect JVM start. The benchmark's Aiven
+peer (bench/aiven_peer.py) is installed in it when its jars are here."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench import aiven_peer
 from tests.support.connect_standalone import ConnectWorker, connect_missing_reason
 from tests.support.kafka_broker import REPO, KafkaCluster
+from tests.support.moto_s3 import moto_s3
 
 #: Where the worker's log is kept when a test of the session failed.
 CONNECT_LOG_KEPT = REPO / ".test-logs" / "kafka-connect.log"
+
+moto = pytest.fixture(scope="module")(moto_s3)
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +26,8 @@ def connect_worker(request: pytest.FixtureRequest, apache_kafka: KafkaCluster) -
     reason = connect_missing_reason()
     if reason is not None:
         pytest.skip(reason)
-    worker = ConnectWorker(apache_kafka.bootstrap_servers)
+    plugins = (aiven_peer.PLUGIN,) if aiven_peer.missing_reason() is None else ()
+    worker = ConnectWorker(apache_kafka.bootstrap_servers, plugins=plugins)
     started = time.monotonic()
     worker.start()
     print(f"\nKafka Connect standalone started in {time.monotonic() - started:.1f} s")
