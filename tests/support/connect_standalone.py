@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.demo.s3 import free_port
+from tests.support.jvm_process import keep_log, stop_gracefully
 from tests.support.kafka_broker import JARS, LOG4J2_TO_FILE, kafka_missing_reason
 
 TEST_SINK_SOURCE = Path(__file__).with_name("connect_plugins") / "RecordsToFileSink.java"
@@ -188,16 +188,9 @@ class ConnectWorker:
         """Stop the worker (SIGTERM: connectors stop cleanly) and remove its directory; with
         ``keep_log_in``, copy its log there first."""
         if self._process is not None:
-            self._process.send_signal(signal.SIGTERM)
-            try:
-                self._process.wait(30)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(10)
+            stop_gracefully(self._process)
             self._process = None
-        if keep_log_in is not None and self.log_path.exists():
-            keep_log_in.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.log_path, keep_log_in)
+        keep_log(self.log_path, keep_log_in)
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def _worker_properties(self) -> str:

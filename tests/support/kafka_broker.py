@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -40,6 +39,7 @@ from confluent_kafka.admin import (
 
 from lakesink.adapters.demo.s3 import free_port
 from lakesink.adapters.kafka.embedded_broker import BrokerHandle
+from tests.support.jvm_process import keep_log, stop_gracefully
 
 REPO = Path(__file__).resolve().parents[2]
 JARS = REPO / ".tools" / "maven" / "kafka"
@@ -202,12 +202,7 @@ class ApacheKafka(KafkaCluster):
         """Stop the broker as an operator does (SIGTERM, a controlled shutdown); its data stays."""
         if self._process is None:
             return
-        self._process.send_signal(signal.SIGTERM)
-        try:
-            self._process.wait(30)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(10)
+        stop_gracefully(self._process)
         self._process = None
         self._close_producer()
 
@@ -218,9 +213,7 @@ class ApacheKafka(KafkaCluster):
             self._process.wait(10)
             self._process = None
         self._close_producer()
-        if keep_log_in is not None and self.log_path.exists():
-            keep_log_in.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.log_path, keep_log_in)
+        keep_log(self.log_path, keep_log_in)
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def _server_properties(self) -> str:

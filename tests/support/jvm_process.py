@@ -1,0 +1,26 @@
+"""Stopping a test server's JVM and keeping its log: what the Apache Kafka broker and the Kafka Connect
+worker fixtures (tests/support/kafka_broker.py, connect_standalone.py) both do."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+
+def stop_gracefully(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, as an operator stops the server (a controlled shutdown); killed if it is not gone in 30 s."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
+def keep_log(log_path: Path, keep_log_in: Path | None) -> None:
+    """Copy the server's log to ``keep_log_in`` (when given and the log exists), before its directory goes."""
+    if keep_log_in is not None and log_path.exists():
+        keep_log_in.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log_path, keep_log_in)
