@@ -12,6 +12,7 @@ from lakesink.domain.layout.key_segments import has_control_character
 DIRECTORY_DELIM = "directory.delim"
 DIRECTORY_DELIM_DEFAULT = "/"
 
+
 def directory_delim(settings: Settings) -> str:
     """``directory.delim`` (default ``/``).
 
