@@ -147,11 +147,13 @@ class KafkaDeadLetterQueue:
                     f"({error_text(error)})."
                 ) from error
             aborted = self._abort()
+            if error_code(error) == KafkaError.TOPIC_AUTHORIZATION_FAILED or (
+                self._undelivered is not None and self._undelivered.code() in _NO_TOPIC_OR_DENIED
+            ):  # the topic refused the letters, in the commit's error or a delivery's: missing, or no WRITE
+                raise self._undeliverable() from None
             denied = denial(error, self._config, *self._acls)
             if denied is not None:
                 raise denied from None
-            if self._undelivered is not None and self._undelivered.code() in _NO_TOPIC_OR_DENIED:
-                raise self._undeliverable() from None
             cause = error_text(error) if self._undelivered is None else self._undelivered.str()
             raise KafkaUnavailableError(
                 f"Dead-letter queue {self._topic}: {cause}"
