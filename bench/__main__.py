@@ -44,6 +44,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              f"{', '.join(sorted(set(scenarios.ALL) - set(scenarios.DEFAULT)))})")
     parser.add_argument("--skip-quix", action="store_true", help="leave out the Quix Streams runs")
     parser.add_argument("--skip-spark", action="store_true", help="leave out the plain Spark job's runs")
+    parser.add_argument("--skip-aiven", action="store_true", help="leave out the Aiven peer's runs (Connect worker)")
     parser.add_argument("--timeout", type=int, default=3600, metavar="S", help="global time limit in seconds (3600)")
     parser.add_argument("--master", default="local[2]", help="Spark master of the lakesink runs (local[2])")
     parser.add_argument("--zones", type=int, default=MEMORY_ZONES, metavar="Z",
@@ -59,8 +60,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "results file, run nothing")
     streams = parser.add_argument_group("streaming (continuous mode, bench/streaming.py)")
     streams.add_argument("--streaming", action="store_true",
-                         help="instead: lakesink, Quix and the plain Spark job in continuous mode against a producer at "
-                              "fixed rates")
+                         help="instead: lakesink, Quix, the plain Spark job and (JSON) the Aiven peer in continuous "
+                              "mode against a producer at fixed rates")
     streams.add_argument("--ladder", metavar="R,R,...",
                          help=f"records/s of the steps, rising, 'max' last ({streaming.DEFAULT_LADDER}; "
                               f"--smoke: {streaming.SMOKE_LADDER})")
@@ -101,6 +102,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         chosen = [name for name in chosen if not name.startswith("quix-")]
     if args.skip_spark:
         chosen = [name for name in chosen if not name.startswith("spark-")]
+    if args.skip_aiven:
+        chosen = [name for name in chosen if not name.startswith("aiven-")]
     args.chosen = chosen
     if args.records < 1 or args.partitions < 1:
         parser.error("--records and --partitions must be at least 1")

@@ -4,8 +4,10 @@ Starts a Kafka Connect standalone worker (its JVM is this process's child, so th
 sampler counts its CPU and memory) with bench/connect_plugins/AivenCommonsS3Sink.java, adds the connector and waits
 until the plugin has logged uploads of ``--expected`` records (or nothing new for ``--idle`` seconds). The
 harness counts the objects itself afterwards. Prints ``{"seconds", "work_seconds", "objects_logged"}``:
-worker start -> last object, and first record handed to a task -> last object. The S3 credentials come from
-AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never from the command line.
+worker start -> last object, and first record handed to a task -> last object. With ``--continuous`` it
+runs until SIGTERM instead (the streaming ladder reads the connector's committed offsets from its group,
+``connect-<name>``). The S3 credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never from
+the command line.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -35,12 +38,15 @@ def main() -> int:
     parser.add_argument("--heap", default="3g",
                         help="the worker's -Xmx (Kafka's connect-standalone.sh: 2g, which the records Aiven's task "
                              "holds between flushes outgrow at 1M records: OutOfMemoryError in flush)")
-    parser.add_argument("--expected", type=int, required=True)
-    parser.add_argument("--idle", type=float, required=True, help="seconds without a new upload before giving up")
+    parser.add_argument("--expected", type=int, help="records to wait for (not with --continuous)")
+    parser.add_argument("--idle", type=float, help="seconds without a new upload before giving up")
+    parser.add_argument("--continuous", action="store_true", help="run until SIGTERM; exit 1 if the worker dies")
     parser.add_argument("--plugin-path", type=Path, required=True,
                         help="the worker's plugin.path, the peer installed in it (bench/aiven_runs.py)")
     parser.add_argument("--keep-log", type=Path, required=True, help="where the worker's log is copied at the end")
     args = parser.parse_args()
+    if not args.continuous and (args.expected is None or args.idle is None):
+        parser.error("--expected and --idle are required without --continuous")
     endpoint = S3Endpoint(args.endpoint, os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"],
                           args.region)
     started_ms = time.time() * 1000
@@ -51,6 +57,8 @@ def main() -> int:
         worker.start()
         worker.add_connector(args.name, connector_config(args.topic, args.bucket, endpoint, gzip=args.gzip,
                                                          max_records=args.max_records, tasks=args.tasks))
+        if args.continuous:
+            return _run_until_stopped(worker)
         last_change = time.monotonic()
         while seen.uploaded_records < args.expected and time.monotonic() - last_change < args.idle:
             time.sleep(POLL_S)
@@ -66,6 +74,15 @@ def main() -> int:
                       "work_seconds": (seen.last_upload_ms - seen.first_records_ms) / 1000,
                       "objects_logged": seen.objects}))
     return 0
+
+
+def _run_until_stopped(worker: ConnectWorker) -> int:
+    """Wait for SIGTERM (the worker is then stopped cleanly by the caller's ``finally``); 1 if it dies first."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while worker.exit_code is None:
+        time.sleep(POLL_S)
+    print(f"aiven_app: the Connect worker exited with {worker.exit_code}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

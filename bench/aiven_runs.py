@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from bench.aiven_peer import LABEL, PLUGIN, missing_reason
 from bench.kafka_io import DataSet
@@ -33,27 +34,46 @@ IDLE_S = 3 * FLUSH_MS / 1000
 """No new object for three flush beats: the peer is stuck, stop and count what it wrote."""
 
 
+def install(plugin_path: Path) -> str | None:
+    """Build the peer's plugin into ``plugin_path`` (not in the measured run: a user installs the connector's
+    jar, nothing is compiled); why it cannot run here, or None."""
+    reason = missing_reason()
+    if reason is not None:
+        return reason
+    try:
+        install_plugin(PLUGIN, plugin_path)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"cannot build {PLUGIN.source.name}: {error}"
+    return None
+
+
+def aiven_command(name: str, *, bootstrap: str, topic: str, bucket: str, endpoint: S3Endpoint, flush_ms: int,
+                  plugin_path: Path, keep_log: Path, gzip: bool = False) -> tuple[list[str], dict[str, str]]:
+    """``python -m bench.aiven_app`` for connector ``name`` (its group is ``connect-<name>``) and its
+    environment (the S3 keys travel there, not on the command line); the caller adds ``--expected`` and
+    ``--idle``, or ``--continuous``."""
+    argv = [sys.executable, "-m", "bench.aiven_app", "--name", name, "--bootstrap", bootstrap, "--topic", topic,
+            "--endpoint", endpoint.url, "--bucket", bucket, "--region", endpoint.region,
+            "--max-records", str(FLUSH_COUNT), "--flush-ms", str(flush_ms), "--tasks", str(TASKS),
+            "--plugin-path", str(plugin_path), "--keep-log", str(keep_log), *(["--gzip"] if gzip else [])]
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": endpoint.access_key, "AWS_SECRET_ACCESS_KEY": endpoint.secret_key}
+    return argv, env
+
+
 def run_aiven(children: Children, scenario: str, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
               timeout_s: float) -> Result:
     """One run of the Aiven peer (``aiven-jsonl`` or ``aiven-jsonl-gzip``) into a fresh bucket, then counted."""
-    reason = missing_reason()
-    if reason is not None:
-        return failed(scenario, data.records, data.value_bytes, reason)
     plugin_path = children.log_dir / f"{scenario}-plugins"
-    try:  # built here, not in the measured run: a user installs the connector's jar, nothing is compiled
-        install_plugin(PLUGIN, plugin_path)
-    except (OSError, subprocess.SubprocessError) as error:
-        return failed(scenario, data.records, data.value_bytes, f"cannot build {PLUGIN.source.name}: {error}")
+    problem = install(plugin_path)
+    if problem is not None:
+        return failed(scenario, data.records, data.value_bytes, problem)
     bucket = bucket_of(scenario)
     endpoint.client().create_bucket(Bucket=bucket)
     # the connector's name is its consumer group's: each scenario reads the topic from its start
-    argv = [sys.executable, "-m", "bench.aiven_app", "--name", f"bench-{scenario}", "--bootstrap", bootstrap, "--topic", data.topic,
-            "--endpoint", endpoint.url, "--bucket", bucket, "--region", endpoint.region,
-            "--max-records", str(FLUSH_COUNT), "--flush-ms", str(FLUSH_MS), "--tasks", str(TASKS),
-            "--expected", str(data.records), "--idle", str(IDLE_S),
-            "--plugin-path", str(plugin_path), "--keep-log", str(children.log_dir / f"{scenario}-connect.log"),
-            *(["--gzip"] if scenario.endswith("-gzip") else [])]
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": endpoint.access_key, "AWS_SECRET_ACCESS_KEY": endpoint.secret_key}
+    argv, env = aiven_command(f"bench-{scenario}", bootstrap=bootstrap, topic=data.topic, bucket=bucket,
+                              endpoint=endpoint, flush_ms=FLUSH_MS, plugin_path=plugin_path,
+                              keep_log=children.log_dir / f"{scenario}-connect.log", gzip=scenario.endswith("-gzip"))
+    argv += ["--expected", str(data.records), "--idle", str(IDLE_S)]
     run = children.measure(scenario, argv, timeout_s=timeout_s, env=env)
     if run.returncode != 0:
         return failed(scenario, data.records, data.value_bytes,

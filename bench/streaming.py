@@ -4,7 +4,8 @@ For each format (JSON passthrough; PARQUET with ``PARTITIONBY _value.country`` f
 JSON: the batch scenarios' sink-json and sink-parquet configs, with ``flush.interval`` 5 s) and
 each sink (``lakesink sink`` without ``--once``, ``--master local[2]``; Quix Streams' S3FileSink,
 bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s; the plain Spark job,
-bench/spark_job_app.py ``--trigger 5``), each step of the ladder runs on
+bench/spark_job_app.py ``--trigger 5``; JSON only: the Aiven peer, bench/aiven_app.py ``--continuous``
+on a Connect worker with ``offset.flush.interval.ms`` 5,000), each step of the ladder runs on
 fresh services, so no step inherits another's backlog, topic or objects:
 
 1. the broker (Apache Kafka, or Tansu with ``--broker tansu``) and moto start, a 4-partition topic and a bucket are created, the sink starts in its
@@ -13,7 +14,7 @@ fresh services, so no step inherits another's backlog, topic or objects:
    (Spark up, Python workers started, the locks or the group's offsets exist);
 3. **the step**: :mod:`bench.streaming_producer` writes at the step's rate for ``--step-seconds``
    while, every second, the lag (high watermarks minus committed positions: lakesink's scraped
-   from its metrics endpoint, Quix's its group's offsets; :mod:`bench.streaming_probes`), the
+   from its metrics endpoint, Quix's and the Aiven peer's their groups' offsets; :mod:`bench.streaming_probes`), the
    sink tree's CPU time by role and RSS, the broker's and S3 server's CPU time and the machine's
    busy time are sampled, and new objects are read for freshness;
 4. **drain**: sampling goes on until the lag is 0 or :data:`DRAIN_TIMEOUT_S` passed; lakesink's
@@ -39,6 +40,7 @@ from typing import Any
 import psutil
 from confluent_kafka import Consumer
 
+from bench.aiven_runs import aiven_command, install
 from bench.kafka_io import DataSet, create_topic
 from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_config
 from bench.processes import BenchTimeout, Children, CpuByRole, cpu_seconds, tree_rss
@@ -73,7 +75,10 @@ WARM_UP_RECORDS = 4_000
 WARM_UP_TIMEOUT_S = 240.0
 DRAIN_TIMEOUT_S = 30.0
 SAMPLE_S = 1.0
-SINKS = ("lakesink", "quix", "spark")
+SINKS = ("lakesink", "quix", "spark", "aiven")
+ONLY_FORMATS = {"aiven": ("json",)}
+"""Sinks that write only some formats (Aiven's parquet writer needs a Confluent artifact Maven Central does
+not serve: docs/dialects.md)."""
 FORMATS = {"json": SINK_SCENARIOS[0], "parquet": SINK_SCENARIOS[1]}
 DEFAULT_LADDER = "20k,50k,100k,200k,max"
 DEFAULT_STEP_S = 45.0
@@ -129,10 +134,12 @@ def run_ladder(args: argparse.Namespace, children: Children, work: Path, deadlin
                runs: list[dict[str, Any]]) -> None:
     """Every chosen format × sink × ladder step, appended to ``runs`` as each sink's ladder ends
     (an interrupted run still reports what finished); :func:`ratios` compares them."""
-    skipped = {"quix": args.skip_quix, "spark": args.skip_spark}
+    skipped = {"quix": args.skip_quix, "spark": args.skip_spark, "aiven": args.skip_aiven}
     sinks = [s for s in SINKS if not skipped.get(s)]
     for fmt in args.formats:
         for sink in sinks:
+            if fmt not in ONLY_FORMATS.get(sink, (fmt,)):
+                continue
             steps: list[dict[str, Any]] = []
             for index, rate in enumerate(args.ladder):
                 if deadline - time.monotonic() < args.step_seconds + 120:
@@ -244,6 +251,18 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         process = children.spawn(label, argv, env=env)
         committed = partial(checkpoint_committed, checkpoint, TOPIC, partitions)
         prefix = f"{SPARK_PREFIX}/"
+    elif sink == "aiven":  # Aiven's commons on a Connect worker: files written and offsets committed every flush
+        plugin_path = work / "aiven-plugins"  # built by the ladder's first step, kept for the others
+        problem = None if plugin_path.is_dir() else install(plugin_path)
+        if problem is not None:
+            raise StepFailed(problem)
+        name = f"bench-stream-{label}"
+        argv, env = aiven_command(name, bootstrap=broker.bootstrap, topic=TOPIC, bucket=bucket, endpoint=s3.endpoint,
+                                  flush_ms=FLUSH_INTERVAL_S * 1000, plugin_path=plugin_path,
+                                  keep_log=children.log_dir / f"{label}-connect.log")
+        process = children.spawn(label, [*argv, "--continuous"], env=env)
+        committed = _group_offsets(step, broker.bootstrap, f"connect-{name}", partitions)
+        prefix = ""
     else:
         group = f"bench-stream-{label}"
         argv = [str(quix_python()), str(Path(__file__).with_name("quix_app.py")), "--bootstrap", broker.bootstrap,
@@ -252,10 +271,7 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
                 "--region", s3.endpoint.region, "--group", group, "--commit-every", str(COMMIT_EVERY),
                 "--commit-interval", str(FLUSH_INTERVAL_S), "--continuous", "--state-dir", str(work / "quix-state" / label)]
         process = children.spawn(label, argv)
-        offsets = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False})
-        step.closers.append(offsets.close)
-
-        committed = partial(group_committed, offsets, TOPIC, partitions)
+        committed = _group_offsets(step, broker.bootstrap, group, partitions)
         prefix = "data/"
     step.processes.append(process)
     watermarks = Watermarks(broker.bootstrap, TOPIC, partitions)
@@ -350,6 +366,13 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
             figures["profile"] = {**profile_summary(profile_path.read_text(errors="replace")),
                                   "raw": str(profile_path), "rate_hz": PROFILE_RATE}
     return figures
+
+
+def _group_offsets(step: Step, bootstrap: str, group: str, partitions: int) -> Committed:
+    """A probe of ``group``'s committed offsets (a consumer that never joins it), closed with the step."""
+    offsets = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
+    step.closers.append(offsets.close)
+    return partial(group_committed, offsets, TOPIC, partitions)
 
 
 def _cross_check(label: str, endpoint: Committed, locks: dict[int, int], *, drained: bool) -> dict[str, Any]:

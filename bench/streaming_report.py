@@ -21,16 +21,18 @@ RATIO_CHART = "streaming-ratios.png"
 CLIP_INTERVALS = 8
 """The lag chart's y axis ends at this many flush intervals of production (a step far behind would
 flatten the others)."""
-_SINK_NAMES = {"lakesink": "lakesink", "quix": "Quix S3FileSink", "spark": "plain Spark job"}
-_SHORT_NAMES = {"spark": "Spark job"}
+_SINK_NAMES = {"lakesink": "lakesink", "quix": "Quix S3FileSink", "spark": "plain Spark job",
+               "aiven": "Aiven's commons on Connect"}
+_SHORT_NAMES = {"spark": "Spark job", "aiven": "Aiven"}
 """A peer's name where a chart label has little room."""
 _FORMAT_NAMES = {"json": "JSON passthrough", "parquet": "PARQUET, PARTITIONBY country"}
 _QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)"}
 _SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country"}
+_AIVEN_FORMATS = {"json": "jsonl (JsonConverter, value envelope)"}
 
 
 def _format_name(sink: str, fmt: str) -> str:
-    return {"quix": _QUIX_FORMATS, "spark": _SPARK_FORMATS}.get(sink, _FORMAT_NAMES)[fmt]
+    return {"quix": _QUIX_FORMATS, "spark": _SPARK_FORMATS, "aiven": _AIVEN_FORMATS}.get(sink, _FORMAT_NAMES)[fmt]
 
 
 def _versus_lines(report: dict[str, Any]) -> list[str]:
@@ -63,9 +65,12 @@ def _seconds(ms: float | None) -> str:
 
 
 def _by_role(sink: str, cpu: dict[str, float]) -> str:
-    """``JVM 9.1 + driver 1.2 + workers 20.3`` (lakesink, the Spark job) or the one process's seconds (Quix)."""
+    """``JVM 9.1 + driver 1.2 + workers 20.3`` (lakesink, the Spark job), ``JVM 9.1 + launcher 0.3`` (the
+    Connect worker under bench/aiven_app.py) or the one process's seconds (Quix)."""
     if sink == "quix":
         return f"{sum(cpu.values()):.1f}"
+    if sink == "aiven":
+        return f"JVM {cpu.get('jvm', 0):.1f} + launcher {cpu.get('driver', 0):.1f}"
     return f"JVM {cpu.get('jvm', 0):.1f} + driver {cpu.get('driver', 0):.1f} + workers {cpu.get('python_workers', 0):.1f}"
 
 
@@ -223,19 +228,22 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
         f"Each step on fresh services: the broker (Apache Kafka unless `--broker tansu`) + moto, a {report['partitions']}-partition topic, the sink in "
         f"continuous mode (lakesink `sink` without `--once`, `--master {run['master']}`; Quix's S3FileSink with "
         f"`commit_interval` {report['flush_interval_s']} s; the plain Spark job, bench/spark_job_app.py, with "
-        f"a {report['flush_interval_s']} s processing-time trigger), warmed up with 4,000 records, then "
+        f"a {report['flush_interval_s']} s processing-time trigger; JSON only, the Aiven peer, Aiven's commons on a "
+        f"Connect worker, bench/aiven_app.py, with `offset.flush.interval.ms` {report['flush_interval_s'] * 1000:,}), warmed up with 4,000 records, then "
         f"`bench/streaming_producer.py` at the step's rate for {run['step_seconds']:g} s (the batch scenarios' "
-        f"order events, `created_at` = produce time). Both sinks use flush.interval (commit_interval) "
-        f"{report['flush_interval_s']} s and flush.count (commit_every) 50,000. Lag = high watermarks − committed "
+        f"order events, `created_at` = produce time). Every sink uses flush.interval (commit_interval, "
+        f"the trigger, offset.flush.interval.ms) {report['flush_interval_s']} s and flush.count (commit_every, "
+        f"file.max.records) 50,000. Lag = high watermarks − committed "
         f"positions (lakesink: `lakesink_committed_offset` + 1 scraped from its metrics endpoint, `--metrics-port`, "
-        f"as an operator's Prometheus would; Quix: its group's offsets; the Spark job: the end offsets of "
+        f"as an operator's Prometheus would; Quix and the Aiven peer: their groups' offsets; the Spark job: the end offsets of "
         f"the last micro-batch its checkpoint's `commits/` holds), "
         f"every second. **Sustained**: lag at the end of the step < {END_LAG_INTERVALS:g} × flush.interval × rate "
         f"and its peak in the last third at most {GROWTH_INTERVALS:g} × flush.interval × rate above its peak in "
         f"the middle third (bench/streaming_metrics.py); a sink's sustained throughput is the produced rate of "
         f"its highest sustained step, and its ladder stops at the first step it does not sustain. Freshness: "
         f"produce time → the listing (every second) that first showed the object. CPU µs/record: the sink's "
-        f"whole process tree (JVM + Python driver + Python workers for lakesink; one process for Quix) from "
+        f"whole process tree (JVM + Python driver + Python workers for lakesink and the Spark job; one process for "
+        f"Quix; the Connect worker's JVM and its Python launcher for the Aiven peer) from "
         f"the step's start until its records were all committed, over those records (a step that did not drain "
         f"within {report.get('drain_timeout_s', 30):g} s: until the step's end, over the records committed by then).",
         "",

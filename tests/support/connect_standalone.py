@@ -125,6 +125,11 @@ class ConnectWorker:
     def log_path(self) -> Path:
         return self._dir / "connect.log"
 
+    @property
+    def exit_code(self) -> int | None:
+        """The worker JVM's exit code once it has exited (None while it runs or before it started)."""
+        return None if self._process is None else self._process.poll()
+
     def start(self, timeout_s: float = 90.0) -> None:
         """Start the worker JVM and wait until its REST API answers (it has loaded its plugins then)."""
         if self._plugin_path is None:

@@ -81,6 +81,12 @@ def test_skip_spark_removes_the_spark_job_scenarios() -> None:
     assert "quix-json" in args.chosen
 
 
+def test_skip_aiven_removes_the_aiven_peer_scenarios() -> None:
+    args = parse_args(["--records", "10", "--skip-aiven"])
+    assert not [name for name in args.chosen if name.startswith("aiven-")]
+    assert "spark-json" in args.chosen and args.skip_aiven
+
+
 def test_unknown_scenario_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_args(["--scenarios", "sink-json,sink-orc"])

@@ -240,6 +240,15 @@ def test_a_peer_other_than_quix_gets_its_own_ratio_line() -> None:
     assert f"* {line}" in section(report, "streaming-x.json", "bench/results") and line in table(report)
 
 
+def test_the_aiven_peer_is_named_with_its_format_and_its_two_processes() -> None:
+    report = _report()
+    aiven = {**report["runs"][0]["steps"][0], "sink_cpu_seconds": {"driver": 0.3, "jvm": 9.1}}  # type: ignore[index]
+    report["runs"].append({"sink": "aiven", "format": "json", "sustained_rate": RATE, "steps": [aiven]})  # type: ignore[attr-defined]
+    text = section(report, "streaming-x.json", "bench/results")
+    assert "| Aiven's commons on Connect | jsonl (JsonConverter, value envelope) | **10,000** |" in text
+    assert "| JVM 9.1 + launcher 0.3 |" in text
+
+
 def test_the_charts_are_written_as_png(tmp_path) -> None:  # noqa: ANN001
     pytest.importorskip("matplotlib")  # the bench extra
     from bench.streaming_report import charts
