@@ -21,15 +21,14 @@ from dataclasses import dataclass
 from lakesink.adapters.kafka.client_config import connector_client_settings, consumer_config, producer_config
 from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import runnable_sink_settings
-from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.config_role import lenses_role
-from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig, is_provider_key
 from lakesink.domain.config.secret_keys import holds_secret
 from lakesink.domain.config.setting_notes import setting_note
+from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.errors import ConfigError, KcqlError
 from lakesink.domain.restore.plan import RestorePlan
 
@@ -109,10 +108,9 @@ class ValidationReport:
 
 def dialect_of(values: Mapping[str, str]) -> str:
     """How the report names the config's dialect and role."""
-    if is_confluent_sink(values):
-        return "Confluent S3 sink"
-    if is_aiven_sink(values):
-        return "Aiven S3 sink"
+    dialect = sink_dialect(values)
+    if dialect is not None:
+        return dialect.title
     if is_aiven_source_config(values):
         return "Aiven S3 source"
     return "Lenses source" if lenses_role(values) == "source" else "Lenses sink"
@@ -137,8 +135,7 @@ def load_for_run(values: Mapping[str, str], provided: Collection[str]) -> Loaded
 
 def _restores(values: Mapping[str, str]) -> bool:
     """Whether the config is a restore's (an Aiven or Lenses source config)."""
-    dialect_sink = is_aiven_sink(values) or is_confluent_sink(values)
-    return not dialect_sink and (is_aiven_source_config(values) or lenses_role(values) == "source")
+    return sink_dialect(values) is None and (is_aiven_source_config(values) or lenses_role(values) == "source")
 
 
 def validate_config(

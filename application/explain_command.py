@@ -9,7 +9,9 @@ Confluent or an Aiven S3 sink config takes no KCQL and is explained by :mod:`.ex
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from lakesink.adapters.clock import WallClock
 from lakesink.application.config_file import load_config
@@ -35,12 +37,27 @@ from lakesink.application.explain_source import (
     render_source_json,
     render_source_text,
 )
-from lakesink.domain.config.aiven_sink import AIVEN_S3_SINK, is_aiven_sink
 from lakesink.domain.config.config_role import holds_source_statements
-from lakesink.domain.config.confluent_sink import CONFLUENT_S3_SINK, is_confluent_sink
 from lakesink.domain.config.setting_notes import setting_note
+from lakesink.domain.dialects.registry import AIVEN, CONFLUENT, sink_dialect
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.transforms.chain import TraceStep
+
+
+@dataclass(frozen=True, slots=True)
+class DialectExplain:
+    """A dialect's explain: the use case (config values, record, clock, ``provided=``) and its two renderings."""
+
+    explain: Callable[..., Any]
+    json: Callable[[Any, list[dict[str, object]]], str]
+    text: Callable[[Any, list[str]], str]
+
+
+#: The explain of each dialect of :mod:`lakesink.domain.dialects.registry`, by its name.
+DIALECT_EXPLAINS = {
+    CONFLUENT.name: DialectExplain(explain_confluent, render_confluent_json, render_confluent_text),
+    AIVEN.name: DialectExplain(explain_aiven, render_aiven_json, render_aiven_text),
+}
 
 
 def run_explain(*, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool) -> str:
@@ -56,20 +73,16 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
             cannot be placed.
     """
     config = None if config_path is None else load_config(config_path)
-    dialect = None if config is None else _dialect(config.values)
+    dialect = None if config is None else sink_dialect(config.values)
     if config is not None and dialect is not None:
         if kcql is not None:
-            raise ConfigError(f"{config_path} is {dialect}: it takes no KCQL argument.")
+            raise ConfigError(f"{config_path} is {dialect.described}: it takes no KCQL argument.")
         record = None if record_text is None else parse_record(record_text)
-        if is_aiven_sink(config.values):
-            aiven = explain_aiven(config.values, record, WallClock(), provided=config.provided)
-            if as_json:
-                return render_aiven_json(aiven, [step_json(trace) for trace in aiven.steps])
-            return render_aiven_text(aiven, _transform_lines(aiven.steps))
-        result = explain_confluent(config.values, record, WallClock(), provided=config.provided)
+        explains = DIALECT_EXPLAINS[dialect.name]
+        result = explains.explain(config.values, record, WallClock(), provided=config.provided)
         if as_json:
-            return render_confluent_json(result, [step_json(trace) for trace in result.steps])
-        return render_confluent_text(result, _transform_lines(result.steps))
+            return explains.json(result, [step_json(trace) for trace in result.steps])
+        return explains.text(result, _transform_lines(result.steps))
     values, provided = ({}, frozenset[str]()) if config is None else (config.values, config.provided)
     props, kcql_key, unprovided = explain_config(kcql, values, provided)
     notes = {key: note for key in values if (note := setting_note(values, key)) is not None}
@@ -80,15 +93,6 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
         return render_source_json(source, notes) if as_json else render_source_text(source, notes)
     lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
     return render_json(lenses, notes) if as_json else render_text(lenses, notes)
-
-
-def _dialect(values: Mapping[str, str]) -> str | None:
-    """How a config that takes no KCQL is named in messages; None for a Lenses config."""
-    if is_confluent_sink(values):
-        return f"a Confluent S3 sink config ({CONFLUENT_S3_SINK})"
-    if is_aiven_sink(values):
-        return f"an Aiven S3 sink config ({AIVEN_S3_SINK})"
-    return None
 
 
 def _transform_lines(steps: tuple[TraceStep, ...]) -> list[str]:

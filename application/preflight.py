@@ -21,13 +21,12 @@ from lakesink.adapters.kafka.dead_letter_queue import dead_letter_id
 from lakesink.adapters.kafka.group_offsets import connect_group_id
 from lakesink.adapters.kafka.reachability import kafka_topics
 from lakesink.adapters.storage import open_store
-from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.backend_parsing import prefix_of
-from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.store_keys import StoreKeys, keys_of, store_keys
+from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.errors import (
     AccessDeniedError,
     BucketNotFoundError,
@@ -156,9 +155,10 @@ def _scrubbed(hidden: HiddenValues) -> Iterator[None]:
 
 
 def _dialect(props: Mapping[str, str]) -> str:
-    if is_confluent_sink(props):
-        return "confluent"
-    return "aiven" if is_aiven_sink(props) or is_aiven_source_config(props) else "lenses"
+    dialect = sink_dialect(props)
+    if dialect is not None:
+        return dialect.name
+    return "aiven" if is_aiven_source_config(props) else "lenses"
 
 
 def _lenses_prefix(props: Mapping[str, str]) -> str:

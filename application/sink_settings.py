@@ -11,12 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lakesink.application.config_file import load_config
-from lakesink.domain.config.aiven_connector import connector_settings as aiven_settings
-from lakesink.domain.config.aiven_sink import AivenSinkConfig, is_aiven_sink
-from lakesink.domain.config.confluent_connector import connector_settings as confluent_settings
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.providers import ResolvedConfig
+from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.statement_plan import plan_sink
 
@@ -24,9 +21,8 @@ from lakesink.domain.statement_plan import plan_sink
 def load_settings(config_path: str | Path) -> ConnectorSettings:
     """Read and validate a connector config file for a sink, its KCQL plan included.
 
-    A Confluent S3 sink config (its ``connector.class``) is validated in its own dialect and
-    runs with Confluent's keys, files and rotation (:mod:`lakesink.domain.config.confluent_connector`);
-    an Aiven S3 sink config likewise, with Aiven's (:mod:`lakesink.domain.config.aiven_connector`).
+    A Confluent or Aiven S3 sink config (its ``connector.class``) is validated in its own dialect
+    and runs with that connector's keys, files and rotation (:mod:`lakesink.domain.dialects.registry`).
 
     Raises:
         ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
@@ -53,10 +49,9 @@ def sink_settings(config: ResolvedConfig) -> ConnectorSettings:
     Raises:
         ConfigError: invalid settings or statements.
     """
-    if is_aiven_sink(config.values):
-        settings = aiven_settings(AivenSinkConfig.from_properties(config.values, config.provided))
-    elif is_confluent_sink(config.values):
-        settings = confluent_settings(ConfluentSinkConfig.from_properties(config.values, config.provided))
+    dialect = sink_dialect(config.values)
+    if dialect is not None:
+        settings = dialect.settings(config.values, config.provided)
     else:
         settings = ConnectorSettings.from_properties(config.values, role="sink", provided=config.provided)
     plan_sink(settings)

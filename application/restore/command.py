@@ -14,13 +14,10 @@ from lakesink.application.metrics_serving import serving
 from lakesink.application.restore.driver import RestoreSummary
 from lakesink.application.restore.wiring import restore
 from lakesink.application.restore_metrics import NO_RESTORE_METRICS
-from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
-from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.progress import ProgressOutput, silent
-from lakesink.domain.restore.aiven_sink_plan import aiven_sink_restore_plan
-from lakesink.domain.restore.confluent_plan import confluent_restore_plan
 from lakesink.domain.restore.lenses_plan import lenses_restore_plan
 from lakesink.domain.restore.plan import RestorePlan
 
@@ -53,10 +50,9 @@ def load_plan(
 
     ``provided`` names the keys whose values a config provider supplied (never shown).
     """
-    if is_confluent_sink(props):
-        return confluent_restore_plan(props, parallelism=parallelism, provided=provided)
-    if is_aiven_sink(props):
-        return aiven_sink_restore_plan(props, parallelism=parallelism, provided=provided)
+    dialect = sink_dialect(props)
+    if dialect is not None:
+        return dialect.restore_plan(props, parallelism=parallelism, provided=provided)
     if is_aiven_source_config(props):
         return aiven_restore_plan(props, parallelism=parallelism, provided=provided)
     return lenses_restore_plan(props, parallelism=parallelism, provided=provided)

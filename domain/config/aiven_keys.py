@@ -1,8 +1,6 @@
-"""How lakesink treats each key of an Aiven S3 sink config (``io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector``).
-
-Kafka Connect ignores keys a connector does not define, so a typo in an Aiven config quietly
-falls back to a default. lakesink classifies every key, and docs/dialects.md ("Aiven S3 sink")
-is the same table in prose:
+"""How lakesink treats each key of an Aiven S3 sink config (``io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector``):
+the keys of its :class:`~lakesink.domain.dialects.kafka_connect.key_policy.KeyPolicy`.
+docs/dialects.md ("Aiven S3 sink") is the same table in prose:
 
 * **used**: parsed into :class:`~lakesink.domain.config.aiven_sink.AivenSinkConfig` (object keys,
   grouping, formats, credentials, converters, transforms...), Aiven's legacy ``aws_s3_*`` /
@@ -19,14 +17,10 @@ is the same table in prose:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 
-from lakesink.domain.config.framework_keys import framework_no_effect
-from lakesink.domain.config.key_check import did_you_mean
-from lakesink.domain.config.providers import is_provider_key
-from lakesink.domain.config.secret import MASK
-from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting, string_setting
-from lakesink.domain.errors import ConfigError
+from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting
+from lakesink.domain.dialects.kafka_connect.key_policy import Bound, KeyPolicy
 
 #: Keys read into the config (exact names).
 USED = frozenset(
@@ -85,9 +79,6 @@ USED_PREFIXES = (
     "ssl.",
 )
 
-#: Kafka Connect error handling: validated and held for the run.
-HELD_PREFIXES = ("errors.",)
-
 #: Accepted without effect, and why.
 NO_EFFECT: Mapping[str, str] = {
     "aws.s3.part.size.bytes": "lakesink's S3 store sizes its own multipart parts; keys and contents do not depend on it.",
@@ -113,9 +104,6 @@ DEFAULT_ONLY: Mapping[str, tuple[str, str]] = {
     "aws.sts.role.session.duration": ("3600", _STS),
     "aws.sts.config.endpoint": ("https://sts.amazonaws.com", _STS),
 }
-#: Other spellings of a default-only key's default.
-_DEFAULT_ALIASES = {"aws.credentials.provider": frozenset({"com.amazonaws.auth.DefaultAWSCredentialsProviderChain"})}
-
 #: Keys refused with what to do instead (Aiven's S3 sink ignores them, so they cannot mean what they say).
 REJECTED: Mapping[str, str] = {
     "aws_access_key_id": "Aiven's S3 sink ignores this old name ('not supported for this Connector') and uses the "
@@ -132,76 +120,18 @@ REJECTED_PREFIXES: Mapping[str, str] = {
 #: Keys whose values are never shown.
 SECRET_KEYS = frozenset({"aws.access.key.id", "aws.secret.access.key", "aws_access_key_id", "aws_secret_access_key"})
 
-#: The exact key names "did you mean" hints suggest (never a deprecated spelling).
-KNOWN_KEYS = sorted({*USED, *NO_EFFECT, *DEFAULT_ONLY})
-
-
-def key_class(key: str) -> str | None:
-    """``used``, ``held``, ``no effect``, ``default only``, ``rejected``, or None for a key Aiven's S3 sink does not define."""
-    if framework_no_effect(key) is not None:
-        return "no effect"
-    if key in USED or key in LEGACY or key.startswith(USED_PREFIXES) or is_provider_key(key):
-        return "used"
-    if key.startswith(HELD_PREFIXES):
-        return "held"
-    if key in NO_EFFECT:
-        return "no effect"
-    if key in DEFAULT_ONLY:
-        return "default only"
-    if key in REJECTED or key.startswith(tuple(REJECTED_PREFIXES)):
-        return "rejected"
-    return None
-
-
-def check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
-    """Refuse the first key (in name order) that is unknown, rejected or away from its only accepted default.
-
-    Raises:
-        ConfigError: naming the key; a secret's or provided value is masked.
-    """
-    for key in sorted(props):
-        kind = key_class(key)
-        if kind is None:
-            raise ConfigError(f"Unknown Aiven S3 sink setting {key}{did_you_mean(key, KNOWN_KEYS, cutoff=0.7)}.")
-        if kind == "rejected":
-            why = REJECTED.get(key) or next(v for p, v in REJECTED_PREFIXES.items() if key.startswith(p))
-            raise ConfigError(f"{key} is not supported: {why}.")
-        if kind == "default only":
-            default, why = DEFAULT_ONLY[key]
-            value = string_setting(props, key, default)
-            if value and value != default and value not in _DEFAULT_ALIASES.get(key, ()):
-                shown = MASK if key in SECRET_KEYS or key in provided else repr(value)
-                accepted = f"its default {default!r}" if default else "no value"
-                raise ConfigError(f"{key}={shown} is not supported yet: {why}; only {accepted} is accepted.")
-
-
-#: Aiven's bounds on keys that have no effect here, so a config Aiven refuses is refused:
-#: (INT or LONG, default, minimum, maximum, Aiven's text).
-_TUNING_BOUNDS = {
-    "tasks.max": (int_setting, 1, 1, None, None),
-    "aws.s3.part.size.bytes": (int_setting, 5 * 1024 * 1024, 1, 2_000_000_000, "Part size must be greater than 0"),
-    "aws.s3.backoff.delay.ms": (long_setting, 100, 1, None, None),
-    "aws.s3.backoff.max.delay.ms": (long_setting, 20_000, 1, None, None),
-    "kafka.retry.backoff.ms": (long_setting, 0, 0, 86_400_000, None),
-    "aws.sts.role.session.duration": (int_setting, 3600, 900, 43_200, None),
-}
-
-
-def check_tuning(props: Mapping[str, str]) -> None:
-    """Aiven's bounds on keys that have no effect (or only their default) here.
-
-    Raises:
-        ConfigError: naming the key, in Kafka's ``ConfigDef.Range`` words (or Aiven's).
-    """
-    for key, (read, default, low, high, below_text) in _TUNING_BOUNDS.items():
-        value = read(props, key, default)
-        if value < low:
-            text = below_text or f"Value must be at least {low}"
-            raise ConfigError(f"Invalid value {value} for configuration {key}: {text}")
-        if high is not None and value > high:
-            text = (
-                "Part size must be no more: 2000000000 bytes (2GB)"
-                if key == "aws.s3.part.size.bytes"
-                else f"Value must be no more than {high}"
-            )
-            raise ConfigError(f"Invalid value {value} for configuration {key}: {text}")
+POLICY = KeyPolicy(
+    "Aiven S3 sink", USED, USED_PREFIXES, NO_EFFECT, DEFAULT_ONLY, SECRET_KEYS, legacy=LEGACY,
+    rejected=REJECTED, rejected_prefixes=REJECTED_PREFIXES,
+    default_aliases={"aws.credentials.provider": frozenset({"com.amazonaws.auth.DefaultAWSCredentialsProviderChain"})},
+    empty_means_default=True,
+    bounds={
+        "tasks.max": Bound(int_setting, 1, 1),
+        "aws.s3.part.size.bytes": Bound(int_setting, 5 * 1024 * 1024, 1, 2_000_000_000, "Part size must be greater than 0",
+                                        "Part size must be no more: 2000000000 bytes (2GB)"),
+        "aws.s3.backoff.delay.ms": Bound(long_setting, 100, 1),
+        "aws.s3.backoff.max.delay.ms": Bound(long_setting, 20_000, 1),
+        "kafka.retry.backoff.ms": Bound(long_setting, 0, 0, 86_400_000),
+        "aws.sts.role.session.duration": Bound(int_setting, 3600, 900, 43_200),
+    },
+)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from lakesink.domain.aiven_output import AivenOutput, OutputField
 from lakesink.domain.aiven_writing import AivenWriting
-from lakesink.domain.config.aiven_keys import LEGACY, check_keys, check_tuning, key_class
+from lakesink.domain.config.aiven_keys import LEGACY, POLICY
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK
@@ -48,6 +48,7 @@ from lakesink.domain.dialects.kafka_connect.config_def import (
     string_setting,
     subscription,
 )
+from lakesink.domain.dialects.kafka_connect.key_policy import HELD
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.aiven_naming import (
     COMPRESSION,
@@ -180,7 +181,7 @@ class AivenSinkConfig(HidingSettings):
 
 
 def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
-    check_keys(raw, hidden.keys)
+    POLICY.check_keys(raw, hidden.keys)
     if not is_aiven_sink(raw):
         raise ConfigError(f"connector.class must be {AIVEN_S3_SINK} for an Aiven S3 sink config.")
     props = _with_legacy_names(raw)
@@ -188,7 +189,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
     fmt = AivenFormat.from_settings(props)
     naming = AivenNaming.from_settings(props)
     access, secret = _credentials(props)
-    check_tuning(props)
+    POLICY.check_bounds(props)
     retries = int_setting(props, "aws.s3.backoff.max.retries", 3)
     if not 1 <= retries <= 30:
         bound = "at least 1" if retries < 1 else "no more than 30"
@@ -219,7 +220,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=framework_errors(props, lambda key: key_class(key) == "held", topics, topics_regex),
+        error_handling=framework_errors(props, lambda key: POLICY.key_class(key) == HELD, topics, topics_regex),
         hidden=hidden,
     )
 

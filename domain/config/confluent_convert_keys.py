@@ -9,8 +9,9 @@ Confluent rotation and naming rules with no Lenses counterpart. Every answer is 
 
 from __future__ import annotations
 
-from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, key_class
+from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, POLICY
 from lakesink.domain.config.lenses_conversion import key_table_reason
+from lakesink.domain.dialects.kafka_connect import key_policy
 
 _LEFT_OUT = {
     "rotate.interval.ms": (
@@ -40,6 +41,6 @@ def left_out_reason(key: str) -> str:
     reason = key_table_reason(key, "Confluent", NO_EFFECT, DEFAULT_ONLY)
     if reason is not None:
         return reason
-    if key_class(key) == "no effect":
+    if POLICY.key_class(key) == key_policy.NO_EFFECT:
         return "lakesink has no Hive integration"
     return "no Lenses equivalent"

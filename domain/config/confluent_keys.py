@@ -1,7 +1,6 @@
-"""How lakesink treats each key of a Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``).
-
-Every key of a Confluent config falls in exactly one class, and docs/dialects.md is the same
-table in prose:
+"""How lakesink treats each key of a Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``):
+the keys of its :class:`~lakesink.domain.dialects.kafka_connect.key_policy.KeyPolicy`.
+Every key falls in exactly one class, and docs/dialects.md is the same table in prose:
 
 * **used**: parsed into :class:`~lakesink.domain.config.confluent_sink.ConfluentSinkConfig`
   (object keys, formats, rotation, null values, converters, transforms...);
@@ -17,14 +16,10 @@ table in prose:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 
-from lakesink.domain.config.framework_keys import framework_no_effect
-from lakesink.domain.config.key_check import did_you_mean
-from lakesink.domain.config.providers import is_provider_key
-from lakesink.domain.config.secret import MASK
-from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting, string_setting
-from lakesink.domain.errors import ConfigError
+from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting
+from lakesink.domain.dialects.kafka_connect.key_policy import Bound, KeyPolicy
 
 #: Keys read into the config (exact names).
 USED = frozenset(
@@ -93,10 +88,6 @@ USED_PREFIXES = (
 )
 USED_CLIENT_KEYS = frozenset({"security.protocol"})
 
-#: Kafka Connect error handling: validated and held (tolerance, dead-letter queue and error log are acted on).
-HELD_PREFIXES = ("errors.",)
-HELD = frozenset({"report.null.values.to.dlq"})
-
 #: Accepted without effect, and why.
 NO_EFFECT: Mapping[str, str] = {
     "s3.part.size": "lakesink's S3 store sizes its own multipart parts; keys and contents do not depend on it.",
@@ -143,66 +134,18 @@ SECRET_KEYS = frozenset(
     {"aws.access.key.id", "aws.secret.access.key", "s3.sse.customer.key", "s3.proxy.password"}
 )
 
-#: Every exact key name of the table (for "did you mean" hints).
-KNOWN_KEYS = sorted({*USED, *USED_CLIENT_KEYS, *HELD, *NO_EFFECT, *DEFAULT_ONLY})
-
-
-def key_class(key: str) -> str | None:
-    """``used``, ``held``, ``no effect``, ``default only``, or None for a key Confluent's sink does not take here."""
-    if framework_no_effect(key) is not None:
-        return "no effect"
-    if key in USED or key in USED_CLIENT_KEYS or key.startswith(USED_PREFIXES) or is_provider_key(key):
-        return "used"
-    if key in HELD or key.startswith(HELD_PREFIXES):
-        return "held"
-    if key in NO_EFFECT or (key.startswith("hive.") and key != "hive.integration"):
-        return "no effect"
-    if key in DEFAULT_ONLY:
-        return "default only"
-    return None
-
-
-def check_keys(props: Mapping[str, str], provided: Collection[str]) -> None:
-    """Refuse the first key (in name order) that is unknown or set away from its only accepted default.
-
-    Raises:
-        ConfigError: naming the key; a secret's or provided value is masked.
-    """
-    for key in sorted(props):
-        kind = key_class(key)
-        if kind is None:
-            if key.startswith("s3.credentials."):
-                raise ConfigError(
-                    f"{key} is not supported: only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used."
-                )
-            raise ConfigError(f"Unknown Confluent S3 sink setting {key}{did_you_mean(key, KNOWN_KEYS, cutoff=0.7)}.")
-        if kind == "default only":
-            default, why = DEFAULT_ONLY[key]
-            value = string_setting(props, key, default)
-            if value.lower() != default.lower():
-                shown = MASK if key in SECRET_KEYS or key in provided else repr(value)
-                raise ConfigError(
-                    f"{key}={shown} is not supported yet: {why}; only its default {default!r} is accepted."
-                )
-
-
-#: Accepted-without-effect keys Confluent still validates: (INT or LONG, minimum).
-_TUNING_BOUNDS = {
-    "tasks.max": (int_setting, 1),
-    "s3.part.size": (int_setting, 5 * 1024 * 1024),
-    "s3.part.retries": (int_setting, 0),
-    "s3.retry.backoff.ms": (long_setting, 0),
-    "retry.backoff.ms": (long_setting, 0),
-}
-
-
-def check_tuning(props: Mapping[str, str]) -> None:
-    """Confluent's bounds on keys that have no effect here, so a config Confluent refuses is refused.
-
-    Raises:
-        ConfigError: naming the key.
-    """
-    for key, (read, minimum) in _TUNING_BOUNDS.items():
-        value = read(props, key, minimum)
-        if value < minimum:
-            raise ConfigError(f"Invalid value {value} for configuration {key}: must be at least {minimum}.")
+POLICY = KeyPolicy(
+    "Confluent S3 sink", USED | USED_CLIENT_KEYS, USED_PREFIXES, NO_EFFECT, DEFAULT_ONLY, SECRET_KEYS,
+    held=frozenset({"report.null.values.to.dlq"}), no_effect_prefixes=("hive.",),
+    rejected_prefixes={
+        "s3.credentials.": "only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used"
+    },
+    defaults_ignore_case=True,
+    bounds={  # ConfigDef ranges of keys without effect here
+        "tasks.max": Bound(int_setting, 1, 1),
+        "s3.part.size": Bound(int_setting, 5 * 1024 * 1024, 5 * 1024 * 1024),
+        "s3.part.retries": Bound(int_setting, 0, 0),
+        "s3.retry.backoff.ms": Bound(long_setting, 0, 0),
+        "retry.backoff.ms": Bound(long_setting, 0, 0),
+    },
+)

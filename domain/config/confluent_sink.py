@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.confluent_keys import check_keys, check_tuning, key_class
+from lakesink.domain.config.confluent_keys import POLICY
 from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
 from lakesink.domain.config.connector_classes import CONFLUENT_S3_SINK
 from lakesink.domain.config.dialect_settings import framework_errors
@@ -40,6 +40,7 @@ from lakesink.domain.dialects.kafka_connect.config_def import (
     string_setting,
     subscription,
 )
+from lakesink.domain.dialects.kafka_connect.key_policy import HELD
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.confluent_rotation import RotationRules
 from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
@@ -168,7 +169,7 @@ class ConfluentSinkConfig(HidingSettings):
 
 
 def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:
-    check_keys(props, hidden.keys)
+    POLICY.check_keys(props, hidden.keys)
     if not is_confluent_sink(props):
         raise ConfigError(f"connector.class must be {CONFLUENT_S3_SINK} for a Confluent S3 sink config.")
     storage = string_setting(props, "storage.class", "")
@@ -194,7 +195,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         raise ConfigError("timezone configuration must be set when using rotate.schedule.interval.ms")
     if timezone:
         resolve_joda_zone(timezone)
-    check_tuning(props)
+    POLICY.check_bounds(props)
     transforms = transform_keys(props)
     build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
     views = (
@@ -235,7 +236,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         header_converter=parse_converter(props, "header", hidden=hidden.keys),
         transforms=transforms,
         kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=framework_errors(props, lambda key: key_class(key) == "held", topics, topics_regex),
+        error_handling=framework_errors(props, lambda key: POLICY.key_class(key) == HELD, topics, topics_regex),
         writing=_writing(props, fmt, extension, layout, views),
         hidden=hidden,
     )

@@ -10,45 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lakesink.domain.config import aiven_keys, confluent_keys
-from lakesink.domain.config.aiven_sink import is_aiven_sink
 from lakesink.domain.config.aiven_source import NO_EFFECT as AIVEN_SOURCE_NO_EFFECT
 from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.backend_parsing import normal_key, prefix_of
 from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import find_spec
 from lakesink.domain.config.config_role import lenses_role
-from lakesink.domain.config.confluent_sink import is_confluent_sink
 from lakesink.domain.config.framework_keys import framework_note
 from lakesink.domain.config.keyspec import Kind
+from lakesink.domain.dialects.registry import sink_dialect
 
 
 def setting_note(config: Mapping[str, str], key: str) -> str | None:
     """Why ``key`` of ``config`` has no effect (or only its default is accepted), or None."""
-    if is_confluent_sink(config):
-        return framework_note(key) or _table_note(
-            key, confluent_keys.key_class(key), confluent_keys.NO_EFFECT, confluent_keys.DEFAULT_ONLY
-        )
-    if is_aiven_sink(config):
-        return framework_note(key) or _table_note(
-            key, aiven_keys.key_class(key), aiven_keys.NO_EFFECT, aiven_keys.DEFAULT_ONLY
-        )
+    dialect = sink_dialect(config)
+    if dialect is not None:
+        return framework_note(key) or dialect.keys.note(key)
     if is_aiven_source_config(config):
         if key in AIVEN_SOURCE_NO_EFFECT:
             return "accepted without effect in lakesink (docs/restore.md)"
         return framework_note(key, "source")
     return framework_note(key, lenses_role(config)) or _lenses_note(config, key)
-
-
-def _table_note(
-    key: str, kind: str | None, no_effect: Mapping[str, str], default_only: Mapping[str, tuple[str, str]]
-) -> str | None:
-    if kind == "no effect":
-        return f"no effect in lakesink: {no_effect.get(key, 'a tuning key of the connector the config was written for')}"
-    if kind == "default only":
-        default, why = default_only[key]
-        return f"only its default {default!r} is accepted: {why}"
-    return None
 
 
 def _lenses_note(config: Mapping[str, str], key: str) -> str | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.domain.config.aiven_keys import DEFAULT_ONLY, LEGACY, NO_EFFECT, REJECTED, USED, key_class
+from lakesink.domain.config.aiven_keys import DEFAULT_ONLY, LEGACY, NO_EFFECT, POLICY, REJECTED, USED
 from lakesink.domain.config.aiven_sink import AivenSinkConfig, OutputField, is_aiven_sink
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
@@ -227,15 +227,15 @@ def test_the_config_pickles_for_spark_executors() -> None:
 def test_every_key_table_entry_has_one_class() -> None:
     tables = [USED, set(LEGACY), set(NO_EFFECT), set(DEFAULT_ONLY), set(REJECTED)]
     assert sum(len(table) for table in tables) == len(set().union(*tables))
-    assert key_class("value.converter.schemas.enable") == "used"
-    assert key_class("consumer.override.max.poll.records") == "used"
-    assert key_class("aws_s3_prefix") == "used"
-    assert key_class("errors.deadletterqueue.topic.name") == "held"
-    assert key_class("aws.s3.part.size.bytes") == "no effect"
-    assert key_class("aws.sts.role.arn") == "default only"
-    assert key_class("file.name.prefix") == "rejected"
-    assert key_class("connect.parquet.block.size") == "rejected"
-    assert key_class("aws.s3.bucket") is None
+    assert POLICY.key_class("value.converter.schemas.enable") == "used"
+    assert POLICY.key_class("consumer.override.max.poll.records") == "used"
+    assert POLICY.key_class("aws_s3_prefix") == "used"
+    assert POLICY.key_class("errors.deadletterqueue.topic.name") == "held"
+    assert POLICY.key_class("aws.s3.part.size.bytes") == "no effect"
+    assert POLICY.key_class("aws.sts.role.arn") == "default only"
+    assert POLICY.key_class("file.name.prefix") == "rejected"
+    assert POLICY.key_class("connect.parquet.block.size") == "rejected"
+    assert POLICY.key_class("aws.s3.bucket") is None
 
 
 def test_docs_dialects_lists_every_key_of_the_table() -> None:

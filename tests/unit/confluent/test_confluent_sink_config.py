@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, USED, key_class
+from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, POLICY, USED
 from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.secret import MASK
 from lakesink.domain.errors import ConfigError
@@ -255,11 +255,11 @@ def test_every_key_table_entry_has_one_class() -> None:
         and not (USED & set(DEFAULT_ONLY))
         and not (set(NO_EFFECT) & set(DEFAULT_ONLY))
     )
-    assert key_class("value.converter.schema.registry.url") == "used"
-    assert key_class("errors.deadletterqueue.topic.name") == "held"
-    assert key_class("s3.part.size") == "no effect"
-    assert key_class("s3.ssea.name") == "default only"
-    assert key_class("s3.bucket") is None
+    assert POLICY.key_class("value.converter.schema.registry.url") == "used"
+    assert POLICY.key_class("errors.deadletterqueue.topic.name") == "held"
+    assert POLICY.key_class("s3.part.size") == "no effect"
+    assert POLICY.key_class("s3.ssea.name") == "default only"
+    assert POLICY.key_class("s3.bucket") is None
 
 
 def test_docs_dialects_lists_every_key_of_the_table() -> None:
