@@ -41,7 +41,7 @@ def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
         ConfigError: the sink would refuse the config (the same message).
     """
     settings = load_settings(config_path)
-    if settings.dialect is None:
+    if settings.writing is None:
         return settings, verify_plan(settings, lenses_targets(plan_sink(settings)))
     config = load_config(config_path)
     restore = load_plan(config.values, provided=config.provided)

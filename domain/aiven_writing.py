@@ -23,6 +23,24 @@ class AivenWriting:
     output: AivenOutput
 
     @property
+    def dialect(self) -> str:
+        return "aiven"
+
+    @property
+    def holds_records(self) -> bool:
+        """Never: a range's groups are all written when it ends (Aiven's flush)."""
+        return False
+
+    @property
+    def skips_converted_nulls(self) -> bool:
+        return False
+
+    @property
+    def consecutive_files(self) -> bool:
+        """Under the topic-partition grouping only: other groupings share a partition's records out."""
+        return self.naming.grouping is AivenGrouping.TOPIC_PARTITION
+
+    @property
     def reads_clock(self) -> bool:
         """Whether keys read the wall clock (a ``wallclock`` ``{{timestamp}}``, ``{{utc_date}}``...):
         the batch clock then stands in for it, recorded in the range plans."""

@@ -31,7 +31,11 @@ from lakesink.domain.layout.confluent_naming import (
     RecordView,
     view_object_key,
 )
-from lakesink.domain.layout.confluent_partitioners import TimeBasedPartitioner, checked_partition
+from lakesink.domain.layout.confluent_partitioners import (
+    DefaultPartitioner,
+    TimeBasedPartitioner,
+    checked_partition,
+)
 from lakesink.domain.layout.confluent_timestamps import ExtractorKind
 from lakesink.domain.records import Record
 
@@ -106,6 +110,35 @@ class ConfluentWriting:
     rotation: RotationRules
     compatibility: SchemaCompatibility
     null_values: NullValues
+
+    @property
+    def dialect(self) -> str:
+        return "confluent"
+
+    @property
+    def decodes_key(self) -> bool:
+        return self.keys is not None
+
+    @property
+    def decodes_headers(self) -> bool:
+        return self.headers is not None
+
+    @property
+    def holds_records(self) -> bool:
+        """An open cycle waits for the record that ends it (``CycleEnd.WAIT``), held for the next range."""
+        return self.rotation.cycle_end is CycleEnd.WAIT
+
+    @property
+    def skips_converted_nulls(self) -> bool:
+        """``behavior.on.null.values=ignore``: Confluent tests the value after conversion and transforms
+        (a JSON null too)."""
+        return self.null_values is NullValues.IGNORE
+
+    @property
+    def consecutive_files(self) -> bool:
+        """Under the DefaultPartitioner (one encoded partition per Kafka partition), unless tombstones
+        are written to their own encoded partition and interleave with the other files."""
+        return isinstance(self.layout.partitioner, DefaultPartitioner) and self.null_values is not NullValues.WRITE
 
     @property
     def reads_clock(self) -> bool:

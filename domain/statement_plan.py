@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.confluent_writing import ConfluentWriting
+from lakesink.domain.dialects.writing import DialectWriting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.policy import FlushPolicy
 from lakesink.domain.flush.schema_change import SchemaRules
@@ -41,15 +40,9 @@ class StatementPlan:
     envelope: EnvelopeFields | None
     date_timezone: str
     schema_rules: SchemaRules = SchemaRules()
-    confluent: ConfluentWriting | None = None
-    """A Confluent S3 sink config's files, keys and rotation; they replace the layout's and the flush rule's."""
-    aiven: AivenWriting | None = None
-    """An Aiven S3 sink config's names, grouping and file contents; they replace the layout's and the flush rule's."""
-
-    @property
-    def dialect(self) -> ConfluentWriting | AivenWriting | None:
-        """The Confluent or Aiven writing that replaces the layout and the flush rule; None for KCQL statements."""
-        return self.confluent or self.aiven
+    writing: DialectWriting | None = None
+    """A Confluent or Aiven S3 sink config's files, keys and rotation; they replace the layout's and the
+    flush rule's. None for KCQL statements."""
 
     @property
     def bucket(self) -> str:
@@ -225,8 +218,7 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
         envelope=options.envelope,
         date_timezone=timezone,
         schema_rules=SchemaRules(settings.schema_change_detector, settings.latest_schema_optimization),
-        confluent=settings.confluent,
-        aiven=settings.aiven,
+        writing=settings.writing,
     )
 
 

@@ -58,14 +58,19 @@ class AivenFiles:
     first_seen: int = -1
     """The offset of the first record handed to :meth:`write`: where the range's plan starts."""
     held: int = 0
-    """Always 0: a flush writes every record it took (the attribute Confluent's cycles also have)."""
-    durable_through: int = -1
-    """The last offset written (the range is durable through it once its files are uploaded)."""
+    """Always 0: a flush writes every record it took."""
     _grouper: AivenGrouper = field(init=False)
     _files: dict[str, _File] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._grouper = AivenGrouper(self.writing.naming, 0 if self.clock_ms is None else self.clock_ms)
+
+    def replay_start(self, range_first: int) -> int:
+        """Where the range's groups start: its first record, written or not."""
+        return self.first_seen
+
+    def durable_end(self, range_last: int) -> int:
+        return range_last
 
     def write(self, record: Record, values: PartitionValues) -> None:
         """File ``record`` under its group's name.
@@ -91,7 +96,6 @@ class AivenFiles:
             if current is not None:
                 current.writer.abort()
         self._grouper.filed(placement)
-        self.durable_through = record.offset
 
     def _start(self, name: str, record: Record) -> _File:
         # The key is known from the file's first record (prefix mode names it, not the head):

@@ -105,6 +105,14 @@ class CycleWriter:
     def __post_init__(self) -> None:
         self._cycle = Cycle(self.writing.rotation)
 
+    def replay_start(self, range_first: int) -> int:
+        """Where the range's cycles start: its first record, written or not."""
+        return self.first_seen
+
+    def durable_end(self, range_last: int) -> int:
+        """The end of the last complete cycle while one is held open, else the range's last record."""
+        return self.durable_through if self.held else range_last
+
     def write(self, record: Record, values: PartitionValues) -> None:
         """Place ``record`` in the cycle, rotating before or after it as Confluent would.
 

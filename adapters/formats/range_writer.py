@@ -143,6 +143,8 @@ class RangeWriter:
     partition: int
     staging_root: Path
     sealed: list[SealedFile] = field(default_factory=list)
+    held: int = 0
+    """Always 0: a statement's files are all sealed when the range ends."""
     _open: dict[PartitionValues, _OpenFile] = field(default_factory=dict)
     _schemas: DeclaredSchemas | None = None
     _time_partition: TimePartition | None = None
@@ -153,6 +155,13 @@ class RangeWriter:
             self._schemas = DeclaredSchemas(self.plan.schema_rules)
         table = self.plan.table
         self._time_partition = table.time_partition if table is not None else None
+
+    def replay_start(self, range_first: int) -> int:
+        """The range's first record: a replay skips what its locks already hold."""
+        return range_first
+
+    def durable_end(self, range_last: int) -> int:
+        return range_last
 
     def write(self, record: Record, values: PartitionValues) -> None:
         """Append ``record`` to the file of ``values``, rolling before or after it as needed.

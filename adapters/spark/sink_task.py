@@ -150,9 +150,7 @@ def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
     )
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
-        # A Confluent range's cycles (an Aiven range's groups) start at its first record, written or
-        # not: a replay must start there.
-        start = state.first if state.dialect_files is None else state.dialect_files.first_seen
+        start = state.replay_start()
         # Objects overwritten in place (Aiven's key-grouped files) cannot be deleted to roll the plan back.
         objects = None if any(f.replaces for f in uploads) else tuple((f.bucket, f.key) for f in uploads)
         plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms, objects) if spec.exactly_once else None
@@ -161,8 +159,8 @@ def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
             for file in sealed:
                 file.path.unlink(missing_ok=True)
-    held = state.dialect_files.held if state.dialect_files is not None else 0
-    last = state.dialect_files.durable_through if held and state.dialect_files is not None else state.last
+    held = state.held()
+    last = state.durable_end()
     return RangeResult(
         topic=state.topic,
         partition=state.partition,

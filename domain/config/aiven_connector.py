@@ -39,4 +39,4 @@ def connector_settings(config: AivenSinkConfig) -> ConnectorSettings:
             "would be filed under the same names. Route topics with a {{key}} grouping, or drop the router."
         )
     interval_s = max(1, math.ceil(config.flush_interval_ms / 1000))
-    return dialect_settings(config, f"'flush.interval'={interval_s}", disable_flush_count=True, aiven=config.writing)
+    return dialect_settings(config, f"'flush.interval'={interval_s}", disable_flush_count=True, writing=config.writing)

@@ -53,5 +53,5 @@ def connector_settings(config: ConfluentSinkConfig) -> ConnectorSettings:
         config,
         f"'flush.count'={config.flush_size}, 'flush.interval'={interval_s}",
         skip_null_values=config.writing.null_values is NullValues.IGNORE,
-        confluent=writing,
+        writing=writing,
     )

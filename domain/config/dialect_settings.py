@@ -62,7 +62,7 @@ def dialect_settings(config: DialectConfig, flush_properties: str, **writing: An
 
     ``flush_properties`` are the KCQL flush properties that admit partitions into micro-batches
     (e.g. ``'flush.count'=1000, 'flush.interval'=60``); ``writing`` sets the dialect's fields
-    (``confluent=…`` or ``aiven=…``, and what else differs from the defaults).
+    (``writing=…``, and what else differs from the defaults).
     """
     kcql = f"INSERT INTO `{config.bucket}` SELECT * FROM `*` STOREAS `JSON` PROPERTIES({flush_properties})"
     return ConnectorSettings(

@@ -12,10 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.confluent_writing import NullValues
 from lakesink.domain.formats import Format
-from lakesink.domain.layout.aiven_naming import AivenGrouping
-from lakesink.domain.layout.confluent_partitioners import DefaultPartitioner
 from lakesink.domain.layout.key_segments import normalise_prefix
 from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.restore.plan import INTERNAL_DIRECTORIES, RestorePlan, RestoreRoot
@@ -100,16 +97,7 @@ def dialect_targets(settings: ConnectorSettings, restore: RestorePlan) -> tuple[
     partition, unless tombstones go to their own) and Aiven's topic-partition grouping; their keys
     name a file's first offset.
     """
-    if settings.confluent is not None:
-        # Tombstones written to their own encoded partition interleave with the other files.
-        consecutive = (
-            isinstance(settings.confluent.layout.partitioner, DefaultPartitioner)
-            and settings.confluent.null_values is not NullValues.WRITE
-        )
-    else:
-        consecutive = (
-            settings.aiven is not None and settings.aiven.naming.grouping is AivenGrouping.TOPIC_PARTITION
-        )
+    consecutive = settings.writing is not None and settings.writing.consecutive_files
     return tuple(
         VerifyTarget(root=root, names=KeyOffset.FIRST, consecutive=consecutive) for root in restore.roots
     )
