@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.dialects.writing import DialectWriting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.policy import FlushPolicy
@@ -20,7 +21,6 @@ from lakesink.domain.kcql import KcqlStatement
 from lakesink.domain.layout.naming import KeyLayout
 from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import FieldKind, PartitionDisplay
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
 from lakesink.domain.tables.target import NO_TABLE_BACKENDS, TableFormat, TableTarget, table_backend_message
 from lakesink.domain.tables.time_partition import time_partition

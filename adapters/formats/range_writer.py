@@ -29,12 +29,12 @@ from lakesink.adapters.formats.arrow_rows import ArrowRows
 from lakesink.adapters.formats.encoded_lines import EncodedLines
 from lakesink.adapters.formats.parquet import ParquetWriter
 from lakesink.adapters.formats.staging import LineFile
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush.declared_schemas import DeclaredSchemas, FileSchemas
 from lakesink.domain.flush.policy import FileRoom, FileStats
 from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.layout.partitioning import PartitionValues
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import NO_TIMESTAMP, Record
 from lakesink.domain.statement_plan import StatementPlan

@@ -27,9 +27,9 @@ from lakesink.adapters.kafka.header_converters import (
 )
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.partitioning import FieldKind
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.records import Headers, Record
 from lakesink.domain.schema.envelope_fields import HeadersLayout
 from lakesink.domain.statement_plan import StatementPlan

@@ -9,9 +9,9 @@ Per topic-partition range it
    durable — offsets at or below the master lock's committed offset (a Spark checkpoint behind
    the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
    ``skip.null.values`` is set;
-2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`; under a Confluent
-   config :class:`~.cycle_writer.CycleWriter`, whose open cycle may be held back for the next range;
-   under an Aiven config :class:`~.aiven_files.AivenFiles`, one file per group);
+2. writes the rest into the range's file sets (:class:`~lakesink.adapters.dialects.file_set.FileSet`:
+   a statement's :class:`~lakesink.adapters.formats.range_writer.RangeWriter`, or a dialect's files,
+   such as Confluent's cycles, whose open cycle may be held back for the next range);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
    BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
    already there from an earlier attempt of the same plan is accepted when its size matches

@@ -29,9 +29,9 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakesink.adapters.restore.aiven_batches import aiven_batches
+from lakesink.adapters.dialects.aiven.restore_batches import aiven_batches
+from lakesink.adapters.dialects.quix.restore_batches import quix_batches
 from lakesink.adapters.restore.batches import read_batches
-from lakesink.adapters.restore.quix_batches import quix_batches
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectStore

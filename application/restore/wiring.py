@@ -81,11 +81,11 @@ def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config:
     """The replay of one origin over a confluent-kafka producer (``config``) and the format readers
     (a Confluent sink's objects with their stored keys and headers, an Aiven sink's files, Quix
     objects as their rows)."""
-    from lakesink.adapters.restore.aiven_batches import aiven_batches
+    from lakesink.adapters.dialects.aiven.restore_batches import aiven_batches
+    from lakesink.adapters.dialects.confluent.restore_batches import confluent_batches
+    from lakesink.adapters.dialects.quix.restore_batches import quix_batches
     from lakesink.adapters.restore.batches import read_batches
-    from lakesink.adapters.restore.confluent_batches import confluent_batches
     from lakesink.adapters.restore.delivery import KafkaOriginProducer
-    from lakesink.adapters.restore.quix_batches import quix_batches
 
     root = plan.roots[item.root]
     if root.aiven is not None:

@@ -1,8 +1,8 @@
 """What the sink asks of a Kafka Connect dialect's writing, whichever connector it is.
 
 A Confluent or Aiven config replaces the KCQL layout and flush rule with its connector's own
-names, files and rotation (:class:`~lakesink.domain.confluent_writing.ConfluentWriting`,
-:class:`~lakesink.domain.aiven_writing.AivenWriting`). The settings and each statement's plan carry
+names, files and rotation (:class:`~lakesink.domain.dialects.confluent.writing.ConfluentWriting`,
+:class:`~lakesink.domain.dialects.aiven.writing.AivenWriting`). The settings and each statement's plan carry
 it as one ``writing`` value (None for a Lenses config); the driver, the verifier and the executor
 ask it these questions instead of asking which connector it is.
 """

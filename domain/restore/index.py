@@ -28,9 +28,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lakesink.domain.dialects.quix.restore_keys import parse_quix_key
 from lakesink.domain.restore.lenses_keys import parse_lenses_key
 from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
-from lakesink.domain.restore.quix_keys import parse_quix_key
 
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 

@@ -7,10 +7,10 @@ from collections.abc import Collection, Mapping
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import SourceStatement
 from lakesink.domain.layout.key_segments import normalise_prefix
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.restore.plan import (
     DEFAULT_LIMIT,
     INTERNAL_DIRECTORIES,

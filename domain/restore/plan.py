@@ -2,9 +2,9 @@
 
 Every config form ends here: a Lenses source config (KCQL + ``connect.<p>.*``, see
 :mod:`lakesink.domain.restore.lenses_plan`), an Aiven S3 source config
-(:mod:`lakesink.domain.config.aiven_source`), a Confluent S3 sink config
-(:mod:`lakesink.domain.restore.confluent_plan`) and an Aiven S3 sink config
-(:mod:`lakesink.domain.restore.aiven_sink_plan`). Everything downstream (listing, reading,
+(:mod:`lakesink.domain.dialects.aiven.source_config`), a Confluent S3 sink config
+(:mod:`lakesink.domain.dialects.confluent.restore_plan`) and an Aiven S3 sink config
+(:mod:`lakesink.domain.dialects.aiven.restore_plan`). Everything downstream (listing, reading,
 delivery) sees only this model, so the forms behave the same wherever they overlap.
 """
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import PartitionExtractorType
 from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
+from lakesink.domain.dialects.aiven.restore_layout import AivenSinkLayout
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout
 from lakesink.domain.formats import Format
-from lakesink.domain.restore.aiven_sink_layout import AivenSinkLayout
-from lakesink.domain.restore.confluent_keys import ConfluentLayout
 from lakesink.domain.restore.template import KeyTemplate
 
 #: Directories a restore never reads: the sink's index/locks, upload staging and plans.
@@ -90,7 +90,7 @@ class RestoreRoot:
             by each object's magic bytes.
         header_converter: the restore's ``header.converter``, which writes stored header values back as bytes.
         quix: Quix Streams FileSink objects (``store.layout=quix``): keys parsed by
-            :mod:`~lakesink.domain.restore.quix_keys`, rows ``_timestamp``/``_key``/``_value``.
+            :mod:`~lakesink.domain.dialects.quix.restore_keys`, rows ``_timestamp``/``_key``/``_value``.
         aiven: an Aiven S3 sink's key pattern and file contents (the restore of that sink's config);
             None = not such a root.
         record_separator: Confluent ``format.bytearray.separator``: a BYTES object holds records each

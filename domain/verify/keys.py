@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lakesink.domain.layout.quix_naming import quix_topic
+from lakesink.domain.dialects.quix.naming import quix_topic
 from lakesink.domain.restore.index import IndexEntry, classify
 from lakesink.domain.verify.claims import Evidence, OffsetClaim, key_claim, read_claim, unproven_claim
 from lakesink.domain.verify.report import Mismatch

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.key_segments import normalise_prefix
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.restore.plan import INTERNAL_DIRECTORIES, RestorePlan, RestoreRoot
 from lakesink.domain.statement_plan import SinkPlan
 from lakesink.domain.verify.claims import KeyOffset

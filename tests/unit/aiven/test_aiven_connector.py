@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.adapters.formats.aiven_files import AivenFiles
-from lakesink.domain.config.aiven_connector import connector_settings
-from lakesink.domain.config.aiven_sink import AivenSinkConfig
+from lakesink.adapters.dialects.aiven.files import AivenFiles
+from lakesink.domain.dialects.aiven.connector import connector_settings
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 from tests.support.aiven_configs import CONSOLE_WITH_AWS

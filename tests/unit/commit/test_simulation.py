@@ -43,9 +43,9 @@ from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_results import RangeResult
-from lakesink.domain.config.confluent_connector import connector_settings
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.dialects.confluent.connector import connector_settings
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.errors import CommitConflictError, TransientStorageError
 from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.offset_range import OffsetRange

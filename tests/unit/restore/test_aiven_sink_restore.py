@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.formats.aiven_writers import open_aiven_writer
-from lakesink.adapters.restore.aiven_batches import aiven_batches
+from lakesink.adapters.dialects.aiven.restore_batches import aiven_batches
+from lakesink.adapters.dialects.aiven.writers import open_aiven_writer
 from lakesink.application.restore import load_plan
-from lakesink.domain.aiven_output import OutputField
+from lakesink.domain.dialects.aiven.output import OutputField
+from lakesink.domain.dialects.aiven.restore_fields import csv_record, instant_millis
 from lakesink.domain.errors import ConfigError, FormatError
 from lakesink.domain.records import Record
-from lakesink.domain.restore.aiven_fields import csv_record, instant_millis
 from lakesink.domain.restore.index import IndexEntry, classify
 from lakesink.domain.restore.plan import RestorePlan
 from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL

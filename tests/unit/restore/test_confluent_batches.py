@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.restore.confluent_batches import confluent_batches
+from lakesink.adapters.dialects.confluent.restore_batches import confluent_batches
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile, sibling_path
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import Format
-from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile, sibling_path
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 from tests.support.confluent_objects import HEADERS_SCHEMA, avro_bytes, parquet_bytes

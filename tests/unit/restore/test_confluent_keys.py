@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.dialects.confluent.naming import RecordView, view_object_key
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.formats import Format
-from lakesink.domain.layout.confluent_naming import RecordView, view_object_key
-from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.index import classify, group_work
 from lakesink.domain.restore.parsed_key import ParsedKey
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot

@@ -6,9 +6,9 @@ import pytest
 
 from lakesink.application.restore import load_plan
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.dialects.confluent.restore_keys import StoredViewFile
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
-from lakesink.domain.restore.confluent_keys import StoredViewFile
 from lakesink.domain.restore.plan import PartitionMode
 from tests.support.confluent_configs import COMPLETE, FMT
 

@@ -19,11 +19,11 @@ from lakesink.adapters.restore import delivery
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.restore.wiring import origin_replay
 from lakesink.domain.config.backends import MemorySettings
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.errors import ObjectNotFoundError, RecordError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectInfo
 from lakesink.domain.records import Record
-from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.index import IndexEntry, WorkItem, classify, group_work
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
 from lakesink.domain.restore.results import OriginResult

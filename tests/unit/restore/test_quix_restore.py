@@ -12,14 +12,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.adapters.restore.quix_batches import quix_batches
+from lakesink.adapters.dialects.quix.restore_batches import quix_batches
 from lakesink.application.restore import load_plan
+from lakesink.domain.dialects.quix.restore_keys import parse_quix_key
 from lakesink.domain.errors import ConfigError, FormatError
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.parsed_key import ParsedKey
 from lakesink.domain.restore.plan import RestoreRoot
-from lakesink.domain.restore.quix_keys import parse_quix_key
 
 
 @pytest.mark.parametrize(
