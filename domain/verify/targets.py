@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.dialects.quix.naming import StoreLayout
+from lakesink.domain.dialects.quix.restore_keys import QuixLayout
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.key_segments import normalise_prefix
 from lakesink.domain.restore.plan import INTERNAL_DIRECTORIES, RestorePlan, RestoreRoot
@@ -75,7 +76,7 @@ def lenses_targets(plan: SinkPlan) -> tuple[VerifyTarget, ...]:
             format=statement.format,
             csv_headers=statement.csv_headers,
             envelope=envelope is not None,
-            quix=quix,
+            layout=QuixLayout() if quix else None,
         )
         targets.append(
             VerifyTarget(

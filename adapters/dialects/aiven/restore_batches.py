@@ -52,8 +52,8 @@ def aiven_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[
     Raises:
         FormatError: the object is not a file of the sink config's format and compression.
     """
-    layout = root.aiven
-    assert layout is not None, "an Aiven sink root"
+    layout = root.layout
+    assert isinstance(layout, AivenSinkLayout), "an Aiven sink root"
     records = iter(_records(layout, header_converter(root), entry.key, path))
     while chunk := list(islice(records, ROWS)):
         yield MessageBatch(

@@ -41,9 +41,9 @@ def confluent_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Itera
         FormatError: a file is not valid for its format, a sibling is missing, or a sibling's
             record count differs from the value file's.
     """
-    layout = root.confluent
-    assert layout is not None, "a Confluent root"
-    values = read_batches(dataclasses.replace(root, confluent=None), entry, path)
+    layout = root.layout
+    assert isinstance(layout, ConfluentLayout), "a Confluent root"
+    values = read_batches(dataclasses.replace(root, layout=None), entry, path)
     if layout.keys is None and layout.headers is None:
         yield from values
         return
@@ -140,7 +140,7 @@ def _sibling(entry: IndexEntry, path: Path, siblings: dict[str, str], marker: st
 
 def _view_root(root: RestoreRoot, view: StoredViewFile) -> RestoreRoot:
     """The root a sibling is read with: its own format and compression, no Confluent siblings."""
-    return dataclasses.replace(root, format=view.format, compression=view.compression, confluent=None)
+    return dataclasses.replace(root, format=view.format, compression=view.compression, layout=None)
 
 
 def _check_count(entry: IndexEntry, key: str, marker: str, found: int, expected: int) -> None:

@@ -59,8 +59,25 @@ class AivenSinkLayout:
     key_converter: str | None = None
     value_converter: str | None = None
 
-    def parse(self, relative_key: str) -> ParsedKey | None:
-        """Topic, partition and start offset of an object of a subscribed topic, else None."""
+    @property
+    def dialect(self) -> str:
+        return "aiven"
+
+    @property
+    def plain_objects(self) -> bool:
+        """Aiven's fields, envelope and compression framing are its own."""
+        return False
+
+    def stored_topic(self, topic: str) -> str:
+        return topic
+
+    def siblings(self, key: str) -> tuple[tuple[str, str], ...]:
+        """None: an Aiven file holds its keys and headers itself."""
+        return ()
+
+    def parse(self, key: str, relative_key: str) -> ParsedKey | None:
+        """Topic, partition and start offset of an object of a subscribed topic, else None (the key
+        relative to the listing prefix, which ``aws.s3.prefix`` may hold)."""
         parsed = self.names.parse(relative_key)
         if (
             parsed is None

@@ -69,7 +69,7 @@ def aiven_sink_restore_plan(
         topic=None,
         format=_FORMATS[output.format],
         header_converter=config.header_converter,
-        aiven=layout,
+        layout=layout,
     )
     return sink_restore_plan(
         props,

@@ -73,8 +73,21 @@ class ConfluentLayout:
         """What is listed: ``topics.dir`` and the delimiter, or the whole bucket when it is blank."""
         return self.topics_dir + self.directory_delim if self.topics_dir.strip() else ""
 
-    def parse(self, key: str) -> ParsedKey | None:
-        """Topic, Kafka partition and start offset of a value object of a selected topic, else None."""
+    @property
+    def dialect(self) -> str:
+        return "confluent"
+
+    @property
+    def plain_objects(self) -> bool:
+        """A value object is a plain file of its format (its siblings hold the keys and headers)."""
+        return True
+
+    def stored_topic(self, topic: str) -> str:
+        return topic
+
+    def parse(self, key: str, relative_key: str = "") -> ParsedKey | None:
+        """Topic, Kafka partition and start offset of a value object of a selected topic, else None
+        (the whole key: ``topics.dir`` is part of Confluent's pattern)."""
         match = _pattern(
             self.list_prefix, self.directory_delim, self.file_delim, self.zero_pad_width, self.extension
         ).fullmatch(key)

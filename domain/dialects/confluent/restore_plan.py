@@ -66,7 +66,7 @@ def confluent_restore_plan(
         format=config.writing.values.format,
         compression=compression,
         header_converter=config.header_converter,
-        confluent=confluent,
+        layout=confluent,
         record_separator=_separator(config),
     )
     return sink_restore_plan(

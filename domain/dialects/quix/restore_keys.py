@@ -11,7 +11,9 @@ replayed in its order.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from lakesink.domain.dialects.quix.naming import quix_topic
 from lakesink.domain.restore.parsed_key import ParsedKey
 
 _QUIX_KEY = re.compile(
@@ -26,3 +28,27 @@ def parse_quix_key(relative_key: str) -> ParsedKey | None:
     if match is None or match["topic"] in (".", ".."):
         return None
     return ParsedKey(match["topic"], int(match["partition"]), int(match["offset"]))
+
+
+@dataclass(frozen=True, slots=True)
+class QuixLayout:
+    """Quix's stored objects for the restore and the verifier (rows ``_timestamp``/``_key``/``_value``)."""
+
+    @property
+    def dialect(self) -> str:
+        return "quix"
+
+    @property
+    def plain_objects(self) -> bool:
+        """Quix's rows (``_timestamp``/``_key``/``_value``) are its own."""
+        return False
+
+    def parse(self, key: str, relative_key: str) -> ParsedKey | None:
+        return parse_quix_key(relative_key)
+
+    def siblings(self, key: str) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def stored_topic(self, topic: str) -> str:
+        """Quix's keys replace some characters of a topic by ``_``."""
+        return quix_topic(topic)

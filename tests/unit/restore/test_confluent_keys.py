@@ -117,7 +117,7 @@ def test_siblings_are_the_keys_and_headers_objects_confluent_names() -> None:
 
 def test_a_partitions_files_across_encoded_partitions_are_one_origin_ordered_by_start_offset() -> None:
     layout = ConfluentLayout("topics", "/", "+", 10, ".json")
-    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, confluent=layout)
+    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, layout=layout)
     plan = RestorePlan("r", "s3", S3Settings(), (root,))
     keys = [
         "topics/orders/region=us/orders+0+0000000003.json",

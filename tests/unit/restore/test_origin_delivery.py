@@ -233,7 +233,7 @@ def test_a_confluent_object_comes_with_its_keys_and_one_whose_keys_are_missing_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     layout = ConfluentLayout("topics", "/", "+", 10, ".json", keys=StoredViewFile(Format.JSON, ".json"))
-    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, confluent=layout)
+    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, layout=layout)
     plan = RestorePlan("r", "memory", MemorySettings(), (root,), tolerate_errors=True)
     store = InMemoryObjectStore()
     store.create_bucket("bkt")
