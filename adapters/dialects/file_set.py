@@ -4,21 +4,14 @@
 (a Confluent config's rotation cycles) and :class:`~.aiven_files.AivenFiles` (an Aiven config's
 groups) are all a :class:`FileSet`: the sink task writes records to it, seals it when the range ends
 and asks it where the range's plan starts and how far the range is durable, never which connector
-wrote the config. :func:`dialect_files` opens a dialect's file set from its writing.
+wrote the config. A dialect's file set is opened by :func:`lakesink.adapters.dialects.registry.dialect_files`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from lakesink.adapters.dialects.aiven.files import AivenFiles
-from lakesink.adapters.dialects.confluent.cycle_writer import CycleWriter
 from lakesink.adapters.formats.range_writer import SealedFile
-from lakesink.domain.dialects.aiven.writing import AivenWriting
-from lakesink.domain.dialects.confluent.writing import ConfluentWriting
-from lakesink.domain.dialects.writing import DialectWriting
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.records import Record
 
@@ -51,15 +44,3 @@ class FileSet(Protocol):
     def durable_end(self, range_last: int) -> int:
         """The last offset the sealed files make durable, given the range's last record."""
         ...
-
-
-_DIALECT_FILES: dict[type[Any], Callable[[Any, str, int, Path, int | None], FileSet]] = {
-    ConfluentWriting: CycleWriter,
-    AivenWriting: lambda writing, bucket, _partition, root, clock_ms: AivenFiles(writing, bucket, root, clock_ms),
-}
-
-
-def dialect_files(writing: DialectWriting, bucket: str, partition: int, root: Path, clock_ms: int | None) -> FileSet:
-    """The file set of a Kafka Connect dialect's range: one per topic-partition range, whatever topic a
-    router transform picks (Confluent's cycles and Aiven's groups span the range)."""
-    return _DIALECT_FILES[type(writing)](writing, bucket, partition, root, clock_ms)

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lakesink.adapters.dialects.file_set import FileSet, dialect_files
+from lakesink.adapters.dialects.file_set import FileSet
+from lakesink.adapters.dialects.registry import dialect_files
 from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import headers_decoded, key_needed, raw_value_passthrough
 from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec

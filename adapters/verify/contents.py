@@ -28,7 +28,7 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakesink.adapters.dialects.restore_readers import count_reader
+from lakesink.adapters.dialects.registry import count_reader
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectStore

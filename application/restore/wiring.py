@@ -81,7 +81,7 @@ def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config:
     """The replay of one origin over a confluent-kafka producer (``config``) and the format readers
     (a Confluent sink's objects with their stored keys and headers, an Aiven sink's files, Quix
     objects as their rows)."""
-    from lakesink.adapters.dialects.restore_readers import restore_reader
+    from lakesink.adapters.dialects.registry import restore_reader
     from lakesink.adapters.restore.delivery import KafkaOriginProducer
 
     read = restore_reader(plan.roots[item.root])

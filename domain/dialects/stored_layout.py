@@ -3,7 +3,7 @@
 A restore root of a Confluent or Aiven S3 sink config, or of Quix's layout, carries one ``layout``
 (None for Lenses' own layouts): it parses an object key back into topic, partition and first
 offset, names the objects read with it, and says how its keys spell a topic. The readers of its
-objects are the adapters' (:mod:`lakesink.adapters.dialects.restore_readers`), found by
+objects are the adapters' (:mod:`lakesink.adapters.dialects.registry`), found by
 :attr:`StoredLayout.dialect`.
 """
 
