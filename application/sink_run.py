@@ -71,7 +71,7 @@ class BatchReport:
     records_by_topic: Mapping[str, int] = field(default_factory=dict)
     bytes_by_topic: Mapping[str, int] = field(default_factory=dict)
     rolls: Mapping[RollReason, int] = field(default_factory=dict)
-    """Files sealed by the reason they closed."""
+    """Files rolled by the reason they closed."""
     requests: int = 0
     """Store calls of the batch: the driver's (index, plans replayed) and its tasks' (plans, uploads)."""
     duration_ms: float = 0.0

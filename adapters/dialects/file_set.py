@@ -1,8 +1,9 @@
 """The files one range's records go to on an executor, whichever rules cut them.
 
-:class:`~.range_writer.RangeWriter` (a KCQL statement's files), :class:`~.cycle_writer.CycleWriter`
-(a Confluent config's rotation cycles) and :class:`~.aiven_files.AivenFiles` (an Aiven config's
-groups) are all a :class:`FileSet`: the sink task writes records to it, seals it when the range ends
+:class:`~lakesink.adapters.formats.range_writer.RangeWriter` (a KCQL statement's files),
+:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter` (a Confluent config's rotation
+cycles) and :class:`~lakesink.adapters.dialects.aiven.files.AivenFiles` (an Aiven config's
+groups) are all a :class:`FileSet`: the sink task writes records to it, rolls it when the range ends
 and asks it where the range's plan starts and how far the range is durable, never which connector
 wrote the config. A dialect's file set is opened by :func:`lakesink.adapters.dialects.registry.dialect_files`.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from lakesink.adapters.formats.range_writer import SealedFile
+from lakesink.adapters.formats.range_writer import RolledFile
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.records import Record
 
@@ -21,15 +22,15 @@ class FileSet(Protocol):
 
     @property
     def held(self) -> int:
-        """Records written to no sealed file (an open cycle): the next range reads them again."""
+        """Records written to no rolled file (an open cycle): the next range reads them again."""
         ...
 
     def write(self, record: Record, values: PartitionValues) -> None:
         """Place one record, in offset order, in the file its partition values (or the dialect's rules) pick."""
         ...
 
-    def finish(self) -> list[SealedFile]:
-        """Seal the files to upload (open ones that are held back are dropped)."""
+    def finish(self) -> list[RolledFile]:
+        """Roll the files to upload (open ones that are held back are dropped)."""
         ...
 
     def abort(self) -> None:
@@ -42,5 +43,5 @@ class FileSet(Protocol):
         ...
 
     def durable_end(self, range_last: int) -> int:
-        """The last offset the sealed files make durable, given the range's last record."""
+        """The last offset the rolled files make durable, given the range's last record."""
         ...

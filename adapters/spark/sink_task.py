@@ -139,13 +139,13 @@ def run_range_task(
 
 
 def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
-    """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
+    """Roll the range's files and run the domain's durability step over them (plan, then uploads)."""
     requests = RequestCount()
-    sealed = [file for writer in state.all_writers() for file in writer.finish()]
-    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in sealed)
-    table_files = (  # a topic no statement takes (its records poison) seals nothing
-        tuple(DataFile(u.bucket, u.key, u.size, parquet_footer(f.path)) for f, u in zip(sealed, uploads, strict=True))
-        if sealed and spec.plan.route(state.topic).table is not None
+    rolled = [file for writer in state.all_writers() for file in writer.finish()]
+    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in rolled)
+    table_files = (  # a topic no statement takes (its records poison) rolls nothing
+        tuple(DataFile(u.bucket, u.key, u.size, parquet_footer(f.path)) for f, u in zip(rolled, uploads, strict=True))
+        if rolled and spec.plan.route(state.topic).table is not None
         else ()
     )
     if uploads:
@@ -157,7 +157,7 @@ def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store, requests)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
-            for file in sealed:
+            for file in rolled:
                 file.path.unlink(missing_ok=True)
     held = state.held()
     last = state.durable_end()
@@ -170,10 +170,10 @@ def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
         skipped=state.skipped,
         poison=state.poison,
         bytes=sum(upload.size for upload in uploads),
-        files=tuple(file.key for file in sealed),
+        files=tuple(file.key for file in rolled),
         # a record past ``last`` (held in an open Confluent cycle) is read again by the next range
         dead_letters=tuple(letter for letter in state.dead_letters if letter.offset <= last),
-        rolls=count_rolls(file.reason for file in sealed) if sealed else (),
+        rolls=count_rolls(file.reason for file in rolled) if rolled else (),
         requests=requests.total,
         table_files=table_files,
     )

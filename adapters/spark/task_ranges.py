@@ -90,7 +90,7 @@ class RangeState:
         return min((files.replay_start(self.first) for files in self.all_writers()), default=self.first)
 
     def durable_end(self) -> int:
-        """The last offset the range's sealed files make durable."""
+        """The last offset the range's rolled files make durable."""
         return min((files.durable_end(self.last) for files in self.all_writers()), default=self.last)
 
     def held(self) -> int:

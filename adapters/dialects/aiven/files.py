@@ -2,10 +2,10 @@
 
 Which file a record goes to is the domain's (:class:`~lakesink.domain.dialects.aiven.grouping.AivenGrouper`),
 what the file holds too (:mod:`lakesink.domain.dialects.aiven.output`, written by :mod:`.aiven_writers`);
-this class keeps the open staging files by name and seals them all when the range ends, as Aiven
+this class keeps the open staging files by name and rolls them all when the range ends, as Aiven
 writes every buffer at a flush. Grouped by key, a name's file holds only its latest record: each
 new record of the name gets a fresh file and the previous one is dropped, and the object is
-uploaded over the one an earlier flush wrote (``SealedFile.replaces``).
+uploaded over the one an earlier flush wrote (``RolledFile.replaces``).
 
 Nothing is held back for the next range (unlike Confluent's cycles): the range is durable through
 its last record. Nothing here reads a clock (the batch clock is given), so a retried task writes
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lakesink.adapters.dialects.aiven.writers import open_aiven_writer
-from lakesink.adapters.formats.range_writer import SealedFile
+from lakesink.adapters.formats.range_writer import RolledFile
 from lakesink.domain.dialects.aiven.grouping import AivenGrouper
 from lakesink.domain.dialects.aiven.writing import AivenWriting
 from lakesink.domain.errors import RecordError, SchemaChangedError
@@ -99,7 +99,7 @@ class AivenFiles:
 
     def _start(self, name: str, record: Record) -> _File:
         # The key is known from the file's first record (prefix mode names it, not the head):
-        # a record that cannot name one fails here, as poison, not at the seal.
+        # a record that cannot name one fails here, as poison, not at the roll.
         key = self.writing.naming.object_key(name, record, self._grouper.now_ms)
         directory = self.staging_root / "aiven"
         directory.mkdir(parents=True, exist_ok=True)
@@ -112,18 +112,18 @@ class AivenFiles:
             raise
         return _File(writer, path, key, record.offset, record.offset)
 
-    def finish(self) -> list[SealedFile]:
-        """Seal every file; returns them with their object keys. A file of no bytes (csv of one null
+    def finish(self) -> list[RolledFile]:
+        """Roll every file; returns them with their object keys. A file of no bytes (csv of one null
     value) is no object, as in Aiven: under key grouping the object of an earlier flush stays."""
-        sealed = []
+        rolled = []
         for file in self._files.values():
             records = file.writer.record_count
             file.writer.close()
             if file.path.stat().st_size == 0:  # Aiven's S3OutputStream creates no object for no bytes
                 file.path.unlink()
                 continue
-            sealed.append(
-                SealedFile(
+            rolled.append(
+                RolledFile(
                     file.path,
                     self.bucket,
                     file.key,
@@ -133,9 +133,9 @@ class AivenFiles:
                     self._grouper.replaces,
                 )
             )
-            logger.debug("sealed %s with %d records", file.key, records)
+            logger.debug("rolled %s with %d records", file.key, records)
         self._files.clear()
-        return sealed
+        return rolled
 
     def abort(self) -> None:
         """Discard every staging file (the task failed; a retry writes them again)."""

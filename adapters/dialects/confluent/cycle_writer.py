@@ -4,9 +4,9 @@ The rules are the domain's (:mod:`lakesink.domain.dialects.confluent.rotation` d
 cycle rotates, :class:`~lakesink.domain.dialects.confluent.writing.ConfluentWriting` where each record
 goes and in which format); this class keeps the open files of the cycle, one set per encoded
 partition (the value file, and the keys and headers files when stored), each named by the offset
-of its first record, and seals them all at each rotation.
+of its first record, and rolls them all at each rotation.
 
-A cycle still open when the range ends is sealed too when the config rotates on the wall clock
+A cycle still open when the range ends is rolled too when the config rotates on the wall clock
 (``CycleEnd.SEAL``); otherwise its records are not written (``held``) and the range is durable
 only up to the last record of its last complete cycle (``durable_through``): the sink commits
 that far and the next range reads the held records again, so files start and end where
@@ -26,7 +26,7 @@ from typing import Any
 
 from lakesink.adapters.formats import open_writer
 from lakesink.adapters.formats.json_lines import JsonWriter
-from lakesink.adapters.formats.range_writer import SealedFile
+from lakesink.adapters.formats.range_writer import RolledFile
 from lakesink.adapters.formats.separated_bytes import SeparatedBytesWriter
 from lakesink.domain.dialects.confluent.naming import RecordView
 from lakesink.domain.dialects.confluent.rotation import Cycle, CycleEnd
@@ -90,7 +90,7 @@ class CycleWriter:
     staging_root: Path
     clock_ms: int | None = None
     """The batch clock (the Wallclock extractor reads it); None when nothing reads one."""
-    sealed: list[SealedFile] = field(default_factory=list)
+    rolled: list[RolledFile] = field(default_factory=list)
     durable_through: int = -1
     """The last offset of the last complete cycle (-1: none completed yet)."""
     held: int = 0
@@ -157,20 +157,20 @@ class CycleWriter:
         if cycle.wrote(encoded):
             self._rotate(RollReason.COUNT)
 
-    def finish(self) -> list[SealedFile]:
-        """Seal the complete cycles (and the open one under ``CycleEnd.SEAL``); returns every sealed file."""
+    def finish(self) -> list[RolledFile]:
+        """Roll the complete cycles (and the open one under ``CycleEnd.SEAL``); returns every rolled file."""
         if self._cycle.count and self.writing.rotation.cycle_end is CycleEnd.SEAL:
             self._rotate(RollReason.END_OF_BATCH)
         self.held = self._cycle.count
         self._discard_open()
-        return self.sealed
+        return self.rolled
 
     def abort(self) -> None:
-        """Discard open and sealed staging files (the task failed; a retry writes them again)."""
+        """Discard open and rolled staging files (the task failed; a retry writes them again)."""
         self._discard_open()
-        for sealed in self.sealed:
-            sealed.path.unlink(missing_ok=True)
-        self.sealed.clear()
+        for rolled in self.rolled:
+            rolled.path.unlink(missing_ok=True)
+        self.rolled.clear()
 
     def _start(self, topic: str, encoded: str, first_offset: int) -> _FileSet:
         files = _FileSet(topic, encoded, first_offset)
@@ -223,10 +223,10 @@ class CycleWriter:
                 records = writer.record_count
                 writer.close()
                 key = value_key if view is RecordView.VALUE else self.writing.view_key(value_key, view)
-                self.sealed.append(
-                    SealedFile(path, self.bucket, key, records, files.first_offset, files.last_offset, reason=reason)
+                self.rolled.append(
+                    RolledFile(path, self.bucket, key, records, files.first_offset, files.last_offset, reason=reason)
                 )
-                logger.debug("sealed %s with %d records", key, records)
+                logger.debug("rolled %s with %d records", key, records)
         self._open.clear()
         self._cycle.rotated()
         self.durable_through = max(self.durable_through, last)

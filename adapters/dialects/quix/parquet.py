@@ -5,7 +5,7 @@ Quix builds each batch with ``pa.Table.from_pylist(rows)`` and writes it with
 The column types are inferred from the values of the whole batch and the columns are the union
 of its value fields, so nothing can be written before the file ends: the file's items are kept in
 memory (bounded by ``flush.count`` / ``flush.size``, as Quix's batch is by its checkpoint) and the
-table is built and written once, by the same two calls, when the file is sealed. The rows come
+table is built and written once, by the same two calls, when the file is rolled. The rows come
 from :mod:`lakesink.domain.dialects.quix.rows`; the codec is the connector's ``compression.codec``
 (Quix's default is snappy).
 
