@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lakesink.adapters.kafka.offsets import to_json
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage.store_calls import perform, store_requests
 from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
@@ -42,6 +41,7 @@ from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore, SinkStart
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
+from lakesink.domain.subscription import TopicSelection
 from lakesink.domain.transient import waits_out
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 
 from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_task import run_task
 from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
@@ -52,6 +51,7 @@ from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore, SinkStart, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
+from lakesink.domain.subscription import TopicSelection
 from tests.support.faulty_store import ConditionsIgnored, Crash, FaultyStore
 from tests.support.store_table import KEY as TABLE_KEY
 from tests.support.store_table import StoreTable, table_files
