@@ -82,6 +82,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/vulture
+	$(PY) tools/check-architecture-doc
 
 # The kill -9 and fault matrices in full (`make test` runs a short sample of each: 15 minutes on 2
 # cores is its budget; over 100 kill -9 in all) and the JVM class-archive build test, then

@@ -4,7 +4,7 @@ vulture reads each line below as a use of the name; the comment says who really 
 the list short: dead code is deleted, not listed here. Never imported (it would load Spark).
 """
 
-from lakesink.adapters.formats.aiven_compression import _Plain
+from lakesink.adapters.dialects.aiven.compression import _Plain
 from lakesink.adapters.formats.avro import _Block
 from lakesink.adapters.kafka.source import KafkaDataSource, KafkaStreamReader
 from lakesink.adapters.storage.azure_blob import AzureBlobObjectStore
@@ -12,9 +12,9 @@ from lakesink.adapters.storage.gcs import GcsObjectStore
 from lakesink.adapters.storage.local import LocalObjectStore
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.storage.s3 import S3ObjectStore
-from lakesink.domain.flush.confluent_schemas import SchemaCompatibility
+from lakesink.domain.dialects.confluent.schemas import SchemaCompatibility
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
-from lakesink.domain.layout.aiven_naming import AivenFormat
+from lakesink.domain.dialects.aiven.naming import AivenFormat
 from lakesink.domain.tables.target import CatalogType, TableFormat
 
 # fastavro's Writer.write_block reads these two attributes of the block it is handed.
@@ -48,7 +48,7 @@ SchemaCompatibility.FULL
 AivenFormat.JSONL
 
 # Called by fastavro's Writer on the compressed stream an Aiven avro file is written through
-# (adapters/formats/aiven_compression.py): it must answer False, or fastavro tries to append.
+# (adapters/dialects/aiven/compression.py): it must answer False, or fastavro tries to append.
 _Plain.seekable
 
 # Chosen by value from the KCQL ('table.format') and the settings (table.catalog.type): TableFormat(raw),

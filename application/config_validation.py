@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from lakesink.adapters.kafka.client_config import connector_client_settings, consumer_config, producer_config
 from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import runnable_sink_settings
-from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.config_role import lenses_role
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig, is_provider_key
 from lakesink.domain.config.secret_keys import holds_secret
 from lakesink.domain.config.setting_notes import setting_note
+from lakesink.domain.dialects.aiven.source_config import is_aiven_source_config
 from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.errors import ConfigError, KcqlError
 from lakesink.domain.restore.plan import RestorePlan

@@ -15,6 +15,12 @@ from typing import Any
 
 from lakesink.adapters.clock import WallClock
 from lakesink.application.config_file import load_config
+from lakesink.application.dialects.aiven_explain import explain_aiven, render_aiven_json, render_aiven_text
+from lakesink.application.dialects.confluent_explain import (
+    explain_confluent,
+    render_confluent_json,
+    render_confluent_text,
+)
 from lakesink.application.explain import (
     ExplainCommand,
     explain,
@@ -25,12 +31,6 @@ from lakesink.application.explain import (
     render_text,
     step_json,
     transform_effect,
-)
-from lakesink.application.explain_aiven import explain_aiven, render_aiven_json, render_aiven_text
-from lakesink.application.explain_confluent import (
-    explain_confluent,
-    render_confluent_json,
-    render_confluent_text,
 )
 from lakesink.application.explain_source import (
     explain_source,

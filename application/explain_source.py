@@ -68,7 +68,7 @@ def _root_json(statement: SourceStatement, root: RestoreRoot) -> dict[str, objec
         "page_size": root.page_size,
         "limit": root.limit,
         "post_process": plain_value(root.post_process),
-        "layout": "quix" if root.quix else "lenses",
+        "layout": "lenses" if root.layout is None else root.layout.dialect,
     }
 
 

@@ -2,7 +2,7 @@
 
 Under a Confluent config whose cycles wait for their rotation rule (``CycleEnd.WAIT``), a range
 is durable only up to the end of its last complete cycle; the records after it were read but
-not written (:class:`~lakesink.adapters.formats.cycle_writer.CycleWriter`). The source's next
+not written (:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter`). The source's next
 range of that partition starts where the previous one ended, so this stretches it back to the
 first record not yet durable, and merges the partition's chunks into one range: a cycle must be
 placed by one task, from its first record on. Files depend only on the records from that

@@ -21,11 +21,11 @@ from lakesink.adapters.kafka.dead_letter_queue import dead_letter_id
 from lakesink.adapters.kafka.group_offsets import connect_group_id
 from lakesink.adapters.kafka.reachability import kafka_topics
 from lakesink.adapters.storage import open_store
-from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.backend_parsing import prefix_of
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.store_keys import StoreKeys, keys_of, store_keys
+from lakesink.domain.dialects.aiven.source_config import is_aiven_source_config
 from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.errors import (
     AccessDeniedError,

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.domain.commit.range_results import RangeResult
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import SinkStart
 from lakesink.domain.records import TopicPartition
+from lakesink.domain.subscription import TopicSelection
 
 
 class SinkCompute(Protocol):

@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lakesink.adapters.kafka.offsets import to_json
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage.store_calls import perform, store_requests
 from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
@@ -37,12 +36,12 @@ from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.errors import CommitConflictError, ConfigError, PlanChangedError
-from lakesink.domain.flush.confluent_rotation import CycleEnd
 from lakesink.domain.flush.rolls import RollReason, add_rolls
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore, SinkStart
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
+from lakesink.domain.subscription import TopicSelection
 from lakesink.domain.transient import waits_out
 
 logger = logging.getLogger(__name__)
@@ -72,7 +71,7 @@ class BatchReport:
     records_by_topic: Mapping[str, int] = field(default_factory=dict)
     bytes_by_topic: Mapping[str, int] = field(default_factory=dict)
     rolls: Mapping[RollReason, int] = field(default_factory=dict)
-    """Files sealed by the reason they closed."""
+    """Files rolled by the reason they closed."""
     requests: int = 0
     """Store calls of the batch: the driver's (index, plans replayed) and its tasks' (plans, uploads)."""
     duration_ms: float = 0.0
@@ -151,7 +150,7 @@ class SinkRun:
                 "sink named %s at a time (docs/sink.md, Start-up)", what, settings.name,
             )
             return
-        dialect = "" if settings.dialect is None else "a Lenses config with "
+        dialect = "" if settings.writing is None else "a Lenses config with "
         raise ConfigError(
             f"The store ignores conditional writes {what}: exactly-once "
             "cannot fence a second sink or a superseded task there, and would lose that silently. Use a store "
@@ -196,7 +195,7 @@ class SinkRun:
         chain = self.settings.transform_chain(self._clock)
         if chain.reads_wall_clock:
             logger.warning(chain.wall_clock_note())
-        note = self.settings.dialect.wall_clock_note() if self.settings.dialect else None
+        note = self.settings.writing.wall_clock_note() if self.settings.writing else None
         if note:
             logger.warning(note)
 
@@ -450,8 +449,7 @@ class SinkRun:
         """Whether ranges may end with records held back in an open Confluent cycle (the next
         range must start at them)."""
         return any(
-            statement.confluent is not None and statement.confluent.rotation.cycle_end is CycleEnd.WAIT
-            for statement in self._plan.statements
+            statement.writing is not None and statement.writing.holds_records for statement in self._plan.statements
         )
 
     def _lags(self, ends: Mapping[TopicPartition, int]) -> dict[TopicPartition, int] | None:

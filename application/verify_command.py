@@ -13,7 +13,6 @@ from lakesink.adapters.kafka.client_config import admin_config, connector_client
 from lakesink.adapters.kafka.reachability import kafka_topics
 from lakesink.adapters.kafka.record_offsets import record_offsets
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.storage import open_store
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
 from lakesink.application.config_file import load_config
@@ -27,6 +26,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
+from lakesink.domain.subscription import TopicSelection
 from lakesink.domain.verify.report import VerifyReport
 from lakesink.domain.verify.targets import VerifyPlan, dialect_targets, lenses_targets, verify_plan
 
@@ -41,7 +41,7 @@ def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
         ConfigError: the sink would refuse the config (the same message).
     """
     settings = load_settings(config_path)
-    if settings.dialect is None:
+    if settings.writing is None:
         return settings, verify_plan(settings, lenses_targets(plan_sink(settings)))
     config = load_config(config_path)
     restore = load_plan(config.values, provided=config.provided)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.confluent_writing import ConfluentWriting
+from lakesink.domain.dialects.quix.naming import StoreLayout
+from lakesink.domain.dialects.writing import DialectWriting
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.flush.policy import FlushPolicy
 from lakesink.domain.flush.schema_change import SchemaRules
@@ -21,7 +21,6 @@ from lakesink.domain.kcql import KcqlStatement
 from lakesink.domain.layout.naming import KeyLayout
 from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import FieldKind, PartitionDisplay
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
 from lakesink.domain.tables.target import NO_TABLE_BACKENDS, TableFormat, TableTarget, table_backend_message
 from lakesink.domain.tables.time_partition import time_partition
@@ -41,15 +40,9 @@ class StatementPlan:
     envelope: EnvelopeFields | None
     date_timezone: str
     schema_rules: SchemaRules = SchemaRules()
-    confluent: ConfluentWriting | None = None
-    """A Confluent S3 sink config's files, keys and rotation; they replace the layout's and the flush rule's."""
-    aiven: AivenWriting | None = None
-    """An Aiven S3 sink config's names, grouping and file contents; they replace the layout's and the flush rule's."""
-
-    @property
-    def dialect(self) -> ConfluentWriting | AivenWriting | None:
-        """The Confluent or Aiven writing that replaces the layout and the flush rule; None for KCQL statements."""
-        return self.confluent or self.aiven
+    writing: DialectWriting | None = None
+    """A Confluent or Aiven S3 sink config's files, keys and rotation; they replace the layout's and the
+    flush rule's. None for KCQL statements."""
 
     @property
     def bucket(self) -> str:
@@ -225,8 +218,7 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
         envelope=options.envelope,
         date_timezone=timezone,
         schema_rules=SchemaRules(settings.schema_change_detector, settings.latest_schema_optimization),
-        confluent=settings.confluent,
-        aiven=settings.aiven,
+        writing=settings.writing,
     )
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import Record
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
@@ -41,7 +41,7 @@ def open_writer(
     """
     _check_envelope(format, envelope)
     if format is Format.PARQUET and store is StoreLayout.QUIX:
-        from lakesink.adapters.formats.quix_parquet import QuixParquetWriter
+        from lakesink.adapters.dialects.quix.parquet import QuixParquetWriter
 
         return QuixParquetWriter(path, codec=codec, level=level)
     if format is Format.PARQUET:

@@ -17,7 +17,7 @@ GZIP writes the whole file as one gzip stream with ``mtime=0`` and no file name,
 records give equal bytes; its level is ``compression.level`` or 6 (Lenses' default).
 
 ``store.layout=quix`` writes Quix Streams' JSONFormat lines instead: the object of
-:func:`~lakesink.domain.schema.quix_rows.json_row` per record, encoded like jsonlines' compact
+:func:`~lakesink.domain.dialects.quix.rows.json_row` per record, encoded like jsonlines' compact
 Writer (``,``/``:`` separators, non-ASCII as UTF-8, ``\n`` after each line), gzip level 9 by
 default as Quix's ``gzip.compress``. Only the gzip header's time differs from Quix's (0 here,
 the write time there).
@@ -33,13 +33,13 @@ from typing import Any
 
 from lakesink.adapters.formats.jsoncodec import dumps
 from lakesink.adapters.formats.staging import LineFile
+from lakesink.domain.dialects.quix.naming import StoreLayout
+from lakesink.domain.dialects.quix.rows import QUIX_GZIP_LEVEL, json_row
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import CompressionCodec, DecimalFormat
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.records import Record, poison
 from lakesink.domain.schema.envelope import json_envelope, record_from_json_envelope
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
-from lakesink.domain.schema.quix_rows import QUIX_GZIP_LEVEL, json_row
 
 DEFAULT_GZIP_LEVEL = 6
 _BYTES = (bytes, bytearray, memoryview)

@@ -1,9 +1,9 @@
-"""Write the records of one topic-partition range into sealed staging files (runs on executors).
+"""Write the records of one topic-partition range into rolled staging files (runs on executors).
 
 One writer per partition-value combination, each streaming into its own staging file under
 ``<staging root>/<KeyLayout.staging_relative_dir>/``. A file rolls when ``flush.count`` or
 ``flush.size`` is reached or a record does not fit its schema; at the end of the range every
-open file is sealed, because the admitted micro-batch *is* the flush (``flush.interval`` is
+open file is rolled, because the admitted micro-batch *is* the flush (``flush.interval`` is
 applied by the source's admission control on the driver). Nothing here reads a clock, so the
 file boundaries, keys and bytes depend only on the records: a retried task writes the same
 objects.
@@ -29,12 +29,12 @@ from lakesink.adapters.formats.arrow_rows import ArrowRows
 from lakesink.adapters.formats.encoded_lines import EncodedLines
 from lakesink.adapters.formats.parquet import ParquetWriter
 from lakesink.adapters.formats.staging import LineFile
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.errors import SchemaChangedError
 from lakesink.domain.flush.declared_schemas import DeclaredSchemas, FileSchemas
 from lakesink.domain.flush.policy import FileRoom, FileStats
 from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.layout.partitioning import PartitionValues
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.ports import FormatWriter
 from lakesink.domain.records import NO_TIMESTAMP, Record
 from lakesink.domain.statement_plan import StatementPlan
@@ -46,7 +46,7 @@ _EMPTY_FILE = FileStats(0, 0, created_ms=0)
 
 
 @dataclass(frozen=True, slots=True)
-class SealedFile:
+class RolledFile:
     """A finished staging file and the object key it is uploaded to."""
 
     path: Path
@@ -75,14 +75,14 @@ class _Slices(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """Records ``start..end-1`` of a slice go into one file, sealed after them when ``sealed``.
+    """Records ``start..end-1`` of a slice go into one file, rolled after them when ``rolled``.
 
     ``continues`` is True when that file is the one already open (only the first run can be).
     """
 
     start: int
     end: int
-    sealed: bool
+    rolled: bool
     continues: bool
 
 
@@ -142,7 +142,9 @@ class RangeWriter:
     topic: str
     partition: int
     staging_root: Path
-    sealed: list[SealedFile] = field(default_factory=list)
+    rolled: list[RolledFile] = field(default_factory=list)
+    held: int = 0
+    """Always 0: a statement's files are all rolled when the range ends."""
     _open: dict[PartitionValues, _OpenFile] = field(default_factory=dict)
     _schemas: DeclaredSchemas | None = None
     _time_partition: TimePartition | None = None
@@ -153,6 +155,13 @@ class RangeWriter:
             self._schemas = DeclaredSchemas(self.plan.schema_rules)
         table = self.plan.table
         self._time_partition = table.time_partition if table is not None else None
+
+    def replay_start(self, range_first: int) -> int:
+        """The range's first record: a replay skips what its locks already hold."""
+        return range_first
+
+    def durable_end(self, range_last: int) -> int:
+        return range_last
 
     def write(self, record: Record, values: PartitionValues) -> None:
         """Append ``record`` to the file of ``values``, rolling before or after it as needed.
@@ -173,13 +182,13 @@ class RangeWriter:
             step = self._schemas.step(record, current.schemas if current else None)
             record, fresh, declared = step.record, step.fresh, step.declared
             if step.roll and current is not None:
-                self._seal(values, RollReason.SCHEMA_CHANGE)
+                self._roll(values, RollReason.SCHEMA_CHANGE)
                 current = None
         current = current or self._start(values, record.offset)
         try:
             current.writer.write(record)
         except SchemaChangedError:
-            self._seal(values, RollReason.SCHEMA_CHANGE)
+            self._roll(values, RollReason.SCHEMA_CHANGE)
             current = self._start(values, record.offset)
             current.writer.write(fresh)
         if declared is not None:
@@ -188,7 +197,7 @@ class RangeWriter:
         # The interval never fires here (the driver's admission applies it), so only the record
         # count and file size, both functions of the records, cut files.
         if current.full():
-            self._seal(values, current.full_reason())
+            self._roll(values, current.full_reason())
 
     def write_lines(self, values: PartitionValues, lines: EncodedLines) -> None:
         """Append pre-encoded lines (the columnar path) to the file of ``values``.
@@ -207,7 +216,7 @@ class RangeWriter:
         """Append rows parsed into Arrow (the columnar PARQUET path), one slice per partition value.
 
         Files roll at exactly the records :meth:`write` would roll them at (see :meth:`runs`),
-        and are started and sealed in the same order as record by record. The caller guarantees
+        and are started and rolled in the same order as record by record. The caller guarantees
         every row fits its ``rows.schema`` and that every file the rows continue or start has
         that schema (the per-record path would give it that schema).
         """
@@ -246,43 +255,43 @@ class RangeWriter:
             stats = FileStats(records, size - base, created_ms=0)
             taken = self.plan.flush.records_before_flush(stats, ends[start:])
             end = total if taken is None else start + taken
-            runs.append(Run(start, end, sealed=taken is not None, continues=current is not None and start == 0))
+            runs.append(Run(start, end, rolled=taken is not None, continues=current is not None and start == 0))
             records, size, start = 0, 0, end
         return runs
 
     def _write_groups(self, groups: Sequence[tuple[PartitionValues, _Slices, Append]]) -> None:
-        """Write each group's runs, starting and sealing files in the order of the offsets at which
-        the per-record path would (so :attr:`sealed` and the open files keep its order)."""
+        """Write each group's runs, starting and rolling files in the order of the offsets at which
+        the per-record path would (so :attr:`rolled` and the open files keep its order)."""
         events: list[tuple[int, bool, int, Run]] = []
         for number, (values, slices, _append) in enumerate(groups):
             for run in self.runs(values, slices.ends):
                 events.append((int(slices.offsets[run.start]), False, number, run))
-                if run.sealed:
+                if run.rolled:
                     events.append((int(slices.offsets[run.end - 1]), True, number, run))
-        for _offset, seal, number, run in sorted(events, key=lambda event: event[:2]):
+        for _offset, roll, number, run in sorted(events, key=lambda event: event[:2]):
             values, slices, append = groups[number]
-            if seal:
-                self._seal(values, self._open[values].full_reason())
+            if roll:
+                self._roll(values, self._open[values].full_reason())
                 continue
             current = self._open.get(values) or self._start(values, int(slices.offsets[run.start]))
             append(current.writer, run.start, run.end)
             span = slices.timestamps[run.start : run.end]
             current.note_span(int(slices.offsets[run.end - 1]), int(span.min()), int(span.max()))
 
-    def finish(self) -> list[SealedFile]:
-        """Seal every open file; returns all sealed files of the range in the order they were cut."""
+    def finish(self) -> list[RolledFile]:
+        """Roll every open file; returns all rolled files of the range in the order they were cut."""
         for values in list(self._open):
-            self._seal(values, RollReason.END_OF_BATCH)
-        return self.sealed
+            self._roll(values, RollReason.END_OF_BATCH)
+        return self.rolled
 
     def abort(self) -> None:
-        """Discard open and sealed staging files (the task failed; a retry writes them again)."""
+        """Discard open and rolled staging files (the task failed; a retry writes them again)."""
         for current in self._open.values():
             current.writer.abort()
         self._open.clear()
-        for sealed in self.sealed:
-            sealed.path.unlink(missing_ok=True)
-        self.sealed.clear()
+        for rolled in self.rolled:
+            rolled.path.unlink(missing_ok=True)
+        self.rolled.clear()
 
     def _start(self, values: PartitionValues, first_offset: int) -> _OpenFile:
         directory = self.staging_root / self.plan.layout.staging_relative_dir(values)
@@ -301,7 +310,7 @@ class RangeWriter:
         self._open[values] = current
         return current
 
-    def _seal(self, values: PartitionValues, reason: RollReason) -> None:
+    def _roll(self, values: PartitionValues, reason: RollReason) -> None:
         current = self._open.pop(values)
         if current.writer.record_count == 0:
             current.writer.abort()
@@ -316,8 +325,8 @@ class RangeWriter:
             earliest_ts=NO_TIMESTAMP if current.earliest_ts is None else current.earliest_ts,
             latest_ts=NO_TIMESTAMP if current.latest_ts is None else current.latest_ts,
         )
-        self.sealed.append(
-            SealedFile(
+        self.rolled.append(
+            RolledFile(
                 current.path,
                 self.plan.bucket,
                 key,
@@ -327,4 +336,4 @@ class RangeWriter:
                 reason=reason,
             )
         )
-        logger.debug("sealed %s with %d records", key, current.writer.record_count)
+        logger.debug("rolled %s with %d records", key, current.writer.record_count)

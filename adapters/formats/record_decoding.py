@@ -27,9 +27,9 @@ from lakesink.adapters.kafka.header_converters import (
 )
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.formats import Format
 from lakesink.domain.layout.partitioning import FieldKind
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.records import Headers, Record
 from lakesink.domain.schema.envelope_fields import HeadersLayout
 from lakesink.domain.statement_plan import StatementPlan
@@ -46,7 +46,7 @@ def canonical_converter(settings: ConverterSettings) -> str | None:
 
 def raw_value_passthrough(plan: StatementPlan, value_converter: ConverterSettings) -> bool:
     """Whether the statement can write the value bytes without decoding them."""
-    if plan.envelope is not None or plan.dialect is not None:
+    if plan.envelope is not None or plan.writing is not None:
         return False
     if any(f.kind is FieldKind.VALUE for f in plan.layout.selection.fields):
         return False
@@ -65,10 +65,8 @@ def key_needed(plan: StatementPlan) -> bool:
     The columnar paths (:mod:`.encoded_lines`, :mod:`.columnar_parquet`) write values only, so a
     True here also keeps every ``store.layout=quix`` batch on the per-record path.
     """
-    if plan.confluent is not None:
-        return plan.confluent.keys is not None
-    if plan.aiven is not None:
-        return plan.aiven.decodes_key
+    if plan.writing is not None:
+        return plan.writing.decodes_key
     if plan.layout.store is StoreLayout.QUIX:
         return True
     return plan.envelope is not None or any(
@@ -83,10 +81,8 @@ def headers_needed(plan: StatementPlan) -> bool:
     executors about 40% of their CPU on the JSON passthrough path (a Python tuple per header).
     Confluent's headers files and Aiven's ``headers`` output field need them too.
     """
-    if plan.confluent is not None:
-        return plan.confluent.headers is not None
-    if plan.aiven is not None:
-        return plan.aiven.decodes_headers
+    if plan.writing is not None:
+        return plan.writing.decodes_headers
     return plan.envelope is not None or any(f.kind is FieldKind.HEADER for f in plan.layout.selection.fields)
 
 
@@ -100,10 +96,8 @@ def headers_decoded(plan: StatementPlan) -> bool:
     columnar, which never reads headers) takes the batch. Confluent's headers files hold the
     converted values as text, Aiven's headers field the converted values.
     """
-    if plan.confluent is not None:
-        return plan.confluent.headers is not None
-    if plan.aiven is not None:
-        return plan.aiven.decodes_headers
+    if plan.writing is not None:
+        return plan.writing.decodes_headers
     envelope = plan.envelope
     if envelope is not None and envelope.headers_layout is HeadersLayout.LIST:
         return False

@@ -9,7 +9,7 @@ record that does not even fit its own declared schema is a poison record (Record
 Except for headers: an envelope record that only brings header names the file has not seen
 (:func:`~lakesink.domain.schema.headers.widen_headers`) widens the file's schema instead of
 rolling it. The file written so far is set aside as a finished segment and a new segment starts
-with the wider schema; sealing the file re-reads the segments and writes every row again with
+with the wider schema; rolling the file re-reads the segments and writes every row again with
 the last (widest) schema, which all of them fit. One extra pass over a file, only for files
 whose header names changed, instead of one tiny file per change.
 """

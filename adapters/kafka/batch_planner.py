@@ -47,7 +47,7 @@ from lakesink.domain.ports import Clock
 from lakesink.domain.transient import wait_before
 
 if TYPE_CHECKING:
-    from lakesink.adapters.kafka.topic_selection import TopicSelection
+    from lakesink.domain.subscription import TopicSelection
 
 logger = logging.getLogger(__name__)
 

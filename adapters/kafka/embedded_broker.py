@@ -26,7 +26,7 @@ from typing import Any
 from confluent_kafka import KafkaException, Producer
 
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
-from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.domain.subscription import TopicSelection
 
 logger = logging.getLogger(__name__)
 

@@ -37,11 +37,11 @@ from lakesink.adapters.kafka.source_options import (
     encode_options,
     reads_committed,
 )
-from lakesink.adapters.kafka.topic_selection import SUBSCRIBE, SUBSCRIBE_PATTERN
 from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
+from lakesink.domain.subscription import SUBSCRIBE, SUBSCRIBE_PATTERN
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,12 @@ from lakesink.adapters.kafka.offsets import (
     TopicPartitionKey,
     chunks_from_json,
 )
-from lakesink.adapters.kafka.topic_selection import ASSIGN, SUBSCRIBE, SUBSCRIBE_PATTERN, TopicSelection
 from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool, as_float, as_int
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
+from lakesink.domain.subscription import ASSIGN, SUBSCRIBE, SUBSCRIBE_PATTERN, TopicSelection
 
 logger = logging.getLogger(__name__)
 

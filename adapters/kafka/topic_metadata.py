@@ -22,7 +22,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from lakesink.adapters.kafka.client_config import error_code
 from lakesink.adapters.kafka.client_logs import client_logger, last_client_line
 from lakesink.adapters.kafka.offsets import TopicPartitionKey
-from lakesink.adapters.kafka.topic_selection import TopicSelection
+from lakesink.domain.subscription import TopicSelection
 
 logger = logging.getLogger(__name__)
 _RETRY_PAUSE_S = 0.2

@@ -124,8 +124,9 @@ def _write_row(spec: SinkTaskSpec, converters: Converters, root: Path, state: Ra
                 decode_headers=route.decode_headers,
             )
             stage = Stage.TASK_PUT
-        if spec.skip_null_values and record.value is None and route.statement.confluent is not None:
-            state.skipped += 1  # Confluent tests the value after conversion and transforms (JSON null too)
+        writing = route.statement.writing
+        if record.value is None and writing is not None and writing.skips_converted_nulls:
+            state.skipped += 1
             return
         values = route.statement.layout.partition_values(record) if route.values is None else route.values
         if state.locks and granular_skip(state.locks, row.offset, values):

@@ -9,9 +9,9 @@ Per topic-partition range it
    durable — offsets at or below the master lock's committed offset (a Spark checkpoint behind
    the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
    ``skip.null.values`` is set;
-2. writes the rest into staging files (:class:`~.range_writer.RangeWriter`; under a Confluent
-   config :class:`~.cycle_writer.CycleWriter`, whose open cycle may be held back for the next range;
-   under an Aiven config :class:`~.aiven_files.AivenFiles`, one file per group);
+2. writes the rest into the range's file sets (:class:`~lakesink.adapters.dialects.file_set.FileSet`:
+   a statement's :class:`~lakesink.adapters.formats.range_writer.RangeWriter`, or a dialect's files,
+   such as Confluent's cycles, whose open cycle may be held back for the next range);
 3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
    BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
    already there from an earlier attempt of the same plan is accepted when its size matches
@@ -139,30 +139,28 @@ def run_range_task(
 
 
 def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
-    """Seal the range's files and run the domain's durability step over them (plan, then uploads)."""
+    """Roll the range's files and run the domain's durability step over them (plan, then uploads)."""
     requests = RequestCount()
-    sealed = [file for writer in state.all_writers() for file in writer.finish()]
-    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in sealed)
-    table_files = (  # a topic no statement takes (its records poison) seals nothing
-        tuple(DataFile(u.bucket, u.key, u.size, parquet_footer(f.path)) for f, u in zip(sealed, uploads, strict=True))
-        if sealed and spec.plan.route(state.topic).table is not None
+    rolled = [file for writer in state.all_writers() for file in writer.finish()]
+    uploads = tuple(UploadFile(f.bucket, f.key, str(f.path), f.path.stat().st_size, f.replaces) for f in rolled)
+    table_files = (  # a topic no statement takes (its records poison) rolls nothing
+        tuple(DataFile(u.bucket, u.key, u.size, parquet_footer(f.path)) for f, u in zip(rolled, uploads, strict=True))
+        if rolled and spec.plan.route(state.topic).table is not None
         else ()
     )
     if uploads:
         scope = IndexScope.of(spec.plan, spec.indexes_name, spec.connector, state.topic, state.partition)
-        # A Confluent range's cycles (an Aiven range's groups) start at its first record, written or
-        # not: a replay must start there.
-        start = state.first if state.dialect_files is None else state.dialect_files.first_seen
+        start = state.replay_start()
         # Objects overwritten in place (Aiven's key-grouped files) cannot be deleted to roll the plan back.
         objects = None if any(f.replaces for f in uploads) else tuple((f.bucket, f.key) for f in uploads)
         plan = RangePlan(spec.run_id, start, state.last, spec.clock_ms, objects) if spec.exactly_once else None
         try:
             perform(make_range_durable(scope, plan, uploads), spec.store, requests)
         finally:  # a failed attempt is re-run from Kafka: its staging files are never reused
-            for file in sealed:
+            for file in rolled:
                 file.path.unlink(missing_ok=True)
-    held = state.dialect_files.held if state.dialect_files is not None else 0
-    last = state.dialect_files.durable_through if held and state.dialect_files is not None else state.last
+    held = state.held()
+    last = state.durable_end()
     return RangeResult(
         topic=state.topic,
         partition=state.partition,
@@ -172,10 +170,10 @@ def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:
         skipped=state.skipped,
         poison=state.poison,
         bytes=sum(upload.size for upload in uploads),
-        files=tuple(file.key for file in sealed),
+        files=tuple(file.key for file in rolled),
         # a record past ``last`` (held in an open Confluent cycle) is read again by the next range
         dead_letters=tuple(letter for letter in state.dead_letters if letter.offset <= last),
-        rolls=count_rolls(file.reason for file in sealed) if sealed else (),
+        rolls=count_rolls(file.reason for file in rolled) if rolled else (),
         requests=requests.total,
         table_files=table_files,
     )

@@ -52,7 +52,7 @@ class SinkTaskSpec:
     @cached_property
     def dialect_config(self) -> bool:
         """Whether the config is a Confluent or Aiven sink's (its settings, its files), not a Lenses one."""
-        return any(statement.dialect is not None for statement in self.plan.statements)
+        return any(statement.writing is not None for statement in self.plan.statements)
 
     def skips(self, stage: Stage) -> bool:
         """Whether a record that fails at ``stage`` is skipped rather than failing the batch."""
@@ -104,7 +104,7 @@ class SinkTaskSpec:
         see the same time.
         """
         chain = settings.transform_chain(BatchClock(clock_ms))
-        reads_clock = bool(chain) or (settings.dialect is not None and settings.dialect.reads_clock)
+        reads_clock = bool(chain) or (settings.writing is not None and settings.writing.reads_clock)
         return cls(
             plan=plan,
             store=store,

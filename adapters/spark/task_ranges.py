@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lakesink.adapters.formats.aiven_files import AivenFiles
-from lakesink.adapters.formats.cycle_writer import CycleWriter
+from lakesink.adapters.dialects.file_set import FileSet
+from lakesink.adapters.dialects.registry import dialect_files
 from lakesink.adapters.formats.range_writer import RangeWriter
 from lakesink.adapters.formats.record_decoding import headers_decoded, key_needed, raw_value_passthrough
 from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
@@ -29,7 +29,7 @@ class Route:
     topic and partition (default layout, NOPARTITION, ``_topic``/``_partition``), else None.
     """
 
-    writer: RangeWriter | CycleWriter | AivenFiles
+    writer: FileSet
     statement: StatementPlan
     decode_key: bool
     decode_value: bool
@@ -53,9 +53,8 @@ class RangeState:
     floor: int | None = None
     locks: Mapping[str, int] = field(default_factory=dict)
     writers: dict[tuple[int, str], RangeWriter] = field(default_factory=dict)
-    dialect_files: CycleWriter | AivenFiles | None = None
-    """The range's files under a Confluent config (one cycle per topic-partition, whatever the topic a router
-    picks) or an Aiven config (one flush)."""
+    dialect_files: FileSet | None = None
+    """The range's files under a Kafka Connect dialect's config (:func:`~.file_set.dialect_files`)."""
     route: Route | None = None
     routed: dict[str, Route] = field(default_factory=dict)
     first: int = -1
@@ -75,20 +74,28 @@ class RangeState:
             writer = self.writers[index, topic] = RangeWriter(statement, topic, self.partition, root)
         return writer
 
-    def _dialect_files(self, spec: SinkTaskSpec, root: Path) -> CycleWriter | AivenFiles:
+    def _files(self, index: int, statement: StatementPlan, spec: SinkTaskSpec, root: Path, topic: str) -> FileSet:
+        if statement.writing is None:
+            return self.writer(index, statement, root, topic)
         if self.dialect_files is None:
-            statement = spec.plan.statements[0]
-            if statement.confluent is not None:
-                self.dialect_files = CycleWriter(statement.confluent, statement.bucket, self.partition, root, spec.clock_ms)
-            else:
-                assert statement.aiven is not None
-                self.dialect_files = AivenFiles(statement.aiven, statement.bucket, root, spec.clock_ms)
+            self.dialect_files = dialect_files(statement.writing, statement.bucket, self.partition, root, spec.clock_ms)
         return self.dialect_files
 
-    def all_writers(self) -> list[RangeWriter | CycleWriter | AivenFiles]:
-        """Every writer of the range."""
-        dialect: list[RangeWriter | CycleWriter | AivenFiles] = [self.dialect_files] if self.dialect_files is not None else []
-        return [*self.writers.values(), *dialect]
+    def all_writers(self) -> list[FileSet]:
+        """Every file set of the range."""
+        return [*self.writers.values(), *([self.dialect_files] if self.dialect_files is not None else [])]
+
+    def replay_start(self) -> int:
+        """Where the range's plan starts (its file sets' word, :meth:`~.file_set.FileSet.replay_start`)."""
+        return min((files.replay_start(self.first) for files in self.all_writers()), default=self.first)
+
+    def durable_end(self) -> int:
+        """The last offset the range's rolled files make durable."""
+        return min((files.durable_end(self.last) for files in self.all_writers()), default=self.last)
+
+    def held(self) -> int:
+        """Records the range read but left for the next range (an open Confluent cycle)."""
+        return sum(files.held for files in self.all_writers())
 
     def resolve(self, spec: SinkTaskSpec, root: Path) -> Route:
         """The range's route, kept for its next records.
@@ -111,7 +118,7 @@ class RangeState:
         index = statement_index(spec.plan, topic)
         statement = spec.plan.statements[index]
         return Route(
-            self.writer(index, statement, root, topic) if statement.dialect is None else self._dialect_files(spec, root),
+            self._files(index, statement, spec, root, topic),
             statement,
             decode_key=key_needed(statement),
             decode_value=not raw_value_passthrough(statement, spec.value_converter),

@@ -16,7 +16,6 @@ number of records by construction, and the restore checks them when it reads the
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import io
 import json
@@ -29,16 +28,12 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakesink.adapters.restore.aiven_batches import aiven_batches
-from lakesink.adapters.restore.batches import read_batches
-from lakesink.adapters.restore.quix_batches import quix_batches
+from lakesink.adapters.dialects.registry import count_reader
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectStore
-from lakesink.domain.restore.batch import MessageBatch
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
-from lakesink.domain.restore.ports import BatchReader
 
 _OFFSET = ("metadata", "offset")
 _LINES = (Format.JSON, Format.CSV, Format.TEXT)
@@ -55,13 +50,13 @@ def record_count(store: ObjectStore, root: RestoreRoot, entry: IndexEntry, scrat
         FormatError: the object is not a valid file of the root's format.
         StorageError: the store failed.
     """
-    plain = root.aiven is None and not root.quix
+    plain = root.layout is None or root.layout.plain_objects
     if plain and root.format in _LINES and (root.compression in (None, "gzip")) and not root.envelope:
         with _fetched(store, root, entry, scratch) as source:
             return _line_count(root, entry, source)
     if not plain or root.compression is not None or root.format not in (Format.PARQUET, Format.AVRO):
         with _downloaded(store, root, entry, scratch):
-            return sum(len(batch) for batch in _reader(root)(root, entry, scratch))
+            return sum(len(batch) for batch in count_reader(root)(root, entry, scratch))
     with _fetched(store, root, entry, scratch) as source:
         try:
             if root.format is Format.PARQUET:
@@ -147,15 +142,3 @@ def _stream(source: bytes | Path) -> BinaryIO:
     return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")  # noqa: SIM115 - the caller's ``with``
 
 
-def _reader(root: RestoreRoot) -> BatchReader:
-    """The restore's batch reader of the root's layout (a Confluent value object read alone)."""
-    if root.aiven is not None:
-        return aiven_batches
-    if root.quix:
-        return quix_batches
-    return _value_batches if root.confluent is not None else read_batches
-
-
-def _value_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[MessageBatch]:
-    """A Confluent value object's records, without its siblings (which the restore reads with it)."""
-    return read_batches(dataclasses.replace(root, confluent=None), entry, path)

@@ -14,8 +14,8 @@ from lakesink.application.metrics_serving import serving
 from lakesink.application.restore.driver import RestoreSummary
 from lakesink.application.restore.wiring import restore
 from lakesink.application.restore_metrics import NO_RESTORE_METRICS
-from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.config.hidden import HiddenValues
+from lakesink.domain.dialects.aiven.source_config import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.restore.lenses_plan import lenses_restore_plan

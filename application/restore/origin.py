@@ -21,11 +21,11 @@ from pathlib import Path
 
 from lakesink.application.restore.read_ahead import ReadAhead
 from lakesink.application.waiting import waiting_out
+from lakesink.domain.dialects.confluent.restore_keys import sibling_path
 from lakesink.domain.errors import FormatError, ObjectNotFoundError, PreconditionFailedError, RecordError
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.restore.batch import MessageBatch, topic_runs
 from lakesink.domain.restore.chunking import resume_at, transaction_slices
-from lakesink.domain.restore.confluent_keys import sibling_path
 from lakesink.domain.restore.index import IndexEntry, WorkItem
 from lakesink.domain.restore.partitions import target_partition
 from lakesink.domain.restore.plan import RestorePlan

@@ -81,15 +81,8 @@ def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config:
     """The replay of one origin over a confluent-kafka producer (``config``) and the format readers
     (a Confluent sink's objects with their stored keys and headers, an Aiven sink's files, Quix
     objects as their rows)."""
-    from lakesink.adapters.restore.aiven_batches import aiven_batches
-    from lakesink.adapters.restore.batches import read_batches
-    from lakesink.adapters.restore.confluent_batches import confluent_batches
+    from lakesink.adapters.dialects.registry import restore_reader
     from lakesink.adapters.restore.delivery import KafkaOriginProducer
-    from lakesink.adapters.restore.quix_batches import quix_batches
 
-    root = plan.roots[item.root]
-    if root.aiven is not None:
-        read = aiven_batches
-    else:
-        read = confluent_batches if root.confluent is not None else quix_batches if root.quix else read_batches
+    read = restore_reader(plan.roots[item.root])
     return OriginReplay(plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read)

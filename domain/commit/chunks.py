@@ -3,7 +3,7 @@
 A backfill of one partition is one range per micro-batch; read, converted and written by one
 task it uses one core whatever the cluster has. Cutting the range into chunks of at most
 ``size`` offsets lets Spark run them side by side. Each chunk is written like a range of its
-own (files are sealed at its end), so the chunk bounds decide file boundaries and must be the
+own (files are rolled at its end), so the chunk bounds decide file boundaries and must be the
 same whenever a batch is planned again:
 
 * fixed-size chunks are counted from the start of the range (``[s, s+M)``, ``[s+M, s+2M)``...),

@@ -55,7 +55,7 @@ class RangeResult:
     failure: RangeFailure | None = None
     dead_letters: tuple[DeadLetter, ...] = ()
     rolls: tuple[int, ...] = ()
-    """Files sealed, one count per :class:`~lakesink.domain.flush.rolls.RollReason` (empty: none)."""
+    """Files rolled, one count per :class:`~lakesink.domain.flush.rolls.RollReason` (empty: none)."""
     requests: int = 0
     """Store calls the task made (plan, uploads; a multipart upload counts once)."""
     table_files: tuple[DataFile, ...] = ()

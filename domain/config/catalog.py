@@ -170,7 +170,7 @@ CATALOG: tuple[KeySpec, ...] = (
     KeySpec("range.split.offsets", T.LONG, "250000",
             "lakesink: split one topic-partition's range of a micro-batch into sub-ranges of at most this "
             "many offsets, each written by its own Spark task, so a one-partition backfill uses every core; "
-            "0 = one task per topic-partition. Files are sealed at sub-range ends: a multiple of flush.count "
+            "0 = one task per topic-partition. Files are rolled at sub-range ends: a multiple of flush.count "
             "adds no file with the default layout, while each PARTITIONBY writer gets a file per sub-range.",
             scope=_SINK),
     KeySpec("metrics.port", T.INT, None,

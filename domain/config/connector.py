@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import PurePath
 
-from lakesink.domain.aiven_writing import AivenWriting
 from lakesink.domain.config.backend_parsing import (
     backend_settings,
     connector_class_target,
@@ -40,7 +39,7 @@ from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
 from lakesink.domain.config.statement_rules import check_padding, check_topics
 from lakesink.domain.config.table_catalog import parse_table_catalog
-from lakesink.domain.confluent_writing import ConfluentWriting
+from lakesink.domain.dialects.writing import DialectWriting
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
@@ -75,10 +74,9 @@ class ConnectorSettings(HidingSettings):
         table_catalog: the Iceberg catalog of ``'table.format'='ICEBERG'`` statements (``table.catalog.*``).
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
-        confluent: how a Confluent S3 sink config writes (its keys, files and rotation); None for
-            Lenses configs (:mod:`lakesink.domain.config.confluent_connector`).
-        aiven: the same for an Aiven S3 sink config (its names, grouping and file contents,
-            :mod:`lakesink.domain.config.aiven_connector`).
+        writing: how a Confluent or Aiven S3 sink config writes (its connector's keys, files and
+            rotation, :mod:`lakesink.domain.dialects.writing`), in place of the KCQL layout and
+            flush rule; None for Lenses configs.
         hidden: the values config providers supplied (``${file:...}``, ``${env:...}``); masked in
             ``repr``, ``describe()`` and error messages wherever they ended up.
     """
@@ -122,15 +120,8 @@ class ConnectorSettings(HidingSettings):
     error_reporting: ErrorReporting = ErrorReporting()
     table_catalog: CatalogSettings = CatalogSettings()
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    confluent: ConfluentWriting | None = None
-    aiven: AivenWriting | None = None
+    writing: DialectWriting | None = None
     hidden: HiddenValues = dataclasses.field(default_factory=HiddenValues, compare=False)
-
-    @property
-    def dialect(self) -> ConfluentWriting | AivenWriting | None:
-        """The writing of a Confluent or Aiven config, which replaces the KCQL layout and flush
-        rule; None for a Lenses config."""
-        return self.confluent or self.aiven
 
     @classmethod
     def from_properties(
@@ -235,7 +226,7 @@ class ConnectorSettings(HidingSettings):
         return {
             f.name: self.hidden.mask_leaves(plain_value(getattr(self, f.name)))
             for f in dataclasses.fields(self)
-            if f.name not in ("hidden", "confluent", "aiven")
+            if f.name not in ("hidden", "writing")
         }
 
 

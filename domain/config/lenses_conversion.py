@@ -1,7 +1,7 @@
 """What every ``lakesink config convert`` shares, whatever dialect it converts from.
 
-The Confluent and Aiven converters (:mod:`lakesink.domain.config.confluent_convert`,
-:mod:`lakesink.domain.config.aiven_convert`) both build a Lenses-dialect config the same way:
+The Confluent and Aiven converters (:mod:`lakesink.domain.dialects.confluent.convert`,
+:mod:`lakesink.domain.dialects.aiven.convert`) both build a Lenses-dialect config the same way:
 values copied as the file wrote them (so a ``${file:...}`` reference stays one), every source
 key either written to the output or noted with the reason, and the same keys carried over
 unchanged (credentials, converters, transforms, predicates, config providers, Kafka client

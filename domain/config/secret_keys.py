@@ -8,10 +8,11 @@ each dialect's own parser keeps wrapping its secrets in :class:`~.secret.Secret`
 
 from __future__ import annotations
 
-from lakesink.domain.config import aiven_keys, confluent_keys
 from lakesink.domain.config.backend_parsing import prefix_of
 from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import find_spec, looks_secret
+from lakesink.domain.dialects.aiven import keys as aiven_keys
+from lakesink.domain.dialects.confluent import keys as confluent_keys
 
 
 def holds_secret(key: str) -> bool:

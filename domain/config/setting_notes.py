@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lakesink.domain.config.aiven_source import NO_EFFECT as AIVEN_SOURCE_NO_EFFECT
-from lakesink.domain.config.aiven_source import is_aiven_source_config
 from lakesink.domain.config.backend_parsing import normal_key, prefix_of
 from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import find_spec
 from lakesink.domain.config.config_role import lenses_role
 from lakesink.domain.config.framework_keys import framework_note
 from lakesink.domain.config.keyspec import Kind
+from lakesink.domain.dialects.aiven.source_config import NO_EFFECT as AIVEN_SOURCE_NO_EFFECT
+from lakesink.domain.dialects.aiven.source_config import is_aiven_source_config
 from lakesink.domain.dialects.registry import sink_dialect
 
 

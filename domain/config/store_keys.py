@@ -27,9 +27,7 @@ class StoreKeys:
 
 def store_keys(settings: ConnectorSettings) -> StoreKeys:
     """The store's setting names for a sink run of ``settings`` (its dialect and backend)."""
-    dialect = (
-        "aiven" if settings.aiven is not None else "confluent" if settings.confluent is not None else "lenses"
-    )
+    dialect = "lenses" if settings.writing is None else settings.writing.dialect
     return keys_of(dialect, settings.backend, settings.prefix, role=settings.role)
 
 

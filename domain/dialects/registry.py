@@ -14,19 +14,20 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from lakesink.domain.config import aiven_keys, confluent_keys
-from lakesink.domain.config.aiven_connector import connector_settings as aiven_connector_settings
-from lakesink.domain.config.aiven_convert import convert_aiven
-from lakesink.domain.config.aiven_sink import AivenSinkConfig
-from lakesink.domain.config.confluent_connector import connector_settings as confluent_connector_settings
-from lakesink.domain.config.confluent_convert import convert_confluent
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK, CONFLUENT_S3_SINK
 from lakesink.domain.config.lenses_conversion import Conversion
+from lakesink.domain.dialects.aiven import keys as aiven_keys
+from lakesink.domain.dialects.aiven.connector import connector_settings as aiven_connector_settings
+from lakesink.domain.dialects.aiven.convert import convert_aiven
+from lakesink.domain.dialects.aiven.restore_plan import aiven_sink_restore_plan
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig
+from lakesink.domain.dialects.confluent import keys as confluent_keys
+from lakesink.domain.dialects.confluent.connector import connector_settings as confluent_connector_settings
+from lakesink.domain.dialects.confluent.convert import convert_confluent
+from lakesink.domain.dialects.confluent.restore_plan import confluent_restore_plan
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.dialects.kafka_connect.key_policy import KeyPolicy
-from lakesink.domain.restore.aiven_sink_plan import aiven_sink_restore_plan
-from lakesink.domain.restore.confluent_plan import confluent_restore_plan
 from lakesink.domain.restore.plan import RestorePlan
 
 

@@ -40,7 +40,7 @@ class Step:
     """What to write for one record.
 
     Attributes:
-        roll: seal the open file first.
+        roll: roll the open file first.
         record: the record to write (adapted to the file's schema when it stays in the file).
         fresh: the record for a new file (adapted to the newest schema at most), used when
             the writer still refuses ``record`` and the file rolls after all.

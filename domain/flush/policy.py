@@ -1,4 +1,4 @@
-"""When an open file must be flushed (sealed and uploaded): the Lenses commit policy.
+"""When an open file must be flushed (rolled and uploaded): the Lenses commit policy.
 
 A file is flushed as soon as ANY condition holds: it has ``count`` records, it reached
 ``size_bytes``, or ``interval_ms`` elapsed. Flushing by count and size depends only on the

@@ -1,6 +1,6 @@
 """Why a staging file was closed (rolled): counted per range, reported to the driver, shown as metrics.
 
-A sink task seals its files for one of these reasons; each sealed file carries its reason, and
+A sink task rolls its files for one of these reasons; each rolled file carries its reason, and
 the task's result counts them (:func:`count_rolls`) in the compact form a result row carries: one
 count per reason, in the order of :class:`RollReason`. The driver adds the counts of a batch up
 (:func:`add_rolls`) for the ``lakesink_files_rolled_total`` metric (docs/operations.md).
@@ -27,7 +27,7 @@ class RollReason(Enum):
     PARTITION_VALUE = "partition_value"
     """A Confluent config rotates when the encoded partition changes (``rotate.file.on.partition.change``)."""
     END_OF_BATCH = "end_of_batch"
-    """The micro-batch's range ended: every file still open (one per partition value) is sealed."""
+    """The micro-batch's range ended: every file still open (one per partition value) is rolled."""
 
 
 def count_rolls(reasons: Iterable[RollReason]) -> tuple[int, ...]:

@@ -70,7 +70,7 @@ class Placement:
     """Where a record with a declared schema goes.
 
     Attributes:
-        roll: seal the open file before writing the record.
+        roll: roll the open file before writing the record.
         declared: the record's schema after the optimisation (the file remembers it as its
             last schema); differs from the record's own when the record is adapted to the
             newest schema.

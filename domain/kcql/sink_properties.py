@@ -15,11 +15,11 @@ from functools import partial
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lakesink.domain.config.values import as_bool, as_char, as_choice, as_int
+from lakesink.domain.dialects.quix.naming import QUIX_FORMATS, StoreLayout
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.kcql.frozen_map import FrozenMap
 from lakesink.domain.kcql.property_reader import PropertyReader
-from lakesink.domain.layout.quix_naming import QUIX_FORMATS, StoreLayout
 from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields, HeadersLayout
 from lakesink.domain.tables.target import TableFormat
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from functools import partial
 
 from lakesink.domain.config.values import as_bool, as_choice, as_int
+from lakesink.domain.dialects.quix.naming import QUIX_FORMATS, StoreLayout
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.kcql.locations import bucket_problem, prefix_problem
 from lakesink.domain.kcql.property_reader import PropertyReader
-from lakesink.domain.layout.quix_naming import QUIX_FORMATS, StoreLayout
 
 READ_TEXT_MODE = "read.text.mode"
 READ_TEXT_REGEX = "read.text.regex"

@@ -12,7 +12,7 @@ bucket written by Lenses and one written by lakesink have the same keys for the 
 and either can be restored by the other.
 
 ``store.layout=quix`` replaces all of this with Quix Streams' keys
-(:mod:`lakesink.domain.layout.quix_naming`): the statement then has no PARTITIONBY and names a
+(:mod:`lakesink.domain.dialects.quix.naming`): the statement then has no PARTITIONBY and names a
 file by its first offset.
 
 Deliberate improvements (docs/naming.md has the details and examples):
@@ -31,12 +31,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lakesink.domain.dialects.quix.naming import StoreLayout, quix_extension, quix_object_key
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.layout.key_segments import has_control_character, normalise_prefix, safe_value
 from lakesink.domain.layout.padding import PaddingSettings
 from lakesink.domain.layout.partitioning import PartitionDisplay, PartitionSelection, PartitionValues
-from lakesink.domain.layout.quix_naming import StoreLayout, quix_extension, quix_object_key
 from lakesink.domain.records import Record
 
 _LEGAL_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")

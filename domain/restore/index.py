@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from lakesink.domain.restore.lenses_keys import parse_lenses_key
 from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
-from lakesink.domain.restore.quix_keys import parse_quix_key
 
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
@@ -85,16 +84,8 @@ def classify(plan: RestorePlan, root: RestoreRoot, key: str, size: int) -> Index
         parsed = root.template.parse(root.relative(key))
         if parsed is None:
             return None
-    elif root.confluent is not None:
-        parsed = root.confluent.parse(key)
-        if parsed is None:
-            return None
-    elif root.aiven is not None:
-        parsed = root.aiven.parse(root.relative(key))
-        if parsed is None:
-            return None
-    elif root.quix:
-        parsed = parse_quix_key(root.relative(key))
+    elif root.layout is not None:
+        parsed = root.layout.parse(key, root.relative(key))
         if parsed is None:
             return None
     else:

@@ -7,10 +7,11 @@ from collections.abc import Collection, Mapping
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
 from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
+from lakesink.domain.dialects.quix.naming import StoreLayout
+from lakesink.domain.dialects.quix.restore_keys import QuixLayout
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import SourceStatement
 from lakesink.domain.layout.key_segments import normalise_prefix
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.restore.plan import (
     DEFAULT_LIMIT,
     INTERNAL_DIRECTORIES,
@@ -96,6 +97,6 @@ def restore_root(number: int, statement: SourceStatement, header_converter: Conv
         limit=statement.limit if statement.limit and statement.limit > 0 else DEFAULT_LIMIT,
         post_process=post,
         header_converter=header_converter,
-        quix=options.store_layout is StoreLayout.QUIX,
+        layout=QuixLayout() if options.store_layout is StoreLayout.QUIX else None,
     )
 

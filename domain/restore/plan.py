@@ -2,9 +2,9 @@
 
 Every config form ends here: a Lenses source config (KCQL + ``connect.<p>.*``, see
 :mod:`lakesink.domain.restore.lenses_plan`), an Aiven S3 source config
-(:mod:`lakesink.domain.config.aiven_source`), a Confluent S3 sink config
-(:mod:`lakesink.domain.restore.confluent_plan`) and an Aiven S3 sink config
-(:mod:`lakesink.domain.restore.aiven_sink_plan`). Everything downstream (listing, reading,
+(:mod:`lakesink.domain.dialects.aiven.source_config`), a Confluent S3 sink config
+(:mod:`lakesink.domain.dialects.confluent.restore_plan`) and an Aiven S3 sink config
+(:mod:`lakesink.domain.dialects.aiven.restore_plan`). Everything downstream (listing, reading,
 delivery) sees only this model, so the forms behave the same wherever they overlap.
 """
 
@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from lakesink.domain.config.backends import BackendSettings
 from lakesink.domain.config.enums import PartitionExtractorType
 from lakesink.domain.config.passthrough import ClientValue, ConverterSettings
+from lakesink.domain.dialects.stored_layout import StoredLayout
 from lakesink.domain.formats import Format
-from lakesink.domain.restore.aiven_sink_layout import AivenSinkLayout
-from lakesink.domain.restore.confluent_keys import ConfluentLayout
 from lakesink.domain.restore.template import KeyTemplate
 
 #: Directories a restore never reads: the sink's index/locks, upload staging and plans.
@@ -80,7 +79,6 @@ class RestoreRoot:
         bucket / list_prefix: what is listed (``list_prefix`` as sent to the store).
         topic: the target topic; None = the topic named by each key (Aiven without ``topic``).
         template: Aiven's compiled ``file.name.template``; None = the Lenses layouts (or Confluent's).
-        confluent: the Confluent S3 sink's key layout and stored keys/headers; None = not a Confluent root.
         topic_from_envelope: ``source.topic.from.envelope``: a record goes to its envelope's
             ``metadata.topic``, ``topic`` when it names none.
         key_from_object_key: Aiven: the Kafka key is the object key (UTF-8).
@@ -89,10 +87,9 @@ class RestoreRoot:
             decompressed before it is read (never for Parquet, as in Aiven); None = as stored; :data:`DETECT` =
             by each object's magic bytes.
         header_converter: the restore's ``header.converter``, which writes stored header values back as bytes.
-        quix: Quix Streams FileSink objects (``store.layout=quix``): keys parsed by
-            :mod:`~lakesink.domain.restore.quix_keys`, rows ``_timestamp``/``_key``/``_value``.
-        aiven: an Aiven S3 sink's key pattern and file contents (the restore of that sink's config);
-            None = not such a root.
+        layout: a dialect's stored objects (:mod:`lakesink.domain.dialects.stored_layout`): a Confluent
+            S3 sink's key layout and stored keys/headers, an Aiven S3 sink's key pattern and file
+            contents, Quix Streams FileSink objects (``store.layout=quix``); None = Lenses' layouts.
         record_separator: Confluent ``format.bytearray.separator``: a BYTES object holds records each
             followed by it; None = the whole object (or its chunks) is the record.
     """
@@ -113,15 +110,17 @@ class RestoreRoot:
     bytes_chunk_size: int | None = None
     compression: str | None = None
     header_converter: ConverterSettings = ConverterSettings()
-    confluent: ConfluentLayout | None = None
+    layout: StoredLayout | None = None
     record_separator: bytes | None = None
-    quix: bool = False
-    aiven: AivenSinkLayout | None = None
 
     def companions(self, key: str) -> tuple[tuple[str, str], ...]:
         """``(marker, object key)`` of the objects read together with ``key`` (Confluent's keys and
         headers siblings); none for the other layouts."""
-        return self.confluent.siblings(key) if self.confluent is not None else ()
+        return self.layout.siblings(key) if self.layout is not None else ()
+
+    def stored_topic(self, topic: str) -> str:
+        """How the root's keys spell ``topic``."""
+        return self.layout.stored_topic(topic) if self.layout is not None else topic
 
     def relative(self, key: str) -> str:
         """``key`` without the listing prefix (what an Aiven template is matched against)."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lakesink.domain.config.dialect_settings import DialectConfig
 from lakesink.domain.config.passthrough import parse_kafka_client
 from lakesink.domain.dialects.kafka_connect.config_def import int_setting
+from lakesink.domain.dialects.kafka_connect.connector_settings import DialectConfig
 from lakesink.domain.restore.lenses_plan import producer_settings
 from lakesink.domain.restore.plan import PartitionMode, PartitionRule, RestorePlan, RestoreRoot
 

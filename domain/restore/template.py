@@ -3,7 +3,7 @@
 Aiven's source builds its regex by plain text replacement on the template, leaves the rest of
 the template unquoted (so ``.`` matches anything) and matches with ``find`` (unanchored), which
 gives surprising answers (``22-10-12/customer-topic-1-….txt`` → topic ``22``, partition 10). Here
-the template is parsed with Aiven's own variable syntax (:mod:`lakesink.domain.layout.aiven_template`,
+the template is parsed with Aiven's own variable syntax (:mod:`lakesink.domain.dialects.aiven.template`,
 shared with the sink) and compiled so that a key either
 matches the whole template or is not taken for one of its objects:
 
@@ -34,8 +34,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lakesink.domain.dialects.aiven.template import iter_template
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.aiven_template import iter_template
 from lakesink.domain.restore.parsed_key import ParsedKey
 
 TEMPLATE_KEY = "file.name.template"

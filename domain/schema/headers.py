@@ -15,7 +15,7 @@ int, int64 → long, float32 → float…). Two things break it in Lenses and do
 * records whose header names differ roll a new file per change in Lenses (tiny files). Here a
   record that brings a new header name *widens* the file's headers record instead
   (:func:`widen_headers`): every header field is nullable, so the rows already written stay
-  valid with the wider schema, and the writer re-encodes them once when it seals the file. The
+  valid with the wider schema, and the writer re-encodes them once when it rolls the file. The
   ints of a header widen to long and float to double, as the Connect types do; a header whose
   values really change type (a string here, a number there) is a schema change like any other
   and rolls the file, since no single Avro type holds both without changing what the restore

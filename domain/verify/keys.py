@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lakesink.domain.layout.quix_naming import quix_topic
 from lakesink.domain.restore.index import IndexEntry, classify
 from lakesink.domain.verify.claims import Evidence, OffsetClaim, key_claim, read_claim, unproven_claim
 from lakesink.domain.verify.report import Mismatch
@@ -90,7 +89,7 @@ class KeySorter:
             entry = classify(self.plan.listing, root, key, max(size, 1))
             if entry is None or entry.partition is None or entry.offset is None:
                 continue
-            if root.topic is not None and entry.source_topic not in ("", _named(root.topic, quix=root.quix)):
+            if root.topic is not None and entry.source_topic not in ("", root.stored_topic(root.topic)):
                 reason = f"names topic {entry.source_topic}, which this config does not write there"
                 continue
             if target.file_ending is not None and not key.endswith(target.file_ending):
@@ -119,11 +118,6 @@ class KeySorter:
             if (bucket, sibling) not in seen
         )
         return stray + orphaned
-
-
-def _named(topic: str, *, quix: bool) -> str:
-    """How a key spells the topic: Quix's keys replace some characters by ``_``."""
-    return quix_topic(topic) if quix else topic
 
 
 def listing_roots(plan: VerifyPlan) -> Iterable[tuple[str, str, int]]:

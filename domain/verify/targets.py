@@ -12,12 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.confluent_writing import NullValues
+from lakesink.domain.dialects.quix.naming import StoreLayout
+from lakesink.domain.dialects.quix.restore_keys import QuixLayout
 from lakesink.domain.formats import Format
-from lakesink.domain.layout.aiven_naming import AivenGrouping
-from lakesink.domain.layout.confluent_partitioners import DefaultPartitioner
 from lakesink.domain.layout.key_segments import normalise_prefix
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.restore.plan import INTERNAL_DIRECTORIES, RestorePlan, RestoreRoot
 from lakesink.domain.statement_plan import SinkPlan
 from lakesink.domain.verify.claims import KeyOffset
@@ -78,7 +76,7 @@ def lenses_targets(plan: SinkPlan) -> tuple[VerifyTarget, ...]:
             format=statement.format,
             csv_headers=statement.csv_headers,
             envelope=envelope is not None,
-            quix=quix,
+            layout=QuixLayout() if quix else None,
         )
         targets.append(
             VerifyTarget(
@@ -100,16 +98,7 @@ def dialect_targets(settings: ConnectorSettings, restore: RestorePlan) -> tuple[
     partition, unless tombstones go to their own) and Aiven's topic-partition grouping; their keys
     name a file's first offset.
     """
-    if settings.confluent is not None:
-        # Tombstones written to their own encoded partition interleave with the other files.
-        consecutive = (
-            isinstance(settings.confluent.layout.partitioner, DefaultPartitioner)
-            and settings.confluent.null_values is not NullValues.WRITE
-        )
-    else:
-        consecutive = (
-            settings.aiven is not None and settings.aiven.naming.grouping is AivenGrouping.TOPIC_PARTITION
-        )
+    consecutive = settings.writing is not None and settings.writing.consecutive_files
     return tuple(
         VerifyTarget(root=root, names=KeyOffset.FIRST, consecutive=consecutive) for root in restore.roots
     )

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.formats.aiven_files import AivenFiles
-from lakesink.domain.config.aiven_sink import AivenSinkConfig
+from lakesink.adapters.dialects.aiven.files import AivenFiles
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig
 from lakesink.domain.records import Record
 from tests.support.aiven_configs import CONSOLE_WITH_AWS
 from tests.support.aiven_oracle.java_side import NAMES, aiven_oracle_missing_reason, record_json, run_aiven

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.formats.aiven_compression import decompressed
-from lakesink.adapters.formats.aiven_files import AivenFiles
-from lakesink.domain.config.aiven_sink import AivenSinkConfig
+from lakesink.adapters.dialects.aiven.compression import decompressed
+from lakesink.adapters.dialects.aiven.files import AivenFiles
+from lakesink.domain.dialects.aiven.naming import AivenCompression, content_compression
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.aiven_naming import AivenCompression, content_compression
 from lakesink.domain.records import Record
 from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL
 from tests.support.aiven_oracle.java_side import (

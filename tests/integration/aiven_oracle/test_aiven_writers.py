@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.formats.aiven_compression import decompressed
-from lakesink.adapters.formats.aiven_writers import open_aiven_writer
-from lakesink.domain.aiven_output import AivenOutput, OutputField
-from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat
+from lakesink.adapters.dialects.aiven.compression import decompressed
+from lakesink.adapters.dialects.aiven.writers import open_aiven_writer
+from lakesink.domain.dialects.aiven.naming import AivenCompression, AivenFormat
+from lakesink.domain.dialects.aiven.output import AivenOutput, OutputField
 from lakesink.domain.records import Record
 from tests.support.aiven_oracle.java_side import WRITERS, aiven_oracle_missing_reason, record_json, run_aiven
 

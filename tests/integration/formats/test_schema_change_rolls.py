@@ -18,7 +18,7 @@ import fastavro
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.adapters.formats.range_writer import RangeWriter, SealedFile
+from lakesink.adapters.formats.range_writer import RangeWriter, RolledFile
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import StatementPlan, plan_sink
@@ -54,7 +54,7 @@ def _plan(tmp_path: Path, fmt: str, **settings: str) -> StatementPlan:
     return plan_sink(ConnectorSettings.from_properties(props)).statements[0]
 
 
-def _write(plan: StatementPlan, root: Path, records: list[Record]) -> list[SealedFile]:
+def _write(plan: StatementPlan, root: Path, records: list[Record]) -> list[RolledFile]:
     writer = RangeWriter(plan, TOPIC, records[0].partition, root)
     for record in records:
         writer.write(record, plan.layout.partition_values(record))
@@ -93,15 +93,15 @@ def test_v1_v2_v1_rolls_files_as_the_detector_and_the_optimisation_decide(
     tmp_path: Path, fmt: str, detector: str, latest: str
 ) -> None:
     plan = _plan(tmp_path, fmt, **{"schema.change.detector": detector, "latest.schema.optimization.enabled": latest})
-    sealed = _write(plan, tmp_path / "staging", V1_V2_V1)
+    rolled = _write(plan, tmp_path / "staging", V1_V2_V1)
 
     last_offsets, columns = EXPECTED[(detector, latest)]
     extension = "csv" if fmt.startswith("CSV") else fmt.lower()
-    assert [file.key for file in sealed] == [
+    assert [file.key for file in rolled] == [
         f"out/{TOPIC}/0/{offset:012d}_{1000 + first}_{1000 + offset}.{extension}"
         for first, offset in zip([0, *[o + 1 for o in last_offsets[:-1]]], last_offsets, strict=True)
     ]
-    read = [_rows(fmt.split("_")[0], file.path) for file in sealed]
+    read = [_rows(fmt.split("_")[0], file.path) for file in rolled]
     assert [names for names, _ in read] == columns
     rows = [row for _, file_rows in read for row in file_rows]
     assert [row["id"] for row in rows] == [0, 1, 2]
@@ -114,8 +114,8 @@ def test_v1_v2_v1_rolls_files_as_the_detector_and_the_optimisation_decide(
 @pytest.mark.parametrize("fmt", ["AVRO", "PARQUET"])
 def test_the_optimisation_adapts_v1_records_to_v2_in_the_written_file(tmp_path: Path, fmt: str) -> None:
     plan = _plan(tmp_path, fmt, **{"latest.schema.optimization.enabled": "true"})
-    sealed = _write(plan, tmp_path / "staging", V1_V2_V1)
-    path = sealed[1].path
+    rolled = _write(plan, tmp_path / "staging", V1_V2_V1)
+    path = rolled[1].path
     if fmt == "AVRO":
         with open(path, "rb") as data:
             schema = fastavro.reader(data).writer_schema
@@ -127,8 +127,8 @@ def test_the_optimisation_adapts_v1_records_to_v2_in_the_written_file(tmp_path: 
 def test_without_versions_the_version_detector_rolls_only_for_a_schema_adding_fields(tmp_path: Path) -> None:
     v1, v2 = _connect_schema(None, note=False), _connect_schema(None, note=True)
     plan = _plan(tmp_path, "AVRO", **{"schema.change.detector": "version"})
-    sealed = _write(plan, tmp_path / "staging", [_record(0, v1), _record(1, v2), _record(2, v1), _record(3, v2)])
-    assert [(file.first_offset, file.last_offset) for file in sealed] == [(0, 0), (1, 2), (3, 3)]
+    rolled = _write(plan, tmp_path / "staging", [_record(0, v1), _record(1, v2), _record(2, v1), _record(3, v2)])
+    assert [(file.first_offset, file.last_offset) for file in rolled] == [(0, 0), (1, 2), (3, 3)]
 
 
 def test_v3_then_v2_stays_in_one_parquet_file_with_the_optimisation(tmp_path: Path) -> None:
@@ -145,13 +145,13 @@ def test_v3_then_v2_stays_in_one_parquet_file_with_the_optimisation(tmp_path: Pa
         "connect.local.latest.schema.optimization.enabled": "true",
     }
     plan = plan_sink(ConnectorSettings.from_properties(props)).statements[0]
-    sealed = _write(plan, tmp_path / "staging", records)
-    assert [file.key for file in sealed] == [f"streamReactorBackups/{TOPIC}/000000000001/000000000010_10001_10010.parquet"]
-    rows = pq.read_table(sealed[0].path).to_pylist()
+    rolled = _write(plan, tmp_path / "staging", records)
+    assert [file.key for file in rolled] == [f"streamReactorBackups/{TOPIC}/000000000001/000000000010_10001_10010.parquet"]
+    rows = pq.read_table(rolled[0].path).to_pylist()
     assert [row["id"] for row in rows] == list(range(1, 11))
     assert [row["note"] for row in rows] == [f"n{i}" for i in range(1, 6)] + [None] * 5
 
     props["connect.local.latest.schema.optimization.enabled"] = "false"
     plan = plan_sink(ConnectorSettings.from_properties(props)).statements[0]
-    sealed = _write(plan, tmp_path / "staging-off", records)
-    assert [(file.first_offset, file.last_offset) for file in sealed] == [(1, 5), (6, 10)]
+    rolled = _write(plan, tmp_path / "staging-off", records)
+    assert [(file.first_offset, file.last_offset) for file in rolled] == [(1, 5), (6, 10)]

@@ -10,20 +10,13 @@ from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.offset_range import OffsetRange
 from tests.conftest import unique_name
+from tests.support.clocks import ManualClock
 from tests.support.planned_ranges import planned_ranges
 
 pytestmark = pytest.mark.integration
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0
-
-    def now_ms(self) -> int:
-        return self.now
-
-
-def _reader(kafka: EmbeddedKafka, clock: FakeClock | None = None, **options: str) -> KafkaStreamReader:
+def _reader(kafka: EmbeddedKafka, clock: ManualClock | None = None, **options: str) -> KafkaStreamReader:
     settings = {"kafka.bootstrap.servers": kafka.bootstrap_servers, "startingOffsets": "earliest", **options}
     return KafkaStreamReader(SourceOptions.parse(settings).for_stream(), clock)
 
@@ -49,7 +42,7 @@ def test_partition_enters_a_batch_only_once_flush_count_records_wait(kafka: Embe
 
 
 def test_partition_below_the_count_enters_a_batch_when_the_interval_passed(kafka: EmbeddedKafka, topic: str) -> None:
-    clock = FakeClock()
+    clock = ManualClock()
     _fill(kafka, topic, 1, 2)
     reader = _reader(kafka, clock, subscribe=topic, **{"flush.count": "100", "flush.interval": "30"})
     start = reader.initialOffset()

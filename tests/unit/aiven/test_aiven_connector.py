@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.adapters.formats.aiven_files import AivenFiles
-from lakesink.domain.config.aiven_connector import connector_settings
-from lakesink.domain.config.aiven_sink import AivenSinkConfig
+from lakesink.adapters.dialects.aiven.files import AivenFiles
+from lakesink.domain.dialects.aiven.connector import connector_settings
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 from tests.support.aiven_configs import CONSOLE_WITH_AWS
@@ -26,7 +26,7 @@ def test_the_bridge_admits_partitions_at_the_flush_interval_with_no_record_count
         AivenSinkConfig.from_properties({**CONSOLE_WITH_AWS, "offset.flush.interval.ms": "2500"})
     )
     (statement,) = settings.statements
-    assert settings.aiven is not None and settings.disable_flush_count
+    assert settings.writing is not None and settings.writing.dialect == "aiven" and settings.disable_flush_count
     assert statement.bucket == "aiven-example"
     assert "'flush.interval'=3" in settings.kcql
 
@@ -35,7 +35,7 @@ def test_a_router_under_a_topic_partition_grouping_is_refused_but_allowed_when_g
     with pytest.raises(ConfigError, match="transforms: a transform changes records' topics"):
         connector_settings(AivenSinkConfig.from_properties({**CONSOLE_WITH_AWS, **ROUTER}))
     by_key = {**CONSOLE_WITH_AWS, **ROUTER, "file.name.template": "{{key}}"}
-    assert connector_settings(AivenSinkConfig.from_properties(by_key)).aiven is not None
+    assert connector_settings(AivenSinkConfig.from_properties(by_key)).writing is not None
 
 
 def test_a_file_of_no_bytes_is_no_object(tmp_path: Path) -> None:

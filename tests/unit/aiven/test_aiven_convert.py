@@ -11,10 +11,10 @@ from collections.abc import Mapping
 
 import pytest
 
-from lakesink.domain.config.aiven_convert import convert_aiven
-from lakesink.domain.config.aiven_keys import DEFAULT_ONLY, LEGACY, NO_EFFECT, USED
 from lakesink.domain.config.convert import convert_config
 from lakesink.domain.config.lenses_conversion import Conversion
+from lakesink.domain.dialects.aiven.convert import convert_aiven
+from lakesink.domain.dialects.aiven.keys import DEFAULT_ONLY, LEGACY, NO_EFFECT, USED
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from lakesink.domain.dialects.aiven.grouping import AivenGrouper
+from lakesink.domain.dialects.aiven.naming import AivenNaming
 from lakesink.domain.errors import RecordError
-from lakesink.domain.flush.aiven_grouping import AivenGrouper
-from lakesink.domain.layout.aiven_naming import AivenNaming
 from lakesink.domain.records import Record
 
 HOURLY = "{{topic}}-{{partition}}-{{start_offset}}-{{timestamp:unit=yyyy}}{{timestamp:unit=MM}}{{timestamp:unit=dd}}{{timestamp:unit=HH}}"

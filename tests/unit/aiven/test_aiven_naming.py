@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from lakesink.domain.dialects.aiven.naming import AivenGrouping, AivenNaming, grouping_for, key_text
 from lakesink.domain.errors import ConfigError, RecordError
-from lakesink.domain.layout.aiven_naming import AivenGrouping, AivenNaming, grouping_for, key_text
 from lakesink.domain.records import Record
 
 #: 2024-05-09T03:17:33Z.

@@ -9,7 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from lakesink.domain.aiven_output import (
+from lakesink.domain.dialects.aiven.naming import AivenCompression, AivenFormat
+from lakesink.domain.dialects.aiven.output import (
     JSON_ORDER,
     AivenOutput,
     avro_datum,
@@ -19,9 +20,8 @@ from lakesink.domain.aiven_output import (
     jackson_text,
     json_document,
 )
-from lakesink.domain.config.aiven_sink import AivenSinkConfig, OutputField
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig, OutputField
 from lakesink.domain.errors import RecordError
-from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat
 from lakesink.domain.records import Record
 from tests.support.aiven_configs import CONSOLE_WITH_AWS
 

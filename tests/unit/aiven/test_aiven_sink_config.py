@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.domain.config.aiven_keys import DEFAULT_ONLY, LEGACY, NO_EFFECT, POLICY, REJECTED, USED
-from lakesink.domain.config.aiven_sink import AivenSinkConfig, OutputField, is_aiven_sink
 from lakesink.domain.config.secret import MASK
+from lakesink.domain.dialects.aiven.keys import DEFAULT_ONLY, LEGACY, NO_EFFECT, POLICY, REJECTED, USED
+from lakesink.domain.dialects.aiven.naming import AivenCompression, AivenFormat, AivenGrouping
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig, OutputField, is_aiven_sink
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat, AivenGrouping
 from tests.support.aiven_configs import CONSOLE, CONSOLE_WITH_AWS, CURL
 
 SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from lakesink.domain.dialects.aiven.template import TemplateVariable, parse_template
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.aiven_template import TemplateVariable, parse_template
 
 
 def test_variables_parameters_and_literal_text_in_order() -> None:

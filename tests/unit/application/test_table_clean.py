@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
@@ -13,6 +11,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.tables.marks import TableMark
 from lakesink.domain.tables.table_port import DataFile, TableHead
+from tests.support.clocks import ManualClock
 from tests.support.store_table import StoreTable
 
 KCQL = "INSERT INTO lake:out SELECT * FROM orders STOREAS `PARQUET` PROPERTIES('table.format'='ICEBERG', 'table.name'='s.t')"
@@ -25,23 +24,16 @@ def _settings(kcql: str = KCQL) -> ConnectorSettings:
 DAY_MS = 86_400_000
 
 
-@dataclass
-class Clock:
-    """Time that passes only when a test says so."""
-
-    now: int = 1_795_651_200_000
-
-    def now_ms(self) -> int:
-        return self.now
+NOW_MS = 1_795_651_200_000
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock(NOW_MS)
 
 
 @pytest.fixture
-def store(clock: Clock) -> InMemoryObjectStore:
+def store(clock: ManualClock) -> InMemoryObjectStore:
     memory = InMemoryObjectStore(clock=clock)
     memory.create_bucket("lake")
     for key in ("out/orders/0/000000000004.parquet", "out/orders/0/000000000009.parquet",
@@ -56,7 +48,7 @@ def store(clock: Clock) -> InMemoryObjectStore:
     return memory
 
 
-def test_objects_no_version_references_and_no_plan_lists_are_deleted(store: InMemoryObjectStore, clock: Clock) -> None:
+def test_objects_no_version_references_and_no_plan_lists_are_deleted(store: InMemoryObjectStore, clock: ManualClock) -> None:
     [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False)
     assert cleaned.orphans == ("out/orders/1/000000000002.parquet", "out/orders/1/000000000007.parquet")
     kept = sorted(info.key for info in store.list_pages("lake", "out/").__next__().objects)
@@ -64,7 +56,7 @@ def test_objects_no_version_references_and_no_plan_lists_are_deleted(store: InMe
                     "out/orders/0/000000000009.parquet"]
 
 
-def test_a_dry_run_deletes_nothing(store: InMemoryObjectStore, clock: Clock) -> None:
+def test_a_dry_run_deletes_nothing(store: InMemoryObjectStore, clock: ManualClock) -> None:
     [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=True)
     assert len(cleaned.orphans) == 2 and not cleaned.deleted
     store.head("lake", "out/orders/1/000000000002.parquet")
@@ -73,10 +65,10 @@ def test_a_dry_run_deletes_nothing(store: InMemoryObjectStore, clock: Clock) -> 
 def test_a_config_without_a_table_is_refused() -> None:
     with pytest.raises(ConfigError, match="nothing to clean"):
         clean_tables(_settings("INSERT INTO lake:out SELECT * FROM orders STOREAS `PARQUET`"), InMemoryObjectStore(),
-                     lambda target: StoreTable(InMemoryObjectStore(), "lake"), Clock(), dry_run=True)
+                     lambda target: StoreTable(InMemoryObjectStore(), "lake"), ManualClock(NOW_MS), dry_run=True)
 
 
-def test_an_orphan_younger_than_the_grace_period_is_kept_and_reported(store: InMemoryObjectStore, clock: Clock) -> None:
+def test_an_orphan_younger_than_the_grace_period_is_kept_and_reported(store: InMemoryObjectStore, clock: ManualClock) -> None:
     """Another writer (compaction) uploads before its commit and leaves no plan lakesink reads."""
     store.put("lake", "out/orders/1/000000000011.parquet", b"PAR1")  # just now
     clock.now += DAY_MS - 1
@@ -91,7 +83,7 @@ def test_an_orphan_younger_than_the_grace_period_is_kept_and_reported(store: InM
     assert (cleaned.orphans, cleaned.recent) == (("out/orders/1/000000000011.parquet",), ())
 
 
-def test_with_no_grace_period_every_orphan_goes(store: InMemoryObjectStore, clock: Clock) -> None:
+def test_with_no_grace_period_every_orphan_goes(store: InMemoryObjectStore, clock: ManualClock) -> None:
     store.put("lake", "out/orders/1/000000000011.parquet", b"PAR1")
     [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False,
                              grace_ms=0)

@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 
 from lakesink.adapters.clock import WallClock
 from lakesink.adapters.kafka.partition_reader import arrow_schema
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.adapters.spark.sink_task import run_task
 from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
@@ -43,15 +42,16 @@ from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.commit.range_results import RangeResult
-from lakesink.domain.config.confluent_connector import connector_settings
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.dialects.confluent.connector import connector_settings
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.errors import CommitConflictError, TransientStorageError
 from lakesink.domain.flush.rolls import RollReason
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore, SinkStart, iter_objects
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
+from lakesink.domain.subscription import TopicSelection
 from tests.support.faulty_store import ConditionsIgnored, Crash, FaultyStore
 from tests.support.store_table import KEY as TABLE_KEY
 from tests.support.store_table import StoreTable, table_files

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from lakesink.domain.config.aiven_source import AIVEN_CONNECTOR_CLASS, aiven_restore_plan
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.providers import ConfigSourceError, ResolvedConfig, resolve_references
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.dialects.aiven.source_config import AIVEN_CONNECTOR_CLASS, aiven_restore_plan
 from lakesink.domain.errors import ConfigError
 
 FILE = "org.apache.kafka.common.config.provider.FileConfigProvider"

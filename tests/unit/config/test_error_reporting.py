@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.domain.config.aiven_connector import connector_settings as aiven_settings
-from lakesink.domain.config.aiven_sink import AivenSinkConfig
-from lakesink.domain.config.confluent_connector import connector_settings as confluent_settings
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.error_reporting import ErrorReporting
+from lakesink.domain.dialects.aiven.connector import connector_settings as aiven_settings
+from lakesink.domain.dialects.aiven.sink_config import AivenSinkConfig
+from lakesink.domain.dialects.confluent.connector import connector_settings as confluent_settings
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.errors import ConfigError
 from tests.support.aiven_configs import CONSOLE_WITH_AWS
 

@@ -24,13 +24,14 @@ from typing import Any
 
 import pytest
 
-from lakesink.domain.config import aiven_source, framework_keys
+from lakesink.domain.config import framework_keys
 from lakesink.domain.config.backends import BACKEND_PREFIXES
 from lakesink.domain.config.catalog import CATALOG
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.keyspec import KeySpec, Kind, Scope
 from lakesink.domain.config.keyspec import ValueType as T
 from lakesink.domain.config.providers import resolve_references
+from lakesink.domain.dialects.aiven import source_config as aiven_source
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.statement_plan import plan_sink
 

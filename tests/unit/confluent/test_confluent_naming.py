@@ -9,20 +9,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.confluent_naming import (
+from lakesink.domain.dialects.confluent.naming import (
     ConfluentFormat,
     ConfluentKeyLayout,
     RecordView,
     format_extension,
     view_object_key,
 )
-from lakesink.domain.layout.confluent_partitioners import (
+from lakesink.domain.dialects.confluent.partitioners import (
     DefaultPartitioner,
     FieldPartitioner,
     HourlyPartitioner,
     partitioner_from_settings,
 )
+from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 
 AVRO = "io.confluent.connect.s3.format.avro.AvroFormat"

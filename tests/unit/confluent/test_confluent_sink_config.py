@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.domain.config.confluent_keys import DEFAULT_ONLY, NO_EFFECT, POLICY, USED
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig, is_confluent_sink
 from lakesink.domain.config.secret import MASK
-from lakesink.domain.errors import ConfigError
-from lakesink.domain.layout.confluent_naming import ConfluentFormat
-from lakesink.domain.layout.confluent_partitioners import (
+from lakesink.domain.dialects.confluent.keys import DEFAULT_ONLY, NO_EFFECT, POLICY, USED
+from lakesink.domain.dialects.confluent.naming import ConfluentFormat
+from lakesink.domain.dialects.confluent.partitioners import (
     DefaultPartitioner,
     FieldPartitioner,
     TimeBasedPartitioner,
 )
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig, is_confluent_sink
+from lakesink.domain.errors import ConfigError
 from tests.support.confluent_configs import COMPLETE, FMT, PKG
 
 #: The seed's "Basic Configuration" without its partitioner (each example below adds one).

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 
 import pytest
 
-from lakesink.domain.config.confluent_convert import Conversion, convert_confluent
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.properties_text import parse_properties
+from lakesink.domain.dialects.confluent.convert import Conversion, convert_confluent
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql.statement import KcqlStatement
 from lakesink.domain.records import Record

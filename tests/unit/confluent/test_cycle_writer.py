@@ -24,8 +24,8 @@ from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.domain.commit.range_results import RangeResult
-from lakesink.domain.config.confluent_connector import connector_settings
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
+from lakesink.domain.dialects.confluent.connector import connector_settings
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import iter_objects
 from lakesink.domain.statement_plan import plan_sink

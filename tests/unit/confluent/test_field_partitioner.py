@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lakesink.domain.errors import ConfigError, RecordError
-from lakesink.domain.layout.confluent_partitioners import (
+from lakesink.domain.dialects.confluent.partitioners import (
     DefaultPartitioner,
     FieldPartitioner,
     partitioner_from_settings,
 )
+from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.records import Record
 
 SCHEMA = {

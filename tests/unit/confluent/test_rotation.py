@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lakesink.domain.dialects.confluent.rotation import Cycle, RotationRules
+from lakesink.domain.dialects.confluent.schemas import SWITCH, SchemaCompatibility
 from lakesink.domain.errors import RecordError
-from lakesink.domain.flush.confluent_rotation import Cycle, RotationRules
-from lakesink.domain.flush.confluent_schemas import SWITCH, SchemaCompatibility
 from lakesink.domain.flush.rolls import RollReason
 
 V1 = {"type": "record", "name": "v", "connect.version": 1, "fields": [{"name": "a", "type": "long"}]}

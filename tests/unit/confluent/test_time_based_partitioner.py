@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lakesink.domain.errors import ConfigError, RecordError
-from lakesink.domain.layout.confluent_partitioners import (
+from lakesink.domain.dialects.confluent.partitioners import (
     DailyPartitioner,
     HourlyPartitioner,
     TimeBasedPartitioner,
     partitioner_from_settings,
 )
+from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.records import Record
 
 HOURLY_FORMAT = "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH"

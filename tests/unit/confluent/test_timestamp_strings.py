@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lakesink.domain.layout.confluent_timestamps import parse_iso_instant, timestamp_from_string
+from lakesink.domain.dialects.confluent.timestamps import parse_iso_instant, timestamp_from_string
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ def test_every_dialect_gives_settings_a_restore_plan_and_a_conversion(dialect) -
     values = CONFIGS[dialect.name]
     assert sink_dialect(values) is dialect
     settings = dialect.settings(values, frozenset())
-    assert settings.dialect is not None and settings.bootstrap_servers == "127.0.0.1:9092"
+    assert settings.writing is not None and settings.writing.dialect == dialect.name and settings.bootstrap_servers == "127.0.0.1:9092"
     assert isinstance(dialect.restore_plan(values, parallelism=2), RestorePlan)
     assert isinstance(dialect.convert(values, values, frozenset()), Conversion)
     assert dialect.keys.key_class("connector.class") == "used"

@@ -10,21 +10,14 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionControl, AdmissionPolicy, AdmitMode, rate_limited
 from lakesink.domain.flush.policy import FileStats, FlushPolicy
 from lakesink.domain.formats import Format
+from tests.support.clocks import ManualClock
 
 A0 = ("orders", 0)
 A1 = ("orders", 1)
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_000_000
-
-    def now_ms(self) -> int:
-        return self.now
-
-
 def test_partition_is_admitted_when_flush_count_records_wait() -> None:
-    control = AdmissionControl(AdmissionPolicy(flush_count=10), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(flush_count=10), ManualClock(1_000_000))
 
     end = control.plan({A0: 0, A1: 0}, {A0: 10, A1: 9})
 
@@ -32,7 +25,7 @@ def test_partition_is_admitted_when_flush_count_records_wait() -> None:
 
 
 def test_partition_below_flush_count_is_admitted_once_the_interval_passed() -> None:
-    clock = FakeClock()
+    clock = ManualClock(1_000_000)
     control = AdmissionControl(AdmissionPolicy(flush_count=100, flush_interval_ms=5_000), clock)
     assert control.plan({A0: 0}, {A0: 3}) == {A0: 0}
 
@@ -43,7 +36,7 @@ def test_partition_below_flush_count_is_admitted_once_the_interval_passed() -> N
 
 
 def test_interval_restarts_after_each_admission() -> None:
-    clock = FakeClock()
+    clock = ManualClock(1_000_000)
     control = AdmissionControl(AdmissionPolicy(flush_interval_ms=1_000), clock)
     assert control.plan({A0: 0}, {A0: 2}) == {A0: 0}, "the interval starts when the partition is first seen"
     clock.now += 1_000
@@ -56,7 +49,7 @@ def test_interval_restarts_after_each_admission() -> None:
 
 
 def test_partition_with_nothing_waiting_is_never_admitted() -> None:
-    clock = FakeClock()
+    clock = ManualClock(1_000_000)
     control = AdmissionControl(AdmissionPolicy(flush_interval_ms=1), clock)
     clock.now += 10
 
@@ -64,25 +57,25 @@ def test_partition_with_nothing_waiting_is_never_admitted() -> None:
 
 
 def test_without_flush_rules_everything_waiting_is_admitted_up_to_the_cap() -> None:
-    control = AdmissionControl(AdmissionPolicy(max_records_per_partition=4), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(max_records_per_partition=4), ManualClock(1_000_000))
 
     assert control.plan({A0: 10, A1: 0}, {A0: 20, A1: 3}) == {A0: 14, A1: 3}
 
 
 def test_drain_mode_ignores_flush_rules_but_keeps_the_cap() -> None:
-    control = AdmissionControl(AdmissionPolicy(flush_count=1_000, max_records_per_partition=5), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(flush_count=1_000, max_records_per_partition=5), ManualClock(1_000_000))
 
     assert control.plan({A0: 0}, {A0: 12}, AdmitMode.DRAIN) == {A0: 5}
 
 
 def test_read_all_mode_ignores_every_option() -> None:
-    control = AdmissionControl(AdmissionPolicy(flush_count=1_000, max_records_per_partition=5), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(flush_count=1_000, max_records_per_partition=5), ManualClock(1_000_000))
 
     assert control.plan({A0: 0}, {A0: 12}, AdmitMode.ALL) == {A0: 12}
 
 
 def test_partition_missing_from_the_available_offsets_keeps_its_position() -> None:
-    control = AdmissionControl(AdmissionPolicy(), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(), ManualClock(1_000_000))
 
     assert control.plan({A0: 5}, {}) == {A0: 5}
 
@@ -170,7 +163,7 @@ def test_admission_and_the_file_flush_policy_apply_the_same_rule(
 
 def test_a_partition_is_admitted_at_the_very_count_and_instant_a_file_of_its_records_flushes() -> None:
     flush = FlushPolicy(count=10, interval_ms=30_000)
-    clock = FakeClock()
+    clock = ManualClock(1_000_000)
     control: AdmissionControl[tuple[str, int]] = AdmissionControl(AdmissionPolicy.for_flushes([flush]), clock)
     first_seen = clock.now
 
@@ -195,7 +188,7 @@ A2 = ("orders", 2)
 
 
 def test_max_offsets_per_trigger_splits_the_batch_in_proportion_to_what_each_partition_has_waiting() -> None:
-    control = AdmissionControl(AdmissionPolicy(max_offsets_per_trigger=100), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(max_offsets_per_trigger=100), ManualClock(1_000_000))
 
     end = control.plan({A0: 0, A1: 50, A2: 7}, {A0: 300, A1: 150, A2: 7})
 
@@ -211,7 +204,7 @@ def test_nothing_is_cut_when_everything_waiting_fits() -> None:
 
 
 def test_max_offsets_per_trigger_applies_after_the_per_partition_cap_and_not_when_spark_reads_all() -> None:
-    control = AdmissionControl(AdmissionPolicy(max_records_per_partition=40, max_offsets_per_trigger=20), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(max_records_per_partition=40, max_offsets_per_trigger=20), ManualClock(1_000_000))
 
     assert control.plan({A0: 0, A1: 0}, {A0: 100, A1: 40}, AdmitMode.DRAIN) == {A0: 10, A1: 10}
     assert control.plan({A0: 0, A1: 0}, {A0: 100, A1: 40}, AdmitMode.ALL) == {A0: 100, A1: 40}
@@ -234,7 +227,7 @@ def test_a_limited_batch_never_passes_the_limit_by_more_than_one_offset_per_part
 
 
 def test_due_in_is_the_time_left_of_the_first_interval_to_run_out_among_partitions_with_records_waiting() -> None:
-    clock = FakeClock()
+    clock = ManualClock(1_000_000)
     control = AdmissionControl(AdmissionPolicy(flush_count=100, flush_interval_ms=5_000), clock)
     control.plan({A0: 0, A1: 0}, {A0: 0, A1: 0})  # both first seen now
     clock.now += 1_500
@@ -246,6 +239,6 @@ def test_due_in_is_the_time_left_of_the_first_interval_to_run_out_among_partitio
 
 
 def test_due_in_is_none_without_an_interval_rule() -> None:
-    control = AdmissionControl(AdmissionPolicy(flush_count=10), FakeClock())
+    control = AdmissionControl(AdmissionPolicy(flush_count=10), ManualClock(1_000_000))
 
     assert control.due_in_ms({A0: 0}, {A0: 5}) is None

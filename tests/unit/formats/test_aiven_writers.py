@@ -21,12 +21,12 @@ import fastavro
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.adapters.formats.aiven_compression import SNAPPY_HEADER, compressed
-from lakesink.adapters.formats.aiven_writers import open_aiven_writer, preview
-from lakesink.domain.aiven_output import AivenOutput
-from lakesink.domain.config.aiven_sink import OutputField
+from lakesink.adapters.dialects.aiven.compression import SNAPPY_HEADER, compressed
+from lakesink.adapters.dialects.aiven.writers import open_aiven_writer, preview
+from lakesink.domain.dialects.aiven.naming import AivenCompression, AivenFormat
+from lakesink.domain.dialects.aiven.output import AivenOutput
+from lakesink.domain.dialects.aiven.sink_config import OutputField
 from lakesink.domain.errors import RecordError, SchemaChangedError
-from lakesink.domain.layout.aiven_naming import AivenCompression, AivenFormat
 from lakesink.domain.records import Record
 
 STRUCT = {"type": "struct", "fields": [{"field": "name", "type": "string", "optional": False}]}

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.formats.cycle_writer import _open
+from lakesink.adapters.dialects.confluent.cycle_writer import _open
 from lakesink.adapters.formats.json_lines import JsonWriter
 from lakesink.adapters.formats.jsoncodec import dumps
-from lakesink.domain.config.confluent_sink import ConfluentSinkConfig
+from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.formats import DecimalFormat
 from lakesink.domain.records import Record

@@ -19,9 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from lakesink.adapters.formats import open_writer
+from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.errors import FormatError, RecordError
 from lakesink.domain.formats import CompressionCodec, Format
-from lakesink.domain.layout.quix_naming import StoreLayout
 from lakesink.domain.records import Record
 from tests.support.quix_formats import SinkItem, quix_json, quix_parquet
 

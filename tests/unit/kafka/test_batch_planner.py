@@ -19,8 +19,8 @@ from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.offsets import KafkaDataLossError, TopicPartitionKey
 from lakesink.adapters.kafka.source import KafkaStreamReader
 from lakesink.adapters.kafka.source_options import SourceOptions
-from lakesink.adapters.kafka.topic_selection import TopicSelection
 from lakesink.domain.flush.admission import AdmitMode
+from lakesink.domain.subscription import TopicSelection
 from tests.support.planned_ranges import planned_ranges
 
 Batches = list[list[str]]

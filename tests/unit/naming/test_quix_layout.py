@@ -13,13 +13,13 @@ import pytest
 
 from lakesink.application.explain import ExplainCommand, explain
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.dialects.quix.naming import StoreLayout, quix_topic
 from lakesink.domain.errors import ConfigError, KcqlError
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.kcql import parse
 from lakesink.domain.layout.naming import KeyLayout
 from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import PartitionValues
-from lakesink.domain.layout.quix_naming import StoreLayout, quix_topic
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import plan_sink
 

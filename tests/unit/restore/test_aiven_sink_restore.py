@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.formats.aiven_writers import open_aiven_writer
-from lakesink.adapters.restore.aiven_batches import aiven_batches
+from lakesink.adapters.dialects.aiven.restore_batches import aiven_batches
+from lakesink.adapters.dialects.aiven.writers import open_aiven_writer
 from lakesink.application.restore import load_plan
-from lakesink.domain.aiven_output import OutputField
+from lakesink.domain.dialects.aiven.output import OutputField
+from lakesink.domain.dialects.aiven.restore_fields import csv_record, instant_millis
+from lakesink.domain.dialects.aiven.restore_layout import AivenSinkLayout
 from lakesink.domain.errors import ConfigError, FormatError
 from lakesink.domain.records import Record
-from lakesink.domain.restore.aiven_fields import csv_record, instant_millis
 from lakesink.domain.restore.index import IndexEntry, classify
 from lakesink.domain.restore.plan import RestorePlan
 from tests.support.aiven_configs import CONSOLE_WITH_AWS, CURL
@@ -42,7 +43,7 @@ def _parsed(plan: RestorePlan, key: str) -> tuple[str, int | None, int | None] |
 def test_the_seed_default_names_topic_partition_and_start_offset_of_subscribed_topics_only() -> None:
     plan = _plan()
     root = plan.roots[0]
-    assert root.aiven is not None and root.list_prefix == "" and root.topic is None
+    assert isinstance(root.layout, AivenSinkLayout) and root.list_prefix == "" and root.topic is None
     assert plan.producer["bootstrap.servers"] == "broker:9092"
     assert _parsed(plan, "orders-3-42") == ("orders", 3, 42)
     assert _parsed(plan, "my-orders-1-7") is None  # another topic (longest topic first: my-orders)
@@ -155,9 +156,9 @@ TYPED = [dataclasses.replace(record, key=b"k", headers=(("trace", b"t"),)) for r
 def _read_back(tmp_path: Path, records: list[Record] = RECORDS, **extra: str) -> list[tuple[Any, ...]]:
     plan = _plan(**{"format.output.fields": "key,value,offset,timestamp,headers", **extra})
     root = plan.roots[0]
-    assert root.aiven is not None
+    assert isinstance(root.layout, AivenSinkLayout)
     path = tmp_path / "object"
-    writer = open_aiven_writer(root.aiven.output, path)
+    writer = open_aiven_writer(root.layout.output, path)
     for record in records:
         writer.write(record)
     writer.close()

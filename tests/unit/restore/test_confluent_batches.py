@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lakesink.adapters.restore.confluent_batches import confluent_batches
+from lakesink.adapters.dialects.confluent.restore_batches import confluent_batches
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile, sibling_path
 from lakesink.domain.errors import FormatError
 from lakesink.domain.formats import Format
-from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile, sibling_path
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
 from tests.support.confluent_objects import HEADERS_SCHEMA, avro_bytes, parquet_bytes
@@ -32,13 +32,13 @@ def _root(format: Format, extension: str, **extra: Any) -> RestoreRoot:
         keys=extra.pop("keys", None),
         headers=extra.pop("headers", None),
     )
-    return RestoreRoot(0, "bkt", "topics/", None, format, confluent=layout, **extra)
+    return RestoreRoot(0, "bkt", "topics/", None, format, layout=layout, **extra)
 
 
 def _read(root: RestoreRoot, path: Path) -> list[tuple[Any, ...]]:
     """(key, value, headers, partition) of every message of the object downloaded to ``path``."""
-    assert root.confluent is not None
-    entry = IndexEntry(0, KEY + root.confluent.extension, 1, "orders", 2, 40, "", "orders")
+    assert isinstance(root.layout, ConfluentLayout)
+    entry = IndexEntry(0, KEY + root.layout.extension, 1, "orders", 2, 40, "", "orders")
     return [
         row
         for batch in confluent_batches(root, entry, path)

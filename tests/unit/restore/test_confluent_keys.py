@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.dialects.confluent.naming import RecordView, view_object_key
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.formats import Format
-from lakesink.domain.layout.confluent_naming import RecordView, view_object_key
-from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.index import classify, group_work
 from lakesink.domain.restore.parsed_key import ParsedKey
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
@@ -117,7 +117,7 @@ def test_siblings_are_the_keys_and_headers_objects_confluent_names() -> None:
 
 def test_a_partitions_files_across_encoded_partitions_are_one_origin_ordered_by_start_offset() -> None:
     layout = ConfluentLayout("topics", "/", "+", 10, ".json")
-    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, confluent=layout)
+    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, layout=layout)
     plan = RestorePlan("r", "s3", S3Settings(), (root,))
     keys = [
         "topics/orders/region=us/orders+0+0000000003.json",

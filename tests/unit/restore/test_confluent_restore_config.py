@@ -6,9 +6,9 @@ import pytest
 
 from lakesink.application.restore import load_plan
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.dialects.confluent.restore_keys import StoredViewFile
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
-from lakesink.domain.restore.confluent_keys import StoredViewFile
 from lakesink.domain.restore.plan import PartitionMode
 from tests.support.confluent_configs import COMPLETE, FMT
 
@@ -16,7 +16,7 @@ from tests.support.confluent_configs import COMPLETE, FMT
 def test_the_complete_example_restores_its_topics_from_its_bucket() -> None:
     plan = load_plan({**COMPLETE, "producer.linger.ms": "20"})
     (root,) = plan.roots
-    layout = root.confluent
+    layout = root.layout
     assert layout is not None
     assert (root.bucket, root.list_prefix, root.topic, root.format) == (
         "analytics-data-lake",
@@ -69,7 +69,7 @@ def test_gzip_json_with_stored_keys_and_headers() -> None:
     props.pop("parquet.codec")
     plan = load_plan(props)
     root = plan.roots[0]
-    layout = root.confluent
+    layout = root.layout
     assert layout is not None and root.compression == "gzip" and root.list_prefix == ""
     assert layout.keys == StoredViewFile(Format.JSON, ".json.gz", "gzip")
     assert layout.headers == StoredViewFile(Format.JSON, ".json.gz", "gzip")
@@ -87,7 +87,7 @@ def test_bytearray_records_are_split_at_the_separator() -> None:
     props.pop("parquet.codec")
     assert load_plan(props).roots[0].record_separator == b"\n"
     assert load_plan({**props, "format.bytearray.separator": "\r\n"}).roots[0].record_separator == b"\r\n"
-    assert load_plan({**props, "format.bytearray.extension": ".raw"}).roots[0].confluent.extension == ".raw"  # type: ignore[union-attr]
+    assert load_plan({**props, "format.bytearray.extension": ".raw"}).roots[0].layout.extension == ".raw"  # type: ignore[union-attr]
     with pytest.raises(ConfigError, match="format.bytearray.separator is empty"):
         load_plan({**props, "format.bytearray.separator": ""})
     assert load_plan(COMPLETE).roots[0].record_separator is None
@@ -101,7 +101,7 @@ def test_what_the_sink_validation_refuses_is_refused_and_the_brokers_are_require
     regex = {k: v for k, v in COMPLETE.items() if k != "topics"}
     with pytest.raises(ConfigError, match="topics.regex"):
         load_plan({**regex, "topics.regex": "ev(ents"})
-    layout = load_plan({**regex, "topics.regex": "ev.*"}).roots[0].confluent
+    layout = load_plan({**regex, "topics.regex": "ev.*"}).roots[0].layout
     assert (
         layout is not None
         and layout.topics_regex == "ev.*"

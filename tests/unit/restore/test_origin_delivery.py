@@ -19,11 +19,11 @@ from lakesink.adapters.restore import delivery
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application.restore.wiring import origin_replay
 from lakesink.domain.config.backends import MemorySettings
+from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.errors import ObjectNotFoundError, RecordError
 from lakesink.domain.formats import Format
 from lakesink.domain.ports import ObjectInfo
 from lakesink.domain.records import Record
-from lakesink.domain.restore.confluent_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.restore.index import IndexEntry, WorkItem, classify, group_work
 from lakesink.domain.restore.plan import RestorePlan, RestoreRoot
 from lakesink.domain.restore.results import OriginResult
@@ -233,7 +233,7 @@ def test_a_confluent_object_comes_with_its_keys_and_one_whose_keys_are_missing_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     layout = ConfluentLayout("topics", "/", "+", 10, ".json", keys=StoredViewFile(Format.JSON, ".json"))
-    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, confluent=layout)
+    root = RestoreRoot(0, "bkt", layout.list_prefix, None, Format.JSON, layout=layout)
     plan = RestorePlan("r", "memory", MemorySettings(), (root,), tolerate_errors=True)
     store = InMemoryObjectStore()
     store.create_bucket("bkt")

@@ -12,14 +12,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lakesink.adapters.restore.quix_batches import quix_batches
+from lakesink.adapters.dialects.quix.restore_batches import quix_batches
 from lakesink.application.restore import load_plan
+from lakesink.domain.dialects.quix.restore_keys import QuixLayout, parse_quix_key
 from lakesink.domain.errors import ConfigError, FormatError
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.parsed_key import ParsedKey
 from lakesink.domain.restore.plan import RestoreRoot
-from lakesink.domain.restore.quix_keys import parse_quix_key
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_other_keys_are_not_quix_objects(key: str) -> None:
 
 
 def _root(fmt: Format) -> RestoreRoot:
-    return RestoreRoot(0, "bkt", "backup/", "target", fmt, quix=True)
+    return RestoreRoot(0, "bkt", "backup/", "target", fmt, layout=QuixLayout())
 
 
 def _entry(key: str) -> IndexEntry:
@@ -124,7 +124,7 @@ def test_the_source_statement_selects_the_quix_layout_for_json_and_parquet_only(
             "INSERT INTO orders SELECT * FROM bkt:backup STOREAS `JSON` PROPERTIES('store.layout'='quix')"
         )
     )
-    assert plan.roots[0].quix and plan.roots[0].list_prefix == "backup/"
+    assert isinstance(plan.roots[0].layout, QuixLayout) and plan.roots[0].list_prefix == "backup/"
     with pytest.raises(ConfigError, match="store.layout"):
         load_plan(
             _config(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lakesink.domain.config.aiven_source import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.config.backends import S3Settings
+from lakesink.domain.dialects.aiven.source_config import aiven_restore_plan, is_aiven_source_config
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.restore.lenses_plan import lenses_restore_plan

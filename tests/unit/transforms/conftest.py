@@ -8,16 +8,10 @@ import pytest
 
 from lakesink.domain.transforms.chain import TransformChain
 from lakesink.domain.transforms.registry import build_chain
+from tests.support.clocks import ManualClock
 
 KAFKA = "org.apache.kafka.connect.transforms."
 NOW_MS = 1_717_243_200_000  # 2024-06-01T12:00:00Z: two-digit years read within 1944-2043
-
-
-class FixedClock:
-    """A clock that always says :data:`NOW_MS`."""
-
-    def now_ms(self) -> int:
-        return NOW_MS
 
 
 Build = Callable[..., TransformChain]
@@ -30,6 +24,6 @@ def smt() -> Build:
     def build(class_name: str, /, **options: str) -> TransformChain:
         props = {"transforms": "x", "transforms.x.type": KAFKA + class_name}
         props.update({f"transforms.x.{name}": value for name, value in options.items()})
-        return build_chain(props, FixedClock())
+        return build_chain(props, ManualClock(NOW_MS))
 
     return build

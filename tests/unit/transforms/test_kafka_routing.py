@@ -7,7 +7,8 @@ import pytest
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.registry import build_chain
-from tests.unit.transforms.conftest import FixedClock
+from tests.support.clocks import ManualClock
+from tests.unit.transforms.conftest import NOW_MS
 
 
 def rec(topic: str = "prod.orders", value: object = 1) -> Record:
@@ -63,7 +64,7 @@ def test_filter_with_a_negated_predicate_keeps_matching_topics():
             "predicates.isProd.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
             "predicates.isProd.pattern": r"prod\..*",
         },
-        FixedClock(),
+        ManualClock(NOW_MS),
     )
     assert chain.apply(rec("prod.orders")) is not None
     assert chain.apply(rec("test.orders")) is None

@@ -7,13 +7,9 @@ import pytest
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.registry import build_chain
+from tests.support.clocks import NoClock
 
 RENAME = "io.lenses.connect.smt.header.RenameHeader"
-
-
-class NoClock:
-    def now_ms(self) -> int:
-        raise AssertionError("RenameHeader must not read the clock")
 
 
 def renamed(record: Record, **settings: str) -> Record:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.registry import build_chain
+from tests.support.clocks import ManualClock
 
 CONVERTER = "io.lenses.connect.smt.header.TimestampConverter"
 
@@ -17,14 +17,6 @@ CONVERTER = "io.lenses.connect.smt.header.TimestampConverter"
 EVENT_MS = 1_700_000_000_000
 # 2024-03-01T10:15:30.250Z, a wall clock far from the event time
 NOW_MS = 1_709_288_130_250
-
-
-@dataclass
-class FixedClock:
-    now: int = NOW_MS
-
-    def now_ms(self) -> int:
-        return self.now
 
 
 def struct(*fields: tuple[str, str], optional: bool = False) -> dict[str, object]:
@@ -39,7 +31,7 @@ def struct(*fields: tuple[str, str], optional: bool = False) -> dict[str, object
 def convert(record: Record, **settings: str) -> Record:
     props = {"transforms": "conv", "transforms.conv.type": CONVERTER}
     props |= {f"transforms.conv.{key.replace('_', '.')}": value for key, value in settings.items()}
-    result = build_chain(props, FixedClock()).apply(record)
+    result = build_chain(props, ManualClock(NOW_MS)).apply(record)
     assert result is not None
     return result
 
@@ -72,7 +64,7 @@ def test_the_documented_chain_formats_the_value_field_and_the_wall_clock() -> No
         "orders", 0, 5, timestamp=NOW_MS, value=value, value_schema=schema, headers=(("h", b"x"),)
     )
 
-    chain = build_chain(props, FixedClock())
+    chain = build_chain(props, ManualClock(NOW_MS))
     result = chain.apply(record)
 
     assert result is not None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.registry import build_chain
+from tests.support.clocks import ManualClock
 
 HEADER = "io.lenses.connect.smt.header."
 
@@ -19,18 +19,10 @@ EVENT_MS = 1_623_746_699_999
 NOW_MS = 1_709_288_130_250
 
 
-@dataclass
-class FixedClock:
-    now: int = NOW_MS
-
-    def now_ms(self) -> int:
-        return self.now
-
-
 def added(class_name: str, record: Record, **settings: str) -> dict[str, object]:
     props = {"transforms": "parts", "transforms.parts.type": HEADER + class_name}
     props |= {f"transforms.parts.{key.replace('_', '.')}": value for key, value in settings.items()}
-    result = build_chain(props, FixedClock()).apply(record)
+    result = build_chain(props, ManualClock(NOW_MS)).apply(record)
     assert result is not None
     return dict(result.headers[len(record.headers) :])
 
@@ -40,7 +32,7 @@ EVENT = Record("t", 0, 0, timestamp=EVENT_MS, value={"at": NOW_MS}, headers=(("k
 
 def test_record_timestamp_headers_in_lenses_order_with_defaults() -> None:
     props = {"transforms": "p", "transforms.p.type": HEADER + "InsertRecordTimestampHeaders"}
-    chain = build_chain(props, FixedClock())
+    chain = build_chain(props, ManualClock(NOW_MS))
     result = chain.apply(EVENT)
     assert result is not None
     assert result.headers == (
@@ -86,7 +78,7 @@ def test_rolling_record_timestamp_headers_default_to_fifteen_minutes() -> None:
 
 def test_wallclock_headers_read_the_clock() -> None:
     props = {"transforms": "p", "transforms.p.type": HEADER + "InsertRollingWallclockHeaders"}
-    assert build_chain(props, FixedClock()).reads_wall_clock == ("p",)
+    assert build_chain(props, ManualClock(NOW_MS)).reads_wall_clock == ("p",)
     assert added("InsertWallclockHeaders", EVENT)["minute"] == "15"
     assert (
         added(

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.registry import build_chain
+from tests.support.clocks import ManualClock
 
 HEADER = "io.lenses.connect.smt.header."
 
 # 2024-03-01T10:15:30.250Z
 NOW_MS = 1_709_288_130_250
-
-
-@dataclass
-class FixedClock:
-    now: int = NOW_MS
-
-    def now_ms(self) -> int:
-        return self.now
 
 
 RECORD = Record("clicks", 1, 9, timestamp=5, value=b"v", headers=(("a", "1"),))
@@ -30,7 +21,7 @@ RECORD = Record("clicks", 1, 9, timestamp=5, value=b"v", headers=(("a", "1"),))
 def header_after(class_name: str, now: int = NOW_MS, **settings: str) -> object:
     props = {"transforms": "w", "transforms.w.type": HEADER + class_name, "transforms.w.header.name": "at"}
     props |= {f"transforms.w.{key.replace('_', '.')}": value for key, value in settings.items()}
-    chain = build_chain(props, FixedClock(now))
+    chain = build_chain(props, ManualClock(now))
     assert chain.reads_wall_clock == ("w",)
     result = chain.apply(RECORD)
     assert result is not None
@@ -127,4 +118,4 @@ def test_configuration_errors_name_the_key(class_name: str, settings: dict[str, 
 def test_the_header_name_is_required() -> None:
     props = {"transforms": "w", "transforms.w.type": HEADER + "InsertWallclock"}
     with pytest.raises(ConfigError, match=r"transforms\.w\.header\.name is required"):
-        build_chain(props, FixedClock())
+        build_chain(props, ManualClock(NOW_MS))

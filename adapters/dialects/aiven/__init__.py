@@ -1,0 +1,2 @@
+"""Aiven's groups and file writers (its compression framing) on the executors, and reading its
+files back for the restore."""

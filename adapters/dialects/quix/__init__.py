@@ -1,0 +1,1 @@
+"""Quix's Parquet rows on the executors, and reading its objects back for the restore."""
