@@ -12,9 +12,9 @@ from lakesink.adapters.storage.gcs import GcsObjectStore
 from lakesink.adapters.storage.local import LocalObjectStore
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.storage.s3 import S3ObjectStore
+from lakesink.domain.dialects.aiven.naming import AivenFormat
 from lakesink.domain.dialects.confluent.schemas import SchemaCompatibility
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
-from lakesink.domain.dialects.aiven.naming import AivenFormat
 from lakesink.domain.tables.target import CatalogType, TableFormat
 
 # fastavro's Writer.write_block reads these two attributes of the block it is handed.
