@@ -66,9 +66,11 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _run_explain(args: argparse.Namespace) -> int:
+    from lakesink.adapters.clock import WallClock
     from lakesink.application.explain_command import run_explain
 
-    print(run_explain(kcql=args.kcql, config_path=args.config, record_text=args.record, as_json=args.json))
+    print(run_explain(kcql=args.kcql, config_path=args.config, record_text=args.record, as_json=args.json,
+                      clock=WallClock()))
     return EXIT_OK
 
 

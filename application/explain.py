@@ -12,7 +12,6 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lakesink.adapters.clock import WallClock
 from lakesink.domain.config.backend_parsing import detect_backend, normal_key, normalise_keys
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK, CONFLUENT_S3_SINK
@@ -20,6 +19,7 @@ from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig
 from lakesink.domain.errors import ConfigError, RecordError
 from lakesink.domain.kcql import parse
+from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
 from lakesink.domain.transforms.chain import TraceStep
@@ -70,8 +70,9 @@ class ExplainResult:
     hidden: HiddenValues = field(default_factory=HiddenValues)
 
 
-def explain(command: ExplainCommand) -> ExplainResult:
-    """Resolve the statements and, with a record, route it and name its object.
+def explain(command: ExplainCommand, clock: Clock) -> ExplainResult:
+    """Resolve the statements and, with a record, route it and name its object (``clock`` is what
+    time-reading transforms read: the wall clock from the command line).
 
     Raises:
         ConfigError: invalid KCQL or settings. RecordError: the record cannot be placed.
@@ -82,7 +83,7 @@ def explain(command: ExplainCommand) -> ExplainResult:
     plan = plan_sink(settings)
     if command.record is None:
         return ExplainResult(plan, None, None, hidden=settings.hidden)
-    steps = tuple(settings.transform_chain(WallClock()).trace(command.record))
+    steps = tuple(settings.transform_chain(clock).trace(command.record))
     record = steps[-1].record if steps else command.record
     if record is None:
         return ExplainResult(plan, None, None, steps=steps, hidden=settings.hidden)

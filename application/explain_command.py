@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lakesink.adapters.clock import WallClock
 from lakesink.application.config_file import load_config
 from lakesink.application.dialects.aiven_explain import explain_aiven, render_aiven_json, render_aiven_text
 from lakesink.application.dialects.confluent_explain import (
@@ -41,6 +40,7 @@ from lakesink.domain.config.config_role import holds_source_statements
 from lakesink.domain.config.setting_notes import setting_note
 from lakesink.domain.dialects.registry import AIVEN, CONFLUENT, sink_dialect
 from lakesink.domain.errors import ConfigError
+from lakesink.domain.ports import Clock
 from lakesink.domain.transforms.chain import TraceStep
 
 
@@ -60,7 +60,9 @@ DIALECT_EXPLAINS = {
 }
 
 
-def run_explain(*, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool) -> str:
+def run_explain(
+    *, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool, clock: Clock
+) -> str:
     """The explain output for the command line's arguments.
 
     A Lenses config's own statements are explained when no KCQL argument is given; the argument
@@ -79,7 +81,7 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
             raise ConfigError(f"{config_path} is {dialect.described}: it takes no KCQL argument.")
         record = None if record_text is None else parse_record(record_text)
         explains = DIALECT_EXPLAINS[dialect.name]
-        result = explains.explain(config.values, record, WallClock(), provided=config.provided)
+        result = explains.explain(config.values, record, clock, provided=config.provided)
         if as_json:
             return explains.json(result, [step_json(trace) for trace in result.steps])
         return explains.text(result, _transform_lines(result.steps))
@@ -91,7 +93,7 @@ def run_explain(*, kcql: str | None, config_path: str | None, record_text: str |
             raise ConfigError("--record is placed by a sink's statements; source statements restore objects and take none.")
         source = explain_source(props, unprovided)
         return render_source_json(source, notes) if as_json else render_source_text(source, notes)
-    lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text))
+    lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text), clock)
     return render_json(lenses, notes) if as_json else render_text(lenses, notes)
 
 

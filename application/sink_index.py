@@ -3,14 +3,13 @@
 The store is the source of truth for where the sink resumes (Spark's checkpoint is a cache). The
 decisions are the domain's (:mod:`lakesink.domain.commit.engine`); this class keeps the state of
 every partition this run reads and carries the protocol's store calls out
-(:func:`~lakesink.adapters.storage.store_calls.perform`).
+(:func:`~lakesink.domain.commit.store_calls.perform`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.commit.engine import (
     IndexScope,
@@ -28,6 +27,7 @@ from lakesink.domain.commit.range_plans import (
     unreproducible,
     within,
 )
+from lakesink.domain.commit.store_calls import perform
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.records import TopicPartition

@@ -21,8 +21,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lakesink.adapters.kafka.offsets import to_json
-from lakesink.adapters.storage.store_calls import perform, store_requests
 from lakesink.application.dead_letter_step import DeadLetterStep
 from lakesink.application.held_records import HeldRecords
 from lakesink.application.sink_index import SinkIndex
@@ -32,6 +30,7 @@ from lakesink.application.sink_tables import SinkTables
 from lakesink.application.waiting import first_line, waiting_out
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.range_results import RangeResult, commit_points, first_failure
+from lakesink.domain.commit.store_calls import perform, store_requests
 from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.enums import ErrorPolicy
@@ -39,7 +38,7 @@ from lakesink.domain.errors import CommitConflictError, ConfigError, PlanChanged
 from lakesink.domain.flush.rolls import RollReason, add_rolls
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock, DeadLetterQueue, ObjectStore, SinkStart
-from lakesink.domain.records import TopicPartition
+from lakesink.domain.records import TopicPartition, positions_json
 from lakesink.domain.statement_plan import SinkPlan
 from lakesink.domain.subscription import TopicSelection
 from lakesink.domain.transient import waits_out
@@ -190,7 +189,7 @@ class SinkRun:
             earliest = self._metadata.earliest(partitions) if self._metadata is not None else {}
             self._held = HeldRecords({**earliest, **self._start.offsets})
         logger.info(
-            "Sink %s (run %s) starts at %s", self.settings.name, self._run_id, to_json(self._start.offsets)
+            "Sink %s (run %s) starts at %s", self.settings.name, self._run_id, positions_json(self._start.offsets)
         )
         chain = self.settings.transform_chain(self._clock)
         if chain.reads_wall_clock:

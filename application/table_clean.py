@@ -12,9 +12,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.actions import Get, ListKeys, Steps
 from lakesink.domain.commit.range_plans import decode_plan, plan_start_of_key, plans_root
+from lakesink.domain.commit.store_calls import perform
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import Clock, ObjectStore, iter_objects

@@ -14,7 +14,7 @@ Header values follow the same rules (Kafka itself stores them as bytes or null).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,6 +24,15 @@ Headers = tuple[tuple[str, Any], ...]
 
 TopicPartition = tuple[str, int]
 """A Kafka topic-partition, ``(topic, partition)``: the one type every layer keys partitions by."""
+
+
+def positions_json(positions: Mapping[TopicPartition, int]) -> dict[str, dict[str, int]]:
+    """``{topic: {"partition": next offset}}``, topics and partitions sorted: the JSON form Spark
+    checkpoints a Kafka source's offsets in, and how logs and reports show a set of positions."""
+    result: dict[str, dict[str, int]] = {}
+    for (topic, partition), offset in sorted(positions.items()):
+        result.setdefault(topic, {})[str(partition)] = int(offset)
+    return result
 
 #: Timestamp recorded for a record without one (Lenses uses -1, which then shows in file names).
 NO_TIMESTAMP = -1

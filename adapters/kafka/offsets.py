@@ -28,7 +28,7 @@ from typing import Any
 from lakesink.domain.commit.chunks import Chunk, chunk_bounds
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.offset_range import OffsetRange
-from lakesink.domain.records import TopicPartition
+from lakesink.domain.records import TopicPartition, positions_json
 
 TopicPartitionKey = TopicPartition
 """The domain's :data:`~lakesink.domain.records.TopicPartition`, named apart from confluent_kafka's class."""
@@ -54,10 +54,7 @@ class KafkaDataLossError(RuntimeError):
 
 def to_json(positions: Mapping[TopicPartitionKey, int]) -> OffsetJson:
     """The JSON-serialisable form Spark checkpoints; topics and partitions sorted."""
-    result: OffsetJson = {}
-    for (topic, partition), offset in sorted(positions.items()):
-        result.setdefault(topic, {})[str(partition)] = int(offset)
-    return result
+    return positions_json(positions)
 
 
 def from_json(document: Mapping[str, Any], *, setting: str = "offsets") -> Positions:

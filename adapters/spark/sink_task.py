@@ -49,11 +49,11 @@ from lakesink.adapters.spark.record_path import write_lines, write_rows
 from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_ranges import RangeState, TaskRanges
 from lakesink.adapters.spark.task_results import RESULT_SCHEMA, task_row
-from lakesink.adapters.storage.store_calls import RequestCount, perform
 from lakesink.domain.commit.actions import UploadFile
 from lakesink.domain.commit.engine import IndexScope, make_range_durable
 from lakesink.domain.commit.range_plans import RangePlan
 from lakesink.domain.commit.range_results import RangeResult
+from lakesink.domain.commit.store_calls import RequestCount, perform
 from lakesink.domain.errors import LakesinkError, StagingFullError
 from lakesink.domain.flush.rolls import count_rolls
 from lakesink.domain.offset_range import OffsetRange

@@ -2,7 +2,7 @@
 
 The protocol (:mod:`.engine`, :mod:`.lenses_chain`) is written as generators that *yield* these
 small frozen values and receive what the store answered (or have the store's error thrown into
-them). One application loop (``lakesink.adapters.storage.store_calls.perform``) carries them out
+them). One loop (:func:`~lakesink.domain.commit.store_calls.perform`) carries them out
 against an :class:`~lakesink.domain.ports.ObjectStore`; a test can carry them out against
 anything, crash after any one of them, or lose its answer. Each call maps to one port method.
 """

@@ -14,6 +14,7 @@ from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import load_settings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
+from tests.support.clocks import ManualClock
 
 SECRET_KEY = "tmp-Secret/Key+98765"
 JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="pw-5511";\n'
@@ -163,7 +164,7 @@ def test_explain_masks_provided_values_in_its_output(
         tmp_path, secrets_dir, extra="connect.s3.compression.codec=${env:LAKESINK_TEST_CODEC}"
     )
     kcql = "INSERT INTO lake SELECT * FROM orders STOREAS `PARQUET`"
-    result = explain(ExplainCommand.from_cli(kcql=kcql, config=load_config(path), record_json=None))
+    result = explain(ExplainCommand.from_cli(kcql=kcql, config=load_config(path), record_json=None), ManualClock())
     assert result.plan.statements[0].codec.value == "ZSTD"
     text, document = render_text(result), render_json(result)
     assert "ZSTD" not in text and "ZSTD" not in document
@@ -172,7 +173,7 @@ def test_explain_masks_provided_values_in_its_output(
     # A plan-level rule (JSON files cannot be ZSTD) fails without showing the provided codec either.
     json_kcql = "INSERT INTO lake SELECT * FROM orders"
     with pytest.raises(ConfigError, match=r"Invalid value \*{6} for connect.s3.compression.codec") as caught:
-        explain(ExplainCommand.from_cli(kcql=json_kcql, config=load_config(path), record_json=None))
+        explain(ExplainCommand.from_cli(kcql=json_kcql, config=load_config(path), record_json=None), ManualClock())
     assert "ZSTD" not in str(caught.value)
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.adapters.storage.store_calls import perform
 from lakesink.domain.commit.actions import Get, HeldLock, PutIfAbsent, UploadFile, UploadFiles
 from lakesink.domain.commit.engine import (
     IndexScope,
@@ -26,6 +25,7 @@ from lakesink.domain.commit.locks import (
     encode_lock,
 )
 from lakesink.domain.commit.range_plans import RangePlan, encode_plan
+from lakesink.domain.commit.store_calls import perform
 from lakesink.domain.errors import (
     CommitConflictError,
     CommitError,

@@ -32,12 +32,12 @@ from lakesink.adapters.kafka.partition_reader import arrow_schema
 from lakesink.adapters.spark.sink_task import run_task
 from lakesink.adapters.spark.sink_task_spec import SinkTaskSpec
 from lakesink.adapters.spark.task_results import result_of
-from lakesink.adapters.storage import store_calls
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.application import waiting
 from lakesink.application.sink_metrics import NO_METRICS
 from lakesink.application.sink_run import BatchReport, SinkRun
 from lakesink.application.sink_tables import SinkTables
+from lakesink.domain.commit import store_calls
 from lakesink.domain.commit.chunks import chunk_bounds
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import decode_lock

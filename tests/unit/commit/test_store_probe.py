@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.adapters.storage.store_calls import perform
+from lakesink.domain.commit.store_calls import perform
 from lakesink.domain.commit.store_probe import ignored_conditions, probe_key
 from lakesink.domain.ports import iter_objects
 from tests.support.faulty_store import ConditionsIgnored, FaultyStore

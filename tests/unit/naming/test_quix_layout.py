@@ -22,6 +22,7 @@ from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import PartitionValues
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import plan_sink
+from tests.support.clocks import ManualClock
 
 QUIX = "PROPERTIES('store.layout'='quix')"
 
@@ -212,7 +213,8 @@ def test_explain_shows_the_quix_key_of_a_record() -> None:
             kcql=f"INSERT INTO bkt:data SELECT * FROM `orders-eu` {QUIX}",
             config={"connect.s3.compression.codec": "GZIP"},
             record=record,
-        )
+        ),
+        ManualClock(),
     )
     assert (result.bucket, result.object_key) == ("bkt", "data/orders_eu/3/0000000000000001234.jsonl.gz")
     assert json.loads(json.dumps(result.plan.statements[0].resolved_properties()))["store.layout"] == "quix"

@@ -6,6 +6,10 @@ call's answer back in, or throwing the store's error in so the protocol decides 
 Uploads of one range run a few at a time (S3 multipart parts are concurrent too, inside each).
 Every call is counted for the metrics (an upload of N files as N): in the caller's
 :class:`RequestCount` (a sink task's), else in the process's (:func:`store_requests`, the driver's).
+
+In the domain, beside the protocol it runs: it talks only to the port, so the driver's use case and
+the executors' tasks both run it without the application importing an adapter or an adapter
+importing the application.
 """
 
 from __future__ import annotations
