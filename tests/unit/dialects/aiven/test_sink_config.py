@@ -239,7 +239,7 @@ def test_every_key_table_entry_has_one_class() -> None:
 
 
 def test_docs_dialects_lists_every_key_of_the_table() -> None:
-    text = (Path(__file__).parents[3] / "docs" / "dialects.md").read_text(encoding="utf-8")
+    text = (Path(__file__).parents[4] / "docs" / "dialects.md").read_text(encoding="utf-8")
     section = text[text.index("## Aiven S3 sink") :]
     missing = sorted(
         key for key in (*USED, *LEGACY, *NO_EFFECT, *DEFAULT_ONLY, *REJECTED) if f"`{key}" not in section

@@ -263,6 +263,6 @@ def test_every_key_table_entry_has_one_class() -> None:
 
 
 def test_docs_dialects_lists_every_key_of_the_table() -> None:
-    text = (Path(__file__).parents[3] / "docs" / "dialects.md").read_text(encoding="utf-8")
+    text = (Path(__file__).parents[4] / "docs" / "dialects.md").read_text(encoding="utf-8")
     missing = sorted(key for key in (*USED, *NO_EFFECT, *DEFAULT_ONLY) if f"`{key}" not in text)
     assert missing == []
