@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting
-from lakesink.domain.dialects.kafka_connect.key_policy import Bound, KeyPolicy
+from lakesink.domain.dialects.kafka_connect.key_policy import CONNECT_PREFIXES, Bound, KeyPolicy
 
 #: Keys read into the config (exact names).
 USED = frozenset(
@@ -67,17 +67,6 @@ LEGACY: Mapping[str, str] = {
     "output_fields": "format.output.fields",
     "output_compression": "file.compression.type",
 }
-#: Key families read into the config: converter settings, transforms, Kafka client settings.
-USED_PREFIXES = (
-    "key.converter.",
-    "value.converter.",
-    "header.converter.",
-    "transforms.",
-    "predicates.",
-    "consumer.",
-    "sasl.",
-    "ssl.",
-)
 
 #: Accepted without effect, and why.
 NO_EFFECT: Mapping[str, str] = {
@@ -121,7 +110,7 @@ REJECTED_PREFIXES: Mapping[str, str] = {
 SECRET_KEYS = frozenset({"aws.access.key.id", "aws.secret.access.key", "aws_access_key_id", "aws_secret_access_key"})
 
 POLICY = KeyPolicy(
-    "Aiven S3 sink", USED, USED_PREFIXES, NO_EFFECT, DEFAULT_ONLY, SECRET_KEYS, legacy=LEGACY,
+    "Aiven S3 sink", USED, CONNECT_PREFIXES, NO_EFFECT, DEFAULT_ONLY, SECRET_KEYS, legacy=LEGACY,
     rejected=REJECTED, rejected_prefixes=REJECTED_PREFIXES,
     default_aliases={"aws.credentials.provider": frozenset({"com.amazonaws.auth.DefaultAWSCredentialsProviderChain"})},
     empty_means_default=True,

@@ -29,10 +29,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
+from lakesink.domain.config.connector import UNREAD_CLOCK, described
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK
-from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
-from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
+from lakesink.domain.config.hidden import HiddenValues, parse_hiding
+from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
 from lakesink.domain.dialects.aiven.keys import LEGACY, POLICY
@@ -54,8 +54,7 @@ from lakesink.domain.dialects.kafka_connect.config_def import (
     string_setting,
     subscription,
 )
-from lakesink.domain.dialects.kafka_connect.connector_settings import framework_errors
-from lakesink.domain.dialects.kafka_connect.key_policy import HELD
+from lakesink.domain.dialects.kafka_connect.sink_config import ConnectSinkConfig, framework_settings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.transforms.registry import build_chain, transform_keys
 
@@ -72,7 +71,7 @@ def is_aiven_sink(props: Mapping[str, str]) -> bool:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class AivenSinkConfig(HidingSettings):
+class AivenSinkConfig(ConnectSinkConfig):
     """A validated Aiven S3 sink config; ``repr`` never shows a secret or a provided value.
 
     Attributes:
@@ -114,16 +113,8 @@ class AivenSinkConfig(HidingSettings):
 
     @property
     def storage(self) -> S3Settings:
-        """The S3 store's settings: static credentials, or the default chain without them."""
-        return S3Settings(
-            auth_mode="Credentials" if self.access_key is not None else "Default",
-            access_key=self.access_key,
-            secret_key=self.secret_key,
-            region=self.region,
-            custom_endpoint=self.endpoint,
-            path_style_access=self.endpoint is not None,
-            http_max_retries=self.http_max_retries,
-        )
+        """The S3 store's settings (path-style addressing with a custom endpoint, as Aiven's client)."""
+        return self.s3_settings(path_style_access=self.endpoint is not None, http_max_retries=self.http_max_retries)
 
     @property
     def output(self) -> AivenOutput:
@@ -142,12 +133,6 @@ class AivenSinkConfig(HidingSettings):
     def writing(self) -> AivenWriting:
         """How a sink run of this config names, groups and writes its files."""
         return AivenWriting(self.naming, self.output)
-
-    @property
-    def skips_poison(self) -> bool:
-        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (and sent to
-        the dead-letter topic, if one is set)."""
-        return tolerates_errors(self.error_handling)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], provided: Collection[str] = frozenset()) -> AivenSinkConfig:
@@ -215,12 +200,7 @@ def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
         envelope=_envelope(props),
         avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
         flush_interval_ms=_flush_interval(props),
-        key_converter=parse_converter(props, "key", hidden=hidden.keys),
-        value_converter=parse_converter(props, "value", hidden=hidden.keys),
-        header_converter=parse_converter(props, "header", hidden=hidden.keys),
-        transforms=transforms,
-        kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=framework_errors(props, lambda key: POLICY.key_class(key) == HELD, topics, topics_regex),
+        **framework_settings(props, hidden, POLICY, transforms, topics, topics_regex),
         hidden=hidden,
     )
 

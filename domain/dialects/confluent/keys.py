@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lakesink.domain.dialects.kafka_connect.config_def import int_setting, long_setting
-from lakesink.domain.dialects.kafka_connect.key_policy import Bound, KeyPolicy
+from lakesink.domain.dialects.kafka_connect.key_policy import CONNECT_PREFIXES, Bound, KeyPolicy
 
 #: Keys read into the config (exact names).
 USED = frozenset(
@@ -75,17 +75,6 @@ USED = frozenset(
         "predicates",
     }
 )
-#: Key families read into the config: converter settings, transforms, Kafka client settings.
-USED_PREFIXES = (
-    "key.converter.",
-    "value.converter.",
-    "header.converter.",
-    "transforms.",
-    "predicates.",
-    "consumer.",
-    "sasl.",
-    "ssl.",
-)
 USED_CLIENT_KEYS = frozenset({"security.protocol"})
 
 #: Accepted without effect, and why.
@@ -135,7 +124,7 @@ SECRET_KEYS = frozenset(
 )
 
 POLICY = KeyPolicy(
-    "Confluent S3 sink", USED | USED_CLIENT_KEYS, USED_PREFIXES, NO_EFFECT, DEFAULT_ONLY, SECRET_KEYS,
+    "Confluent S3 sink", USED | USED_CLIENT_KEYS, CONNECT_PREFIXES, NO_EFFECT, DEFAULT_ONLY, SECRET_KEYS,
     held=frozenset({"report.null.values.to.dlq"}), no_effect_prefixes=("hive.",),
     rejected_prefixes={
         "s3.credentials.": "only the default AWS credential chain (or aws.access.key.id/aws.secret.access.key) can be used"

@@ -17,10 +17,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from lakesink.domain.config.backends import S3Settings
-from lakesink.domain.config.connector import UNREAD_CLOCK, described, tolerates_errors
+from lakesink.domain.config.connector import UNREAD_CLOCK, described
 from lakesink.domain.config.connector_classes import CONFLUENT_S3_SINK
-from lakesink.domain.config.hidden import HiddenValues, HidingSettings, parse_hiding
-from lakesink.domain.config.passthrough import ConverterSettings, parse_converter, parse_kafka_client
+from lakesink.domain.config.hidden import HiddenValues, parse_hiding
+from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
 from lakesink.domain.dialects.confluent.keys import POLICY
@@ -43,8 +43,7 @@ from lakesink.domain.dialects.kafka_connect.config_def import (
     string_setting,
     subscription,
 )
-from lakesink.domain.dialects.kafka_connect.connector_settings import framework_errors
-from lakesink.domain.dialects.kafka_connect.key_policy import HELD
+from lakesink.domain.dialects.kafka_connect.sink_config import ConnectSinkConfig, framework_settings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone
 from lakesink.domain.transforms.registry import build_chain, transform_keys
@@ -76,7 +75,7 @@ class StoredView:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class ConfluentSinkConfig(HidingSettings):
+class ConfluentSinkConfig(ConnectSinkConfig):
     """A validated Confluent S3 sink config; ``repr`` never shows a secret or a provided value.
 
     Attributes:
@@ -125,21 +124,8 @@ class ConfluentSinkConfig(HidingSettings):
 
     @property
     def storage(self) -> S3Settings:
-        """The S3 store's settings: static credentials, or the default chain without them."""
-        return S3Settings(
-            auth_mode="Credentials" if self.access_key is not None else "Default",
-            access_key=self.access_key,
-            secret_key=self.secret_key,
-            region=self.region,
-            custom_endpoint=self.endpoint,
-            path_style_access=self.path_style_access,
-        )
-
-    @property
-    def skips_poison(self) -> bool:
-        """``errors.tolerance=all``: a record that cannot be converted or written is skipped (and sent to
-        the dead-letter topic, if one is set)."""
-        return tolerates_errors(self.error_handling)
+        """The S3 store's settings (``s3.path.style.access.enabled``)."""
+        return self.s3_settings(path_style_access=self.path_style_access)
 
     @classmethod
     def from_properties(
@@ -231,12 +217,7 @@ def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfi
         avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
         keys=views[0],
         headers=views[1],
-        key_converter=parse_converter(props, "key", hidden=hidden.keys),
-        value_converter=parse_converter(props, "value", hidden=hidden.keys),
-        header_converter=parse_converter(props, "header", hidden=hidden.keys),
-        transforms=transforms,
-        kafka_client=parse_kafka_client(props, "sink", hidden=hidden.keys),
-        error_handling=framework_errors(props, lambda key: POLICY.key_class(key) == HELD, topics, topics_regex),
+        **framework_settings(props, hidden, POLICY, transforms, topics, topics_regex),
         writing=_writing(props, fmt, extension, layout, views),
         hidden=hidden,
     )

@@ -34,6 +34,19 @@ NO_EFFECT = "no effect"
 DEFAULT_ONLY = "default only"
 REJECTED = "rejected"
 
+#: Key families every Kafka Connect sink reads: converter settings, transforms and predicates, and
+#: the Kafka client's settings.
+CONNECT_PREFIXES = (
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "transforms.",
+    "predicates.",
+    "consumer.",
+    "sasl.",
+    "ssl.",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Bound:
