@@ -41,6 +41,11 @@ def main() -> int:
     parser.add_argument("--expected", type=int, help="records to wait for (not with --continuous)")
     parser.add_argument("--idle", type=float, help="seconds without a new upload before giving up")
     parser.add_argument("--continuous", action="store_true", help="run until SIGTERM; exit 1 if the worker dies")
+    parser.add_argument("--output-fields", help="format.output.fields (Aiven's default: value)")
+    parser.add_argument("--session-timeout-ms", type=int,
+                        help="the task consumers' session.timeout.ms (Kafka's default: 45000)")
+    parser.add_argument("--one-group", action="store_true",
+                        help="keep the worker JVM in this process's group (a crash test kills the group)")
     parser.add_argument("--plugin-path", type=Path, required=True,
                         help="the worker's plugin.path, the peer installed in it (bench/aiven_runs.py)")
     parser.add_argument("--keep-log", type=Path, required=True, help="where the worker's log is copied at the end")
@@ -50,14 +55,18 @@ def main() -> int:
     endpoint = S3Endpoint(args.endpoint, os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"],
                           args.region)
     started_ms = time.time() * 1000
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # at any moment: the worker is stopped cleanly below
     worker = ConnectWorker(args.bootstrap, offset_flush_interval_ms=args.flush_ms, heap=args.heap,
-                           quick_start=False, plugin_path=args.plugin_path)
+                           quick_start=False, plugin_path=args.plugin_path, own_session=not args.one_group)
     seen = progress("")
     try:
         worker.start()
         worker.add_connector(args.name, connector_config(args.topic, args.bucket, endpoint, gzip=args.gzip,
-                                                         max_records=args.max_records, tasks=args.tasks))
+                                                         max_records=args.max_records, tasks=args.tasks,
+                                                         output_fields=args.output_fields,
+                                                         session_timeout_ms=args.session_timeout_ms))
         if args.continuous:
+            print(f"aiven_app: connector {args.name} running", file=sys.stderr, flush=True)
             return _run_until_stopped(worker)
         last_change = time.monotonic()
         while seen.uploaded_records < args.expected and time.monotonic() - last_change < args.idle:
@@ -78,7 +87,6 @@ def main() -> int:
 
 def _run_until_stopped(worker: ConnectWorker) -> int:
     """Wait for SIGTERM (the worker is then stopped cleanly by the caller's ``finally``); 1 if it dies first."""
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     while worker.exit_code is None:
         time.sleep(POLL_S)
     print(f"aiven_app: the Connect worker exited with {worker.exit_code}", file=sys.stderr)

@@ -36,10 +36,17 @@ def missing_reason() -> str | None:
 
 
 def connector_config(topic: str, bucket: str, endpoint: S3Endpoint, *, gzip: bool, max_records: int,
-                     tasks: int) -> dict[str, str]:
+                     tasks: int, output_fields: str | None = None,
+                     session_timeout_ms: int | None = None) -> dict[str, str]:
     """The connector's settings as an Aiven user writes them for JSON values to jsonl files, one file per
-    ``max_records`` records of a partition, named ``<topic>-<partition>-<start offset>.jsonl[.gz]``."""
-    return {
+    ``max_records`` records of a partition, named ``<topic>-<partition>-<start offset>.jsonl[.gz]``;
+    ``output_fields`` is ``format.output.fields`` (Aiven's default, ``value``, when None);
+    ``session_timeout_ms`` the task consumers' ``session.timeout.ms`` (Kafka's default, 45 s, when None:
+    a worker killed with kill -9 keeps its partitions that long)."""
+    fields = {} if output_fields is None else {"format.output.fields": output_fields}
+    if session_timeout_ms is not None:
+        fields["consumer.override.session.timeout.ms"] = str(session_timeout_ms)
+    return {**fields,
         "connector.class": PLUGIN.connector, "topics": topic, "tasks.max": str(tasks),
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": _JSON, "value.converter.schemas.enable": "false",

@@ -93,18 +93,20 @@ class ConnectWorker:
     keeps the JIT at C1, which starts a test's JVM sooner and runs a long one slower: the benchmark turns
     it off, as a deployed worker runs. ``plugin_path`` is a plugin path built beforehand with
     :func:`install_plugin` (the benchmark does, so compiling is not measured as the worker's); without
-    it the worker builds its own of the test sink and ``plugins`` at start.
+    it the worker builds its own of the test sink and ``plugins`` at start. ``own_session=False`` keeps
+    the JVM in its caller's process group, so a kill of that group (a crash test's) takes it too.
     """
 
     def __init__(self, bootstrap_servers: str, *, offset_flush_interval_ms: int = 1000,
                  plugins: Sequence[Plugin] = (), heap: str = "512m", quick_start: bool = True,
-                 plugin_path: Path | None = None) -> None:
+                 plugin_path: Path | None = None, own_session: bool = True) -> None:
         self._dir = Path(tempfile.mkdtemp(prefix="lakesink-connect-"))
         self._port = free_port()
         self._bootstrap = bootstrap_servers
         self._flush_ms = offset_flush_interval_ms
         self._plugins = (TEST_PLUGIN, *plugins)
         self._plugin_path = plugin_path
+        self._own_session = own_session
         self._heap = heap
         self._jit = ["-XX:TieredStopAtLevel=1"] if quick_start else []
         self._process: subprocess.Popen[bytes] | None = None
@@ -145,7 +147,8 @@ class ConnectWorker:
             "-cp", f"{JARS}/*", "org.apache.kafka.connect.cli.ConnectStandalone", str(worker),
         ]
         with open(self._dir / "connect.out", "ab") as out:
-            self._process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            self._process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                             start_new_session=self._own_session)
         deadline = time.monotonic() + timeout_s
         while True:
             if self._process.poll() is not None:

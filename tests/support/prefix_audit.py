@@ -1,9 +1,10 @@
 """What a reader that only lists the prefix sees (Athena, DuckDB, Trino over ``s3://bucket/prefix/``):
-every object under it, read with pyarrow, counted offset by offset against the topic.
+every object under it, read with pyarrow (or as JSON lines), counted offset by offset against the topic.
 
-Independent of both writers: plain boto3 listing and pyarrow, no Spark and none of lakesink's
-readers. A row's Kafka coordinates come from lakesink's envelope (``metadata.partition``/``offset``)
-or from the plain Spark job's ``partition``/``offset`` columns. ``committed`` narrows the count to
+Independent of the writers: plain boto3 listing, pyarrow and ``json``, no Spark and none of lakesink's
+readers. A row's Kafka coordinates come from lakesink's envelope (``metadata.partition``/``offset``),
+from the plain Spark job's ``partition``/``offset`` columns, or, for Aiven's jsonl files
+(:func:`aiven_coordinates`), from the file name's partition and the row's ``offset`` field. ``committed`` narrows the count to
 the objects a sink's own commit record names (Spark's ``_spark_metadata`` log), the view Spark's
 reader has; users listing the prefix do not get it.
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 import pyarrow.parquet as pq
@@ -40,21 +42,40 @@ class PrefixCount:
                 "unreadable": self.unreadable, "uncommitted": self.uncommitted}
 
 
+def parquet_coordinates(key: str, body: bytes) -> Iterable[tuple[int, int]]:
+    """(partition, offset) of every row of a Parquet object (lakesink's envelope or Spark's columns)."""
+    return _coordinates(pq.read_table(io.BytesIO(body)).to_pylist())
+
+
+_AIVEN_NAME = re.compile(r"-(\d+)-\d+\.jsonl$")
+
+
+def aiven_coordinates(key: str, body: bytes) -> Iterable[tuple[int, int]]:
+    """(partition, offset) of every line of an Aiven jsonl file named ``<topic>-<partition>-<start>.jsonl``
+    and written with ``offset`` among its ``format.output.fields``."""
+    match = _AIVEN_NAME.search(key)
+    assert match is not None, f"not an Aiven file name: {key}"
+    return [(int(match[1]), int(json.loads(line)["offset"])) for line in body.decode("utf-8").splitlines()]
+
+
 def count_prefix(output: S3Bucket, prefix: str, expected: Iterable[tuple[int, int]],
-                 committed: Collection[str] | None = None, *, only_committed: bool = False) -> PrefixCount:
-    """Count ``expected`` (partition, offset) pairs in the Parquet objects under ``prefix``.
+                 committed: Collection[str] | None = None, *, only_committed: bool = False,
+                 suffix: str = ".parquet",
+                 rows: Callable[[str, bytes], Iterable[tuple[int, int]]] = parquet_coordinates) -> PrefixCount:
+    """Count ``expected`` (partition, offset) pairs in the objects under ``prefix`` ending in ``suffix``,
+    each read by ``rows`` (Parquet by default).
 
     ``committed`` (the keys the sink's commit record names; None for a sink without such a list)
     gives ``uncommitted``, the data objects outside it; ``only_committed`` reads just those keys
     (the sink's intended view) instead of every object, as a lister does.
     """
-    keys = [item.key for item in output.list(prefix) if item.key.endswith(".parquet")]
+    keys = [item.key for item in output.list(prefix) if item.key.endswith(suffix)]
     read = [key for key in keys if not only_committed or committed is None or key in committed]
     seen: Counter[tuple[int, int]] = Counter()
     unreadable = 0
     for key in read:
         try:
-            seen.update(_coordinates(pq.read_table(io.BytesIO(output.read(key))).to_pylist()))
+            seen.update(rows(key, output.read(key)))
         except Exception:  # a partial or corrupt object: what the count is about, not an error of the test
             unreadable += 1
     wanted = set(expected)

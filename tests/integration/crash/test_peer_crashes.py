@@ -14,6 +14,14 @@ The judge is tests/support/prefix_audit.py (boto3 + pyarrow over every object of
 missing and duplicated offsets, unreadable objects, objects outside the commit record. lakesink
 must show zero missing and zero duplicated; the Spark job must miss nothing, and its duplicates
 are recorded as measured, both as a lister sees them and through ``_spark_metadata``.
+The Aiven peer (bench/aiven_peer.py: Aiven's commons driven as Aiven's ``S3SinkTask`` drives them, on
+a real Kafka Connect worker; the connector itself is not on Maven Central) gets its own topic and
+bucket: jsonl files named ``{{topic}}-{{partition}}-{{start_offset}}.jsonl`` with ``key,value,offset``
+fields, files written and offsets committed every second (``offset.flush.interval.ms``), a 6 s
+consumer session (so a restarted worker gets the partitions of the killed one in seconds), the worker
+killed with its launcher (one process group) once during start-up and four times 0-3 s after a new or
+rewritten object appeared, then drained until its group committed the whole topic. It must miss nothing
+(Kafka Connect commits offsets only after a flush); its duplicates are recorded as measured.
 Reproduce with ``LAKESINK_CRASH_SEED=<seed printed by the test>``.
 """
 
@@ -21,11 +29,13 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from confluent_kafka import Consumer, TopicPartition
 
 from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
@@ -33,7 +43,7 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from tests.conftest import unique_name
 from tests.support.kill_runs import Kill, KillPlan, TrickleProducer, finish_after_kills
 from tests.support.order_sink import PREFIX, data_keys, order_chunks, orders_config
-from tests.support.prefix_audit import PrefixCount, count_prefix, spark_committed_keys
+from tests.support.prefix_audit import PrefixCount, aiven_coordinates, count_prefix, spark_committed_keys
 from tests.support.reliability import FULL, record_cell
 from tests.support.sink_process import GroupProcess
 
@@ -120,6 +130,78 @@ def test_lakesink_and_the_plain_spark_job_killed_five_times_as_a_prefix_lister_s
     assert (lakesink.missing, lakesink.duplicated, lakesink.unreadable) == (0, 0, 0), f"seed {seed}: {lakesink}"
     assert lister.missing == 0, f"seed {seed}: the Spark job lost offsets: {lister}"
     assert spark_view.missing == 0, f"seed {seed}: Spark's committed view lacks offsets: {spark_view}"
+
+
+AIVEN_FLUSH_MS = 1_000
+AIVEN_DRAIN_S = 240.0
+
+
+def aiven_peer(kafka: EmbeddedKafka, moto: MotoS3, topic: str, bucket: str, plugins: Path, log: Path) -> GroupProcess:
+    """bench/aiven_app.py --continuous with the worker JVM in its process group (a kill takes both)."""
+    from bench.aiven_runs import aiven_command
+
+    argv, env = aiven_command(f"crash-{topic}", bootstrap=kafka.bootstrap_servers, topic=topic, bucket=bucket,
+                              endpoint=moto.endpoint, flush_ms=AIVEN_FLUSH_MS, plugin_path=plugins,
+                              keep_log=log.with_suffix(".connect.log"))
+    # a 6 s session: a killed worker's partitions go to the next one in seconds, not Kafka's 45 s
+    return GroupProcess([*argv, "--continuous", "--one-group", "--output-fields", "key,value,offset",
+                         "--session-timeout-ms", "6000"], log,
+                        env={key: env[key] for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")})
+
+
+def committed_through(kafka: EmbeddedKafka, group: str, topic: str, ends: dict[int, int]) -> bool:
+    """Whether ``group`` committed every partition of ``topic`` up to ``ends`` (next offsets)."""
+    consumer = Consumer({"bootstrap.servers": kafka.bootstrap_servers, "group.id": group, "enable.auto.commit": False})
+    try:
+        committed = consumer.committed([TopicPartition(topic, p) for p in ends], timeout=10)
+    finally:
+        consumer.close()
+    return all(tp.offset >= ends[tp.partition] for tp in committed)
+
+
+def test_the_aiven_peer_killed_five_times_as_a_prefix_lister_sees_it(
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
+) -> None:
+    from bench.aiven_runs import install
+
+    problem = install(tmp_path / "plugins")
+    if problem is not None:
+        pytest.skip(problem)
+    seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
+    rng = random.Random(seed)
+    plan = spark_plan(rng)  # the same shape: once in start-up, then 0-3 s after a new object
+    print(f"\nLAKESINK_CRASH_SEED={seed}")
+    topic, bucket = unique_name("aiven-peer"), unique_name("aiven-peer")
+    moto.create_bucket(bucket)
+    output = moto.bucket(bucket)
+    producer = TrickleProducer(order_chunks(kafka, topic, seed, CHUNK))
+    producer.start()
+    started = time.monotonic()
+
+    def launch(log: Path) -> GroupProcess:
+        return aiven_peer(kafka, moto, topic, bucket, tmp_path / "plugins", log)
+
+    # a replayed file keeps its name (its start offset) and may change size: the anchor is key and size
+    plan.run(tmp_path / "no-config", tmp_path, tmp_path / "no-checkpoint",
+             lambda: {(item.key, item.size) for item in output.list()}, launch=launch)
+    produced = producer.stop()
+    kills_s = time.monotonic() - started
+    expected = [(partition, offset) for _topic, partition, offset in kafka_contents(kafka.bootstrap_servers, topic)]
+    assert len(expected) == produced
+    ends: dict[int, int] = {}
+    for partition, offset in expected:
+        ends[partition] = max(ends.get(partition, 0), offset + 1)
+    drain = launch(tmp_path / "final.log")
+    assert drain.wait_for(lambda: drain.logged("running"), 120), drain.tail()
+    drained = drain.wait_for(lambda: committed_through(kafka, f"connect-crash-{topic}", topic, ends), AIVEN_DRAIN_S)
+    os.kill(drain.process.pid, signal.SIGTERM)  # the launcher stops its worker cleanly
+    assert drain.wait(timeout_s=60) == 0, drain.tail()
+    assert drained, f"the Aiven peer did not commit the topic within {AIVEN_DRAIN_S:.0f} s:\n{drain.tail()}"
+    print(f"{produced} records; Aiven peer kills {kills_s:.0f} s, total {time.monotonic() - started:.0f} s")
+
+    count = count_prefix(output, "", expected, suffix=".jsonl", rows=aiven_coordinates)
+    row("Aiven's commons on Connect", count, "listing the prefix", kills_s, seed)
+    assert count.missing == 0, f"seed {seed}: the Aiven peer lost offsets: {count}"
 
 
 def spark_keys(output: S3Bucket) -> set[str]:
