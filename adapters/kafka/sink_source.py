@@ -53,7 +53,7 @@ class SinkSource:
     (a Python data source gets its options as strings and parses them back with
     :meth:`SourceOptions.parse`): ``SourceOptions.parse(source.encode()).for_stream()`` and
     ``source.options()`` are equal (the parsed client settings wrap every credential key's value
-    in a Secret), which tests/unit/kafka/test_sink_source.py proves for any run. The sink always reads ranges only (``rangesOnly``): its
+    in a Secret), which tests/unit/adapters/kafka/test_sink_source.py proves for any run. The sink always reads ranges only (``rangesOnly``): its
     tasks read their range from Kafka themselves, with the headers column (filled or not, see
     :meth:`~lakesink.adapters.kafka.range_rows.RangeReader.without_headers`).
 
