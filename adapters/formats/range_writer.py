@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -143,7 +143,7 @@ class RangeWriter:
     partition: int
     staging_root: Path
     rolled: list[RolledFile] = field(default_factory=list)
-    held: int = 0
+    held: ClassVar[int] = 0
     """Always 0: a statement's files are all rolled when the range ends."""
     _open: dict[PartitionValues, _OpenFile] = field(default_factory=dict)
     _schemas: DeclaredSchemas | None = None

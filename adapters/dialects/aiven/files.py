@@ -19,6 +19,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from lakesink.adapters.dialects.aiven.writers import open_aiven_writer
 from lakesink.adapters.formats.range_writer import RolledFile
@@ -57,7 +58,7 @@ class AivenFiles:
     """The batch clock (wall-clock names read it); None when nothing reads one."""
     first_seen: int = -1
     """The offset of the first record handed to :meth:`write`: where the range's plan starts."""
-    held: int = 0
+    held: ClassVar[int] = 0
     """Always 0: a flush writes every record it took."""
     _grouper: AivenGrouper = field(init=False)
     _files: dict[str, _File] = field(default_factory=dict)

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer
 
 from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
@@ -149,14 +149,12 @@ def aiven_peer(kafka: EmbeddedKafka, moto: MotoS3, topic: str, bucket: str, plug
                         env={key: env[key] for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")})
 
 
-def committed_through(kafka: EmbeddedKafka, group: str, topic: str, ends: dict[int, int]) -> bool:
-    """Whether ``group`` committed every partition of ``topic`` up to ``ends`` (next offsets)."""
-    consumer = Consumer({"bootstrap.servers": kafka.bootstrap_servers, "group.id": group, "enable.auto.commit": False})
-    try:
-        committed = consumer.committed([TopicPartition(topic, p) for p in ends], timeout=10)
-    finally:
-        consumer.close()
-    return all(tp.offset >= ends[tp.partition] for tp in committed)
+def committed_through(consumer: Consumer, topic: str, ends: dict[int, int]) -> bool:
+    """Whether the group ``consumer`` names committed every partition of ``topic`` up to ``ends`` (next offsets)."""
+    from bench.streaming_probes import group_committed
+
+    done = group_committed(consumer, topic, max(ends) + 1)
+    return all(done[partition] >= end for partition, end in ends.items())
 
 
 def test_the_aiven_peer_killed_five_times_as_a_prefix_lister_sees_it(
@@ -193,7 +191,12 @@ def test_the_aiven_peer_killed_five_times_as_a_prefix_lister_sees_it(
         ends[partition] = max(ends.get(partition, 0), offset + 1)
     drain = launch(tmp_path / "final.log")
     assert drain.wait_for(lambda: drain.logged("running"), 120), drain.tail()
-    drained = drain.wait_for(lambda: committed_through(kafka, f"connect-crash-{topic}", topic, ends), AIVEN_DRAIN_S)
+    group = Consumer({"bootstrap.servers": kafka.bootstrap_servers, "group.id": f"connect-crash-{topic}",
+                      "enable.auto.commit": False})  # reads the connector's group's offsets, never joins it
+    try:
+        drained = drain.wait_for(lambda: committed_through(group, topic, ends), AIVEN_DRAIN_S)
+    finally:
+        group.close()
     os.kill(drain.process.pid, signal.SIGTERM)  # the launcher stops its worker cleanly
     assert drain.wait(timeout_s=60) == 0, drain.tail()
     assert drained, f"the Aiven peer did not commit the topic within {AIVEN_DRAIN_S:.0f} s:\n{drain.tail()}"
