@@ -1,5 +1,5 @@
-"""The use cases (sink, restore, explain, demo) and the composition root that wires settings to adapters.
+"""The use cases (sink, restore, verify, explain, demo) and the composition root that wires them.
 
-Nothing here imports Spark, Arrow, a cloud SDK or a Kafka client (import-linter holds it): a use
-case talks to ports and to the domain; :mod:`.compose` picks the adapters.
+A use case talks to ports and to the domain and imports no Spark, Arrow, cloud SDK or Kafka client;
+:mod:`.bootstrap` picks the adapters (import-linter holds both).
 """

@@ -66,11 +66,9 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _run_explain(args: argparse.Namespace) -> int:
-    from lakesink.adapters.clock import WallClock
-    from lakesink.application.explain_command import run_explain
+    from lakesink.application.bootstrap.explain import run_explain_command
 
-    print(run_explain(kcql=args.kcql, config_path=args.config, record_text=args.record, as_json=args.json,
-                      clock=WallClock()))
+    print(run_explain_command(kcql=args.kcql, config_path=args.config, record_text=args.record, as_json=args.json))
     return EXIT_OK
 
 
@@ -111,7 +109,7 @@ def _add_config(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _run_validate(args: argparse.Namespace) -> int:
-    from lakesink.application.validate_command import run_validate
+    from lakesink.application.bootstrap.validate import run_validate
 
     report = run_validate(args.file, connect=args.connect)
     print(report.to_json() if args.json else report.to_text())
@@ -119,7 +117,7 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 def _run_convert(args: argparse.Namespace) -> int:
-    from lakesink.application.convert_command import run_convert
+    from lakesink.application.bootstrap.convert import run_convert
 
     output = run_convert(args.file)
     sys.stdout.write(output.config)
@@ -159,32 +157,20 @@ def _add_sink(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _run_sink(args: argparse.Namespace) -> int:
-    """Validate the config and check the store and Kafka first (no JVM for a wrong setting or an
-    unreachable service), then import the data path while the JVM starts."""
-    from lakesink.adapters.extras import needs_extra
-    from lakesink.adapters.storage import backend_extra
-    from lakesink.application.sink_settings import load_settings, sink_app_name
+    from lakesink.application.bootstrap.sink_command import SinkCommand, run_sink_command
 
-    settings = load_settings(args.config)
-    with needs_extra(backend_extra(settings.backend)):  # a core install: the store's extra, in one line
-        from lakesink.adapters.spark.session_launch import SessionLaunch
-        from lakesink.application.preflight import check_sink_environment
-
-        check_sink_environment(settings)  # one line naming the setting, before Spark prints anything
-        with SessionLaunch(
-            args.master, sink_app_name(settings), dict(args.conf), default_master="local[*]"
-        ) as launch:
-            from lakesink.application.compose import run_sink
-
-            run_sink(
-                settings,
-                launch,
-                once=args.once,
-                checkpoint=args.checkpoint,
-                metrics_port=args.metrics_port,
-                metrics_host=args.metrics_host,
-                progress=_progress(args),
-            )
+    run_sink_command(
+        SinkCommand(
+            args.config,
+            master=args.master,
+            spark_conf=dict(args.conf),
+            once=args.once,
+            checkpoint=args.checkpoint,
+            metrics_port=args.metrics_port,
+            metrics_host=args.metrics_host,
+        ),
+        _progress(args),
+    )
     return EXIT_OK
 
 
@@ -294,19 +280,10 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    # The composition point of the demo: its use case gets the real services, buckets and sink here.
-    from lakesink.adapters.extras import needs_extra
-
-    with needs_extra("demo"):
-        from lakesink.adapters.demo.readback import LocalBucket
-        from lakesink.adapters.demo.services import DemoServices
-        from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
-    from lakesink.application.demo.once_sink import OnceSink
-    from lakesink.application.demo.ports import DemoPorts
+    from lakesink.application.bootstrap.demo import demo_ports
     from lakesink.application.demo.run import DemoOptions, run_demo
 
-    ports = DemoPorts(services=DemoServices, local_bucket=LocalBucket, once_sink=OnceSink,
-                      iceberg_table=IcebergReadback, delta_table=DeltaReadback)
+    ports = demo_ports()
     try:
         return run_demo(DemoOptions(records=args.records, seed=args.seed, master=args.master), ports)
     except KeyboardInterrupt:
@@ -340,7 +317,8 @@ def _add_restore(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _run_restore(args: argparse.Namespace) -> int:
-    from lakesink.application.restore import RestoreCommand, render_summary, run_restore_command
+    from lakesink.application.bootstrap.restore import RestoreCommand, run_restore_command
+    from lakesink.application.restore import render_summary
 
     command = RestoreCommand(
         config_path=args.config, once=args.once, master=args.master, spark_conf=dict(args.conf),
@@ -371,7 +349,7 @@ def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from lakesink.application.verify_command import run_verify_command
+    from lakesink.application.bootstrap.verify import run_verify_command
 
     report = run_verify_command(
         args.config, _progress(args), metrics_port=args.metrics_port, metrics_host=args.metrics_host
@@ -399,7 +377,7 @@ def _add_status(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _run_status(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from lakesink.application.status_command import run_status_command
+    from lakesink.application.bootstrap.status import run_status_command
 
     report = run_status_command(args.config)
     if args.json:
@@ -436,17 +414,9 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run_table_clean(args: argparse.Namespace) -> int:
-    from lakesink.adapters.clock import WallClock
-    from lakesink.adapters.storage import open_store
-    from lakesink.adapters.tables.opening import table_opener
-    from lakesink.application.sink_settings import load_settings
-    from lakesink.application.table_clean import clean_tables
+    from lakesink.application.bootstrap.tables import clean_tables_command
 
-    settings = load_settings(args.config)
-    store = open_store(settings.backend, settings.storage)
-    cleaned = clean_tables(
-        settings, store, table_opener(settings), WallClock(), dry_run=args.dry_run, grace_ms=args.grace_ms
-    )
+    cleaned = clean_tables_command(args.config, dry_run=args.dry_run, grace_ms=args.grace_ms)
     for table in cleaned:
         verb = "deleted" if table.deleted else "would delete"
         print(f"{table.table} at {table.location}: {verb} {len(table.orphans)} orphan objects")
@@ -472,14 +442,11 @@ def _add_jvm_archive(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _run_jvm_archive(args: argparse.Namespace) -> int:
-    from lakesink.adapters.spark.class_archive import ArchiveError, build
+    from lakesink.application.bootstrap.jvm_archive import build_archive
 
-    try:
-        print(build(force=args.force).describe())
-    except ArchiveError as error:
-        print(f"lakesink: no JVM class archive: {error}", file=sys.stderr)
-        return EXIT_FAILURE
-    return EXIT_OK
+    built, message = build_archive(force=args.force)
+    print(message, file=sys.stdout if built else sys.stderr)
+    return EXIT_OK if built else EXIT_FAILURE
 
 
 class _VersionAction(argparse.Action):
@@ -558,7 +525,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         return handler(args)
     except ModuleNotFoundError as error:  # an import no needs_extra guards: the module names the extra
-        from lakesink.adapters.extras import missing_extra
+        from lakesink.domain.extras import missing_extra
 
         missing = missing_extra(error)
         if missing is None:

@@ -18,7 +18,6 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from lakesink.adapters.kafka.client_config import connector_client_settings, consumer_config, producer_config
 from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import runnable_sink_settings
 from lakesink.domain.config.config_role import lenses_role
@@ -41,6 +40,11 @@ _SUGGESTION = re.compile(r" ?\(did you mean [^)]*\)")
 
 Loaded = ConnectorSettings | RestorePlan
 """What a valid config loads into: a sink's settings, or a restore's plan."""
+
+ClientCheck = Callable[[Loaded], None]
+"""Translates what a config loaded into to its run's Kafka client settings (librdkafka's), raising
+ConfigError for what the run's clients would refuse (a JAAS line lakesink cannot translate, a
+Java-only setting)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +120,7 @@ def dialect_of(values: Mapping[str, str]) -> str:
     return "Lenses source" if lenses_role(values) == "source" else "Lenses sink"
 
 
-def load_for_run(values: Mapping[str, str], provided: Collection[str]) -> Loaded:
+def load_for_run(values: Mapping[str, str], provided: Collection[str], clients: ClientCheck) -> Loaded:
     """Load a config as ``lakesink sink`` or ``lakesink restore`` would before either starts Spark,
     its Kafka client settings translated for librdkafka as the run's clients get them (a JAAS line
     lakesink cannot translate, a Java-only setting it refuses).
@@ -124,13 +128,13 @@ def load_for_run(values: Mapping[str, str], provided: Collection[str]) -> Loaded
     Raises:
         ConfigError: the first problem found.
     """
-    if _restores(values):
-        plan = load_plan(values, provided=provided)
-        producer_config(plan.producer)
-        return plan
-    settings = runnable_sink_settings(ResolvedConfig(dict(values), frozenset(provided)))
-    consumer_config(connector_client_settings(settings), group_id=settings.name)
-    return settings
+    loaded: Loaded = (
+        load_plan(values, provided=provided)
+        if _restores(values)
+        else runnable_sink_settings(ResolvedConfig(dict(values), frozenset(provided)))
+    )
+    clients(loaded)
+    return loaded
 
 
 def _restores(values: Mapping[str, str]) -> bool:
@@ -143,14 +147,17 @@ def validate_config(
     written: Mapping[str, str],
     config: ResolvedConfig,
     *,
+    clients: ClientCheck,
     connect: Callable[[Mapping[str, str], Loaded, Collection[str]], None] | None = None,
 ) -> ValidationReport:
     """Every problem of ``config`` (``written``: the file as written, for the keys' order and values).
 
+    ``clients`` checks the Kafka client settings as the run's clients get them (:data:`ClientCheck`).
+
     ``connect`` is the environment check run on a valid config (the bucket and the broker answer);
     a ConfigError from it is reported as a problem, any other failure is raised.
     """
-    errors, general, loaded = _problems(config)
+    errors, general, loaded = _problems(config, clients)
     connect_checked = False
     if loaded is not None and not errors and not general and connect is not None:
         try:
@@ -173,7 +180,7 @@ def validate_config(
     return ValidationReport(file, dialect_of(config.values), settings, problems, connect_checked)
 
 
-def _problems(config: ResolvedConfig) -> tuple[dict[str, list[str]], list[str], Loaded | None]:
+def _problems(config: ResolvedConfig, clients: ClientCheck) -> tuple[dict[str, list[str]], list[str], Loaded | None]:
     """Each faulty setting's problems, the problems naming none, and what the config loaded into
     (None unless it loaded, the faulty settings set aside)."""
     values = dict(config.values)
@@ -181,7 +188,7 @@ def _problems(config: ResolvedConfig) -> tuple[dict[str, list[str]], list[str], 
     set_aside: set[str] = set()
     for _ in range(len(values) + 1):
         try:
-            return errors, [], load_for_run(values, config.provided - set_aside)
+            return errors, [], load_for_run(values, config.provided - set_aside, clients)
         except ConfigError as error:
             faults, consequences = _attribute(error, values, set_aside)
             if not faults and not consequences:

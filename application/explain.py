@@ -44,7 +44,7 @@ class ExplainCommand:
 
     @classmethod
     def from_cli(cls, *, kcql: str | None, config: ResolvedConfig | None, record_json: str | None) -> ExplainCommand:
-        """The command for a loaded config file (:func:`~.config_file.load_config`) and the record
+        """The command for a loaded config file (:func:`~.bootstrap.config_file.load_config`) and the record
         given on the command line."""
         record = None if record_json is None else parse_record(record_json)
         if config is None:

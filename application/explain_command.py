@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lakesink.application.config_file import load_config
 from lakesink.application.dialects.aiven_explain import explain_aiven, render_aiven_json, render_aiven_text
 from lakesink.application.dialects.confluent_explain import (
     explain_confluent,
@@ -31,6 +30,7 @@ from lakesink.application.explain import (
     step_json,
     transform_effect,
 )
+from lakesink.application.explain_ports import ExplainPorts
 from lakesink.application.explain_source import (
     explain_source,
     render_source_json,
@@ -40,13 +40,12 @@ from lakesink.domain.config.config_role import holds_source_statements
 from lakesink.domain.config.setting_notes import setting_note
 from lakesink.domain.dialects.registry import AIVEN, CONFLUENT, sink_dialect
 from lakesink.domain.errors import ConfigError
-from lakesink.domain.ports import Clock
 from lakesink.domain.transforms.chain import TraceStep
 
 
 @dataclass(frozen=True, slots=True)
 class DialectExplain:
-    """A dialect's explain: the use case (config values, record, clock, ``provided=``) and its two renderings."""
+    """A dialect's explain: the use case (config values, record, ports, ``provided=``) and its two renderings."""
 
     explain: Callable[..., Any]
     json: Callable[[Any, list[dict[str, object]]], str]
@@ -61,7 +60,7 @@ DIALECT_EXPLAINS = {
 
 
 def run_explain(
-    *, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool, clock: Clock
+    *, kcql: str | None, config_path: str | None, record_text: str | None, as_json: bool, ports: ExplainPorts
 ) -> str:
     """The explain output for the command line's arguments.
 
@@ -74,14 +73,14 @@ def run_explain(
             config, or a record with source statements. RecordError: the record is invalid or
             cannot be placed.
     """
-    config = None if config_path is None else load_config(config_path)
+    config = None if config_path is None else ports.load_config(config_path)
     dialect = None if config is None else sink_dialect(config.values)
     if config is not None and dialect is not None:
         if kcql is not None:
             raise ConfigError(f"{config_path} is {dialect.described}: it takes no KCQL argument.")
         record = None if record_text is None else parse_record(record_text)
         explains = DIALECT_EXPLAINS[dialect.name]
-        result = explains.explain(config.values, record, clock, provided=config.provided)
+        result = explains.explain(config.values, record, ports, provided=config.provided)
         if as_json:
             return explains.json(result, [step_json(trace) for trace in result.steps])
         return explains.text(result, _transform_lines(result.steps))
@@ -93,7 +92,7 @@ def run_explain(
             raise ConfigError("--record is placed by a sink's statements; source statements restore objects and take none.")
         source = explain_source(props, unprovided)
         return render_source_json(source, notes) if as_json else render_source_text(source, notes)
-    lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text), clock)
+    lenses = explain(ExplainCommand.from_cli(kcql=kcql, config=config, record_json=record_text), ports.clock)
     return render_json(lenses, notes) if as_json else render_text(lenses, notes)
 
 

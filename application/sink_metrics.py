@@ -3,7 +3,7 @@
 The use case knows nothing of Prometheus: it calls a :class:`SinkMetrics` after each committed
 batch (with the batch's :class:`~.sink_run.BatchReport`), after each failed attempt of a batch
 (with the error's kind) and before each wait on a store's transient failure. The composition root
-(:mod:`.compose`) picks the adapter (:mod:`lakesink.adapters.metrics.prometheus` when a metrics port
+(:mod:`.bootstrap.sink`) picks the adapter (:mod:`lakesink.adapters.metrics.prometheus` when a metrics port
 is set); without one the run reports to :data:`NO_METRICS`. Calls happen on the driver, per batch,
 never per record.
 """

@@ -1,7 +1,7 @@
 """What the sink use case needs from the outside, as shapes: the compute, the topics, the consumer group.
 
 :class:`~.sink_run.SinkRun` talks only to these (and to the domain's
-:class:`~lakesink.domain.ports.ObjectStore`); :mod:`.compose` plugs in Spark and Kafka, tests may
+:class:`~lakesink.domain.ports.ObjectStore`); :mod:`.bootstrap.sink` plugs in Spark and Kafka, tests may
 plug in anything with the same methods.
 """
 

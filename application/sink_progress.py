@@ -2,7 +2,7 @@
 
 Another adapter of the run's metrics port (:class:`~.sink_metrics.SinkMetrics`), beside Prometheus:
 the use case reports each committed batch and knows nothing of terminals. The composition root
-(:func:`~.compose.run_sink`) hands it the CLI's :data:`~lakesink.domain.progress.ProgressOutput` (stderr,
+(:func:`~.bootstrap.sink.run_sink`) hands it the CLI's :data:`~lakesink.domain.progress.ProgressOutput` (stderr,
 nothing under ``--quiet``) and shows the summary however the run ends: ``--once`` done, SIGTERM,
 Ctrl-C or a failure. The formats are stable, one line each, to be grepped::
 

@@ -1,34 +1,17 @@
-"""A sink's connector config, read and validated without importing the data path.
+"""A sink's connector settings validated without importing the data path.
 
-Why a module of its own: :mod:`.sink` imports pyspark, pyarrow, pandas and confluent-kafka
-(~0.5 s). The CLI validates the config with this module first, so a config error is reported
-without starting a JVM, then starts the Spark session and imports :mod:`.sink` while the JVM
-starts (:class:`~lakesink.adapters.spark.session_launch.SessionLaunch`).
+Why a module of its own: :mod:`.bootstrap.sink` imports pyspark, pyarrow, pandas and
+confluent-kafka (~0.5 s). ``lakesink sink`` validates the config with this module first, so a config
+error is reported without starting a JVM (:mod:`.bootstrap.sink_command`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from lakesink.application.config_file import load_config
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.providers import ResolvedConfig
 from lakesink.domain.dialects.registry import sink_dialect
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.statement_plan import plan_sink
-
-
-def load_settings(config_path: str | Path) -> ConnectorSettings:
-    """Read and validate a connector config file for a sink, its KCQL plan included.
-
-    A Confluent or Aiven S3 sink config (its ``connector.class``) is validated in its own dialect
-    and runs with that connector's keys, files and rotation (:mod:`lakesink.domain.dialects.registry`).
-
-    Raises:
-        ConfigError: unreadable file, an unresolvable config provider reference, invalid settings
-            or statements, or no ``bootstrap.servers``.
-    """
-    return runnable_sink_settings(load_config(config_path))
 
 
 def runnable_sink_settings(config: ResolvedConfig) -> ConnectorSettings:

@@ -9,10 +9,10 @@
 docs/library.md is the reference.
 """
 
-from lakesink.adapters.extras import needs_extra
+from lakesink.domain.extras import needs_extra
 
 with needs_extra("spark"):  # a core install: one ImportError naming the extra, not pyspark's traceback
-    from lakesink.application.library import Config, register, write, write_stream
+    from lakesink.application.bootstrap.library import Config, register, write, write_stream
     from lakesink.application.sink_run import BatchReport
 
 __all__ = ["BatchReport", "Config", "register", "write", "write_stream"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lakesink.adapters.demo.readback import ListedObject, StoredRow, rows_of_object
-from lakesink.adapters.extras import needs_extra
+from lakesink.domain.extras import needs_extra
 
 DEMO_ACCESS_KEY = "demo-access-key"
 """moto accepts any credentials; these are fixed, public, and guard nothing."""

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from lakesink.adapters.extras import needs_extra
+from lakesink.domain.extras import needs_extra
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -15,7 +15,7 @@ The daemon also imports the sink's and the restore's task modules (:data:`PRELOA
 forks its first worker, so every worker starts with them: importing the sink task's module tree
 took 0.74 s of CPU a worker (pyarrow, pandas through pyarrow, the formats), and a `--once`
 backfill forks about five workers. Only adapter modules are named (an adapter never imports the
-application layer, not even by name): the restore's use case (``application.restore.wiring``, ~0.2 s)
+application layer, not even by name): the restore's use case (``application.bootstrap.restore``, ~0.2 s)
 is still imported by each worker that unpickles it. polars is left to the workers that read Avro: it
 starts thread pools when imported, and a fork after that can deadlock (its own warning).
 """

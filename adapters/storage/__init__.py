@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from lakesink.adapters.extras import needs_extra
 from lakesink.domain.config.backends import BackendSettings, S3Settings
 from lakesink.domain.errors import (
     BackendNotInstalledError,
@@ -26,6 +25,7 @@ from lakesink.domain.errors import (
     MissingExtraError,
     UnknownBackendError,
 )
+from lakesink.domain.extras import needs_extra
 from lakesink.domain.ports import ObjectStore
 
 logger = logging.getLogger(__name__)

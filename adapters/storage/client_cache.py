@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from lakesink.adapters.extras import needs_extra
+from lakesink.domain.extras import needs_extra
 
 _CLIENTS: dict[tuple[int, str, Hashable], Any] = {}
 _LOCK = threading.Lock()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lakesink.adapters.extras import needs_extra
 from lakesink.adapters.tables.locations import table_location
 from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.extras import needs_extra
 from lakesink.domain.tables.table_port import LakeTable
 from lakesink.domain.tables.target import TableFormat, TableTarget
 

@@ -6,7 +6,7 @@ refused the same way) and, given a record, the record goes through the config's 
 gets the key Aiven would give the file it starts: the record is the file's head record (its
 offset is the start offset), and the wall clock of a ``wallclock`` timestamp source or a date
 prefix is now. It also gets the content of that file if it held only this record, uncompressed
-(:func:`~lakesink.adapters.dialects.aiven.writers.preview`), so a user sees the bytes Aiven's
+(:data:`~lakesink.application.explain_ports.AivenPreview`), so a user sees the bytes Aiven's
 writers give before running anything. ``--record`` gives JSON values: a text key, value or header
 whose converter is ``ByteArrayConverter`` is taken as its UTF-8 bytes, as that converter gives
 them; so is any text for csv, whose key and value Aiven takes as bytes only.
@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lakesink.application.explain_keys import own_keys, report_head, traced
+from lakesink.application.explain_ports import AivenPreview, ExplainPorts
 from lakesink.domain.dialects.aiven.naming import AivenFormat
 from lakesink.domain.dialects.aiven.notes import content_notes, grouping_notes, replay_differences
 from lakesink.domain.dialects.aiven.sink_config import AIVEN_S3_SINK, AivenSinkConfig
 from lakesink.domain.errors import FormatError, RecordError
-from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.transforms.chain import TraceStep
 
@@ -55,7 +55,7 @@ class AivenExplainResult:
 
 
 def explain_aiven(
-    config: Mapping[str, str], record: Record | None, clock: Clock, *, provided: frozenset[str] = frozenset()
+    config: Mapping[str, str], record: Record | None, ports: ExplainPorts, *, provided: frozenset[str] = frozenset()
 ) -> AivenExplainResult:
     """Validate an Aiven S3 sink config and, with a record, name the object it starts.
 
@@ -65,30 +65,25 @@ def explain_aiven(
             an ``event`` source, a key that cannot be rendered).
     """
     settings = AivenSinkConfig.from_properties(config, provided)
-    return dataclasses.replace(_explained(settings, record, clock), values=dict(config), provided=provided)
+    return dataclasses.replace(_explained(settings, record, ports), values=dict(config), provided=provided)
 
 
-def _explained(settings: AivenSinkConfig, record: Record | None, clock: Clock) -> AivenExplainResult:
+def _explained(settings: AivenSinkConfig, record: Record | None, ports: ExplainPorts) -> AivenExplainResult:
     if record is None:
         return AivenExplainResult(settings)
-    found = traced(settings, record, clock)
+    found = traced(settings, record, ports.clock)
     routed = found.record
     if routed is None:
         return AivenExplainResult(settings, record=None, steps=found.steps, note="a transform dropped the record")
     name = settings.naming.file_name(routed, routed, found.now_ms)
     key = settings.naming.object_key(name, routed, found.now_ms)
     return AivenExplainResult(
-        settings, record=routed, steps=found.steps, file_name=name, object_key=key, content=_content(settings, routed)
+        settings, record=routed, steps=found.steps, file_name=name, object_key=key, content=_content(settings, routed, ports.aiven_preview)
     )
 
 
-def _content(settings: AivenSinkConfig, record: Record) -> str:
-    """The record as Aiven's writer of the config writes it, or why it fails it.
-
-    Aiven's writers (Arrow, fastavro) are imported here, for a record's preview only: explaining
-    a config runs on the core install, without the data path's extra."""
-    from lakesink.adapters.dialects.aiven.writers import preview
-
+def _content(settings: AivenSinkConfig, record: Record, preview: AivenPreview) -> str:
+    """The record as Aiven's writer of the config writes it, or why it fails it."""
     output = settings.output
     csv = output.format is AivenFormat.CSV
     key, value, header = (

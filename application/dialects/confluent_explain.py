@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lakesink.application.explain_keys import own_keys, report_head, traced
+from lakesink.application.explain_ports import ExplainPorts
 from lakesink.domain.dialects.confluent.naming import RecordView, view_object_key
 from lakesink.domain.dialects.confluent.notes import content_notes, file_boundaries, replay_differences
 from lakesink.domain.dialects.confluent.sink_config import ConfluentSinkConfig
@@ -49,7 +50,7 @@ class ConfluentExplainResult:
 
 
 def explain_confluent(
-    config: Mapping[str, str], record: Record | None, clock: Clock, *, provided: frozenset[str] = frozenset()
+    config: Mapping[str, str], record: Record | None, ports: ExplainPorts, *, provided: frozenset[str] = frozenset()
 ) -> ConfluentExplainResult:
     """Validate a Confluent S3 sink config and, with a record, name its objects.
 
@@ -59,7 +60,7 @@ def explain_confluent(
             value with behavior.on.null.values=fail, a field the partitioner cannot read...).
     """
     settings = ConfluentSinkConfig.from_properties(config, provided)
-    return dataclasses.replace(_explained(settings, record, clock), values=dict(config), provided=provided)
+    return dataclasses.replace(_explained(settings, record, ports.clock), values=dict(config), provided=provided)
 
 
 def _explained(settings: ConfluentSinkConfig, record: Record | None, clock: Clock) -> ConfluentExplainResult:

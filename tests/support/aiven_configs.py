@@ -76,8 +76,8 @@ def s3_sink_config(
 
 def run_sink_once(spark: Any, directory: Path, config: dict[str, str]) -> None:
     """``lakesink sink --once`` of ``config`` written as a Kafka Connect JSON file in ``directory``."""
-    from lakesink.application.compose import sink_run
-    from lakesink.application.sink_settings import load_settings
+    from lakesink.application.bootstrap.config_file import load_settings
+    from lakesink.application.bootstrap.sink import sink_run
 
     path = directory / "connector.json"
     path.write_text(json.dumps({"name": config["name"], "config": config}, indent=2))

@@ -16,7 +16,8 @@ import boto3
 import pytest
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.restore import load_plan
 from tests.conftest import unique_name
 from tests.integration.restore.conftest import Message, read_topic
 from tests.support.aiven_configs import CONSOLE_WITH_AWS, run_sink_once, s3_sink_config

@@ -16,7 +16,8 @@ from typing import Any
 import boto3
 import pytest
 
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.restore import load_plan
 from tests.integration.restore.conftest import read_topic
 from tests.support.confluent_configs import FMT, PKG
 from tests.support.confluent_objects import HEADERS_SCHEMA, avro_bytes, parquet_bytes

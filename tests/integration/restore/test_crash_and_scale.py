@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from lakesink.adapters.storage.local import LocalObjectStore
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.restore import load_plan
 from lakesink.domain.config.backends import LocalSettings
 from lakesink.domain.ports import ListPage
 from tests.integration.restore.conftest import BUCKET, local_restore_props, read_topic

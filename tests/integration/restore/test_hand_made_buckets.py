@@ -8,7 +8,8 @@ from pathlib import Path
 import boto3
 import pytest
 
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.restore import load_plan
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import Format
 from lakesink.domain.records import Record

@@ -22,7 +22,8 @@ from collections.abc import Iterator
 import boto3
 import pytest
 
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.restore import load_plan
 from tests.integration.restore.conftest import read_topic
 from tests.support.fault_proxy import FaultProxy
 from tests.support.reliability import FULL, record_cell

@@ -10,8 +10,9 @@ import pytest
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.metrics.restore_prometheus import PrometheusRestoreMetrics
-from lakesink.application.compose import sink_run
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.bootstrap.sink import sink_run
+from lakesink.application.restore import load_plan
 from lakesink.domain.config.connector import ConnectorSettings
 from tests.integration.restore.conftest import BUCKET, by_partition, local_restore_props, read_topic
 

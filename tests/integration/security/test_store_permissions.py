@@ -33,10 +33,11 @@ import pytest
 
 from lakesink.adapters.demo.s3 import S3Bucket, S3Endpoint
 from lakesink.adapters.kafka.embedded_broker import BrokerHandle, ProducedRecord
+from lakesink.application.bootstrap.preflight import check_restore_environment, check_sink_environment
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.bootstrap.sink import sink_run
 from lakesink.application.cli import EXIT_INVALID_INPUT
-from lakesink.application.compose import sink_run
-from lakesink.application.preflight import check_restore_environment, check_sink_environment
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.restore import load_plan
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import AccessDeniedError
 from tests.integration.restore.conftest import read_topic

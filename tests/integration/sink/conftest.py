@@ -26,7 +26,7 @@ from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.kafka.offsets import OffsetJson, to_json
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
-from lakesink.application.compose import sink_run
+from lakesink.application.bootstrap.sink import sink_run
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError

@@ -41,8 +41,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.compose import sink_run
-from lakesink.application.sink_settings import load_settings
+from lakesink.application.bootstrap.config_file import load_settings
+from lakesink.application.bootstrap.sink import sink_run
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3
 from tests.support.boto_bucket import BotoBucket
@@ -541,7 +541,8 @@ def test_a_bucket_written_from_a_confluent_config_is_restored_by_that_config_wit
 ) -> None:
     """Sink, then restore with the very same config: the topic gets every record again, value, key,
     headers and partition equal, in each partition's order (the restore appends after the originals)."""
-    from lakesink.application.restore import load_plan, restore
+    from lakesink.application.bootstrap.restore import restore
+    from lakesink.application.restore import load_plan
     from tests.integration.restore.conftest import read_topic
 
     config = _config(

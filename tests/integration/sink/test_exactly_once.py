@@ -17,7 +17,7 @@ from pyspark.sql import SparkSession
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.kafka.group_offsets import GroupOffsets, connect_group_id, read_group
 from lakesink.adapters.storage import open_store
-from lakesink.application.compose import sink_run
+from lakesink.application.bootstrap.sink import sink_run
 from lakesink.domain.commit.locks import CopyOp, DeleteOp, IndexLock, PendingState, decode_lock, encode_lock
 from lakesink.domain.commit.range_plans import plans_prefix
 from lakesink.domain.config.connector import ConnectorSettings

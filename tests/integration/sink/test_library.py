@@ -24,7 +24,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 import lakesink.spark
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.compose import sink_run
+from lakesink.application.bootstrap.sink import sink_run
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from tests.conftest import unique_name

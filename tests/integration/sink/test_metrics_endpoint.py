@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
 from lakesink.adapters.storage import open_store
-from lakesink.application.compose import serving_metrics, sink_run
+from lakesink.application.bootstrap.sink import serving_metrics, sink_run
 from lakesink.domain.config.connector import ConnectorSettings
 from tests.integration.sink.conftest import PARTITIONS, data_keys, local_props, produce_ids, run_until_drained
 

@@ -20,8 +20,9 @@ from lakesink.adapters.demo.s3 import S3Bucket
 from lakesink.adapters.kafka.embedded_broker import BrokerHandle, ProducedRecord
 from lakesink.adapters.storage import open_store
 from lakesink.adapters.storage.s3_checksums import WHEN_SUPPORTED, settle_checksums
-from lakesink.application.compose import sink_run
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.bootstrap.sink import sink_run
+from lakesink.application.restore import load_plan
 from lakesink.domain.commit.store_calls import perform
 from lakesink.domain.commit.store_probe import checksum_probe_key, ignored_conditions, probe_key
 from lakesink.domain.config.backends import S3Settings

@@ -52,8 +52,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import ProducedRecord
-from lakesink.application.compose import sink_run
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.bootstrap.sink import sink_run
+from lakesink.application.restore import load_plan
 from lakesink.application.sink_settings import sink_settings
 from lakesink.domain.config.properties_text import load_config_text
 from lakesink.domain.config.providers import ResolvedConfig

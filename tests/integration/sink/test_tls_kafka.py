@@ -25,7 +25,8 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.demo.s3 import free_port
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.application.restore import load_plan, restore
+from lakesink.application.bootstrap.restore import restore
+from lakesink.application.restore import load_plan
 from tests.integration.restore.conftest import local_restore_props
 from tests.integration.sink.conftest import MotoS3, assert_exactly_once, run_sink, s3_props
 from tests.support.tansu import produce, tansu

@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
 from lakesink.adapters.storage import open_store
-from lakesink.application import verify_command
+from lakesink.application.bootstrap import verify as verify_command
 from lakesink.application.cli import EXIT_FAILURE, EXIT_OK, main
 from lakesink.domain.config.connector import ConnectorSettings
 from tests.conftest import unique_name
@@ -241,8 +241,8 @@ def test_a_confluent_default_partitioner_bucket_verifies_clean(
     }
     path = tmp_path / "sink.json"
     path.write_text(json.dumps({"name": config["name"], "config": config}))
-    from lakesink.application.compose import sink_run
-    from lakesink.application.sink_settings import load_settings
+    from lakesink.application.bootstrap.config_file import load_settings
+    from lakesink.application.bootstrap.sink import sink_run
 
     sink_run(load_settings(path), spark, checkpoint_dir=str(tmp_path / "ck"), once=True).run(timeout_s=120)
 

@@ -44,6 +44,6 @@ def test_ctrl_c_ends_a_command_with_one_line_and_the_sigint_status(
     def interrupted(**_: object) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("lakesink.application.explain_command.run_explain", interrupted)
+    monkeypatch.setattr("lakesink.application.bootstrap.explain.run_explain_command", interrupted)
     assert main(["kcql", "explain", "INSERT INTO b:p SELECT * FROM t"]) == 130
     assert capsys.readouterr().err == "lakesink kcql: interrupted\n"

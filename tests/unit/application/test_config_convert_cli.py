@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from lakesink.application.bootstrap.config_file import load_config
 from lakesink.application.cli import main
-from lakesink.application.config_file import load_config
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.config.secret import Secret

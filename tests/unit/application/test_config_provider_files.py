@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from lakesink.application.bootstrap.config_file import load_config, load_settings
 from lakesink.application.cli import main
-from lakesink.application.config_file import load_config
 from lakesink.application.explain import ExplainCommand, explain, render_json, render_text
 from lakesink.application.restore.command import load_plan
-from lakesink.application.sink_settings import load_settings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 from tests.support.clocks import ManualClock

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.application.library import library_settings
+from lakesink.application.bootstrap.library import library_settings
 from lakesink.domain.errors import ConfigError
 
 

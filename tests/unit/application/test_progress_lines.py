@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from lakesink.application.bootstrap.sink import summed_up
 from lakesink.application.cli import _progress, _to_stderr, build_parser
-from lakesink.application.compose import summed_up
 from lakesink.application.restore.driver import PollProgress
 from lakesink.application.restore.listing import ListingStats
 from lakesink.application.sink_metrics import EveryMetrics

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesink.application.restore import RestoreCommand, run_restore_command
+from lakesink.application.bootstrap.restore import RestoreCommand, run_restore_command
 from lakesink.domain.errors import ConfigError
 
 

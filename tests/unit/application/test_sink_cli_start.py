@@ -11,8 +11,9 @@ import pytest
 
 from lakesink.adapters.kafka import reachability
 from lakesink.adapters.spark.session_launch import THREAD_NAME
+from lakesink.application.bootstrap.config_file import load_settings
 from lakesink.application.cli import EXIT_FAILURE, EXIT_INVALID_INPUT, main
-from lakesink.application.sink_settings import load_settings, sink_app_name
+from lakesink.application.sink_settings import sink_app_name
 from lakesink.domain.errors import ConfigError
 
 VALID = (

@@ -8,8 +8,8 @@ import urllib.request
 import pytest
 
 from lakesink.adapters.metrics.prometheus import PrometheusSinkMetrics
+from lakesink.application.bootstrap.sink import serving_metrics, with_metrics_flags
 from lakesink.application.cli import build_parser
-from lakesink.application.compose import serving_metrics, with_metrics_flags
 from lakesink.application.sink_metrics import NO_METRICS
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError

@@ -31,7 +31,7 @@ def test_kafka_not_answering_exits_1_after_printing_what_the_index_says(
     lock = tmp_path / "store" / "bkt" / master_lock_key(".indexes", "orders-sink", "orders", 2)
     lock.parent.mkdir(parents=True)
     lock.write_bytes(encode_lock(IndexLock("u", 41)))
-    monkeypatch.setattr("lakesink.application.verify_command.KAFKA_TIMEOUT_S", 0.2)
+    monkeypatch.setattr("lakesink.application.bootstrap.verify.KAFKA_TIMEOUT_S", 0.2)
 
     assert _status(tmp_path, CONFIG) == EXIT_FAILURE
 

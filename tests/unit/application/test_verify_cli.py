@@ -48,6 +48,6 @@ def test_a_malformed_lock_fails_naming_it(
     lock = tmp_path / "store" / "bkt" / master_lock_key(".indexes", "orders-sink", "orders", 0)
     lock.parent.mkdir(parents=True)
     lock.write_text("{not json")
-    monkeypatch.setattr("lakesink.application.verify_command.KAFKA_TIMEOUT_S", 0.2)
+    monkeypatch.setattr("lakesink.application.bootstrap.verify.KAFKA_TIMEOUT_S", 0.2)
     code, err = _run(tmp_path, CONFIG, capsys)
     assert code == EXIT_FAILURE and "Topic(orders)/0.lock" in err

@@ -17,7 +17,7 @@ import pytest
 from lakesink.adapters.formats import open_writer
 from lakesink.adapters.restore import delivery
 from lakesink.adapters.storage.memory import InMemoryObjectStore
-from lakesink.application.restore.wiring import origin_replay
+from lakesink.application.bootstrap.restore import origin_replay
 from lakesink.domain.config.backends import MemorySettings
 from lakesink.domain.dialects.confluent.restore_keys import ConfluentLayout, StoredViewFile
 from lakesink.domain.errors import ObjectNotFoundError, RecordError

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
+from lakesink.application.bootstrap.verify import load_verify_plan
 from lakesink.application.status import run_status
 from lakesink.application.verify import KafkaView
-from lakesink.application.verify_command import load_verify_plan
 from lakesink.domain.commit.lock_keys import master_lock_key
 from lakesink.domain.commit.locks import IndexLock, encode_lock
 from lakesink.domain.config.connector import ConnectorSettings

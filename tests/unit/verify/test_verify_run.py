@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
+from lakesink.application.bootstrap.verify import load_verify_plan
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
-from lakesink.application.verify_command import load_verify_plan
 from lakesink.domain.commit.lock_keys import master_lock_key, old_master_lock_key
 from lakesink.domain.commit.locks import DeleteOp, IndexLock, PendingState, encode_lock
 from lakesink.domain.commit.range_plans import RangePlan, encode_plan, plan_key

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lakesink.adapters.config_sources import LocalConfigSource
-from lakesink.application.config_file import read_config_file
+from lakesink.application.bootstrap.config_file import read_config_file, resolve_locally
 from lakesink.domain.config.convert import convert_config
-from lakesink.domain.config.providers import resolve_references
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +31,6 @@ def run_convert(config_path: str) -> ConvertOutput:
             reference cannot be resolved (one line; never a resolved value).
     """
     written = read_config_file(config_path)
-    resolved = resolve_references(written, LocalConfigSource())
+    resolved = resolve_locally(written)
     conversion = convert_config(written, resolved.values, resolved.provided)
     return ConvertOutput(conversion.properties_text(), tuple(conversion.note_lines()))

@@ -1,6 +1,7 @@
-"""The restore's composition: settings and a Spark session in, adapters wired to the use case.
+"""``lakesink restore`` wired: the config in, Spark started, adapters handed to the use case.
 
-The driver side (:func:`restore`) builds the store, the Kafka calls and the Spark task runner;
+:func:`run_restore_command` is the command; :func:`restore` runs a plan on a session. The driver
+side builds the store, the Kafka calls and the Spark task runner;
 the executor side (:class:`OriginTasks`, pickled into every task) builds each task's store,
 producers and object readers. Adapters are imported where they are built, so importing the
 restore entry loads no Kafka client or format library.
@@ -12,14 +13,18 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from lakesink.application.bootstrap.config_file import load_config
+from lakesink.application.metrics_serving import serving
+from lakesink.application.restore.command import load_plan
 from lakesink.application.restore.driver import RestoreServices, RestoreSummary, run_restore
 from lakesink.application.restore.origin import OriginReplay
 from lakesink.application.restore.tasks import OPEN_AHEAD, deliver_in_order
 from lakesink.application.restore_metrics import NO_RESTORE_METRICS, RestoreMetrics
 from lakesink.domain.commit.store_probe import read_probe_key
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.restore.index import WorkItem
@@ -86,3 +91,51 @@ def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config:
 
     read = restore_reader(plan.roots[item.root])
     return OriginReplay(plan, item, producer=KafkaOriginProducer(plan, item, config), store=store, read=read)
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreCommand:
+    """``lakesink restore --config FILE [--once] [--master URL] [--conf KEY=VALUE ...]
+    [--metrics-port N [--metrics-host H]]``.
+
+    ``master`` None: the Spark configuration's, else :data:`DEFAULT_MASTER`.
+    """
+
+    config_path: str
+    once: bool = False
+    master: str | None = None
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+    metrics_port: int | None = None
+    metrics_host: str | None = None
+
+
+DEFAULT_MASTER = "local[2]"
+
+
+def run_restore_command(command: RestoreCommand, progress: ProgressOutput = silent) -> RestoreSummary:
+    """The CLI's entry: load the config, start Spark, restore (its steps to ``progress``), stop Spark."""
+    from lakesink.adapters.spark.session import create_session
+
+    config = load_config(command.config_path)
+    plan = load_plan(config.values, provided=config.provided)
+    from lakesink.application.bootstrap.preflight import check_restore_environment  # loads the SDKs
+
+    check_restore_environment(config.values, plan, config.provided)  # one line naming the setting, before Spark prints anything
+    from lakesink.adapters.metrics.restore_prometheus import PrometheusRestoreMetrics
+
+    hidden = HiddenValues.of(config.values, config.provided)
+    endpoint = serving(
+        lambda: PrometheusRestoreMetrics(plan.name, hide=lambda value: str(hidden.mask_leaves(value))),
+        command.metrics_port,
+        command.metrics_host,
+    )
+    with endpoint as metrics:
+        spark = create_session(
+            command.master, f"lakesink-restore-{plan.name}", command.spark_conf, default_master=DEFAULT_MASTER
+        )
+        try:
+            return restore(
+                plan, spark, once=command.once, progress=progress, metrics=metrics or NO_RESTORE_METRICS
+            )
+        finally:
+            spark.stop()

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from lakesink.adapters.config_sources import LocalConfigSource
-from lakesink.application.config_file import read_config_file
+from lakesink.adapters.kafka.client_config import connector_client_settings, consumer_config, producer_config
+from lakesink.application.bootstrap.config_file import read_config_file, resolve_locally
 from lakesink.application.config_validation import Loaded, ValidationReport, validate_config
-from lakesink.domain.config.providers import resolve_references
 from lakesink.domain.restore.plan import RestorePlan
 
 
@@ -25,13 +24,23 @@ def run_validate(config_path: str, *, connect: bool) -> ValidationReport:
         LakesinkError: with ``connect``, a service does not answer (exit 1, as ``sink`` does).
     """
     written = read_config_file(config_path)
-    resolved = resolve_references(written, LocalConfigSource())
-    return validate_config(config_path, written, resolved, connect=_check_environment if connect else None)
+    resolved = resolve_locally(written)
+    return validate_config(
+        config_path, written, resolved, clients=_check_clients, connect=_check_environment if connect else None
+    )
+
+
+def _check_clients(loaded: Loaded) -> None:
+    """The Kafka client settings of the run, translated for librdkafka as its clients get them."""
+    if isinstance(loaded, RestorePlan):
+        producer_config(loaded.producer)
+    else:
+        consumer_config(connector_client_settings(loaded), group_id=loaded.name)
 
 
 def _check_environment(values: Mapping[str, str], loaded: Loaded, provided: Collection[str]) -> None:
     """The preflight of the run the config is for (imported here: it loads the Kafka and store SDKs)."""
-    from lakesink.application.preflight import check_restore_environment, check_sink_environment
+    from lakesink.application.bootstrap.preflight import check_restore_environment, check_sink_environment
 
     if isinstance(loaded, RestorePlan):
         check_restore_environment(values, loaded, provided)

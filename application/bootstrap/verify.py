@@ -15,11 +15,10 @@ from lakesink.adapters.kafka.record_offsets import record_offsets
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.storage import open_store
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
-from lakesink.application.config_file import load_config
+from lakesink.application.bootstrap.config_file import load_config, load_settings
+from lakesink.application.bootstrap.preflight import check_sink_buckets
 from lakesink.application.metrics_serving import serving
-from lakesink.application.preflight import check_sink_buckets
 from lakesink.application.restore.command import load_plan
-from lakesink.application.sink_settings import load_settings
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
 from lakesink.application.verify_metrics import NO_VERIFY_METRICS, VerifyMetrics
 from lakesink.domain.config.connector import ConnectorSettings

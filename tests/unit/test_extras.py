@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from lakesink.adapters.extras import missing_extra, needs_extra
 from lakesink.adapters.storage import backend_extra
 from lakesink.adapters.storage.client_cache import shared_client
 from lakesink.domain.errors import MissingExtraError
+from lakesink.domain.extras import missing_extra, needs_extra
 
 
 @pytest.mark.parametrize(

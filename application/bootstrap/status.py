@@ -11,9 +11,9 @@ from __future__ import annotations
 from lakesink.adapters.kafka.client_config import connector_client_settings
 from lakesink.adapters.kafka.group_offsets import connect_group_id, read_group
 from lakesink.adapters.storage import open_store
-from lakesink.application.preflight import check_sink_buckets
+from lakesink.application.bootstrap.preflight import check_sink_buckets
+from lakesink.application.bootstrap.verify import KAFKA_TIMEOUT_S, kafka_view, load_verify_plan
 from lakesink.application.status import run_status
-from lakesink.application.verify_command import KAFKA_TIMEOUT_S, kafka_view, load_verify_plan
 from lakesink.domain.errors import LakesinkError
 from lakesink.domain.verify.status import StatusReport
 

@@ -18,19 +18,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from lakesink.adapters.config_sources import LocalConfigSource
 from lakesink.adapters.spark.record_frames import check_writable, is_range_frame
 from lakesink.adapters.spark.session import register_data_sources
 from lakesink.adapters.spark.sink_job import SparkSink
 from lakesink.adapters.spark.worker_check import check_workers
-from lakesink.application.compose import served_metrics, sink_run
-from lakesink.application.config_file import load_config
+from lakesink.application.bootstrap.config_file import load_config, resolve_locally
+from lakesink.application.bootstrap.sink import served_metrics, sink_run
 from lakesink.application.sink_metrics import NO_METRICS
 from lakesink.application.sink_run import BatchReport, SinkRun
 from lakesink.application.sink_settings import sink_settings
 from lakesink.application.waiting import waiting_out
 from lakesink.domain.config.connector import ConnectorSettings
-from lakesink.domain.config.providers import resolve_references
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql import parse as parse_kcql
 
@@ -159,7 +157,7 @@ def library_settings(config: Config) -> ConnectorSettings:
     """
     if isinstance(config, Mapping):
         values = {str(key): _text(value) for key, value in config.items()}
-        resolved = resolve_references(values, LocalConfigSource())
+        resolved = resolve_locally(values)
     else:
         resolved = load_config(config)
     settings = sink_settings(replace(resolved, values=_with_topics(resolved.values)))
