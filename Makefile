@@ -76,7 +76,8 @@ test: install lint
 
 # ruff with the rules in pyproject.toml (pyflakes, bugbear, import order, pyupgrade...), then the
 # layer contracts of [tool.importlinter] (domain pure, adapters never import the application, the
-# application imports no SDK), then vulture's unused code ([tool.vulture], vulture_allowlist.py);
+# application imports no SDK), then vulture's unused code ([tool.vulture], vulture_allowlist.py),
+# then the docs' paths and tree and tests/unit's folders against the code (tools/check-architecture-doc);
 # seconds. Import cycles are tests/unit/test_architecture.py's.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)

@@ -7,7 +7,7 @@
 * anything else (envelopes, BYTES separators, Aiven and Quix files): the restore's own reader
   of that layout counts what it would produce.
 
-Either way verify counts what ``lakesink restore`` would produce (tests/unit/verify/test_contents.py
+Either way verify counts what ``lakesink restore`` would produce (tests/unit/adapters/verify/test_contents.py
 compares the short cuts with the restore's readers).
 
 A Confluent value object is counted alone: its ``.keys`` / ``.headers`` siblings hold the same

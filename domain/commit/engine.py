@@ -17,7 +17,7 @@ Three steps, each a generator of store calls (:mod:`.actions`) that the applicat
 
 Exactly-once follows from: deterministic keys (file boundaries depend only on the records and
 the range), create-only uploads, the plan written before the uploads and the lock advanced only
-after them, and the restart resuming from the lock. ``tests/unit/commit/test_simulation.py``
+after them, and the restart resuming from the lock. ``tests/unit/application/test_simulation.py``
 crashes a sink after every single store call and checks every offset landed once.
 """
 

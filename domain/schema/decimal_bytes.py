@@ -3,7 +3,7 @@
 Kafka Connect stores a Decimal as ``BigInteger#toByteArray`` of its unscaled value: the fewest
 two's-complement big-endian bytes that hold it (0 → ``00``, 128 → ``00 80``, -128 → ``80``). One
 function for every writer that needs them (Confluent's JsonFormat, Aiven's JSON output), checked
-against Kafka 4.4's JsonConverter (tests/unit/formats/test_json_decimals.py).
+against Kafka 4.4's JsonConverter (tests/unit/adapters/formats/test_json_decimals.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The index objects of a sink, listed back: master locks and range plans to their topic-partitions.
 
 The keys are the ones :mod:`lakesink.domain.commit.lock_keys` and
-:mod:`lakesink.domain.commit.range_plans` build (``tests/unit/verify`` round-trips them);
-verify lists the whole ``.locks/`` and ``.plans/`` folders of the connector once per bucket
-instead of asking per partition, so partitions it has no object of are found too.
+:mod:`lakesink.domain.commit.range_plans` build (``tests/unit/application/test_verify_run.py``
+round-trips them); verify lists the whole ``.locks/`` and ``.plans/`` folders of the connector
+once per bucket instead of asking per partition, so partitions it has no object of are found too.
 Granular locks (deeper under ``.locks/``) and Lenses' sweep marker are not master locks.
 """
 

@@ -1,4 +1,4 @@
-// Golden bytes for tests/unit/formats/test_aiven_writers.py, from the Java classes Aiven's
+// Golden bytes for tests/unit/adapters/dialects/aiven/test_writers.py, from the Java classes Aiven's
 // CompressionType and ObjectMapperProvider use (not run by the test suite; needs a JDK and the
 // snappy-java, zstd-jni and Jackson jars, e.g. PySpark's):
 //

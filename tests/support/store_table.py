@@ -1,6 +1,6 @@
 """The simulation's table format: a table kept as one JSON object in the object store.
 
-Its commits are conditional writes of that object, so in tests/unit/commit/test_simulation.py a
+Its commits are conditional writes of that object, so in tests/unit/application/test_simulation.py a
 crash, a lost answer or a given-up call can fall between any two of the sink's calls, table commits
 included. It is a fake of the :class:`~lakesink.domain.tables.table_port.LakeTable` port with the
 same promise as the real formats: a commit based on an old head fails and is never rebased.

@@ -9,7 +9,7 @@ While a producer trickles orders, the job's whole process group (driver, JVM, Py
 SIGKILLed in the phases of tests/support/kill_runs.py (start-up, right after a data object
 appeared, right after a committed batch), 10 times; one restart begins without its checkpoint.
 ``make test-reliability`` runs it (``make test`` runs the simulation of a DataFrame sink crashed after
-every store call instead, tests/unit/commit/test_simulation.py). A last run with ``--available-now`` writes the rest and
+every store call instead, tests/unit/application/test_simulation.py). A last run with ``--available-now`` writes the rest and
 stops. Read back with boto3 + pyarrow: every kept order once, none of the dropped ones, each row
 enriched right, and each partition's lock at its last kept offset.
 Reproduce a run's choices with ``LAKESINK_CRASH_SEED=<seed printed by the test>``.
