@@ -1,11 +1,9 @@
 """Giving the C heap's free pages back to the system after a sink task (glibc's ``malloc_trim``).
 
-A task that writes many files frees nearly everything it allocated natively (pyarrow's writers and
-their metadata, librdkafka's buffers, botocore's connections), but glibc keeps freed pages in the
-arena that served them, and a task's allocations come from several threads' arenas. Measured on
-issue 19's case (64 partitions × 500 partition values, 500 files a task): a worker grew ~12 MB a
-task (187 → 573 MB over 32 tasks) while its Python objects and Arrow's pool stayed flat; trimming
-after each task held it at 180-230 MB, for 1-2 ms a task. Without glibc (macOS, musl) it does nothing.
+A task frees nearly all it allocated natively (pyarrow writers, librdkafka buffers, botocore
+connections), but glibc keeps freed pages in several threads' arenas. Issue 19's case (500 files a
+task): a worker grew ~12 MB a task (187 → 573 MB over 32 tasks) with Python and Arrow flat; trimming
+after each task held it at 180-230 MB, for 1-2 ms a task. Without glibc (macOS, musl) a no-op.
 """
 
 from __future__ import annotations

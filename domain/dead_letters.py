@@ -1,13 +1,9 @@
 """Kafka Connect's dead-letter queue: what a record that could not be written becomes, and which
 dead letters a batch still has to send.
 
-A sink task keeps each record it skips as poison (``errors.tolerance=all`` or
-``error.policy=NOOP``) as a :class:`DeadLetter`: its raw key, value, headers and timestamp, where it
-was read, and what failed. The driver sends a batch's dead letters in one Kafka transaction that
-also commits, for a consumer group of its own, the offsets the batch is about to commit
-(:func:`sent_marks`), before the sink's own commit. A redone batch (a crash after that
-transaction and before the commit) meets the same poison records again; :func:`unsent` drops those
-the group's offsets say were sent, so each dead letter reaches the topic once.
+A skipped record is kept as a :class:`DeadLetter`; the driver sends a batch's dead letters in one
+transaction that also commits the batch's offsets for a group of its own (:func:`sent_marks`), so
+a redone batch drops those already sent (:func:`unsent`). See docs/sink.md, "Dead-letter queue".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Which extra of the distribution (``pip install 'lakesink[s3]'``) brings an optional library.
 
-The core install is the CLI, KCQL and config validation, explain and convert: pure Python. Spark,
-Arrow, the Kafka client, the cloud SDKs and the table formats come with extras (pyproject.toml), so
-an import of one of them can fail in a working install. Where that happens, :func:`needs_extra`
-(around the import, naming the extra the feature needs) and :func:`missing_extra` (the CLI's last
-resort, from the missing module alone) turn it into one :class:`MissingExtraError` line instead
-of a traceback. A missing module that no extra provides is a bug and stays a traceback.
+The core install (CLI, KCQL, validation, explain, convert) is pure Python; Spark, Arrow, the Kafka
+client, cloud SDKs and table formats come with extras, so an import can fail in a working install.
+:func:`needs_extra` (around an import) and :func:`missing_extra` (the CLI's last resort) turn that into
+one :class:`MissingExtraError` line; a module no extra provides is a bug and stays a traceback.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The record model shared by the sink and the restore.
 
-A :class:`Record` is one Kafka message after the key/value converters ran. Keys and values are
-plain Python data so the domain can reason about them without a serialization library:
-
-* ``bytes`` for raw data (ByteArrayConverter),
-* ``str``, ``int``, ``float``, ``bool``, ``decimal.Decimal``, ``datetime`` for primitives,
-* ``Mapping[str, ...]`` / ``Sequence`` for structured data (schemaless JSON, decoded Avro,
-  Connect JSON with ``schemas.enable=true``),
-* ``None`` for a null key or a tombstone value.
-
-Header values follow the same rules (Kafka itself stores them as bytes or null).
+A :class:`Record` is one Kafka message after the key/value converters ran, keys, values and
+header values as plain Python data (``bytes``, ``str``, numbers, ``Decimal``, ``datetime``,
+mappings and sequences, ``None`` for a null key or a tombstone), so the domain reasons about them
+without a serialization library. See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations

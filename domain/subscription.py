@@ -1,12 +1,8 @@
 """Which topic-partitions a source or sink reads: Spark's ``subscribe``, ``subscribePattern`` or ``assign``.
 
-Exactly one of the three, as in Spark's Kafka source: a comma list of topics, a topic pattern
-(a full match, as Kafka's pattern subscription; internal ``__`` topics never match), or a JSON
-object ``{"topic": [0, 1]}`` naming a fixed set of partitions (no discovery: partitions added
-later are not read). The sink's ``topics`` / ``topics.regex`` map onto the first two.
-
-Pure (no Kafka client): the data source parses it in Spark's planning workers, which never talk
-to the broker; :class:`~lakesink.adapters.kafka.topic_metadata.TopicMetadata` applies it.
+Exactly one of a comma list, a full-match pattern (``__`` topics never match) or a fixed JSON set of
+partitions; pure, so the data source parses it in Spark's planning workers and
+:class:`~lakesink.adapters.kafka.topic_metadata.TopicMetadata` applies it. See docs/kafka.md, "Options".
 """
 
 from __future__ import annotations
@@ -24,7 +20,12 @@ _STRATEGIES = f"{SUBSCRIBE}, {SUBSCRIBE_PATTERN}, {ASSIGN}"
 
 
 class TopicSelection:
-    """``subscribe`` (comma list), ``subscribePattern`` or ``assign`` (JSON), exactly one of them."""
+    """``subscribe`` (comma list), ``subscribePattern`` or ``assign`` (JSON), exactly one of them.
+
+    As in Spark's Kafka source: ``assign`` names a fixed set of partitions (no discovery: partitions
+    added later are not read). The sink's ``topics`` / ``topics.regex`` map onto ``subscribe`` and
+    ``subscribePattern``.
+    """
 
     def __init__(self, topics: str | None, pattern: str | None, assign: str | None = None) -> None:
         given = [value for value in (topics, pattern, assign) if value is not None]

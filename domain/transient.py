@@ -1,13 +1,9 @@
 """Which failures a running sink waits out instead of stopping, and how long it waits.
 
-A store answering 503 SlowDown or dropping connections, and a lock write whose outcome could not
-be read back, are no fault of the data and no fault of the config: they end by themselves. The SDKs
-retry each call a few times (``connect.<backend>.http.max.retries``); a failure that outlasts those
-retries re-runs the whole step (opening the index, or the batch: its ranges are fixed, its uploads
-create-only and its lock write read back when unanswered, so a re-run writes the same objects and
-commits once). ``error.policy`` decides only about failures that waiting cannot cure (a poison
-record, denied access, a fenced run). This is Kafka Connect's rule for a sink task's retriable
-exceptions, which are retried for as long as they occur.
+A store answering 503 SlowDown or dropping connections, or a lock write whose outcome could not be
+read back, ends by itself: a failure that outlasts the SDK's retries re-runs the whole step, which
+writes the same objects and commits once. ``error.policy`` decides only what waiting cannot cure
+(Kafka Connect's rule for retriable exceptions). See docs/sink.md, "What each failure does".
 """
 
 from __future__ import annotations

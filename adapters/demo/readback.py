@@ -1,11 +1,9 @@
 """Reads a sink's output back with code that shares nothing with the writer.
 
-The demo and the crash tests must not trust lakesink to check lakesink: objects are listed
-and downloaded with plain boto3 (:class:`~lakesink.adapters.demo.s3.S3Bucket`) or ``os.walk``
-(:class:`LocalBucket`), Parquet is decoded with ``pyarrow.parquet`` and JSON lines with ``json``.
-Only envelope files can be checked record by record, because only they carry each record's
-partition and offset (``metadata``). Which objects are data is the demo's call
-(:func:`lakesink.application.demo.output.is_data_key`), not this module's.
+Plain boto3 (:class:`~lakesink.adapters.demo.s3.S3Bucket`) or ``os.walk`` (:class:`LocalBucket`),
+``pyarrow.parquet`` and ``json``: lakesink does not check lakesink. Only envelope files can be checked
+record by record (only they carry each record's partition and offset); which objects are data is
+the demo's call (:func:`lakesink.application.demo.output.is_data_key`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The throw-away services ``lakesink demo`` runs against, all on 127.0.0.1, stopped on any exit.
 
-A fresh machine has no Kafka broker and no S3 account, so the demo brings its own: librdkafka's
-mock cluster (:class:`~lakesink.adapters.kafka.embedded_broker.EmbeddedKafka`, seen through
+librdkafka's mock cluster (:class:`~lakesink.adapters.kafka.embedded_broker.EmbeddedKafka`, through
 :class:`~lakesink.adapters.demo.kafka.DemoKafka`) and moto's S3 server
-(:class:`~lakesink.adapters.demo.s3.MotoS3`). Both live in this process and die with it;
-:class:`DemoServices` stops them on any exit, Ctrl-C included, because it is a context manager
-and every start is undone in reverse order.
+(:class:`~lakesink.adapters.demo.s3.MotoS3`) live in this process; :class:`DemoServices`, a context
+manager, undoes every start in reverse order on any exit, Ctrl-C included. See docs/operations.md.
 """
 
 from __future__ import annotations

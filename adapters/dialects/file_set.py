@@ -1,11 +1,10 @@
 """The files one range's records go to on an executor, whichever rules cut them.
 
-:class:`~lakesink.adapters.formats.range_writer.RangeWriter` (a KCQL statement's files),
-:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter` (a Confluent config's rotation
-cycles) and :class:`~lakesink.adapters.dialects.aiven.files.AivenFiles` (an Aiven config's
-groups) are all a :class:`FileSet`: the sink task writes records to it, rolls it when the range ends
-and asks it where the range's plan starts and how far the range is durable, never which connector
-wrote the config. A dialect's file set is opened by :func:`lakesink.adapters.dialects.registry.dialect_files`.
+A statement's :class:`~lakesink.adapters.formats.range_writer.RangeWriter`, a Confluent config's
+:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter` and an Aiven config's
+:class:`~lakesink.adapters.dialects.aiven.files.AivenFiles` are each a :class:`FileSet`: the task writes
+to it, rolls it at the range's end and asks where the plan starts and how far the range is durable,
+never which connector wrote the config (opened by :func:`lakesink.adapters.dialects.registry.dialect_files`).
 """
 
 from __future__ import annotations

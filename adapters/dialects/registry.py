@@ -1,11 +1,9 @@
 """Each dialect's executor pieces, by the dialect's name: the one adapters table a new dialect adds a line to.
 
-The domain finds a dialect by ``connector.class`` (:mod:`lakesink.domain.dialects.registry`) and
-carries its writing (:mod:`lakesink.domain.dialects.writing`) or its stored layout
-(:mod:`lakesink.domain.dialects.stored_layout`), each of which names its dialect; this table gives
-what runs on the executors for it: the file set a sink range writes through, the reader a restore
-replays its objects with, and the reader the verifier counts records with (a Confluent value
-object alone: its siblings hold the same count).
+The domain finds a dialect by ``connector.class`` and carries its writing or stored layout, each
+naming its dialect; this table gives what runs on the executors: the file set a sink range writes
+through, the reader a restore replays with, and the reader verify counts with (a Confluent value
+object alone: its siblings hold the same count). See docs/architecture.md, "Adding a dialect".
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """AVRO object container files through fastavro, streamed block by block.
 
-Codecs: UNCOMPRESSED (``null``), SNAPPY, BZIP2, DEFLATE, XZ, ZSTD. Lenses requires a
-``compression.level`` for DEFLATE, XZ and ZSTD; here a missing level defaults to the codec's
-usual one (:data:`DEFAULT_LEVELS`) and an out-of-range level is rejected with Lenses' message.
-
-Records are appended to a block buffer, which is compressed and written every
-:data:`SYNC_INTERVAL` bytes, so memory stays bounded (Lenses flushes after every record,
-which defeats compression). ``bytes_written`` counts the file plus the open block.
-
-Rows are checked and encoded by an encoder compiled from the file's schema
-(:mod:`.avro_rows`, :mod:`.avro_encoder`; about five times faster than fastavro's per-record
-``write`` for the envelope) into our own block buffer, which goes to fastavro's
-``Writer.write_block``; fastavro still writes the header, compresses the blocks and adds the
-sync markers, and cuts blocks at the same sizes, so the file is byte for byte the one
-fastavro alone would write. A schema the compiler leaves out (unions of several types,
-named-type references) is written row by row with fastavro's ``write``.
-
-Determinism: the 16-byte sync marker is the MD5 of the schema's canonical JSON instead of
-random bytes, and no time is stored, so equal records give equal files. Record names follow
-the Confluent convention (``ConnectDefault`` in ``io.confluent.connect.avro``).
+Blocks are written every :data:`SYNC_INTERVAL` bytes (Lenses flushes every record); rows are
+encoded by a compiled encoder (:mod:`.avro_rows`, :mod:`.avro_encoder`) into fastavro's
+``Writer.write_block``, so files are byte for byte fastavro's. The sync marker is derived from the
+schema and no time is stored, so equal records give equal files. See docs/formats.md, "Per format".
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """Avro binary encoding compiled from a schema: check that a value fits and encode it in one pass.
 
-Why not fastavro's own per-record ``write``: fastavro picks the branch of every union by
-validating the value against each branch, so a nullable record inside a nullable record is
-validated once per level before it is written. The sink's envelope rows (``key``, ``value``,
-``headers`` and the value's nested records, every field a ``["null", T]`` union) cost about
-26 µs each that way — most of the Avro writer's time — and the writer had already walked the
-row once more to check it fits the file's schema.
-
-:func:`compile_fields_encoder` turns schemas into the source of ONE Python function (as
-``dataclasses`` does for ``__init__``) that walks the value once, checking it and appending
-its encoding to a buffer. One function per schema instead of one closure per field matters:
-for the benchmark's envelope rows nested closures took 10.8 µs, the generated function 6.8 µs.
-
-Two promises, both pinned by tests against the references:
-
-* **fits** exactly as :func:`lakesink.domain.schema.checker` decides (logical types, enums and
-  fixed call the checker's own function for that node);
-* **bytes** exactly as fastavro writes them (logical values go through fastavro's own
-  ``LOGICAL_WRITERS``; floats that overflow a ``float`` become infinities as in fastavro).
-
-Scope: unions of ``null`` and one type (either order) or of one type, records, arrays, maps,
-enums, fixed, primitives and the logical types both sides know. A schema using anything else
-(unions of several types, where fastavro's branch choice would have to be copied; references
-to named types) compiles to None and the writer keeps fastavro for that file.
+:func:`compile_fields_encoder` writes the source of ONE Python function per schema. It fits
+exactly as :func:`lakesink.domain.schema.checker` decides and writes exactly fastavro's bytes
+(both pinned by tests); a schema outside its scope (unions of several types, named-type
+references) compiles to None and the writer keeps fastavro. See docs/formats.md, "Per format".
 """
 
 from __future__ import annotations
@@ -65,7 +46,14 @@ def compile_fields_encoder(fields: Sequence[tuple[Read, Schema]]) -> Encode | No
     That is the encoding of a record whose fields are those values (a record is its fields'
     encodings in order), checked field by field, without building the record: the Avro writer
     reads a Kafka record's value, or its envelope's fields, straight from the record. None when
-    a schema is out of scope (see the module docstring).
+    a schema is out of scope.
+
+    In scope: unions of ``null`` and one type (either order) or of one type, records, arrays,
+    maps, enums, fixed, primitives and the logical types both sides know. Unions of several types
+    (fastavro's branch choice would have to be copied) and references to named types are not.
+    Logical types, enums and fixed call the checker's own function for that node, and logical
+    values go through fastavro's own ``LOGICAL_WRITERS``; floats that overflow a ``float`` become
+    infinities as in fastavro.
     """
     try:
         return _Generator().function_of_fields(fields)

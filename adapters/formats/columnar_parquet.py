@@ -1,40 +1,8 @@
 """The columnar PARQUET path: a batch of schemaless JSON values parsed into Arrow in one call.
 
-The per-record path decodes each value with ``json.loads``, infers the schema of a file's first
-record, checks every later record :func:`~lakesink.domain.schema.fits` it (else the file rolls)
-and converts the rows to Arrow. For a batch of one topic-partition written as PARQUET without
-envelope from ``JsonConverter`` values with ``schemas.enable=false``, partitioned only by
-``_value.<path>`` scalars, ``_topic`` and ``_partition`` (:func:`takes_rows`), :func:`write_rows`
-does the same work a batch at a time: ``pyarrow.json.read_json`` over the values joined by
-``\\n`` with the schema a file would have (``explicit_schema``, extra fields an error), the
-partition values rendered once per distinct value by the per-record code itself
-(:meth:`~lakesink.domain.layout.naming.KeyLayout.partition_values` on one decoded representative), and
-files cut where the per-record path would (:meth:`~lakesink.adapters.formats.range_writer.RangeWriter.runs`,
-:mod:`lakesink.adapters.formats.data_size`).
-
-With a transform chain that has a columnar form (:mod:`.columnar_transforms`), the values are
-parsed with the schema of the first record as read, the chain runs over the columns, and the
-result must have exactly the file's schema (names, order, types, no null in a required column);
-every check below then reads the records as the chain leaves them (the per-record chain run on
-the few records that start a partition value or a file).
-
-Exactly-once needs a retried task to write the same objects whichever path ran, so the batch is
-taken only when that is provable, else :func:`write_rows` writes nothing and returns None:
-
-* every value is a JSON object on one line in valid UTF-8 (``\\n``/``\\r``, empty values, a BOM
-  or anything before the ``{`` but blanks go record by record), and the parse gives exactly one
-  row per value (so a value holding two objects is caught);
-* the parse schema is the open file's (for the first record's partition value) or the first
-  record's inferred one, with only boolean/long/double/string fields, records and arrays (a
-  ``null``-typed field or an empty object, a map, would not take later values);
-* every file the batch continues has that schema, and every file it starts would get that
-  schema from its first record (one ``json.loads`` + inference per file start);
-* pyarrow refuses what ``fits`` refuses: a number into a string column or the reverse, a
-  boolean into a number column, a fraction or exponent into a long column, an int beyond int64,
-  unknown fields at any depth, duplicate keys, lone surrogates; where pyarrow accepts more, the
-  batch is refused here: a double column holding a magnitude of 2**53 or more (an integer there
-  would not convert exactly on the per-record path, which fails the file);
-* partition fields resolve to non-null string, long or boolean columns.
+Exactly-once needs a retried task to write the same objects whichever path ran, so a batch is
+taken only when that is provable (:func:`takes_rows`, :func:`write_rows`), else it goes record by
+record. See docs/sink.md, "One micro-batch", and docs/transforms.md, "Transforms at columnar speed".
 """
 
 from __future__ import annotations
@@ -75,9 +43,11 @@ _MIN_BLOCK_BYTES = 1 << 20
 
 
 def takes_rows(plan: StatementPlan, value_settings: ConverterSettings) -> bool:
-    """Whether the statement's batches may take the columnar PARQUET path (see module docstring).
+    """Whether the statement's batches may take the columnar PARQUET path.
 
-    ``schema.change.detector`` and ``latest.schema.optimization.enabled`` need no check: they act
+    They may when written as PARQUET without envelope (and no key needed) from ``JsonConverter``
+    values with ``schemas.enable=false``, partitioned only by ``_value.<path>`` scalars, ``_topic``
+    and ``_partition``. ``schema.change.detector`` and ``latest.schema.optimization.enabled`` need no check: they act
     on declared value schemas only, and this path takes only ``schemas.enable=false`` values.
     """
     if plan.format is not Format.PARQUET or plan.envelope is not None or key_needed(plan):
@@ -104,6 +74,40 @@ def write_rows(
     ``source`` is the batch's topic-partition; ``writer`` writes the topic the ``transforms``
     (if any) route it to. Returns the kept records' offsets and timestamps (as for the JSON-lines
     path), or None, having written nothing, when the batch must go record by record.
+
+    The per-record path decodes each value with ``json.loads``, infers the schema of a file's first
+    record, checks every later record :func:`~lakesink.domain.schema.fits` it (else the file rolls)
+    and converts the rows to Arrow. This does the same work a batch at a time:
+    ``pyarrow.json.read_json`` over the values joined by newlines with the schema a file would have
+    (``explicit_schema``, extra fields an error), the partition values rendered once per distinct
+    value by the per-record code itself
+    (:meth:`~lakesink.domain.layout.naming.KeyLayout.partition_values` on one decoded
+    representative), and files cut where the per-record path would
+    (:meth:`~lakesink.adapters.formats.range_writer.RangeWriter.runs`,
+    :mod:`lakesink.adapters.formats.data_size`). With a transform chain that has a columnar form
+    (:mod:`.columnar_transforms`), the values are parsed with the schema of the first record as
+    read, the chain runs over the columns, and the result must have exactly the file's schema
+    (names, order, types, no null in a required column); every check below then reads the records
+    as the chain leaves them (the per-record chain run on the few records that start a partition
+    value or a file).
+
+    Exactly-once needs a retried task to write the same objects whichever path ran, so the batch
+    is taken only when that is provable:
+
+    * every value is a JSON object on one line in valid UTF-8 (line breaks, empty values, a BOM or
+      anything before the ``{`` but blanks go record by record), and the parse gives exactly one
+      row per value (so a value holding two objects is caught);
+    * the parse schema is the open file's (for the first record's partition value) or the first
+      record's inferred one, with only boolean/long/double/string fields, records and arrays (a
+      ``null``-typed field or an empty object, a map, would not take later values);
+    * every file the batch continues has that schema, and every file it starts would get that
+      schema from its first record (one ``json.loads`` + inference per file start);
+    * pyarrow refuses what ``fits`` refuses: a number into a string column or the reverse, a
+      boolean into a number column, a fraction or exponent into a long column, an int beyond
+      int64, unknown fields at any depth, duplicate keys, lone surrogates; where pyarrow accepts
+      more, the batch is refused here: a double column holding a magnitude of 2**53 or more (an
+      integer there would not convert exactly on the per-record path, which fails the file);
+    * partition fields resolve to non-null string, long or boolean columns.
     """
     if not _plain_objects(batch.column("value")):
         return None

@@ -1,30 +1,9 @@
 """Single Message Transforms over a parsed Arrow batch, for the columnar PARQUET path.
 
-The per-record path runs the chain (:class:`~lakesink.domain.transforms.chain.TransformChain`)
-on each record. On the columnar path the values of a batch are already one Arrow batch of
-schemaless JSON objects, and the transforms users chain most reshape such objects the same way
-for every row: they add, drop, rename, blank or cast top-level fields, or rename the topic. Here
-each of those steps is one Arrow operation over the batch (a column appended, selected, renamed,
-replaced), and the chain's own code decides everything that is not a column operation:
-
-* which steps run: a step's predicate must give the same answer for every row of the batch
-  (``TopicNameMatches`` reads the topic, one per batch; ``RecordIsTombstone`` is false for every
-  row, as the columnar path takes no null value), so it is tested once, on the batch's first
-  record, and so is the topic a router gives;
-* the value of a constant (``InsertField``'s topic, partition and static value, a mask) is what the
-  domain transform gives for the first record or for a value of the column's type;
-* ``Cast`` runs the domain's cast on each distinct value of a column (a few for the usual flag,
-  code or status column) and takes the results back per row.
-
-A chain with any other step (keys, headers, timestamps, flattening, filters, record-dependent
-predicates...) has no columnar form (:meth:`ColumnarChain.of` gives None) and goes record by
-record; so does a batch where some step meets a value it cannot handle as a column (a missing
-field, a struct to mask, a record without a timestamp, two fields renamed onto one name, a cast or
-custom mask of a double column holding a whole number, which JSON may have written as the integer
-the per-record path then sees): :meth:`ColumnarChain.apply` gives None.
-The caller (:mod:`.columnar_parquet`) then still proves, as for a batch without transforms, that
-every file gets the schema the per-record path would give it, from the per-record result of the
-few records that start a file or a partition value.
+Each step users chain most (add, drop, rename, blank or cast top-level fields, rename the topic)
+is one Arrow operation over the batch; a chain with any other step has no columnar form
+(:meth:`ColumnarChain.of` gives None), and :mod:`.columnar_parquet` still proves every file gets
+the schema the per-record path would give it. See docs/transforms.md, "Transforms at columnar speed".
 """
 
 from __future__ import annotations
@@ -113,7 +92,19 @@ class ColumnarChain:
 
     def apply(self, columns: Columns, first: Record, rows: BatchRows) -> Columns | None:
         """The batch's value columns after the chain, ``first`` being its first record (pre-chain),
-        or None when some row must go record by record."""
+        or None when some row must go record by record.
+
+        The chain's own code decides everything that is not a column operation: a step's predicate
+        must give the same answer for every row (``TopicNameMatches`` reads the topic, one per batch;
+        ``RecordIsTombstone`` is false for every row, as the columnar path takes no null value), so it
+        is tested once, on the batch's first record, and so is the topic a router gives; a constant
+        (``InsertField``'s topic, partition and static value, a mask) is what the domain transform gives
+        for the first record or for a value of the column's type; ``Cast`` runs the domain's cast on each
+        distinct value of a column and takes the results back per row. None for a batch where a step
+        meets a value it cannot handle as a column: a missing field, a struct to mask, a record without
+        a timestamp, two fields renamed onto one name, a cast or custom mask of a double column holding
+        a whole number (JSON may have written it as the integer the per-record path then sees).
+        """
         current = first
         for step, operation in zip(self.chain.steps, self.operations, strict=True):
             if not step.applies_to(current):

@@ -1,14 +1,7 @@
 """CSV with opencsv's defaults, as Lenses writes it (``CSV`` / ``CSV_WITHHEADERS``).
 
-Separator ``,``; every cell quoted with ``"`` and an inner ``"`` doubled; ``\\n`` after each
-row; a null or missing cell is empty and unquoted; a header row of quoted column names when
-headers are on. The columns are the top-level fields of the first record's value (its schema's
-field order, else the mapping's key order). A value with a field outside the columns does not
-fit the file: the writer raises SchemaChangedError and the caller rolls. A nested value in a
-cell is a poison record, as in Lenses. Codecs are ignored.
-
-Reading tells a null (empty, unquoted) cell from an empty string (``""``), which Python's
-``csv`` module cannot do before 3.12, so the small parser below does it.
+Every cell quoted, one schema of top-level columns per file (:class:`CsvWriter`); reading tells a
+null cell from an empty string (:func:`read_csv`). See docs/formats.md, "Per format".
 """
 
 from __future__ import annotations
@@ -30,7 +23,15 @@ def _quote(text: bytes) -> bytes:
 
 
 class CsvWriter(StagingFile):
-    """Writes one row per record; the first record fixes the columns."""
+    """Writes one row per record; the first record fixes the columns.
+
+    Separator ``,``; every cell quoted with ``"`` and an inner ``"`` doubled; a newline after each
+    row; a null or missing cell is empty and unquoted; a header row of quoted column names when
+    headers are on. The columns are the top-level fields of the first record's value (its schema's
+    field order, else the mapping's key order); a value with a field outside them does not fit
+    (SchemaChangedError: the caller rolls); a nested value in a cell is a poison record, as in
+    Lenses. Codecs are ignored.
+    """
 
     def __init__(self, path: Path | str, *, headers: bool = False) -> None:
         super().__init__(path)
@@ -72,6 +73,9 @@ def _columns_of(record: Record, value: Mapping[str, Any]) -> tuple[str, ...]:
 
 def read_csv(path: Path, *, headers: bool) -> Iterator[Record]:
     """Yield one record per row: a dict by column name with headers, else a list of cells.
+
+    A null (empty, unquoted) cell is told from an empty string (``""``), which Python's ``csv``
+    module cannot do before 3.12.
 
     Raises:
         FormatError: a quote is not closed, or a row has more cells than the header.

@@ -1,21 +1,8 @@
 """The data size of a row: what ``flush.size`` and the row-group cut count for PARQUET.
 
-A Parquet file's size depends on the encoder (dictionaries, pages, compression) and a buffered
-Arrow array's ``nbytes`` depends on how the array was built (a JSON-parsed array and one built
-from Python objects can differ by a validity bitmap), so neither can decide where a file rolls:
-a retried task that builds the same rows another way must cut the same files. The data size is a
-pure function of the row's values instead, computed alike from Python values
-(:func:`value_size`, the per-record path) and from Arrow arrays (:func:`row_sizes`, the columnar
-path):
-
-* a null: 0 bytes; a boolean: 1; any other scalar (number, date, time, timestamp): 8;
-  a decimal: 16;
-* a string: 4 + its length in characters (code points); bytes: 4 + their length;
-* a struct or map: the sum of its values (field names and map keys are not counted);
-* an array: the sum of its elements.
-
-That is about Parquet's PLAIN-encoded, uncompressed data size: close to parquet-mr's
-``getDataSize`` (which Lenses' ``flush.size`` reads) for files below one row group.
+A pure function of the values, alike for Python values (:func:`value_size`) and Arrow arrays
+(:func:`row_sizes`): neither a file's size nor an array's ``nbytes`` is, and a retried task that
+builds the same rows another way must cut the same files. See docs/formats.md, "Per format".
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """The columnar write path: raw Kafka values become JSON-lines or TEXT files a slice at a time.
 
-When a statement writes each value's bytes unchanged followed by ``\\n`` — JSON lines without
-compression or envelope over raw JSON values (``JsonConverter`` with ``schemas.enable=false``,
-or ``ByteArrayConverter``), TEXT over ``StringConverter``/``ByteArrayConverter`` values — and its
-partition values come only from the record's topic and partition (default layout, NOPARTITION,
-``PARTITIONBY _topic``/``_partition``), the per-record path does nothing a column operation
-cannot: it appends ``value + b"\\n"`` and checks count and size after each record.
-:func:`encode_lines` does that for a whole Arrow batch (one ``binary_join_element_wise``), and
+Where a statement writes each value's bytes unchanged plus a newline (:func:`takes_lines`),
+:func:`encode_lines` does the per-record path's work for a whole Arrow batch, and
 :meth:`~lakesink.adapters.formats.range_writer.RangeWriter.write_lines` cuts the files where the
-per-record path would.
-
-The batch is taken only when the result is provably the same bytes, else :func:`encode_lines`
-returns None and the caller writes it record by record: every value must be present (a null is
-a tombstone to skip or a poison record), and for JSON non-empty and free of ``\\n``/``\\r``
-(such values are parsed and re-serialised by the JSON writer). Records at or below the
-partition's committed offset are dropped first, as the per-record path skips them.
+per-record path would. See docs/sink.md, "One micro-batch".
 """
 
 from __future__ import annotations
@@ -37,7 +26,13 @@ _NEWLINE = pa.scalar(b"\n", pa.binary())
 
 
 def takes_lines(plan: StatementPlan, value_settings: ConverterSettings, value_converter: Converter) -> bool:
-    """Whether the statement writes every record as its raw value bytes plus ``\\n``."""
+    """Whether the statement writes every record as its raw value bytes plus ``\\n``.
+
+    JSON lines without compression or envelope over raw JSON values (``JsonConverter`` with
+    ``schemas.enable=false``, or ``ByteArrayConverter``), TEXT over ``StringConverter`` /
+    ``ByteArrayConverter`` values, with partition values only from the record's topic and partition
+    (default layout, NOPARTITION, ``PARTITIONBY _topic``/``_partition``).
+    """
     if plan.envelope is not None or key_needed(plan):
         return False
     if not plan.layout.selection.reads_only_coordinates:
@@ -98,7 +93,13 @@ class EncodedLines:
 
 
 def encode_lines(batch: pa.RecordBatch, format: Format, *, floor: int | None) -> EncodedLines | None:
-    """The batch's records above ``floor`` as lines, or None when a record needs the per-record path."""
+    """The batch's records above ``floor`` as lines, or None when a record needs the per-record path.
+
+    Taken only when the result is provably the same bytes: every value must be present (a null is a
+    tombstone to skip or a poison record), and for JSON non-empty and free of line breaks (such
+    values are parsed and re-serialised by the JSON writer). Records at or below the partition's
+    committed offset are dropped first, as the per-record path skips them.
+    """
     offsets = batch.column("offset")
     last_offset = offsets[-1].as_py()
     if floor is not None:

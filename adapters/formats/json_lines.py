@@ -1,26 +1,10 @@
-"""JSON lines: one compact JSON document per record, ``\\n`` after each (Lenses ``JSON``).
+"""JSON lines: one compact JSON document per record, a newline after each (Lenses ``JSON``).
 
-Raw passthrough: a value that is ``bytes`` is taken to be the JSON document itself
-(ByteArrayConverter over JSON data) and copied without parsing, unless it contains a line
-break, which would split the line; then it is parsed and re-serialised compactly. Other values
-(``str`` included, as Kafka's JsonConverter would) are serialised by :mod:`.jsoncodec`.
-Lenses rejects byte values ("Cannot currently write byte array as json"); copying them is the
-fast path the architecture asks for.
-
-``decimals=BASE64`` (Confluent's JsonFormat under its default ``json.decimal.format``) writes the
-Decimals of a structured value as JsonConverter does, base64 strings of their unscaled bytes.
-Confluent hands only a Struct to JsonConverter: any other value (a Decimal alone, a Connect Map
-or Array, schemaless data) goes to Jackson's ``ObjectMapper``, which prints a Decimal as a number,
-so those keep numbers here too. The default, NUMERIC, is what every other writer uses.
-
-GZIP writes the whole file as one gzip stream with ``mtime=0`` and no file name, so equal
-records give equal bytes; its level is ``compression.level`` or 6 (Lenses' default).
-
-``store.layout=quix`` writes Quix Streams' JSONFormat lines instead: the object of
-:func:`~lakesink.domain.dialects.quix.rows.json_row` per record, encoded like jsonlines' compact
-Writer (``,``/``:`` separators, non-ASCII as UTF-8, ``\n`` after each line), gzip level 9 by
-default as Quix's ``gzip.compress``. Only the gzip header's time differs from Quix's (0 here,
-the write time there).
+A ``bytes`` value is taken to be the JSON document itself and copied without parsing (Lenses
+rejects it) unless it holds a line break. GZIP is one stream with ``mtime=0`` and no file name,
+so equal records give equal bytes. ``store.layout=quix`` writes Quix's JSONFormat lines
+(:func:`~lakesink.domain.dialects.quix.rows.json_row`). See docs/formats.md, "Per format", and
+docs/quix.md.
 """
 
 from __future__ import annotations
@@ -121,7 +105,13 @@ def _encoded(record: Record, document: Any, decimals: DecimalFormat) -> bytes:
 
 def _is_struct(value: Any, schema: Any) -> bool:
     """Whether Confluent would hand ``value`` to JsonConverter as a Struct: a mapping whose
-    schema (Avro or Connect, optional or not) is not a map."""
+    schema (Avro or Connect, optional or not) is not a map.
+
+    Only then does ``decimals=BASE64`` (Confluent's JsonFormat under its default
+    ``json.decimal.format``) write Decimals as JsonConverter does, base64 strings of their unscaled
+    bytes: any other value (a Decimal alone, a Connect Map or Array, schemaless data) goes to
+    Jackson's ``ObjectMapper``, which prints a Decimal as a number, so those keep numbers here too.
+    """
     if not isinstance(value, Mapping):
         return False
     if isinstance(schema, list):  # an optional Avro value: ["null", <schema>]

@@ -1,11 +1,9 @@
 """Python values → compact JSON text, the way Kafka's JsonConverter renders Connect data.
 
-``datetime`` → epoch milliseconds, ``date`` → days since the epoch, ``time`` → milliseconds
-since midnight, bytes → base64, ``Decimal`` → an exact JSON number (``decimal.format=NUMERIC``,
-the default here) or, with ``decimals=BASE64``, the base64 string of its unscaled bytes
-(JsonConverter's own default), non-ASCII text as UTF-8. The common case (no Decimal) runs
-entirely in the C encoder; under NUMERIC a Decimal switches that one value to a slower exact
-path so no digit is lost to ``float``.
+``datetime`` → epoch millis, ``date`` → days since the epoch, ``time`` → millis since midnight, bytes
+→ base64, ``Decimal`` → an exact number (``decimal.format=NUMERIC``, the default here) or, with
+``decimals=BASE64``, the base64 of its unscaled bytes (JsonConverter's default); non-ASCII as UTF-8.
+Without a Decimal it all runs in the C encoder; a NUMERIC Decimal takes a slower exact path.
 """
 
 from __future__ import annotations

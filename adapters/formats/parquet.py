@@ -1,22 +1,9 @@
 """PARQUET through pyarrow, with the file's Avro schema kept as parquet-avro does.
 
-Rows are buffered as Arrow record batches (column-wise). ``bytes_written`` is the data size of
-the rows written (:mod:`.data_size`: a pure function of the values, about their PLAIN-encoded
-uncompressed size, close to parquet-mr's ``getDataSize``), not a file position: the sink rolls
-files on it, and the per-record path (:meth:`write`) and the columnar one (:meth:`write_batch`)
-must roll at the same record. For the same reason a row group is cut only at a multiple of
-:data:`BATCH_ROWS` rows from the start of the file, as soon as the rows buffered since the last
-row group reach ``row_group_bytes`` of data (64 MiB by default; Lenses uses parquet-mr's
-128 MiB), and is written as one contiguous table: how the rows were buffered never shows in the
-file. Memory stays bounded whatever the file size.
-
-The Avro schema goes into the footer under ``parquet.avro.schema`` (parquet-avro's key), so
-readers recover logical types, record names and whether the value was a record. A value
-whose schema is not a record (a string, an array…) is stored in a single column ``value``.
-
-Codecs: UNCOMPRESSED, SNAPPY, GZIP, LZ4, BROTLI, ZSTD (``compression.level`` for GZIP,
-BROTLI, ZSTD). LZO is not available in pyarrow and is rejected. Files are deterministic:
-pyarrow writes no time or random value into a Parquet file.
+Files roll on the rows' data size (:mod:`.data_size`), and row groups are cut at fixed row counts,
+so how the rows were buffered never shows in the file. The Avro schema goes into the footer under
+``parquet.avro.schema``, so readers recover logical types and record names; pyarrow writes no time
+or random value, so files are deterministic. See docs/formats.md, "Per format".
 """
 
 from __future__ import annotations
@@ -98,7 +85,9 @@ class ParquetWriter(StructuredFile):
 
     @property
     def bytes_written(self) -> int:
-        """The data size of the rows written so far (see the module docstring)."""
+        """The data size of the rows written so far (:mod:`.data_size`), not a file position: the
+        per-record path (:meth:`write`) and the columnar one (:meth:`write_batch`) must roll at the
+        same record."""
         return self._data_size
 
     def write_batch(self, schema: Schema, batch: pa.RecordBatch, sizes: np.ndarray) -> None:

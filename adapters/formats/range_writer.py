@@ -1,16 +1,9 @@
 """Write the records of one topic-partition range into rolled staging files (runs on executors).
 
-One writer per partition-value combination, each streaming into its own staging file under
-``<staging root>/<KeyLayout.staging_relative_dir>/``. A file rolls when ``flush.count`` or
-``flush.size`` is reached or a record does not fit its schema; at the end of the range every
-open file is rolled, because the admitted micro-batch *is* the flush (``flush.interval`` is
-applied by the source's admission control on the driver). Nothing here reads a clock, so the
-file boundaries, keys and bytes depend only on the records: a retried task writes the same
-objects.
-
-Deliberate deviation from Lenses: when one writer of a partition rolls, the others keep their
-files open (Lenses flushes all writers of the partition together to compute a safe offset; the
-batch commit makes that unnecessary), so fewer, larger files are written.
+One writer per partition-value combination, under ``<staging root>/<KeyLayout.staging_relative_dir>/``.
+Nothing here reads a clock (``flush.interval`` is the driver's admission), so file boundaries, keys
+and bytes depend only on the records: a retried task writes the same objects.
+See docs/sink.md, "One micro-batch".
 """
 
 from __future__ import annotations
@@ -136,6 +129,12 @@ class RangeWriter:
 
     Call :meth:`write` for each record in offset order, then :meth:`finish` (or :meth:`abort`
     on failure, which deletes every staging file).
+
+    A file rolls when ``flush.count`` or ``flush.size`` is reached or a record does not fit its
+    schema; at the end of the range every open file is rolled, because the admitted micro-batch *is*
+    the flush. Deliberate deviation from Lenses: when one writer of a partition rolls, the others keep
+    their files open (Lenses flushes all writers of the partition together to compute a safe offset;
+    the batch commit makes that unnecessary), so fewer, larger files are written.
     """
 
     plan: StatementPlan

@@ -1,12 +1,10 @@
 """Kafka Arrow rows → :class:`~lakesink.domain.records.Record`, decoding only what is needed.
 
-Values are decoded by the configured converter, except when a statement only copies them:
-JSON data read with ``JsonConverter`` (``schemas.enable=false``) into JSON files, or text read
-with ``StringConverter`` into TEXT files, with no envelope and no PARTITIONBY on value fields.
-Then the raw bytes go to the format writer, which writes them as they are (the architecture's
-"no parse and re-serialise" fast path). Keys are decoded only when something reads them.
-Headers are converted by ``header.converter`` (SimpleHeaderConverter unless configured) when
-the record is built, except for an envelope in the ``list`` layout, which keeps their bytes.
+A statement that only copies values (JSON via ``JsonConverter`` with ``schemas.enable=false`` into
+JSON, text via ``StringConverter`` into TEXT; no envelope, no PARTITIONBY on value fields) gets the
+raw bytes; otherwise the value converter decodes. Keys are decoded only when something reads them;
+headers go through ``header.converter`` when the record is built, except for an envelope in the
+``list`` layout, which keeps their bytes.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """What the Avro and Parquet writers share: one schema per file, fixed when it opens.
 
-The file's schema is the first record's (its converter's schema, or one inferred from the
-data), or, for a first :meth:`write_many` batch, the merge of the schemas of the leading
-records that merge. A later record that does not :func:`~lakesink.domain.schema.fits` the
-schema raises SchemaChangedError before anything is written, so a file is never corrupt; a
-record that does not even fit its own declared schema is a poison record (RecordError).
-
-Except for headers: an envelope record that only brings header names the file has not seen
-(:func:`~lakesink.domain.schema.headers.widen_headers`) widens the file's schema instead of
-rolling it. The file written so far is set aside as a finished segment and a new segment starts
-with the wider schema; rolling the file re-reads the segments and writes every row again with
-the last (widest) schema, which all of them fit. One extra pass over a file, only for files
-whose header names changed, instead of one tiny file per change.
+The first record's schema, or the merge over a first :meth:`StructuredFile.write_many` batch; a
+later record that does not fit raises SchemaChangedError before anything is written, so a file is
+never corrupt (new header names widen it instead, :class:`StructuredFile`).
+See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations
@@ -31,7 +23,15 @@ from lakesink.domain.schema.headers import widen_headers
 
 
 class StructuredFile(StagingFile):
-    """A staging file whose rows all follow one Avro schema."""
+    """A staging file whose rows all follow one Avro schema.
+
+    Except for headers: an envelope record that only brings header names the file has not seen
+    (:func:`~lakesink.domain.schema.headers.widen_headers`) widens the file's schema instead of
+    rolling it. The file written so far is set aside as a finished segment and a new segment starts
+    with the wider schema; rolling the file re-reads the segments and writes every row again with
+    the last (widest) schema, which all of them fit: one extra pass, only for files whose header
+    names changed, instead of one tiny file per change.
+    """
 
     def __init__(self, path: Path | str, *, envelope: EnvelopeFields | None) -> None:
         super().__init__(path)

@@ -1,17 +1,9 @@
 """The group ``connect-<name>`` kept current in exactly-once mode, for the tools that read lag from it.
 
-An exactly-once sink resumes from the store's index, never from Kafka; but kafka-consumer-groups,
-Burrow, Kafka UI and every lag exporter read a sink's lag from its consumer group, as Kafka Connect
-commits there what a sink's ``preCommit`` says is safe. So after each commit of the index the sink
-also commits the same positions (the next offset to read) to ``connect-<name>``: an empty group with
-committed offsets (the admin API's OffsetCommit, no member joins), which is what those tools read.
-The group is advisory: nothing reads it back.
-
-The commit is sent without waiting for it (the admin client's future), so a broker that does not
-answer never stalls a batch; one commit is in flight at a time, so they land in order (positions
-advised meanwhile are merged into the next). A failed commit (the group's READ ACL missing, a
-broker blip) is one WARNING per run, then DEBUG lines: the data path is not concerned. A consumer's
-own commit was not used: closing a consumer whose commit is unanswered blocks for ~45 s.
+An exactly-once sink resumes from the store's index, but lag tools read a consumer group; so after
+each index commit the sink commits the same positions to ``connect-<name>``, without waiting.
+Nothing reads it back (:class:`AdvisoryGroup`). See docs/operations.md, "Lag in Kafka's tools,
+and ``lakesink status``".
 """
 
 from __future__ import annotations
@@ -40,7 +32,15 @@ CLOSE_WAIT_S = 5.0
 
 
 class AdvisoryGroup:
-    """Commits a sink's durable positions to its consumer group without waiting, and never raises."""
+    """Commits a sink's durable positions to its consumer group without waiting, and never raises.
+
+    An empty group with committed offsets (the admin API's OffsetCommit, no member joins). The commit
+    is sent without waiting (the admin client's future), so a broker that does not answer never
+    stalls a batch; one commit is in flight at a time, so they land in order (positions advised
+    meanwhile are merged into the next). A failed commit (the group's READ ACL missing, a broker
+    blip) is one WARNING per run, then DEBUG lines. A consumer's own commit was not used: closing a
+    consumer whose commit is unanswered blocks for ~45 s.
+    """
 
     def __init__(
         self, settings: Mapping[str, str | Secret], group_id: str, *, close_wait_s: float = CLOSE_WAIT_S

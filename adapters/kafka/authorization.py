@@ -1,14 +1,10 @@
 """Kafka's authorization failures as one line naming the ACL to grant.
 
-A cluster with ACLs answers a client that lacks one with a bare code (``TOPIC_AUTHORIZATION_FAILED``,
-``GROUP_AUTHORIZATION_FAILED``, ``TRANSACTIONAL_ID_AUTHORIZATION_FAILED``), or, worse, not at all:
-a topic the principal may not DESCRIBE is left out of the metadata (the sink then waits for it "to
-be created"), and a group it may not DESCRIBE makes librdkafka's coordinator lookup retry until the
-call times out. So the driver asks first (:func:`check_topics`, :func:`check_group`: the principal's
-authorized operations, in one request each), and every place that talks to Kafka turns those codes
+A cluster answers a missing ACL with a bare code, or not at all; so the driver asks first
+(:func:`check_topics`, :func:`check_group`), and every place that talks to Kafka turns those codes
 into a :class:`~lakesink.domain.errors.KafkaAccessDeniedError` (:func:`access_denied`) naming the
-operation, the resource and the principal, with the ``kafka-acls`` command that grants it. A cluster
-that cannot say (no ACLs, no authorized operations in its answers) is not checked.
+operation, resource and principal, with the ``kafka-acls`` command that grants it.
+See docs/kafka.md, "SASL/SCRAM and ACLs".
 """
 
 from __future__ import annotations
@@ -111,6 +107,10 @@ def check_topics(config: Mapping[str, Any], needs: Mapping[str, Sequence[str]]) 
     """Check that the principal may do ``needs[topic]`` on each existing topic (a missing one is
     left to auto-creation).
 
+    A topic the principal may not DESCRIBE is left out of the metadata (the sink would wait for it
+    "to be created"), so the driver asks first: the principal's authorized operations, in one request.
+    A cluster that cannot say (no ACLs, no authorized operations in its answers) is not checked.
+
     Raises:
         KafkaAccessDeniedError: for the first topic lacking an operation.
     """
@@ -135,6 +135,9 @@ def check_topics(config: Mapping[str, Any], needs: Mapping[str, Sequence[str]]) 
 def check_group(config: Mapping[str, Any], group: str, operation: str = "READ") -> None:
     """Check that the principal may do ``operation`` on consumer group ``group`` (READ: commit and
     fetch its offsets, which librdkafka otherwise retries until its timeout).
+
+    A group the principal may not DESCRIBE makes librdkafka's coordinator lookup retry until the call
+    times out, so the driver asks first.
 
     Raises:
         KafkaAccessDeniedError: it may not.

@@ -1,25 +1,9 @@
 """Where the micro-batches of the ``lakesink-kafka`` source start and end: planning on the driver.
 
-Everything the source decides before a batch runs is plain Python over broker metadata: where
-reading starts, how far ``Trigger.AvailableNow`` drains, how far each batch goes (admission
-control by :mod:`lakesink.domain.flush.admission`, the cap, the replay of a pending first batch)
-and which ranges a batch is cut into.
-:class:`BatchPlanner` holds that logic and its state, so that the Spark stream reader
-(:class:`~lakesink.adapters.kafka.source.KafkaStreamReader`) is a thin adapter over it and the
-sink command (``--once``: :meth:`BatchPlanner.available_now`; continuous:
-:meth:`BatchPlanner.continuous`) plans the very same batches without starting a streaming query.
-
-``firstBatchEndOffsets`` makes the first end this planner computes take exactly the named
-partitions, each up to the given offset (see :meth:`BatchPlanner.next_end`);
-``firstBatchChunks`` pins chunks in every range that contains them (:meth:`BatchPlanner.ranges`).
-
-``startingOffsets`` applies when a query starts; partitions that appear later start at earliest,
-as in Spark's Kafka source. A position ``startingOffsets`` names outside what Kafka holds is data
-loss: with ``failOnDataLoss=true`` (the default) planning fails with
-:class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`; with false it is logged, a start
-below the earliest offset is read from the earliest (the readers' ``auto.offset.reset``) and a start
-beyond the latest waits until the partition reaches it. So is a latest offset below a partition's
-position (the topic was deleted and recreated).
+:class:`BatchPlanner` holds every decision made before a batch runs (start, drain target,
+admission, cap, replay of a pending first batch, ranges) and its state, so the Spark stream
+reader is a thin adapter over it and the sink command plans the very same batches without a
+streaming query. See docs/kafka.md, "Planning, admission control and offsets".
 """
 
 from __future__ import annotations
@@ -111,7 +95,15 @@ class BatchPlanner:
         return self._target is not None
 
     def start(self) -> Positions:
-        """Where a query without a checkpoint starts: ``startingOffsets`` over today's partitions."""
+        """Where a query without a checkpoint starts: ``startingOffsets`` over today's partitions.
+
+        A position ``startingOffsets`` names outside what Kafka holds is data loss: with
+        ``failOnDataLoss=true`` (the default) planning fails with
+        :class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`; with false it is logged, a start
+        below the earliest offset is read from the earliest (the readers' ``auto.offset.reset``) and a
+        start beyond the latest waits until the partition reaches it. So is a latest offset below a
+        partition's position (the topic was deleted and recreated).
+        """
         positions = self._positions(self._starting, self._metadata.partitions(self._selection))
         logger.info("Kafka source starts at %s", to_json(positions))
         return positions

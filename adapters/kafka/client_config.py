@@ -1,14 +1,9 @@
 """confluent-kafka client configs built from the connector's pass-through settings.
 
-Users bring Kafka Connect style settings (``security.protocol``, ``sasl.*``, ``ssl.*``,
-``client.id``, fetch sizes), optionally prefixed ``kafka.`` as in Spark's Kafka source. They are
-handed to librdkafka unchanged where the names agree; the few Java-only spellings a Connect
-config typically carries are translated (``sasl.jaas.config`` for PLAIN/SCRAM,
-``fetch.max.wait.ms``). Java key stores have no librdkafka equivalent and are rejected.
-
-Secret values arrive as :class:`~lakesink.domain.config.secret.Secret` and are revealed here,
-at the single place they are handed to the client library; :func:`is_sensitive` names the keys
-that must never be shown.
+Kafka Connect style settings (optionally ``kafka.``-prefixed) go to librdkafka unchanged where the
+names agree; the Java-only spellings a Connect config carries are translated, Java key stores
+rejected. Secrets are revealed here only, where they are handed to the client library
+(:func:`is_sensitive` names the keys never shown). See docs/kafka.md, "Options".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """librdkafka's log lines through Python logging: at WARNING, each distinct line once a minute.
 
-Without a logger librdkafka prints to stderr itself, and a broker that cannot be reached makes it
-print a ``FAIL`` line per connection attempt: hundreds before the client gives up. Every client
-lakesink builds (:func:`client_logger`) hands its lines to the ``lakesink.kafka.client`` logger
-instead, so they follow ``--log-level`` and the repeats of a line within a minute are dropped
-(counted, and said when the line comes back). The last line is kept too: an error that ends a run
-can quote what the client saw (``Connection refused``) in its one line.
+Left alone, librdkafka prints a ``FAIL`` line per connection attempt to stderr. Every client
+(:func:`client_logger`) hands its lines to the ``lakesink.kafka.client`` logger, so they follow
+``--log-level`` and a line's repeats within a minute are dropped (counted, said when it returns).
+The last line is kept, so an error ending a run can quote it (``Connection refused``).
 """
 
 from __future__ import annotations

@@ -2,18 +2,7 @@
 
 Configured like Kafka Connect: ``key.converter`` / ``value.converter`` name a class (the Connect
 class name or a short alias) and ``key.converter.<setting>`` / ``value.converter.<setting>``
-configure it. Every converter turns ``None`` (null key, tombstone) into ``(None, None)`` and
-raises :class:`~lakesink.domain.errors.RecordError` naming the record and the converter when the
-bytes cannot be decoded.
-
-==============================================================  =========  ==========================
-Connect class                                                   alias      result
-==============================================================  =========  ==========================
-org.apache.kafka.connect.converters.ByteArrayConverter          bytes      ``bytes``, no schema
-org.apache.kafka.connect.storage.StringConverter                string     ``str``, no schema
-org.apache.kafka.connect.json.JsonConverter                     json       payload + Connect schema
-io.confluent.connect.avro.AvroConverter                         avro       datum + Avro schema
-==============================================================  =========  ==========================
+configure it (:func:`create_converter`). See docs/kafka.md, "Converters".
 """
 
 from __future__ import annotations
@@ -175,6 +164,13 @@ def create_converter(class_name: str, settings: Mapping[str, str | Secret], *, s
     """The converter named ``class_name`` configured by ``settings`` (prefix already removed).
 
     ``setting`` is the key that named it (``key.converter``/``value.converter``), for errors.
+
+    ``ByteArrayConverter`` (alias ``bytes``): ``bytes``, no schema; ``StringConverter`` (``string``):
+    ``str``, no schema; ``JsonConverter`` (``json``): the payload and its Connect schema;
+    ``io.confluent.connect.avro.AvroConverter`` (``avro``): the datum and its Avro schema. Every
+    converter turns ``None`` (null key, tombstone) into ``(None, None)`` and raises
+    :class:`~lakesink.domain.errors.RecordError` naming the record and the converter when the bytes
+    cannot be decoded.
     """
     canonical = canonical_name(class_name)
     if canonical == BYTE_ARRAY:

@@ -1,12 +1,10 @@
 """Kafka Connect's dead-letter topic, written by the sink's driver in Kafka transactions.
 
-Each batch's dead letters go in one transaction that also commits, for the consumer group
-``lakesink-dlq-<name>``, the offsets the batch is about to commit (the consume-transform-produce
-pattern of Kafka's exactly-once): either both land or neither does. Opening the queue initialises
-the transactional id ``lakesink-dlq-<name>``, which fences an older driver of the same connector
-and aborts a transaction it left open, and only then are the group's offsets read. A record keeps
-its key, value, headers and timestamp as read, and is partitioned by its key with Java's hash
-(murmur2), as Kafka Connect's producer does.
+A batch's dead letters go in one transaction that also commits, for the group ``lakesink-dlq-<name>``,
+the offsets the batch is about to commit: both land or neither. Opening the queue initialises the
+transactional id ``lakesink-dlq-<name>`` (fencing an older driver, aborting its open transaction)
+before the group's offsets are read. A record keeps its key, value, headers and timestamp and is
+partitioned by its key with murmur2, as Connect's producer does. See docs/sink.md, "Dead-letter queue".
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """A Kafka-compatible broker inside this process: librdkafka's mock cluster.
 
-The demo (``make demo``) and the tests need a broker that other processes (Spark executors)
-can reach, without Java or Docker. librdkafka ships one: any client created with
-``test.mock.num.brokers`` starts an in-process cluster listening on a real TCP port, whose
-address that client's metadata reports. The cluster lives as long as that client, so
-:class:`EmbeddedKafka` keeps it open until closed.
-
-Limits of the mock (librdkafka 2.x), which callers must respect:
-
-* CreateTopics is not supported: topics are auto-created on first use with 4 partitions.
-* Each partition keeps only about 5 MiB or 100,000 messages; older records are deleted
-  (the low watermark moves and reads below it get "offset out of range"). Fine for tests
-  and demos with small data, not for million-record benchmarks.
-* Produce, fetch, list-offsets, headers, consumer groups, offset commits and transactions
-  (commit markers leave offset gaps, as on a real broker) work.
+For the demo and tests that need a broker other processes (Spark executors) can reach, without
+Java or Docker; :class:`EmbeddedKafka` keeps it open until closed. Small data only (about 5 MiB a
+partition). See docs/kafka.md, "Embedded broker".
 """
 
 from __future__ import annotations
@@ -121,6 +110,12 @@ class EmbeddedKafka(BrokerHandle):
         with EmbeddedKafka() as kafka:
             kafka.produce("orders", [ProducedRecord(b'{"id": 1}', key=b"1")])
             spark_options = {"kafka.bootstrap.servers": kafka.bootstrap_servers}
+
+    Any client created with ``test.mock.num.brokers`` starts the cluster on a real TCP port and lives
+    as long as that client. Produce, fetch, list-offsets, headers, consumer groups, offset commits
+    and transactions (commit markers leave offset gaps, as on a real broker) work; CreateTopics does
+    not (topics are auto-created with 4 partitions), and each partition keeps only about 5 MiB or
+    100,000 messages.
     """
 
     def __init__(self, *, num_brokers: int = 1, start_timeout_s: float = 15.0) -> None:

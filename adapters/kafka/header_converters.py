@@ -1,26 +1,10 @@
 """Header converters: Kafka header bytes to typed values and back, as Kafka Connect applies them.
 
-``header.converter`` names the class (Connect name or the key/value converters' alias) and
-``header.converter.<setting>`` configures it. The sink turns each header into a value and the
-Avro schema the envelope stores it with (:meth:`HeaderConverter.to_connect`); the restore
-turns a stored value back into header bytes with its own ``header.converter``
-(:meth:`HeaderConverter.from_connect`).
-
-=========================================================  =========  ===================================
-Connect class                                              alias      value / bytes written back
-=========================================================  =========  ===================================
-org.apache.kafka.connect.storage.SimpleHeaderConverter     (default)  ``Values.parseString`` of the UTF-8
-                                                                      text / ``Values.convertToString``
-org.apache.kafka.connect.storage.StringConverter           string     the text / its encoding
-org.apache.kafka.connect.converters.ByteArrayConverter     bytes      the bytes / the bytes
-org.apache.kafka.connect.json.JsonConverter                json       the JSON (``schemas.enable``) / JSON
-=========================================================  =========  ===================================
-
-Deliberate deviations, all so that no header is lost: bytes that are not valid text for
-SimpleHeaderConverter or StringConverter stay bytes (Connect would replace them with U+FFFD);
-and writing back, a bytes value is produced as the bytes under every converter (it is what
-the sink kept of a header it could not or was told not to read; Connect's SimpleHeaderConverter
-would send base64 text).
+The sink turns each header into a value and its Avro schema (:meth:`HeaderConverter.to_connect`);
+the restore turns a stored value back into bytes (:meth:`HeaderConverter.from_connect`). Where
+lakesink deviates, no header is lost: bytes that are not valid text stay bytes (Connect: U+FFFD),
+and a bytes value is written back as the bytes under every converter.
+See docs/formats.md, "Envelope headers", and docs/restore.md, "Records".
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Offsets of the Kafka source: the JSON form Spark checkpoints, ranges, starting positions.
 
-Spark stores a source offset as JSON, so the public form is ``{topic: {"partition": next}}``
-(JSON object keys are strings): ``next`` is the next offset to read, the Kafka convention, so
-``{"orders": {"0": 42}}`` means records 0..41 of orders-0 are behind us. Inside the source a
-position map is ``{(topic, partition): next}``.
-
-``startingOffsets`` follows Spark's Kafka source: ``earliest``, ``latest``, or a JSON map in
-the public form where ``-2`` means earliest and ``-1`` latest for one partition. Partitions the
-map does not name start at ``earliest`` (Spark refuses such a map; the sink passes the positions
-of its index, and a partition the index has never seen must be read from its beginning).
-
-A batch's range of one partition may be split into several :class:`OffsetRange` chunks (source
-options ``maxRangeOffsets`` / ``maxRecordsPerPartition``), around chunks that must come out whole
-(:data:`FIRST_BATCH_CHUNKS`, ``{topic: {"partition": [[start, end], ...]}}``): see
-:func:`ranges_between`; ``minPartitions`` then splits the largest ranges further
-(:func:`split_for_min_partitions`).
+The public form is ``{topic: {"partition": next}}``, ``next`` the next offset to read (Kafka's
+convention); inside the source a position map is ``{(topic, partition): next}``. A partition's
+range may be cut into chunks (:func:`ranges_between`, :func:`split_for_min_partitions`).
+See docs/kafka.md, "Planning, admission control and offsets".
 """
 
 from __future__ import annotations
@@ -84,7 +73,13 @@ def _entries(document: Any, setting: str, what: str) -> Iterator[tuple[TopicPart
 
 @dataclass(frozen=True, slots=True)
 class OffsetSpec:
-    """Where reading starts (or ends) per partition: a default plus explicit positions."""
+    """Where reading starts (or ends) per partition: a default plus explicit positions.
+
+    ``startingOffsets`` follows Spark's Kafka source: ``earliest``, ``latest``, or a JSON map in the
+    public form where ``-2`` means earliest and ``-1`` latest for one partition. Partitions the map
+    does not name start at ``earliest`` (Spark refuses such a map; the sink passes the positions of
+    its index, and a partition the index has never seen must be read from its beginning).
+    """
 
     default: int = EARLIEST
     explicit: tuple[tuple[TopicPartitionKey, int], ...] = ()

@@ -1,17 +1,10 @@
 """Read one offset range of one partition into Arrow record batches (runs in Spark executors).
 
-The range ``[start, end)`` was fixed by the driver, so a retried task reads the same records.
-Offsets inside a range may never be delivered: compaction removes records, transaction
-markers and aborted records occupy offsets the consumer skips. Reading therefore stops as soon
-as the consumer's *position* (or a partition-EOF event) reaches ``end``, not when a record
-with offset ``end - 1`` is seen. Records at or beyond ``end`` (fetched in the same response)
-are dropped. A start below the low watermark (retention deleted the records) is data loss: with
-``failOnDataLoss=true`` the task fails (:class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`,
-from librdkafka's ``auto.offset.reset=error``), with false it resumes at the earliest record still
-present (``auto.offset.reset=earliest``; librdkafka logs the reset).
-
-Batches carry Spark's Kafka source schema, with or without the ``headers`` column
-(:func:`~lakesink.adapters.kafka.source_schemas.kafka_schema`).
+The driver fixed ``[start, end)``, so a retried task reads the same records. Compaction and
+transaction markers leave offsets never delivered, so reading stops when the consumer's
+*position* reaches ``end``, not at a record ``end - 1``. Batches carry Spark's Kafka source schema
+(:func:`~lakesink.adapters.kafka.source_schemas.kafka_schema`). See docs/kafka.md, "Reading a range
+(executors)".
 """
 
 from __future__ import annotations
@@ -76,6 +69,11 @@ def read_range(
     a passthrough sink task's CPU (docs/kafka.md). ``header_column=False`` leaves the column out
     (Spark's ``includeHeaders=false``). ``fail_on_data_loss`` fails the read when its start is no
     longer in Kafka instead of resuming at the earliest record left.
+
+    A start below the low watermark (retention deleted the records) is data loss: with
+    ``failOnDataLoss=true`` the task fails (:class:`~lakesink.adapters.kafka.offsets.KafkaDataLossError`,
+    from librdkafka's ``auto.offset.reset=error``), with false it resumes at the earliest record still
+    present (``auto.offset.reset=earliest``; librdkafka logs the reset).
     """
     if offset_range.end <= offset_range.start:
         return

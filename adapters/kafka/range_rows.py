@@ -1,12 +1,10 @@
 """The ``rangesOnly`` mode of the ``lakesink-kafka`` source: offset ranges as rows, read later.
 
-A Python data source hands its Arrow batches to the JVM, and a ``mapInArrow`` after it gets them
-back from the JVM: every record is serialised twice between two Python processes of the same
-executor. A consumer that reads Kafka itself (the sink) sets ``rangesOnly=true``: the source then
-yields one row per planned :class:`~lakesink.domain.offset_range.OffsetRange`
-(:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA`) and the consumer's ``mapInArrow`` reads each range with
-:class:`RangeReader`, which builds the consumer exactly as the record-carrying source does.
-Planning (admission control, offsets, one input partition per range) is the same in both modes.
+A data source's batches go to the JVM and a ``mapInArrow`` gets them back: every record crosses two
+Python processes twice. With ``rangesOnly=true`` the source yields one row per planned range
+(:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA`), planned exactly as before, and the
+consumer reads each with :class:`RangeReader`, built as the record-carrying source builds its consumer.
+See docs/kafka.md, "Ranges only".
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Is the Kafka cluster there, and does it accept the client? One metadata request, before Spark starts.
 
-librdkafka retries a broker it cannot reach for as long as a call's timeout allows, printing a line
-per attempt; a wrong password shows as a timeout too. This probe asks for the cluster's metadata
-once, with a short timeout, keeps the client's log lines to itself, and turns the outcome into one
-error naming the settings to fix: an unreachable cluster is the environment's problem
+librdkafka retries an unreachable broker for the whole timeout, a line per attempt, and a wrong
+password looks like a timeout. This asks for metadata once, with a short timeout and the client's
+log kept quiet, and names the settings to fix: unreachable is the environment's problem
 (:class:`~lakesink.domain.errors.KafkaUnavailableError`, exit 1), rejected credentials or TLS the
 config's (:class:`~lakesink.domain.errors.ConfigError`, exit 2).
 """

@@ -1,14 +1,9 @@
 """The Avro converter's Schema Registry client: writer schemas by id, through Confluent's own client.
 
-``confluent_kafka.schema_registry.SchemaRegistryClient`` brings what a registry in production
-asks of a client: TLS with a private CA, mutual TLS, basic auth, bearer tokens and OAuth, and
-retries with backoff on each URL before the next is tried. This module maps the Confluent
-converter's settings (as Kafka Connect spells them, ``value.converter.`` already stripped) onto
-its configuration, keeps one parsed schema per id (a schema never changes under its id) and turns
-its errors into lakesink's. Secrets (``basic.auth.user.info``, credentials in a URL, the key's
-password, tokens, the OAuth client secret) stay :class:`~lakesink.domain.config.secret.Secret`
-until handed to the library and never reach a message or a log line: URLs are reported without
-their user info.
+Maps the Confluent converter's settings (as Kafka Connect spells them, ``value.converter.``
+stripped) onto :class:`SchemaRegistryClient`'s configuration, keeps one parsed schema per id (a
+schema never changes under its id) and turns its errors into lakesink's. See docs/kafka.md,
+"Converters".
 """
 
 from __future__ import annotations
@@ -118,7 +113,15 @@ class RegistrySettings:
 
 class SchemaRegistryClient:
     """Fetches Avro writer schemas by id, each id once; safe to pickle (settings only: an
-    executor builds its own client)."""
+    executor builds its own client).
+
+    ``confluent_kafka.schema_registry.SchemaRegistryClient`` brings what a registry in production asks
+    of a client: TLS with a private CA, mutual TLS, basic auth, bearer tokens and OAuth, and retries
+    with backoff on each URL before the next is tried. Secrets (``basic.auth.user.info``, credentials
+    in a URL, the key's password, tokens, the OAuth client secret) stay
+    :class:`~lakesink.domain.config.secret.Secret` until handed to the library and never reach a
+    message or a log line: URLs are reported without their user info.
+    """
 
     def __init__(self, settings: RegistrySettings) -> None:
         """Builds Confluent's client once here, where the config is read, so that settings it

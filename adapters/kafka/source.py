@@ -1,56 +1,10 @@
 """Kafka as a PySpark Python Data Source named ``lakesink-kafka`` (streaming and batch).
 
-PySpark wheels carry no Kafka connector jars, so lakesink reads Kafka itself, through
-confluent-kafka, behind Spark's Python Data Source API:
-
-* the driver plans: :class:`KafkaStreamReader` is a thin adapter over
-  :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner`, which discovers topic-partitions,
-  resolves starting offsets, and decides with
-  :class:`~lakesink.domain.flush.admission.AdmissionControl` how far each partition goes in the
-  next micro-batch (the sink's ``--once`` run drives the same planner without Spark streaming);
-* executors read: one input partition per topic-partition offset range
-  (:class:`~lakesink.domain.offset_range.OffsetRange`, carried in an ``InputPartition``), read by
-  :func:`~lakesink.adapters.kafka.partition_reader.read_range` into Arrow record batches.
-  ``maxRangeOffsets`` splits a partition's range into chunks of at most that many offsets,
-  counted from the range start, so that one partition's backlog is read by several tasks.
-
-The options are those of Spark's Kafka source plus lakesink's extensions
-(:mod:`~lakesink.adapters.kafka.source_options`); the output schema is Spark's, with the
-``headers`` column only when ``includeHeaders=true``. A streaming query starts at ``latest`` by
-default and refuses ``endingOffsets``; a batch read goes from ``earliest`` to ``latest`` by
-default (:meth:`SourceOptions.for_stream`, :meth:`SourceOptions.for_batch`).
-
-A partition that appears after the query started (new partition, new topic matching
-``subscribePattern``) is first *registered* at its earliest offset, as Spark does: the batch that
-discovers it records its starting offset, the next batch reads from there. Every range a batch
-reads thus has a start written in Spark's offset log, so re-planning a batch after a restart
-yields the same ranges.
-
-Spark read limits: with any of flush.count / flush.interval / maxRecordsPerPartition /
-maxOffsetsPerTrigger set the default read limit is ``ReadMinRows`` (Spark only passes it back);
-when Spark asks for ``ReadAllAvailable`` instead (Trigger.Once), everything available is admitted,
-as the API requires (Spark's Kafka source ignores maxOffsetsPerTrigger there too). With
-``Trigger.AvailableNow`` the source drains what existed when the query started, ignoring the flush
-rules (no more data will come to complete a count) but not the caps.
-
-``firstBatchEndOffsets`` (a JSON offsets map, set by the sink from its pending batch plans) makes
-the first micro-batch this reader plans take exactly the named partitions, each up to the given
-offset, so that a batch re-planned after losing Spark's checkpoint reads the same range as before.
-A partition whose start already reached its forced end (the checkpoint replayed that batch) is
-not forced; once one batch was planned the option has no further effect.
-``firstBatchChunks`` (``{topic: {"partition": [[start, end], ...]}}``, also from the pending plans)
-names chunks that must come out whole: those that wrote plans, so that the replayed batch
-reproduces them whatever ``maxRangeOffsets`` is now (the rest of the range is split as usual).
-It applies to any range that contains them — the replayed batch, planned afresh or taken from
-Spark's offset log; later ranges start above them.
-
-``rangesOnly=true`` (:mod:`~lakesink.adapters.kafka.range_rows`) changes only what ``read()``
-yields: one row per range (:data:`~lakesink.adapters.kafka.source_schemas.RANGES_SCHEMA`) instead of
-its records, for a consumer that reads the ranges on the executors itself.
-
-Spark's data-source workers only unpickle :class:`KafkaDataSource` and call ``schema()`` /
-``streamReader()``: this module loads neither pyarrow nor confluent-kafka; the planner connects
-to the broker on its first planning call (driver) and ``read()`` imports the reader (executors).
+The driver plans through :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner`; executors
+read one :class:`~lakesink.domain.offset_range.OffsetRange` per input partition. Spark's
+data-source workers only unpickle :class:`KafkaDataSource` and call ``schema()`` /
+``streamReader()``, so this module loads neither pyarrow nor confluent-kafka.
+See docs/kafka.md, "Planning, admission control and offsets".
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
 """Options of the ``lakesink-kafka`` data source (Spark's Kafka source names), and how secrets travel.
 
-The source takes the options of Spark's own Kafka source (``spark-sql-kafka``), so that a job
-written for it runs by changing only the format name: ``kafka.<key>`` settings go to the Kafka
-client with the prefix removed (``kafka.bootstrap.servers`` is required), ``subscribe`` /
-``subscribePattern`` / ``assign`` select the topics, and ``startingOffsets``, ``endingOffsets``,
-``failOnDataLoss``, ``maxOffsetsPerTrigger``, ``includeHeaders``, ``minPartitions``,
-``maxRecordsPerPartition``, ``groupIdPrefix`` and ``kafkaConsumer.pollTimeoutMs`` mean what they
-mean there. Spark's options lakesink cannot honour, the Kafka settings Spark refuses, and any
-other name (a typo) are errors, never ignored; the lakesink extensions (:data:`EXTENSIONS`) come
-on top. Like Spark, option names match in any case. docs/library.md compares option by option.
-
-Spark shows data source options in query plans (``explain``, the SQL tab of the UI, event
-logs) but redacts every option whose key or value matches ``spark.redaction.regex`` (default
-``(?i)secret|password|token|access[.]key``). Keys such as ``kafka.sasl.jaas.config`` or
-``kafka.ssl.key.pem`` do not match, so :func:`encode_options` moves every credential under the key
-``secret.<original key>``: always redacted, whatever the original name. Options are the only
-channel that reaches the driver-side planner and every executor without a shared file system;
-:func:`decode_options` restores the keys and wraps the values in
-:class:`~lakesink.domain.config.secret.Secret` again.
-
-Spark hands a Python data source its options as strings, so the source parses them
-(:meth:`SourceOptions.parse`) into objects, the admission among them
-(:class:`~lakesink.domain.flush.admission.AdmissionPolicy`); whether a query streams or reads a
-batch decides the defaults and what is refused (:meth:`SourceOptions.for_stream`,
-:meth:`SourceOptions.for_batch`). The sink describes its source once
-(:class:`~lakesink.adapters.kafka.sink_source.SinkSource`) in these terms.
+Spark's options lakesink cannot honour, the Kafka settings Spark refuses and unknown names are
+errors, never ignored. Credentials travel under ``secret.<original key>``
+(:func:`encode_options`), which ``spark.redaction.regex`` always hides in query plans.
+See docs/library.md, "Options, side by side with Spark's Kafka source" and "Credentials in query
+plans".
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Which topic-partitions the source reads, and how far each goes: broker metadata for the driver.
 
-Topics come from ``subscribe`` (a comma list; topics that do not exist yet are skipped until they
-appear), ``subscribePattern`` (a full match, as in Kafka; internal ``__`` topics never match) or
-``assign`` (named partitions, those that exist). They are re-evaluated on every planning call, so
-new partitions and topics are picked up (with ``assign``, only partitions it names).
-Watermarks are read with one ListOffsets request per kind; with ``read_committed`` (the
-librdkafka default) the "latest" offset is the last stable offset, so a batch never ends
-inside an open transaction.
+``subscribe`` topics that do not exist yet are skipped until they appear; ``assign`` reads the named
+partitions that exist. The selection is re-evaluated on every planning call, so new partitions and
+topics are picked up. Watermarks take one ListOffsets request per kind; under ``read_committed``
+(librdkafka's default) "latest" is the last stable offset, so a batch never ends inside an open
+transaction. See docs/kafka.md, "Options".
 """
 
 from __future__ import annotations

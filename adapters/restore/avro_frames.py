@@ -1,17 +1,8 @@
 """Avro envelope objects decoded column-wise by polars: the restore's fast path.
 
-fastavro decodes a row into Python dicts (about 11 µs for the benchmark's envelope) and the
-value is then written as JSON (3 µs more); polars decodes the whole file into Arrow columns
-and writes the JSON of a struct column natively, about 1.7 µs a record all told. It is used
-only where its output is provably the record reader's, byte for byte (:func:`frame_plan`):
-
-* keys and values that are strings, bytes or records made of strings, ints, longs, booleans,
-  doubles, nested records and arrays of non-double leaves (no maps, enums, fixed, logical
-  types or multi-type unions: their Python forms differ, so fastavro reads those files);
-* doubles only where Python and polars print them alike: zero or 1e-4 <= |x| < 1e16
-  (Python switches to exponent notation outside that range, polars does not; checked per file);
-* headers as a record of string / bytes fields or the ``list`` layout, the metadata record of the envelope;
-* files up to :data:`MAX_FRAME_BYTES`, since polars reads a file whole.
+About 1.7 µs a record all told, against ~14 µs through fastavro's dicts and JSON; used only where
+its output is provably the record reader's, byte for byte (:func:`frame_plan`).
+See docs/restore.md, "Throughput".
 """
 
 from __future__ import annotations
@@ -91,7 +82,15 @@ def _part_kind(schema: Any) -> PartKind | None:
 
 
 def frame_plan(schema: Any) -> FramePlan | None:
-    """The plan for an envelope file of this writer schema; None = read it with fastavro."""
+    """The plan for an envelope file of this writer schema; None = read it with fastavro.
+
+    Taken only for keys and values that are strings, bytes or records made of strings, ints, longs,
+    booleans, doubles, nested records and arrays of non-double leaves (no maps, enums, fixed, logical
+    types or multi-type unions: their Python forms differ); doubles only where Python and polars
+    print them alike, zero or 1e-4 <= |x| < 1e16 (checked per file); headers as a record of string /
+    bytes fields or the ``list`` layout, and the envelope's metadata record; files up to
+    :data:`MAX_FRAME_BYTES`, since polars reads a file whole.
+    """
     if _type_name(schema) != "record":
         return None
     fields = {field["name"]: field["type"] for field in schema["fields"]}

@@ -1,12 +1,10 @@
 """Reading a downloaded object as message batches (:class:`~lakesink.domain.restore.batch.MessageBatch`).
 
-Restore throughput is bounded by the Python work per record, so the hot path avoids building a
-:class:`~lakesink.domain.records.Record` and a :class:`~lakesink.adapters.restore.messages.Message`
-per row: Avro and Parquet objects are read into columns (:mod:`.avro_batches`,
-:mod:`.parquet_batches`) whose conversion to Kafka bytes is chosen once per file from the
-schema; line and bytes objects are batched straight from their values. The JSON envelope (a
-base64 decode per part) goes through the record reader and is only regrouped. Every path gives
-the same bytes as :func:`~lakesink.adapters.restore.messages.read_messages` (tested per format).
+Restore throughput is bounded by the Python work per record, so no Record or Message is built per
+row: Avro and Parquet objects are read into columns (:mod:`.avro_batches`, :mod:`.parquet_batches`)
+converted as the schema says once per file, line and bytes objects batched from their values; the
+JSON envelope goes through the record reader. Every path gives the bytes of
+:func:`~lakesink.adapters.restore.messages.read_messages` (tested per format).
 """
 
 from __future__ import annotations

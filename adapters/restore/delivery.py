@@ -1,13 +1,9 @@
 """One origin's transactional Kafka producer: records and their progress committed together.
 
-A transactional, idempotent producer (``acks=all``) under an id derived from the restore name
-and the origin (:func:`~lakesink.domain.restore.progress.transactional_id`). ``init_transactions``
-fences any older producer of the same origin and aborts its open transaction; then the origin's
-progress is read back ``read_committed``. Each commit carries the progress record in the same
-transaction as the records it vouches for, so Kafka makes both visible together or neither.
-
-What goes into which transaction, resuming and post-processing are decided by the use case
-(:class:`lakesink.application.restore.origin.OriginReplay`); this module only speaks Kafka.
+Under an id derived from the restore name and the origin, ``init_transactions`` fences an older
+producer and aborts its open transaction; each commit carries the progress record with the records
+it vouches for. What goes into which transaction is the use case's
+(:class:`lakesink.application.restore.origin.OriginReplay`). See docs/restore.md, "Delivery guarantees".
 """
 
 from __future__ import annotations

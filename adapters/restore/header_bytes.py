@@ -1,12 +1,10 @@
 """Stored envelope headers back to Kafka headers, through the restore's ``header.converter``.
 
-Either layout (:mod:`lakesink.domain.schema.headers`): the ``list`` layout holds the bytes
-Kafka had, produced as they are, in order, duplicates included; the ``struct`` layout holds
-converted values, written back by the restore's header converter
-(:meth:`~lakesink.adapters.kafka.header_converters.HeaderConverter.from_connect`) with each
-field's stored schema, under the header's original name (an escaped field records it). In a
-file with a schema (Avro, Parquet) a null field is a header the record did not have and is
-left out; a JSON envelope keeps a null header as null.
+The ``list`` layout's bytes are produced as they are, in order, duplicates included; the ``struct``
+layout's values are written back by :meth:`~lakesink.adapters.kafka.header_converters.HeaderConverter.from_connect`
+with each field's stored schema, under the original name. With a schema (Avro, Parquet) a null
+field is a header the record did not have and is left out; a JSON envelope keeps a null header.
+See docs/restore.md, "Records".
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """An object's records as Kafka messages: the exact bytes to produce.
 
-Conversion of a stored part (key, value, each header) to Kafka bytes:
-
-* ``bytes`` → the same bytes (a ByteArrayConverter sink with an envelope restores byte-exact;
-  the JSON envelope's base64 parts, flagged ``keyIsArray``/``valueIsArray``/``headersIsArray``,
-  are decoded back to bytes by the reader);
-* ``str`` → its UTF-8 encoding;
-* ``None`` → null (a null key, a tombstone);
-* anything else (numbers, booleans, structures decoded from JSON/Avro/Parquet) → compact JSON
-  (:func:`lakesink.adapters.formats.jsoncodec.dumps`: Decimal exact, datetimes as epoch millis).
-
-Without an envelope, JSON, CSV and TEXT objects give one message per line, the line's bytes
-as they are stored (Lenses reads them as strings; no parse and re-serialise, so the value is
-byte-exact); empty lines are skipped and a CSV header line is skipped with CSV_WITHHEADERS.
-Headers are written back by the restore's ``header.converter`` (:mod:`.header_bytes`).
-BYTES gives the whole object as one message (or chunks of ``transformer.max.buffer.size`` for
-an Aiven config, or the records between Confluent's ``format.bytearray.separator``). Avro and Parquet give each row's value converted as above.
+Stored parts become bytes by :func:`to_bytes`. Without an envelope, JSON, CSV and TEXT objects give
+one message per line, its bytes as stored (byte-exact); BYTES gives the whole object (or Aiven's
+chunks, or Confluent's separated records); headers go back through the restore's
+``header.converter`` (:mod:`.header_bytes`). See docs/restore.md, "Records".
 """
 
 from __future__ import annotations
@@ -50,7 +38,14 @@ class Message:
 
 
 def to_bytes(part: Any) -> bytes | None:
-    """A stored key, value or header as the bytes Kafka gets (rules in the module docstring)."""
+    """A stored key, value or header as the bytes Kafka gets.
+
+    ``bytes`` stay the same bytes (a ByteArrayConverter sink with an envelope restores byte-exact;
+    the JSON envelope's base64 parts, flagged ``keyIsArray``/``valueIsArray``/``headersIsArray``,
+    are decoded back to bytes by the reader); ``str`` is its UTF-8; ``None`` null (a null key, a
+    tombstone); anything else (numbers, booleans, structures decoded from JSON/Avro/Parquet) compact
+    JSON (:func:`lakesink.adapters.formats.jsoncodec.dumps`: Decimal exact, datetimes as epoch millis).
+    """
     if part is None:
         return None
     if isinstance(part, bytes | bytearray | memoryview):

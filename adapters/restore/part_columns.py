@@ -1,12 +1,10 @@
 """Columns of stored parts (keys, values, headers, metadata) turned into a :class:`MessageBatch`.
 
-Headers go row by row through :class:`~.header_bytes.StoredHeaders` (the restore's header converter).
-
-The conversion rules are those of :func:`~lakesink.adapters.restore.messages.to_bytes`; what
-changes is *when* the type is looked at. A file's schema says once what a column holds
-(:class:`PartKind`), so a column of strings is encoded by one list comprehension instead of a
-type dispatch per value. :data:`PartKind.ANY` keeps the per-value dispatch for everything a
-schema does not pin down (multi-type unions, logical types, named references).
+The rules are :func:`~lakesink.adapters.restore.messages.to_bytes`'s, but a file's schema says once
+what a column holds (:class:`PartKind`), so a column of strings is one list comprehension instead of
+a dispatch per value; :data:`PartKind.ANY` keeps that dispatch for what a schema does not pin down
+(multi-type unions, logical types, named references). Headers go row by row through
+:class:`~.header_bytes.StoredHeaders` (the restore's header converter).
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The progress topic: where each origin's last committed point lives, next to the data.
 
-``__lakesink_restore_<name>``, keyed by origin, one progress partition per origin
-(:func:`~lakesink.domain.restore.progress.progress_partition`, so a reader scans one partition).
-Create it compacted on a real cluster; :func:`ensure_progress_topic` tries (CreateTopics,
-``cleanup.policy=compact``) and otherwise relies on auto-creation (the librdkafka mock cannot
-create topics).
-
-Reading is ``read_committed`` up to the high watermark: a progress record is visible only if its
-transaction, and so the records it vouches for, committed. A transaction a crashed run left
-open is aborted when the origin's producer is re-initialised (:func:`fence`), which the driver
-does for every origin before any task reads; another run's short transactions just make the
-read wait, for at most the transaction timeout.
+``__lakesink_restore_<name>``, keyed by origin, one progress partition per origin; created
+compacted where the cluster allows (:func:`ensure_progress_topic`), else auto-created, and read
+``read_committed`` (:func:`read_progress`). See docs/restore.md, "Delivery guarantees".
 """
 
 from __future__ import annotations
@@ -88,7 +80,14 @@ def origin_ids(transactional: str) -> Acl:
 
 
 def read_progress(config: Mapping[str, Any], topic: str, partition: int, origin: str, timeout_ms: int) -> Progress | None:
-    """The last committed progress of ``origin``, or None when it never committed any."""
+    """The last committed progress of ``origin``, or None when it never committed any.
+
+    ``read_committed`` up to the high watermark: a progress record is visible only if its transaction,
+    and so the records it vouches for, committed. A transaction a crashed run left open is aborted when
+    the origin's producer is re-initialised (:func:`fence`), which the driver does for every origin
+    before any task reads; another run's short transactions just make the read wait, for at most the
+    transaction timeout.
+    """
     consumer = Consumer(
         {
             "bootstrap.servers": config["bootstrap.servers"],

@@ -1,19 +1,9 @@
 """Running the restore's task groups as Spark tasks: one RDD element, and one task, per group.
 
-Each group of work items is pickled into one element of an RDD with exactly one element per
-partition, so Spark runs one task per group (which group holds which origins is the driver's
-choice, :mod:`lakesink.application.restore.driver`); the task function, handed in by the
-application, replays the group's origins and returns one result per origin, which the driver
-collects. Groups run in parallel up to the number of Spark task slots. Meanwhile a thread counts
-the job's finished tasks for the driver's progress lines.
-
-A task refused by the store or by Kafka for want of a permission, or stopped by an invalid setting,
-returns that error as data (:class:`_Refused`) instead of failing: Spark would retry a failed task
-(no retry grants a permission) and hand the driver a Python traceback in a Java exception, where
-the error as data is raised on the driver as the lakesink error it was, so the CLI prints its one
-line and exits 2. Any other failure fails the task as before, and Spark's task retries apply; when
-they are used up, a lakesink error that ended the task is raised on the driver as that error
-(:mod:`lakesink.adapters.spark.task_failures`), one line instead of Spark's traceback.
+Which group holds which origins is the driver's choice; the task function, handed in by the
+application, returns one result per origin. An error no retry fixes comes back as data, so the
+driver prints one line instead of a traceback (:class:`SparkTaskRunner`).
+See docs/restore.md, "Parallelism on Spark".
 """
 
 from __future__ import annotations
@@ -42,7 +32,17 @@ throttle what they show)."""
 
 
 class SparkTaskRunner:
-    """The :class:`~lakesink.domain.restore.ports.TaskRunner` on a Spark session."""
+    """The :class:`~lakesink.domain.restore.ports.TaskRunner` on a Spark session.
+
+    Each group is pickled into one element of an RDD with one element per partition, so Spark runs
+    one task per group, in parallel up to the number of task slots, while a thread counts the
+    finished tasks for the driver's progress lines. A task refused by the store or by Kafka for want
+    of a permission, or stopped by an invalid setting, returns that error as data (:class:`_Refused`)
+    instead of failing: no retry grants a permission, and the driver raises it as the lakesink error
+    it was (the CLI prints one line and exits 2) instead of a Python traceback in a Java exception.
+    Any other failure fails the task and Spark's retries apply; when they are used up, a lakesink
+    error is raised on the driver as that error (:mod:`lakesink.adapters.spark.task_failures`).
+    """
 
     def __init__(self, spark: SparkSession) -> None:
         self._spark = spark

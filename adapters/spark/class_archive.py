@@ -1,30 +1,9 @@
 """A class-data-sharing archive of Spark's classes for the JVM lakesink starts on a local master.
 
-Why: every local run loads and verifies the same thousands of classes from Spark's ~250 jars
-before it can plan anything. Measured on the 2-core machine: SparkSession up in 5.3-5.8 s and
-the first Arrow job in 2.3 s without an archive, 3.1-3.2 s and 1.2-1.4 s with one, the JVM's CPU
-time 7.0 → 3.7 s, its RSS unchanged (326 MB). Java's dynamic AppCDS maps classes that a training
-run loaded and prepared (``-XX:ArchiveClassesAtExit``) into later JVMs
-(``-XX:SharedArchiveFile``).
-
-How it stays safe:
-
-* :func:`build` (``lakesink jvm-archive``, run by ``make install``) trains in a child process
-  (session, ``spark.range`` ids through ``mapInArrow`` as the sink's batches, a streaming query
-  with ``foreachBatch``), waits for that JVM to write the archive and exit, then starts a second JVM
-  with it and checks the archive is really mapped into it, and only then renames it into
-  place. A truncated archive crashes the JVM (SIGBUS), so nothing but a complete, proven file
-  ever carries the final name.
-* The file name carries a digest of what the archive depends on: the ``java`` binary, the Spark
-  jars (their directory, names and sizes) and lakesink's JVM options. A run looks only for its
-  own digest, so a new JDK, PySpark or option set simply finds no archive.
-* Runs add :func:`archive_options` only where lakesink's own JVM defaults apply
-  (:mod:`.memory_defaults`: local master, not under spark-submit, no user
-  ``spark.driver.extraJavaOptions``). Java's ``-Xshare:auto`` (the default) still runs without the
-  archive when it does not match the JVM.
-
-Where: ``LAKESINK_JVM_ARCHIVE_DIR`` if set, else ``<sys.prefix>/var/lakesink`` (inside the virtual
-environment, so it goes away with it) when writable, else ``~/.cache/lakesink``.
+An archive's name carries a digest of the ``java`` binary, the Spark jars and lakesink's JVM
+options, so a run finds only one built for it; runs add :func:`archive_options` only where
+lakesink's own JVM defaults apply (:mod:`.memory_defaults`). See docs/operations.md, "JVM
+start-up: the class archive".
 """
 
 from __future__ import annotations
@@ -134,7 +113,13 @@ class ArchiveError(RuntimeError):
 
 
 def build(*, force: bool = False, environ: Mapping[str, str] | None = None) -> BuildReport:
-    """Train, prove and install the archive for this JVM and Spark (see the module docstring).
+    """Train, prove and install the archive for this JVM and Spark.
+
+    Trains in a child process (session, ``spark.range`` ids through ``mapInArrow`` as the sink's
+    batches, a streaming query with ``foreachBatch``), waits for that JVM to write the archive and
+    exit, then starts a second JVM with it and checks the archive is really mapped into it, and
+    only then renames it into place: a truncated archive crashes the JVM (SIGBUS), so nothing but
+    a complete, proven file ever carries the final name.
 
     Raises:
         ArchiveError: no ``java``, no writable directory, or the training or proving run failed.

@@ -1,24 +1,9 @@
 """Memory defaults of the JVM that lakesink launches for a ``local[N]`` master, unless the user chose.
 
-In local mode one JVM is Spark's driver *and* its executor, and with the sink's ``rangesOnly``
-source no record passes through it: it plans, schedules, and holds a few rows per batch. Spark's
-and Java's defaults size it for a shared server instead: a 1 GiB maximum heap (Spark's
-``spark.driver.memory``), an initial heap of 1/64 of the machine's RAM (376 MB on a 23.5 GiB
-machine), G1's bookkeeping, and two JIT tiers. Measured on the sink-memory benchmark
-(BENCHMARKS.md, "Memory"): 440-510 MB of JVM RSS with Java's defaults, 353-375 MB with these.
-
-* ``-Xms32m`` and the free ratios let the heap start small and give memory back after a GC;
-* ``-XX:+UseSerialGC``: one core's worth of GC work is plenty for this heap, and it has no
-  per-region bookkeeping (G1's ~45 MB);
-* ``-XX:TieredStopAtLevel=1``: the C1 compiler only, a smaller code cache and no C2 threads;
-  the JVM's hot code here is query planning, not record processing;
-* 512 MiB of maximum heap: room for planning and results, a ceiling for a leak.
-
-Only where lakesink starts the JVM: under ``spark-submit`` (``PYSPARK_GATEWAY_PORT`` is set)
-the JVM already runs with what the user submitted. A setting the user made anywhere Spark reads
-it (``spark-defaults.conf``, ``PYSPARK_SUBMIT_ARGS``, ``SPARK_DRIVER_MEMORY``, or the ``conf``
-given to :func:`~lakesink.adapters.spark.session.create_session`, which is applied last) wins:
-this module leaves that key alone.
+In local mode the one JVM plans and schedules; no record passes through it, so Spark's and
+Java's server-sized defaults waste memory (440-510 MB of RSS against 353-375 MB with these,
+BENCHMARKS.md, "Memory"). Not under ``spark-submit``, and a key the user set anywhere Spark reads
+it wins. See docs/operations.md, "Defaults lakesink sets, and how to override them".
 """
 
 from __future__ import annotations

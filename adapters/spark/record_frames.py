@@ -1,23 +1,9 @@
 """A user's DataFrame as the Kafka records one sink batch writes: checked, shaped, cut into ranges.
 
-The library (``lakesink.spark.write_stream`` / ``write``) writes any DataFrame that kept the
-Kafka coordinates ``topic``, ``partition`` and ``offset``: they decide the object keys and what
-the index commits. The rest of a row is the record:
-
-* a DataFrame with Kafka's columns only (``key``, ``value``, ``timestamp``, ``timestampType``,
-  ``headers``; ``value`` binary or string) carries Kafka's records: the connector's converters
-  decode them exactly as the command's tasks do;
-* any other column, or a ``value`` of another type, makes the record's value the user's data:
-  a struct of every column that is not a Kafka one (a lone struct, map or array ``value``
-  stands for itself). Its JSON (Spark's ``to_json``) is the value, decoded as schemaless JSON
-  (``JsonConverter``, ``schemas.enable=false``), whatever ``value.converter`` says: the bytes
-  the converter was for are gone. A key that is not binary becomes bytes the same way (strings
-  as UTF-8, structures as JSON).
-
-A batch's ranges come from one aggregate over the (persisted) frame; each range's records are
-written by one task, in offset order (``repartition`` by topic-partition, sorted within). Two
-rows with the same offset (a join that matched several rows) would be two records under one
-Kafka coordinate: the task refuses them.
+The DataFrame must keep ``topic``, ``partition`` and ``offset``: they decide the keys and what the
+index commits. Kafka's columns only: the converters decode them as the command's tasks do; any
+other column: the value is the user's data, as schemaless JSON. A batch's ranges come from one
+aggregate over the persisted frame. See docs/library.md, "What a row becomes".
 """
 
 from __future__ import annotations
@@ -121,6 +107,10 @@ class RecordFrame:
         The ranges are those of :meth:`ranges`, except where a pending plan of an earlier run cut
         a partition's range in several: those are written in rounds, each round at most one range
         of a partition (a task keeps one range per partition), its records selected by offset.
+
+        Each range's records go to one task in offset order (``repartition`` by topic-partition, sorted
+        within). Two rows with the same offset (a join that matched several rows) would be two records
+        under one Kafka coordinate: the task refuses them.
         """
         if self.structured:
             spec = replace(spec, value_converter=JSON_VALUES)

@@ -1,15 +1,10 @@
 """The one place a SparkSession is built: master, small defaults, interpreter, data sources, worker check.
 
-The user's Spark settings win (spark-submit's flags and ``--conf``, ``spark-defaults.conf``,
-``PYSPARK_SUBMIT_ARGS``, lakesink's ``--conf``): lakesink's defaults fill only the gaps
-(:mod:`.user_settings` finds them; docs/operations.md, "spark-submit and lakesink's defaults").
-
-Secrets never go into the Spark conf: the Environment tab of the UI and the event log list
-every conf entry, and only keys matching ``spark.redaction.regex`` are masked. Credentials
-travel as data source options under ``secret.<key>`` instead (see
-:mod:`lakesink.adapters.kafka.source_options`); :func:`create_session` refuses a redaction
-regex that would not mask them and refuses :class:`~lakesink.domain.config.secret.Secret`
-values in ``conf``.
+The user's Spark settings win; lakesink's defaults fill only the gaps (:mod:`.user_settings`).
+Secrets never go into the Spark conf (the UI and event log list it): credentials travel as data
+source options under ``secret.<key>``, and :func:`create_session` refuses a redaction regex that
+would not mask them and :class:`~lakesink.domain.config.secret.Secret` values in ``conf``.
+See docs/operations.md, "spark-submit and lakesink's defaults", and docs/kafka.md.
 """
 
 from __future__ import annotations

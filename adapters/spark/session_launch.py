@@ -1,23 +1,9 @@
 """A SparkSession started on a thread, so the driver's own start-up runs while the JVM starts.
 
-Why: a local ``lakesink sink --once`` spends about 3 s in :func:`.session.create_session`, most of
-it waiting for another process (``spark-submit`` launching the JVM, the JVM loading Spark, the
-gateway answering), while the driver's Python start-up (pyarrow, pandas, confluent-kafka, the sink's
-modules: ~0.5 s) waited its turn. :class:`SessionLaunch` begins the session and returns at once; the
-caller imports and builds what it needs, then takes :meth:`SessionLaunch.session`.
-
-Rules that keep it honest:
-
-* Start it only once the configuration is known to be valid: a config error must not cost (or
-  leave behind) a JVM.
-* :meth:`SessionLaunch.session` raises PySpark's own error when the JVM could not start.
-* Leaving the ``with`` block always stops the session: a failure of the caller's work stops the
-  JVM too and is what propagates. It waits for a launch still under way only when the caller
-  asked for the session; one nobody used is stopped by its own thread (``--once`` on an empty
-  topic exits without waiting for a JVM: ~6 s → see CHANGELOG).
-* PySpark installs its SIGINT handler (cancel the running jobs) only when the SparkContext is
-  made on the main thread; here Ctrl-C raises KeyboardInterrupt in the caller instead, and the
-  ``with`` block's stop cancels the jobs.
+Start it only once the configuration is valid: a config error must not cost a JVM. Leaving the
+``with`` block always stops the session; Ctrl-C raises KeyboardInterrupt in the caller (PySpark's
+SIGINT handler needs the main thread), and that stop cancels the jobs.
+See docs/operations.md, "Start-up and stop of a ``--once`` run".
 """
 
 from __future__ import annotations

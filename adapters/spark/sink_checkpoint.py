@@ -1,17 +1,8 @@
 """The sink's old Spark checkpoint: where it lives, and why a run removes it.
 
-Before lakesink planned its continuous batches on the driver, a continuous sink ran a streaming
-query whose checkpoint (offset log, commit log) decided where the query resumed. No run reads
-one now: the store's index (exactly-once) or the consumer group (at-least-once) says where a run
-starts. A checkpoint such a query left at ``--checkpoint`` is behind once a run has committed: an
-older lakesink started on it would read again what the newer one wrote (exactly-once: the
-executors skip those records, wasted reading; at-least-once: the records are written again). So a
-run deletes it after its first commit (or, ``--once``, at its end when it had nothing to write).
-Only a directory that holds a Spark streaming checkpoint (its ``metadata`` file or its
-``offsets`` directory) is deleted; anything else at that location is left alone.
-
-Paths go through Hadoop's FileSystem, as Spark resolves ``checkpointLocation`` (a plain path
-is on the cluster's default file system).
+No run reads one now (the index or the consumer group says where a run starts), and an older
+lakesink started on one would read again what a newer run wrote, so a run removes it
+(:func:`forget_streaming_checkpoint`). See docs/sink.md, "Running it".
 """
 
 from __future__ import annotations
@@ -37,7 +28,15 @@ def default_checkpoint(settings: ConnectorSettings) -> str:
 
 
 def forget_streaming_checkpoint(spark: SparkSession, location: str) -> bool:
-    """Delete ``location`` if it is a Spark streaming checkpoint; True when something was deleted."""
+    """Delete ``location`` if it is a Spark streaming checkpoint; True when something was deleted.
+
+    A checkpoint an older query left at ``--checkpoint`` is behind once a run has committed: an older
+    lakesink started on it would read again what the newer one wrote (exactly-once: wasted reading;
+    at-least-once: the records written again). So a run deletes it after its first commit (or,
+    ``--once``, at its end when it had nothing to write). Only a directory that holds a Spark
+    streaming checkpoint (its ``metadata`` file or its ``offsets`` directory) is deleted; paths go
+    through Hadoop's FileSystem, as Spark resolves ``checkpointLocation``.
+    """
     context = spark.sparkContext
     hadoop_path = context._jvm.org.apache.hadoop.fs.Path  # type: ignore[union-attr]
     path = hadoop_path(location)

@@ -1,20 +1,10 @@
 """The sink's batches on Spark: which ranges each micro-batch holds, and one task per range.
 
-:class:`SparkSink` is the compute adapter of the sink use case
-(:class:`~lakesink.application.sink_run.SinkRun`), which decides what is committed. The command
-needs no streaming machinery (the index or the consumer group says where to start): it drives the
-source's :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner` on the driver, a ``--once`` run
-exactly as ``Trigger.AvailableNow`` would, a continuous run as a streaming query of the
-``lakesink-kafka`` source would (same admissions; batch ids 0, 1, 2… per run), and removes a
-streaming checkpoint left behind (:mod:`.sink_checkpoint`). Planning there instead of in a
-streaming query saves every batch a Spark job (the one that collected the ranges), the query's
-offset and commit logs, and the wait for the next 2 s trigger (CHANGELOG, BENCHMARKS.md).
-A library user's stream goes through :meth:`SparkSink.start_stream` (``foreachBatch``).
-:meth:`SparkSink.write` runs the writers on the executors (:func:`.sink_task.run_range_task`
-through ``mapPartitions``: one task per range, no shuffle; each task reads its range from Kafka
-itself and no record crosses the JVM; ``connect.<p>.range.split.offsets`` cuts a partition's
-range into chunks, one task each) and collects one small result row per range. docs/sink.md
-describes the protocol and every failure; the records written are in the use case's batch log.
+:class:`SparkSink` is the compute adapter of the sink use case. It drives the source's
+:class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner` on the driver (no streaming query:
+no job to collect ranges, no offset logs, no trigger wait) and writes a batch with one task per
+range through ``mapPartitions`` (:func:`.sink_task.run_range_task`), no record crossing the JVM.
+See docs/sink.md, "Batches planned on the driver" and "One micro-batch".
 """
 
 from __future__ import annotations

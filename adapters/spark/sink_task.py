@@ -1,33 +1,10 @@
 """The executor side of one sink micro-batch: write, plan, upload (one Spark task per range).
 
-:func:`run_task` writes Arrow batches of Kafka records; the sink's ``mapPartitions`` runs
-:func:`run_range_task`, which reads each range the driver planned and feeds it to :func:`run_task`.
-Per topic-partition range it
-
-1. decodes the Kafka rows (:mod:`.record_decoding`; a batch whose raw values are written as
-   lines takes the columnar path instead, :mod:`.encoded_lines`), drops what is already
-   durable — offsets at or below the master lock's committed offset (a Spark checkpoint behind
-   the index) and, for a writer with a Lenses granular lock, offsets at or below that lock — and tombstones when
-   ``skip.null.values`` is set;
-2. writes the rest into the range's file sets (:class:`~lakesink.adapters.dialects.file_set.FileSet`:
-   a statement's :class:`~lakesink.adapters.formats.range_writer.RangeWriter`, or a dialect's files,
-   such as Confluent's cycles, whose open cycle may be held back for the next range);
-3. with exactly-once, records the range in a create-only plan object (:mod:`lakesink.domain.commit.range_plans`)
-   BEFORE uploading anything, then uploads every file create-only (:func:`lakesink.domain.commit.engine.make_range_durable`); an object
-   already there from an earlier attempt of the same plan is accepted when its size matches
-   (Aiven's key-grouped objects hold a key's latest record and are overwritten instead);
-4. returns what it made durable, one :class:`~lakesink.domain.commit.range_results.RangeResult`
-   per range (pickled as it is through ``mapPartitions``; a row of :mod:`.task_results` through a
-   library DataFrame's ``mapInArrow``); the driver commits it.
-
-A lakesink error (a poison record under ``error.policy=THROW``, a fenced plan, a store error the
-SDK's retries did not cure) ends the task with a result carrying the error's class and message
-instead of an exception: the driver rebuilds it and applies ``error.policy``. Anything else (a bug,
-a dying worker) fails the task, and Spark retries it.
-
-This module is the task's entry and its durable step; the rest has a module each: the spec the
-driver ships (:mod:`.sink_task_spec`), the per-range state and routes (:mod:`.task_ranges`), the
-columnar and per-record paths (:mod:`.record_path`) and poison records (:mod:`.poison_records`).
+Per range: decode, drop what is already durable, write the file sets, then (exactly-once) the
+plan object before any create-only upload. A lakesink error ends the task with a result carrying
+its class and message, for the driver's ``error.policy``; anything else fails the task and Spark
+retries it. The rest has a module each: :mod:`.sink_task_spec`, :mod:`.task_ranges`,
+:mod:`.record_path`, :mod:`.poison_records`. See docs/sink.md, "One micro-batch".
 """
 
 from __future__ import annotations
@@ -73,9 +50,29 @@ def run_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[
 
 def write_task(spec: SinkTaskSpec, batches: Iterator[pa.RecordBatch]) -> list[RangeResult]:
     """Write the task's records and make their ranges durable; one result per range (a failed one
-    carries its error, see the module docstring). The cyclic collector is paused for the task
+    carries its error as data, not an exception). The cyclic collector is paused for the task
     (:mod:`lakesink.adapters.collector`), and the C heap's free pages are given back after it
-    (:mod:`lakesink.adapters.native_heap`)."""
+    (:mod:`lakesink.adapters.native_heap`).
+
+    Per topic-partition range it
+
+    1. decodes the Kafka rows (:mod:`lakesink.adapters.formats.record_decoding`; a batch whose raw values are written as
+       lines takes the columnar path instead,
+       :mod:`lakesink.adapters.formats.encoded_lines`), drops what is already
+       durable (offsets at or below the master lock's committed offset, a Spark checkpoint behind
+       the index, and, for a writer with a Lenses granular lock, offsets at or below that lock) and
+       tombstones when ``skip.null.values`` is set;
+    2. writes the rest into the range's file sets (:class:`~lakesink.adapters.dialects.file_set.FileSet`:
+       a statement's :class:`~lakesink.adapters.formats.range_writer.RangeWriter`, or a dialect's
+       files, such as Confluent's cycles, whose open cycle may be held back for the next range);
+    3. with exactly-once, records the range in a create-only plan object BEFORE uploading anything,
+       then uploads every file create-only; an object already there from an earlier attempt of the
+       same plan is accepted when its size matches (Aiven's key-grouped objects hold a key's latest
+       record and are overwritten instead);
+    4. returns one :class:`~lakesink.domain.commit.range_results.RangeResult` per range (pickled as
+       it is through ``mapPartitions``; a row of :mod:`.task_results` through a library DataFrame's
+       ``mapInArrow``); the driver commits it.
+    """
     try:
         with collector_paused():
             return _write_task(spec, batches)

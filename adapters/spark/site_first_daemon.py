@@ -1,23 +1,9 @@
 """PySpark's worker daemon, importing pyspark from its installed package instead of ``pyspark.zip``.
 
-Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` first on every Python worker's path, and
-zipimport compiles each module it loads from a zip on every process start (it keeps no bytecode
-cache): importing the worker modules took ~0.5 s a process from the zip against ~0.3 s from the
-installed package with its cached bytecode (measured here), paid by every data-source planner and
-task worker, much of it before a sink's first batch.
-
-With a pip-installed PySpark the zip sits inside the installed package
-(``<site-packages>/pyspark/python/lib/pyspark.zip``), so both are the same release; only then are
-the zip entries moved behind the installed package. :func:`daemon_settings` selects this module
-for the Spark sessions lakesink launches itself.
-
-The daemon also imports the sink's and the restore's task modules (:data:`PRELOADED`) before it
-forks its first worker, so every worker starts with them: importing the sink task's module tree
-took 0.74 s of CPU a worker (pyarrow, pandas through pyarrow, the formats), and a `--once`
-backfill forks about five workers. Only adapter modules are named (an adapter never imports the
-application layer, not even by name): the restore's use case (``application.bootstrap.restore``, ~0.2 s)
-is still imported by each worker that unpickles it. polars is left to the workers that read Avro: it
-starts thread pools when imported, and a fork after that can deadlock (its own warning).
+Only with a pip-installed PySpark, whose zip sits inside the installed package (the same release),
+are the zip entries moved behind it; :func:`daemon_settings` selects this module for the sessions
+lakesink launches. It also imports the task modules before forking its first worker.
+See docs/operations.md, "Python worker start-up".
 """
 
 from __future__ import annotations
@@ -56,7 +42,13 @@ def daemon_settings() -> dict[str, str]:
 
 def main() -> None:
     """Reorder ``sys.path``, import the task modules, then run PySpark's own daemon (same
-    arguments, same behaviour)."""
+    arguments, same behaviour).
+
+    The task modules are :data:`PRELOADED`: adapter modules only (an adapter never imports the
+    application layer, not even by name), so the restore's use case (``application.restore.wiring``,
+    ~0.2 s) is still imported by each worker that unpickles it. polars is left to the workers that
+    read Avro: it starts thread pools when imported, and a fork after that can deadlock.
+    """
     site = [entry for entry in sys.path if entry.endswith("site-packages")]
     sys.path[:] = site_first(sys.path, installed_lib(site))
     for module in PRELOADED:

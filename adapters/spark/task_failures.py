@@ -1,11 +1,9 @@
 """A Spark task's final failure, read back as the lakesink error it raised on the executor.
 
-When a task fails for good (after Spark's task retries), PySpark hands the driver a
-``PythonException`` whose text is the executor's whole Python traceback wrapped in Spark's words. A
-lakesink error there (a store that stayed unavailable, an unreadable object) already says what went
-wrong and what to do in one line; this finds it in the traceback and rebuilds it
+After Spark's retries, PySpark hands the driver a ``PythonException`` wrapping the executor's whole
+traceback. A lakesink error there already says in one line what to do; this finds and rebuilds it
 (:func:`~lakesink.domain.errors.error_of_kind`), so the CLI prints that line and picks its exit code
-as if the error had been raised on the driver. Anything else (a bug) stays Spark's exception.
+as if raised on the driver. Anything else (a bug) stays Spark's exception.
 """
 
 from __future__ import annotations

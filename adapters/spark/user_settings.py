@@ -1,17 +1,8 @@
 """What the user told Spark, so lakesink's defaults fill only the gaps (spark-submit, then lakesink).
 
-Settings put on ``SparkSession.builder`` win over spark-submit's flags, its ``--conf`` and
-``spark-defaults.conf``: a session built with lakesink's defaults used to run on the builder's
-``local[2]`` and parallelism 4 whatever ``spark-submit --master spark://… --conf
-spark.default.parallelism=N`` said. spark-submit hands every setting it resolved to the driver JVM as
-a system property, and ``SparkConf()`` reads them once the JVM gateway is up (measured: under
-spark-submit and with plain ``python``, where PySpark launches the JVM through spark-submit with
-``PYSPARK_SUBMIT_ARGS``, ``SPARK_CONF_DIR``/``SPARK_HOME/conf`` and the ``MASTER`` variable).
-:func:`start_jvm` brings the gateway up first, :func:`given_settings` keeps what the user set.
-
-spark-submit always sets ``spark.master`` (``local[*]`` when nobody named one). When lakesink
-launches the JVM it passes its own master as ``MASTER``, the lowest-ranked place spark-submit reads
-it from, so a master found there that differs is the user's (:func:`resolve_master`).
+Settings on ``SparkSession.builder`` win over spark-submit's flags, ``--conf`` and
+``spark-defaults.conf``, so lakesink reads what the user set (:func:`given_settings`) and adds its
+defaults only where nothing was set. See docs/operations.md, "spark-submit and lakesink's defaults".
 """
 
 from __future__ import annotations
@@ -91,6 +82,11 @@ def given_settings(
     the application name it makes up (the
     script's file name, or ``pyspark-shell``), the progress bar it turns on for the shell PySpark
     launches, and what lakesink itself passed at ``launch`` (unless the user's value replaced it).
+
+    spark-submit hands every setting it resolved to the driver JVM as a system property, and
+    ``SparkConf()`` reads them once the JVM gateway is up (measured under spark-submit and with plain
+    ``python``, where PySpark launches the JVM through spark-submit with ``PYSPARK_SUBMIT_ARGS``,
+    ``SPARK_CONF_DIR``/``SPARK_HOME/conf`` and the ``MASTER`` variable): hence :func:`start_jvm` first.
     """
     made_up_names = {script, _SHELL}
     values = {
@@ -111,6 +107,10 @@ def resolve_master(chosen: str | None, given: GivenSettings, passed: str) -> str
     Under spark-submit its master is final (the JVM was submitted for it): a different ``--master`` on
     lakesink's command line (``chosen``) is refused. Otherwise ``chosen`` wins over a master of the Spark
     configuration (a warning names both), which wins over the one lakesink ``passed`` to the JVM.
+
+    spark-submit always sets ``spark.master`` (``local[*]`` when nobody named one). When lakesink
+    launches the JVM it passes its own master as ``MASTER``, the lowest-ranked place spark-submit
+    reads it from, so a master found there that differs is the user's.
 
     Raises:
         ConfigError: ``chosen`` differs from the master spark-submit was given.

@@ -1,11 +1,9 @@
 """One tiny job per Spark context proving its Python workers can import lakesink, before real work.
 
-PySpark's workers run ``PYSPARK_PYTHON`` (``python3`` from the PATH when unset; spark-submit sets it
-from ``spark.pyspark.python``), not the driver's interpreter. Without lakesink there (a venv not
-activated, an executor image without it) the sink failed deep inside its first task with
-``ModuleNotFoundError: No module named 'lakesink'`` and a JVM stack trace. :func:`check_workers`
-runs one one-partition task first and turns that into one line naming the interpreter and the
-setting that picks it.
+Workers run ``PYSPARK_PYTHON`` (``python3`` from the PATH when unset; spark-submit sets it from
+``spark.pyspark.python``), not the driver's interpreter; without lakesink there the first task died
+with ``ModuleNotFoundError`` in a JVM stack trace. :func:`check_workers` runs one one-partition task
+and says in one line which interpreter and which setting picks it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The storage backend registry: backend name → adapter class, imported only when first used.
 
-Importing this package costs nothing: each adapter (and its cloud SDK) is imported the first time
-its backend is opened, and the class is cached. Third-party backends join through the
-``lakesink.storage`` entry-point group (``name = "package.module:Class"``); they go through
-:func:`register_backend` like the built-in ones, so this table stays the single source of truth.
-
-An adapter class is constructed with the backend's settings object as its only argument.
+Each adapter (and its SDK) is imported when its backend is first opened, then cached. Third-party
+backends join through the ``lakesink.storage`` entry-point group (``name = "package.module:Class"``)
+and :func:`register_backend`, as the built-in ones, so this table is the single source of truth. An
+adapter class takes the backend's settings object as its only argument.
+See docs/storage.md, "Adding a backend".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """Azure Blob Storage (and ADLS Gen2 accounts through their blob endpoint) via azure-storage-blob.
 
-A bucket is a container. Conditional writes use the blob service's own preconditions:
-create-only is ``If-None-Match: *`` (``overwrite=False``), compare-and-swap is ``If-Match: <etag>``
-(``match_condition=IfNotModified``), and ``copy(if_match=...)`` sends the source condition with the
-copy. Azure has no "start after" in listings, so ``start_after`` is applied while paging.
-
-Retries are the SDK's ``LinearRetry`` policy (:func:`retry_policy`): up to ``http_max_retries``
-retries, each after ``http_retry_interval_ms`` give or take half of it. The SDK's
-``ExponentialRetry`` cannot honour a millisecond interval: its first retry already waits
-``initial_backoff + increment_base`` seconds, and ``increment_base ** n`` only grows for a base of
-at least one second. A retried request is the same request, so ``If-None-Match``/``If-Match`` are
-resent on every attempt.
+A bucket is a container; conditional writes are the blob service's preconditions; listings have no
+"start after", so ``start_after`` is applied while paging. Retries are the SDK's ``LinearRetry``
+(:func:`retry_policy`). See docs/storage.md, "Retries" and "Conditional writes per backend".
 """
 
 from __future__ import annotations
@@ -201,7 +193,13 @@ class AzureBlobObjectStore(SdkStore[AzureSettings]):
 def retry_policy(settings: AzureSettings) -> Any:
     """The client's ``LinearRetry``: ``http_max_retries`` retries whatever failed (the SDK also counts
     connection, read and status failures apart, each with its own default of 3, so all four get the
-    budget), each after a uniform random wait in ``[interval / 2, 3 * interval / 2]``."""
+    budget), each after a uniform random wait in ``[interval / 2, 3 * interval / 2]``.
+
+    The SDK's ``ExponentialRetry`` cannot honour a millisecond interval: its first retry already waits
+    ``initial_backoff + increment_base`` seconds, and ``increment_base ** n`` only grows for a base of
+    at least one second. A retried request is the same request, so ``If-None-Match``/``If-Match`` are
+    resent on every attempt.
+    """
     from azure.storage.blob import LinearRetry
 
     interval_s, retries = settings.http_retry_interval_ms / 1000, settings.http_max_retries

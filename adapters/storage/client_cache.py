@@ -1,11 +1,9 @@
 """One SDK client per storage settings per process, shared by every adapter instance.
 
-Spark ships a fresh (unpickled) store to every task, and building a boto3 client costs ~0.4 s of
-CPU (botocore loads and parses its service model), more than a small task's whole write. The
-adapters therefore take their client from here: the first task of an executor process builds
-it, later tasks reuse it. SDK clients are thread-safe and hold no per-task state, so sharing is
-safe. The process id is part of the key, because a client (and its connection pool) inherited
-through ``fork`` must not be used by the child.
+Spark ships a fresh store to every task, and a boto3 client costs ~0.4 s of CPU (botocore's service
+model), more than a small task's write: the first task of an executor process builds it, later
+tasks reuse it (SDK clients are thread-safe, hold no per-task state). The process id is part of the
+key: a client inherited through ``fork`` must not be used by the child.
 """
 
 from __future__ import annotations

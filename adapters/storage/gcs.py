@@ -1,15 +1,9 @@
 """Google Cloud Storage through google-cloud-storage.
 
-The etag of the port is the object *generation* (a decimal string): create-only writes send
-``ifGenerationMatch=0`` and compare-and-swap sends ``ifGenerationMatch=<generation>``, both enforced
-atomically by GCS. ``copy(if_match=...)`` checks the source generation itself (emulators ignore
-``ifSourceGenerationMatch``) and also sends ``ifSourceGenerationMatch`` so GCS enforces it atomically.
-
-Every call carries a ``google.api_core.retry.Retry`` built by :func:`retry_policy`: full-jitter
-exponential backoff from ``http_retry_interval_ms``, growing by ``http_retry_timeout_multiplier``
-up to :data:`MAX_BACKOFF_S`, for at most ``http_max_retries`` retries. A retried request is the
-same request, so conditional writes keep their ``ifGenerationMatch`` on every attempt, and
-unconditional writes are safe to repeat because they carry the full object.
+The port's etag is the object generation, and conditional writes are GCS's own generation
+preconditions (:class:`GcsObjectStore`). Every call carries a ``google.api_core.retry.Retry``
+(:func:`retry_policy`): full-jitter exponential backoff from ``http_retry_interval_ms``, up to
+:data:`MAX_BACKOFF_S`, for at most ``http_max_retries`` retries. See docs/storage.md, "Retries".
 """
 
 from __future__ import annotations
@@ -33,7 +27,13 @@ MAX_BACKOFF_S = 20.0
 
 
 class GcsObjectStore(SdkStore[GcsSettings]):
-    """The :class:`~lakesink.domain.ports.ObjectStore` port over the GCS JSON API."""
+    """The :class:`~lakesink.domain.ports.ObjectStore` port over the GCS JSON API.
+
+    The port's etag is the object *generation* (a decimal string): create-only writes send
+    ``ifGenerationMatch=0`` and compare-and-swap ``ifGenerationMatch=<generation>``, both enforced
+    atomically by GCS. ``copy(if_match=...)`` checks the source generation itself (emulators ignore
+    ``ifSourceGenerationMatch``) and also sends ``ifSourceGenerationMatch`` so GCS enforces it.
+    """
 
     kind = "gcs"
     service = "GCS"
@@ -230,6 +230,9 @@ def retry_policy(settings: GcsSettings) -> Any:
     api-core bounds a Retry by time, not by attempts, so the attempt budget is its ``on_error``
     callback, which re-raises the failure once the budget is spent; that is why each call gets its
     own Retry. There is no deadline: each attempt is bounded by the socket timeout instead.
+
+    A retried request is the same request, so conditional writes keep their ``ifGenerationMatch`` on
+    every attempt, and unconditional writes are safe to repeat because they carry the full object.
     """
     from google.api_core.retry import Retry
 

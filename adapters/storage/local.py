@@ -1,21 +1,8 @@
 """A local directory as an object store: ``<root>/<bucket>/<key segments...>``.
 
-Guarantees, and how they are met:
-
-* **Atomic writes** — data goes to a temporary file in the destination directory (fsynced), then
-  ``os.replace`` swaps it in; a reader sees the old or the new object, never a torn one.
-* **Create-only with one winner** — ``put_if_absent`` publishes with ``os.link``, which fails with
-  ``EEXIST`` when the name exists, atomically, even across processes.
-* **Race-free compare-and-swap** — every mutation of a key holds an exclusive ``fcntl.flock`` on one
-  of 64 lock files under ``<root>/.lakesink-locks`` (chosen by a hash of bucket and key). flock locks
-  belong to open file descriptions, so they exclude other threads as well as other processes on the
-  same host; ``put_if_match`` reads the current etag and swaps the file while holding it.
-* **Etag** — the MD5 hex digest of the content (identical bytes give identical etags, like a
-  single-part S3 upload). It is recomputed on ``head`` and listings, which read each file once:
-  fine for development and tests, not for listing terabytes.
-
-Limitation: a key cannot be both an object and a "directory" of other keys (``a`` and ``a/b``), as on
-any filesystem; such a write fails with a StorageError naming the key.
+Atomic writes, create-only with one winner and race-free compare-and-swap, across threads and
+processes of one host (:class:`LocalObjectStore`). See docs/storage.md, "Conditional writes per
+backend".
 """
 
 from __future__ import annotations
@@ -59,7 +46,18 @@ _Filler = Callable[["_HashingWriter"], object]
 
 
 class LocalObjectStore(PagedStore):
-    """Buckets are sub-directories of ``root``; they must exist before use (``create_bucket``)."""
+    """Buckets are sub-directories of ``root``; they must exist before use (``create_bucket``).
+
+    Atomic writes: data goes to a temporary file in the destination directory (fsynced), then
+    ``os.replace`` swaps it in. Create-only with one winner: ``put_if_absent`` publishes with
+    ``os.link``, which fails with ``EEXIST`` when the name exists, atomically, across processes.
+    Compare-and-swap: every mutation of a key holds an exclusive ``fcntl.flock`` on one of 64 lock
+    files under ``<root>/.lakesink-locks`` (by a hash of bucket and key); flock locks belong to open
+    file descriptions, so they exclude other threads as well as other processes on the host. Etags are
+    the MD5 hex digest of the content, recomputed on ``head`` and listings (fine for development and
+    tests, not for listing terabytes). A key cannot be both an object and a "directory" of other keys
+    (``a`` and ``a/b``); such a write fails with a StorageError naming the key.
+    """
 
     def __init__(self, root: LocalSettings | str | os.PathLike[str]) -> None:
         self.root = Path(root.root if isinstance(root, LocalSettings) else root)

@@ -1,11 +1,9 @@
 """Safe, reversible mapping between object keys and paths under a local root.
 
-Each ``/``-separated key segment becomes one path component, so the directory reads like the bucket.
-Two escapes keep every legal key representable: ``%`` is written ``%25`` and an empty segment (keys
-such as ``a//b`` or the directory marker ``dir/``) is written as a lone ``%``. Any other name
-starting with ``%`` therefore cannot be an object, which is how temporary files (``%tmp.*``) stay
-out of listings. Keys that could leave the bucket directory (absolute, ``.``/``..`` segments, NUL)
-are rejected instead of being escaped: they are almost certainly a bug upstream.
+Each ``/``-separated segment is one path component. ``%`` is written ``%25`` and an empty segment
+(``a//b``, a ``dir/`` marker) a lone ``%``, so any other name starting with ``%`` is no object: that
+keeps temporary files (``%tmp.*``) out of listings. Keys that could leave the bucket directory
+(absolute, ``.``/``..`` segments, NUL) are rejected, not escaped: almost certainly a bug upstream.
 """
 
 from __future__ import annotations

@@ -1,28 +1,10 @@
 """AWS S3 and S3-compatible stores (MinIO, moto, Ceph...) through boto3.
 
-Conditional writes map to S3's own preconditions: create-only is ``If-None-Match: *`` and
-compare-and-swap is ``If-Match: <etag>`` on PutObject (and on CompleteMultipartUpload for large
-create-only uploads; the parts of one upload go up :data:`PART_THREADS` at a time, and the
-object appears only at the completion, after every part). ``copy(if_match=...)`` first sends
-``HeadObject`` with ``If-Match`` (some S3-compatible servers ignore ``x-amz-copy-source-if-match``)
-and then ``CopyObject`` with ``CopySourceIfMatch`` (which AWS enforces atomically). Etags are
-returned exactly as S3 sends them (quoted).
-
-boto3 is imported when the first client is built; the client is shared by every adapter with the
-same settings in the process (:mod:`.client_cache`) and dropped when the adapter is pickled, so
-each Spark executor process builds one and its tasks reuse it.
-
-Retries are botocore's own ``standard`` mode (:func:`retry_options`): ``http_max_retries`` retries
-after the first attempt, truncated exponential backoff with full jitter, a client-wide retry quota.
-botocore offers no setting for its base delay (50 ms for 5xx and connection failures, 1 s for
-throttling replies such as ``SlowDown``), so ``http_retry_interval_ms`` does not apply to S3; a
-client built with another value logs a warning saying so. A retried request is the same request:
-conditional writes resend their ``If-None-Match``/``If-Match`` header on every attempt.
-
-Checksums: ``settings.checksum_calculation`` sets botocore's request checksum calculation and
-response checksum validation; None leaves botocore's own default (``when_supported``, or what the
-``AWS_REQUEST_CHECKSUM_CALCULATION`` environment says). A run decides it at start
-(:mod:`.s3_checksums`), and every client of the run, executors' included, is built with the decision.
+Conditional writes are S3's own preconditions (``If-None-Match: *``, ``If-Match: <etag>``), resent
+on every retry of botocore's ``standard`` mode. boto3 is imported when the first client is built;
+the client is shared in the process (:mod:`.client_cache`) and dropped when the adapter is
+pickled, so each Spark executor builds one. See docs/storage.md, "Retries", "Request checksums
+(S3)" and "Conditional writes per backend".
 """
 
 from __future__ import annotations

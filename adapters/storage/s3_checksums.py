@@ -1,23 +1,8 @@
 """Does the S3 store take the checksums boto3 sends by default? Decided once, at start.
 
-Since botocore 1.36 (January 2025) the S3 client computes a CRC32 for every payload that may carry
-one (PutObject, UploadPart: ``x-amz-checksum-crc32`` and ``x-amz-sdk-checksum-algorithm`` headers
-over HTTP, an ``aws-chunked`` trailer with ``x-amz-content-sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER``
-over HTTPS) and asks for response checksums (``x-amz-checksum-mode: ENABLED`` on GetObject). Many
-S3-compatible stores refuse them, each in its own words: ``InvalidArgument`` "Unsupported header
-'x-amz-sdk-checksum-algorithm'" (Backblaze B2), 501 ``NotImplemented`` "Header 'x-amz-checksum-crc32'
-... not implemented" (Cloudflare R2 until early 2025), ``XAmzContentSHA256Mismatch`` (Hetzner Object
-Storage), ``SignatureDoesNotMatch`` (GCS's XML interoperability API), ``AuthorizationHeaderMalformed``
-(Qumulo), ``MissingContentLength`` (Storj). botocore's ``when_required`` mode sends what S3 sent
-before 1.36, and those stores take it.
-
-Since the codes differ, and some read like a credential problem, the probe does not interpret them:
-it compares. A small object is written and read back with boto3's default (``when_supported``);
-if that fails, the same is done with ``when_required``; if that passes, the checksums were the
-trouble and the settings say ``when_required`` from then on (one INFO line says so). Otherwise
-the store's answer to the second probe is the error (a missing bucket, denied access...). The decision travels in the settings
-(:attr:`S3Settings.checksum_calculation`), which is all the executors receive: each builds its
-client from them. A restore, which only reads, probes with a read of an object that does not exist.
+:func:`settle_checksums` probes; the decision travels in the settings
+(:attr:`S3Settings.checksum_calculation`), which is all the executors receive.
+See docs/storage.md, "Request checksums (S3)".
 """
 
 from __future__ import annotations
@@ -41,6 +26,17 @@ def settle_checksums(settings: S3Settings, bucket: str, key: str, *, writes: boo
 
     ``writes``: write, read and delete ``bucket/key`` (a sink); otherwise read ``key``, which must
     not exist (a restore, whose credentials may only read).
+
+    Since botocore 1.36 the client sends CRC32 checksums (headers over HTTP, an ``aws-chunked``
+    trailer over HTTPS) and asks for response checksums; many S3-compatible stores refuse them, each
+    in its own words (``InvalidArgument`` from Backblaze B2, 501 ``NotImplemented`` from older
+    Cloudflare R2, ``XAmzContentSHA256Mismatch`` from Hetzner, ``SignatureDoesNotMatch`` from GCS's
+    XML API, ``AuthorizationHeaderMalformed`` from Qumulo, ``MissingContentLength`` from Storj), some
+    reading like a credential problem. So the probe compares instead of interpreting: a small object
+    is written and read back with ``when_supported``; if that fails, with ``when_required``; if that
+    passes, the settings say ``when_required`` from then on (one INFO line), otherwise the second
+    probe's answer is the error. A restore, which only reads, probes with a read of an object that
+    does not exist.
 
     Raises:
         StorageError: the store refused the probe without the checksums too (its answer to that).

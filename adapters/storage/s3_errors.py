@@ -1,12 +1,9 @@
 """Translate botocore failures into lakesink storage errors, by S3 error code first, HTTP status second.
 
-Codes are stable across AWS, MinIO, moto and other S3-compatible stores; messages are not, so no
-decision here depends on message text. Resulting messages name bucket and key, never credentials.
-
-A request refused for want of a permission (``AccessDenied``, a bare 403) names the IAM action that
-authorizes it (:data:`IAM_ACTIONS`): the store's own message does not say which (AWS and versitygw
-answer "Access Denied"), and the fix is one grant (docs/storage.md, "Permissions"). A refused
-credential (unknown key, wrong signature, expired token) names no action: no grant fixes that.
+Codes are stable across S3-compatible stores, messages are not, so nothing depends on message text;
+results name bucket and key, never credentials. A refused permission (``AccessDenied``, a bare 403)
+names the IAM action that authorizes it (:data:`IAM_ACTIONS`), since the store does not say and the
+fix is one grant; a refused credential names none. See docs/storage.md, "Error mapping", "Permissions".
 """
 
 from __future__ import annotations

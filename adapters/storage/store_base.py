@@ -1,14 +1,9 @@
 """What the five storage backends share, written once.
 
-Each backend is a thin translation of the :class:`~lakesink.domain.ports.ObjectStore` port to one
-SDK or filesystem. The parts that are the port's and not the SDK's live here:
-
-* :class:`PagedStore`: ``list_pages``'s signature and its page-size rule; a backend supplies only
-  how it pages (:meth:`PagedStore._pages`), because what servers can express differs (no
-  ``start_after``, prefixes counted apart, or no server at all).
-* :class:`SdkStore`: the network backends' client, one per settings per process (built on first
-  use; only the settings are pickled, so every Spark executor builds its own), and their calls, whose
-  final failures become the port's errors (:func:`.sdk_call.sdk_call`).
+:class:`PagedStore`: ``list_pages``'s signature and page-size rule, a backend supplying only how it
+pages; :class:`SdkStore`: the network backends' client, one per settings per process (only the
+settings are pickled, so every executor builds its own), and their calls, whose final failures
+become the port's errors (:func:`.sdk_call.sdk_call`). See docs/storage.md, "Adding a backend".
 """
 
 from __future__ import annotations

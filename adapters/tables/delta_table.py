@@ -1,12 +1,10 @@
 """A Delta Lake table through delta-rs: lakesink's Parquet objects added by one log commit per batch,
 with the batch's mark in the same commit.
 
-The mark is kept as ``txn`` actions (the epoch, and the last offset of each topic-partition), which
-checkpoints and log clean-up keep, plus the commit's ``commitInfo`` (connector, owner, epoch), which
-only says which run made a commit. delta-rs rebases a commit that lost a race onto the new version
-when its conflict checker lets it; the sink's protocol must decide again instead, so every commit
-runs with ``max_commit_retries=0``: it fails as soon as any commit landed since the version it is
-based on.
+The mark is kept as ``txn`` actions (the epoch, the last offset of each topic-partition), which
+checkpoints and log clean-up keep, plus ``commitInfo`` (connector, owner, epoch). delta-rs would
+rebase a commit that lost a race; the protocol must decide again instead, so every commit runs with
+``max_commit_retries=0`` and fails if any commit landed since its base version.
 """
 
 from __future__ import annotations

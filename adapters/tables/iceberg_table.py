@@ -2,10 +2,9 @@
 with the batch's mark in the snapshot summary (and in a table property, found when snapshots
 expired).
 
-pyiceberg retries a commit that lost a race by rebasing it onto the new head (0.12's
-``commit.retry.num-retries``). The sink's protocol must decide again instead (the new head may be a
-newer run's claim), so its commits run with that retry off, on a view of the table whose
-properties say so; the table's own properties, which other writers follow, are not changed.
+pyiceberg rebases a commit that lost a race (0.12's ``commit.retry.num-retries``); the protocol must
+decide again (the new head may be a newer run's claim), so its commits run with that retry off, on a
+view of the table, leaving the table's own properties as they are.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
 """How many records a stored object holds, and (for an envelope) their offsets, read as cheaply as the format allows.
 
-* Parquet: the footer's row count; offsets from the one ``metadata.offset`` column.
-* Avro: the record count of each block header (blocks are not decoded); offsets by decoding.
-* JSON, CSV and TEXT without an envelope: the lines that are not blank (the restore's rule).
-* JSON envelope offsets: each line's ``metadata.offset``.
-* anything else (envelopes, BYTES separators, Aiven and Quix files): the restore's own reader
-  of that layout counts what it would produce.
-
-Either way verify counts what ``lakesink restore`` would produce (tests/unit/adapters/verify/test_contents.py
-compares the short cuts with the restore's readers).
-
-A Confluent value object is counted alone: its ``.keys`` / ``.headers`` siblings hold the same
-number of records by construction, and the restore checks them when it reads them.
+Either way verify counts what ``lakesink restore`` would produce (:func:`record_count`).
+See docs/verify.md, "Speed: 100,000 objects".
 """
 
 from __future__ import annotations
@@ -46,6 +36,14 @@ def record_count(store: ObjectStore, root: RestoreRoot, entry: IndexEntry, scrat
 
     ``scratch`` is where the object may be downloaded; it is removed again before this returns.
 
+    Parquet: the footer's row count; Avro: the record count of each block header (blocks are not
+    decoded); JSON, CSV and TEXT without an envelope: the lines that are not blank (the restore's
+    rule); anything else (envelopes, BYTES separators, Aiven and Quix files): the restore's own reader
+    of that layout counts what it would produce (tests/unit/adapters/verify/test_contents.py compares the
+    short cuts with the restore's readers). A Confluent value object is counted alone: its
+    ``.keys`` / ``.headers`` siblings hold the same number of records by construction, and the
+    restore checks them when it reads them.
+
     Raises:
         FormatError: the object is not a valid file of the root's format.
         StorageError: the store failed.
@@ -69,6 +67,9 @@ def record_count(store: ObjectStore, root: RestoreRoot, entry: IndexEntry, scrat
 
 def envelope_offsets(store: ObjectStore, root: RestoreRoot, entry: IndexEntry, scratch: Path) -> list[int]:
     """The ``metadata.offset`` of every record of an envelope object, in file order.
+
+    Parquet: the one ``metadata.offset`` column; Avro: by decoding; JSON: each line's
+    ``metadata.offset``.
 
     Raises:
         FormatError: the object is unreadable or a record holds no offset.

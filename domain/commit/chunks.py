@@ -1,20 +1,8 @@
 """Splitting one topic-partition's offset range into sub-ranges (chunks), each its own Spark task.
 
-A backfill of one partition is one range per micro-batch; read, converted and written by one
-task it uses one core whatever the cluster has. Cutting the range into chunks of at most
-``size`` offsets lets Spark run them side by side. Each chunk is written like a range of its
-own (files are rolled at its end), so the chunk bounds decide file boundaries and must be the
-same whenever a batch is planned again:
-
-* fixed-size chunks are counted from the start of the range (``[s, s+M)``, ``[s+M, s+2M)``...),
-  a pure function of (start, end, size): re-planning the same batch gives the same chunks, and a
-  prefix of the range is chunked the same whatever its end;
-* ``pinned`` chunks come out whole whatever the size: a restart pins the chunks that already
-  wrote a batch plan (and maybe uploaded files), so that they are reproduced exactly even if the
-  size changed in the configuration since. The gaps between pinned chunks never uploaded
-  anything; the size applies to each, counted from its start.
-
-Pure: offsets in, offset pairs out.
+A chunk is written like a range of its own, so its bounds decide file boundaries and must be the
+same whenever a batch is planned again (:func:`chunk_bounds`). Pure: offsets in, offset pairs out.
+See docs/commit-model.md, "Range plans of a split range".
 """
 
 from __future__ import annotations
@@ -32,6 +20,13 @@ def chunk_bounds(start: int, end: int, size: int | None, pinned: Iterable[Chunk]
     ``size`` None or 0 means no fixed-size splitting. A pinned chunk is clipped to the range
     (one outside it belongs to another range); pinned chunks are expected not to overlap — if
     they do, each is cut at the other's bounds, and the sink's plan check stops the batch.
+
+    Fixed-size chunks are counted from the start of the range (``[s, s+M)``, ``[s+M, s+2M)``...), a
+    pure function of (start, end, size): re-planning the same batch gives the same chunks, and a
+    prefix of the range is chunked the same whatever its end. ``pinned`` chunks come out whole
+    whatever the size: a restart pins the chunks that already wrote a batch plan, so that they are
+    reproduced exactly even if the size changed since; the size applies to each gap between them,
+    counted from its start.
     """
     if end <= start:
         return []

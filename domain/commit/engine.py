@@ -1,24 +1,10 @@
 """The sink's exactly-once protocol: what it reads on start-up, writes for a range, and commits.
 
-Three steps, each a generator of store calls (:mod:`.actions`) that the application carries out:
-
-* :func:`open_partition` (driver, start-up) — move a Lenses 9.0.0 master lock to the current
-  path, finish a commit chain Lenses left in it (:mod:`.lenses_chain`), *claim* it by rewriting
-  it with this run's owner id (an older sink of the same name still running is fenced at its
-  next write), read Lenses granular locks ahead of it, and find the range plans uploaded but
-  never committed (they pin how the first batch is cut, :mod:`.range_plans`).
-* :func:`make_range_durable` (executor, one per range a task wrote) — create the range's plan
-  object before any upload, then upload every file create-only. An object (or plan) already
-  there is accepted only when it is the same one: an earlier attempt of this very range, or an
-  attempt whose answer was lost.
-* :func:`commit_partition` (driver, after every range of the batch is durable) — advance the
-  master lock to the highest offset read (If-Match on the etag held since the claim), then
-  delete the plans the lock now covers.
-
-Exactly-once follows from: deterministic keys (file boundaries depend only on the records and
-the range), create-only uploads, the plan written before the uploads and the lock advanced only
-after them, and the restart resuming from the lock. ``tests/unit/application/test_simulation.py``
-crashes a sink after every single store call and checks every offset landed once.
+Three steps, each a generator of store calls that the application carries out:
+:func:`open_partition` (driver), :func:`make_range_durable` (executor, per range),
+:func:`commit_partition` (driver). Exactly-once follows from deterministic keys, create-only
+uploads, the plan written before the uploads and the lock advanced only after them.
+See docs/commit-model.md, "The engine".
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
-"""Finishing a commit chain Lenses left in a lock: upload → copy → delete (reference §4.4–§4.6).
+"""Finishing a commit chain Lenses left in a lock: upload → copy → delete.
 
-Lenses commits a file in three steps recorded in the lock's ``pendingState``: upload to a
-temporary key, copy to the final key (If-Match on the upload's etag), delete the temporary
-object; the lock is rewritten after each step. A Lenses task that crashed mid-chain leaves the
-rest of the chain in the lock, and whoever opens the lock next must finish it before its
-committed offset can be trusted. lakesink never starts such a chain (one create-only PUT per
-file replaces it, :mod:`.engine`) but finishes the ones it finds, so a bucket moves from Lenses
-to lakesink without losing or duplicating a file.
+Lenses commits a file in three steps recorded in the lock's ``pendingState`` (upload to a temporary
+key, copy to the final key with If-Match on the upload's etag, delete the temporary object), the
+lock rewritten after each. A task that crashed mid-chain leaves the rest in the lock, to be finished
+before its committed offset can be trusted. lakesink never starts such a chain but finishes those
+it finds, so a bucket moves from Lenses without losing or duplicating a file. See docs/commit-model.md.
 """
 
 from __future__ import annotations

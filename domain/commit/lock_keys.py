@@ -1,11 +1,9 @@
-"""Where the index objects live: the exact Lenses key layout (reference §4.1, §4.3, §4.4).
+"""Where the index objects live: the exact Lenses key layout.
 
-These keys are shared state between Lenses and lakesink on one bucket, so every quirk is kept:
-the topic segment is literally ``Topic(<topic>)`` (a Scala ``toString``), partitions are not
-padded in lock keys, and granular lock names use Java's ``URLEncoder`` form encoding with ``_``
-escaped too (``_`` joins the entries). Lenses' other index objects (its orphan-sweep marker,
-legacy v1 indexes, temporary uploads) are never read or written by lakesink.
-Index objects sit at the bucket root, never under the KCQL prefix.
+Shared state between Lenses and lakesink on one bucket, so every quirk is kept: ``Topic(<topic>)``
+literally (a Scala ``toString``), unpadded partitions in lock keys, granular lock names in Java's
+``URLEncoder`` form with ``_`` escaped too. Index objects sit at the bucket root, never under the KCQL
+prefix; Lenses' other index objects are never read or written. See docs/commit-model.md, "Index layout".
 """
 
 from __future__ import annotations

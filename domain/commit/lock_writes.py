@@ -1,11 +1,9 @@
 """Writing an index lock, and what a rejected or unanswered write means.
 
-A conditional lock write can come back with 412 although it succeeded: its answer was lost and
-the SDK's retry (which keeps the condition) found the lock already changed — by us. And it can
-fail with a transient error after it was applied. Neither is "fenced". The lock as stored
-decides: holding exactly what this run wrote (its owner id is a fresh uuid, so no other writer
-can write the same document) means the write landed; changed to anything else means another
-writer owns it; unchanged means the write did not happen and the store's error stands.
+A conditional write can answer 412 although it landed (answer lost, the retry met our own change),
+or fail transiently after it was applied: neither is "fenced". The stored lock decides: exactly what
+this run wrote (its owner id is a fresh uuid) means it landed, anything else that another writer owns
+it, unchanged that it did not happen and the store's error stands. See docs/commit-model.md.
 """
 
 from __future__ import annotations

@@ -1,36 +1,9 @@
-"""Batch plan objects: lakesink's cheap exactly-once step between "records read" and "objects written".
+"""Range plans: lakesink's exactly-once step between "records read" and "objects written".
 
-Before a sink task uploads the files of one topic-partition range it records, create-only, what
-range it is about to make durable::
-
-    <indexes>/<connector>/.plans/Topic(<topic>)/<partition>/<start, 20 digits>.json
-    {"owner":"<run uuid>","start":S,"last":L}              (or, with wall-clock transforms,)
-    {"owner":"<run uuid>","start":S,"last":L,"clock":MS}
-
-``start`` is the offset of the first record the task writes, ``last`` the offset of the last
-record of the range. File boundaries depend only on the records and this start, so two attempts
-with the same (start, last) upload byte-identical objects under identical keys, and a create-only
-upload that finds its key taken is the same object again. Two attempts that planned the same start
-with a different ``last`` would cut files differently: the second one must stop before it uploads
-anything (:func:`check_existing_plan`), which makes duplicates impossible.
-
-A batch may split one partition's range into chunks (:mod:`lakesink.domain.commit.chunks`), one
-task and one plan each. The driver deletes the plans of a partition once the master lock covers
-them; plans left above the committed offset all belong to the one batch that uploaded without
-committing (a batch starts only after the previous one committed), and tell a restart (with or
-without Spark's checkpoint) how that partition's first batch must be cut and where it must end to
-reproduce the same files (:func:`pending_plans`, :func:`replay_chunks`, :func:`replay_end`).
-
-A transform that reads the wall clock (``InsertWallclock``…) would make keys depend on when a
-batch ran. Its batch instead reads one batch clock, recorded in ``clock``; a restart replays the
-pending batch at the recorded time (:func:`replay_clock`), so its keys are the same again.
-
-A plan also lists the objects it uploads (``"objects":[[bucket, key], ...]``), so that a pending
-plan a restart cannot reproduce can be rolled back instead: its objects deleted, then the plan.
-That happens when the batches are not the sink's to cut — a user's DataFrame (the library) whose
-next batch, after a lost checkpoint, ends inside the pending range (:func:`unreproducible`). A plan
-without the list (written before it existed, or one that overwrites objects in place: Aiven's
-key-grouped files) cannot be rolled back.
+Before a task uploads a range's files it records the range create-only (``start``, ``last``).
+File boundaries depend only on the records and ``start``, so attempts of one plan upload identical
+objects, and one that planned the same start with another ``last`` stops before uploading
+(:func:`check_existing_plan`). See docs/commit-model.md, "Range plans of a split range".
 """
 
 from __future__ import annotations

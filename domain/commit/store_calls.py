@@ -1,15 +1,9 @@
 """Carries out the commit protocol's store calls: the one place its decisions meet a store.
 
-The protocol (:mod:`lakesink.domain.commit.engine`) is a generator of store calls; :func:`perform`
-runs one to completion against an :class:`~lakesink.domain.ports.ObjectStore`, sending each
-call's answer back in, or throwing the store's error in so the protocol decides what it means.
-Uploads of one range run a few at a time (S3 multipart parts are concurrent too, inside each).
-Every call is counted for the metrics (an upload of N files as N): in the caller's
-:class:`RequestCount` (a sink task's), else in the process's (:func:`store_requests`, the driver's).
-
-In the domain, beside the protocol it runs: it talks only to the port, so the driver's use case and
-the executors' tasks both run it without the application importing an adapter or an adapter
-importing the application.
+:func:`perform` runs the protocol's generator against an :class:`~lakesink.domain.ports.ObjectStore`,
+sending each answer back in or throwing the store's error in, so the protocol decides what it
+means. It lives in the domain and talks only to the port, so the driver's use case and the
+executors' tasks both run it without a layer importing the wrong one.
 """
 
 from __future__ import annotations
@@ -66,6 +60,10 @@ def store_requests() -> int:
 def perform(steps: Steps[T], store: ObjectStore, requests: RequestCount | None = None) -> T:
     """Run a protocol step to its end against ``store`` and return its result; its calls are counted
     in ``requests`` (default: the process's, :func:`store_requests`).
+
+    Uploads of one range run a few at a time (S3 multipart parts are concurrent too, inside each).
+    Every call is counted for the metrics (an upload of N files as N): in the caller's
+    :class:`RequestCount` (a sink task's), else in the process's (:func:`store_requests`, the driver's).
 
     Raises:
         LakesinkError: whatever the protocol raises (it sees every store error first).

@@ -1,12 +1,10 @@
 """Does the store enforce conditional writes? Exactly-once fencing stands on them.
 
-The index protocol creates range plans and locks create-only (``If-None-Match: *``) and advances
-a lock only if it still has the ETag this sink last wrote (``If-Match``). A store that ignores
-those conditions (older MinIO releases, some S3-compatible services) accepts every write: a
-second sink of the same name, or a superseded task, then overwrites locks and plans silently,
-and nothing ever fails. So before a sink claims its partitions it proves, on a probe object of
-its own under ``.indexes/``, that the store refuses a create over an existing object and a write
-conditional on another ETag; the probe object is deleted afterwards.
+A store that ignores ``If-None-Match: *`` and ``If-Match`` (older MinIO releases, some S3-compatible
+services) accepts every write: a second sink of the same name, or a superseded task, then overwrites
+locks and plans silently. So before a sink claims its partitions it proves, on a probe object of its
+own under ``.indexes/`` (deleted afterwards), that the store refuses a create over an existing
+object and a write conditional on another ETag. See docs/sink.md, "Start-up (the store is the source of truth)".
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """Secrets in a converted config become environment references: ``config convert`` prints none.
 
-Why: the converted config goes to stdout, into terminals, CI logs and files that get committed;
-docs/operations.md promises that no command prints a secret. A secret the source config held
-literally (an AWS secret key, a registry's ``basic.auth.user.info``, a SASL password) is printed
-as ``${env:LAKESINK_<KEY>}``, resolved by Kafka's EnvVarConfigProvider (declared in the output
-when the config has none), and stderr says which variable to export. A reference the user wrote
-(``${file:...}``) is not a secret and stays as written.
+The output goes to terminals, CI logs and committed files, and no command prints a secret: one held
+literally (an AWS secret key, ``basic.auth.user.info``, a SASL password) is printed as
+``${env:LAKESINK_<KEY>}``, resolved by Kafka's EnvVarConfigProvider (declared when the config has
+none), and stderr says which variable to export. A reference the user wrote stays as written.
+See docs/operations.md, "Credentials: where they go, where they never show".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Kafka Connect framework keys that have no effect in lakesink, accepted in every dialect.
 
-Why: production connector configs carry the keys of Kafka Connect's own ``ConnectorConfig``,
-``SinkConnectorConfig`` and ``SourceConnectorConfig`` (read from the Apache Kafka 4.4.0 classes)
-whatever the connector. Refusing them as unknown made a working Kafka Connect config fail here
-for keys that cannot change what lakesink writes. The framework keys lakesink does honour
-(``name``, ``connector.class``, ``topics``, ``topics.regex``, the converters, ``transforms``,
-``predicates``, ``errors.tolerance``, ``errors.log.*``, ``errors.deadletterqueue.*``,
-``consumer.override.*`` / ``producer.override.*``) are read by each dialect, not listed here;
-the error-handling ones act in a sink only and are listed for restore configs
+Production configs carry the keys of Kafka Connect's own ``ConnectorConfig``,
+``SinkConnectorConfig`` and ``SourceConnectorConfig`` (Apache Kafka 4.4.0); refusing them made a
+working config fail for keys that cannot change what lakesink writes. The framework keys lakesink
+honours are read by each dialect, not listed here; the error-handling ones act in a sink only
 (:data:`SOURCE_NO_EFFECT_KEYS`).
 """
 

@@ -1,11 +1,9 @@
 """What every ``lakesink config convert`` shares, whatever dialect it converts from.
 
-The Confluent and Aiven converters (:mod:`lakesink.domain.dialects.confluent.convert`,
-:mod:`lakesink.domain.dialects.aiven.convert`) both build a Lenses-dialect config the same way:
-values copied as the file wrote them (so a ``${file:...}`` reference stays one), every source
-key either written to the output or noted with the reason, and the same keys carried over
-unchanged (credentials, converters, transforms, predicates, config providers, Kafka client
-settings). Keeping that here means both dialects print, quote and scrub alike.
+Both converters (:mod:`lakesink.domain.dialects.confluent.convert`, :mod:`lakesink.domain.dialects.aiven.convert`)
+copy values as the file wrote them (a ``${file:...}`` reference stays one), write or note every
+source key with the reason, and carry the same keys over unchanged (credentials, converters,
+transforms, predicates, config providers, Kafka client settings), so both print, quote and scrub alike.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Kafka config providers: ``${provider:[path:]key}`` references in setting values.
 
-A Kafka Connect worker declares providers (``config.providers=file,env`` and
-``config.providers.<alias>.class=...``) and replaces every reference in a connector's values
-before the connector sees them. lakesink reads both from the connector config itself and
-resolves the references before anything is validated, so a resolved value is checked like a
-typed one. Three of Kafka's providers are supported: FileConfigProvider (a key of a Java
-``.properties`` file), DirectoryConfigProvider (the whole content of one file in a directory) and
-EnvVarConfigProvider (an environment variable), with their ``allowed.paths`` and
-``allowlist.pattern`` parameters.
-
-Where Kafka leaves a reference it cannot resolve in the value as text (an alias nobody declared,
-a key the file lacks, a variable that is not set, a path outside ``allowed.paths``), lakesink
-fails, naming the setting that holds the reference: otherwise the reference text itself would be
-sent as, say, a password. No message here ever contains a resolved value.
-
-The filesystem and the environment are reached through :class:`ConfigSource`; the adapter
-``lakesink.adapters.config_sources`` reads the real ones.
+References are resolved from the connector config itself, before anything is validated; where
+Kafka leaves one it cannot resolve as text, lakesink fails naming the setting (else the reference
+could be sent as a password), and no message contains a resolved value. Files and the environment
+are reached through :class:`ConfigSource`. See docs/configuration.md, "Config providers".
 """
 
 from __future__ import annotations

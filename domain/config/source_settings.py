@@ -1,12 +1,10 @@
-"""Restore (source) settings: directory discovery, filtering, partitions (§6).
+"""Restore (source) settings: directory discovery, filtering, partitions.
 
-Besides Lenses' keys, the restore's own (``source.partition.remap``,
-``source.transaction.timeout.ms``, extractor types ``layout`` and ``none``) are parsed here,
-so every restore setting goes through the catalog: validated once and listed in
-docs/configuration.md. Lenses keys lakesink does not implement (``ordering.type``, the
-empty-results backoff, recurse levels, watermark headers, late arrival,
-``source.partition.search.continuous=false``) are accepted at their defaults only
-(``Kind.NOT_YET``) and not kept here.
+Besides Lenses' keys, the restore's own (``source.partition.remap``, ``source.transaction.timeout.ms``,
+extractor types ``layout`` and ``none``) are parsed here, so every restore setting is validated
+once by the catalog and listed in docs/configuration.md. Lenses keys lakesink does not implement
+(``ordering.type``, the empty-results backoff, recurse levels, watermark headers, late arrival,
+``source.partition.search.continuous=false``) are accepted at their defaults only (``Kind.NOT_YET``).
 """
 
 from __future__ import annotations

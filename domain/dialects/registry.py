@@ -1,11 +1,10 @@
 """The Kafka Connect sinks whose own configs lakesink runs, found by ``connector.class``.
 
-A Confluent or an Aiven S3 sink config is run in its connector's dialect: its keys, object names,
-files and restore, not Lenses'. Each dialect is one :class:`Dialect` value giving every piece a
-command needs (its settings parser, key table, restore plan and converter), so a command asks
-:func:`sink_dialect` once instead of testing each connector class in turn, and a new dialect is
-one more entry of :data:`DIALECTS` (as lakesink finds its storage backends, and pyiceberg its
-catalogs). A config without one of these classes is a Lenses config: the product's own model.
+A Confluent or Aiven S3 sink config runs in its connector's dialect (its keys, names, files and
+restore). Each dialect is one :class:`Dialect` (settings parser, key table, restore plan, converter):
+a command asks :func:`sink_dialect` once, and a new dialect is one more entry of :data:`DIALECTS`.
+Any other config is a Lenses config, the product's own model.
+See docs/architecture.md, "Adding a dialect".
 """
 
 from __future__ import annotations

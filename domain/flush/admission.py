@@ -1,21 +1,9 @@
 """Which partitions enter the next micro-batch: the flush rule applied on the driver.
 
-A Kafka Connect sink task flushes a partition's file when ``flush.count`` records are buffered
-or ``flush.interval`` has passed. On Spark the executors see only the records of one batch, so
-the same rule (:func:`~lakesink.domain.flush.policy.flush_reason`) decides, on the driver, when a
-partition's waiting records are *admitted* into a batch: when at least ``flush.count`` records
-wait, or ``flush.interval`` has passed since the partition was last admitted (or first seen). A
-partition that is not admitted keeps its start offset, so its records stay in Kafka for a later
-batch; when no partition is admitted the batch is empty. ``maxRecordsPerPartition`` caps one
-partition's range in one batch, and ``maxOffsetsPerTrigger`` (Spark's Kafka source option) caps the
-whole batch: the admitted offsets are cut down in proportion to what each partition has waiting
-(:func:`rate_limited`), as Spark's Kafka source does, so a large backlog does not starve the others.
-
-Partitions are any hashable key (the Kafka source uses ``(topic, partition)``) and offsets plain
-integers; the time comes from the :class:`~lakesink.domain.ports.Clock` port. The state (last
-admission per partition) lives in the :class:`AdmissionControl` object, which the driver keeps
-for the whole query: after a driver restart every interval starts again, which only delays a
-flush, never loses data.
+Executors see only one batch's records, so the driver admits a partition's waiting records when
+:func:`~lakesink.domain.flush.policy.flush_reason` says so; the others stay in Kafka. The state
+lives in :class:`AdmissionControl` for the whole query: after a driver restart every interval
+starts again, which only delays a flush. See docs/kafka.md, "Planning, admission control and offsets".
 """
 
 from __future__ import annotations

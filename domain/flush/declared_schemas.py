@@ -1,15 +1,9 @@
 """Apply ``schema.change.detector`` and ``latest.schema.optimization.enabled`` to one range's records.
 
-The rules are the domain's (:func:`lakesink.domain.flush.schema_change.place`); this keeps what
-they need between records: the newest declared schema seen in the range and, per open file, the
-declared schema of its first and last record, and turns a placement into the record to write
-(its value adapted with :func:`lakesink.domain.schema.adapt` when it is written with another
-schema than its own). Only records of formats that roll on a schema change and whose value
-declares a schema take part; every other record is written as it comes.
-
-The newest schema is remembered for the topic-partition range one task writes (Lenses: per
-topic for the task's lifetime). Files never span ranges, so which records share a file is the
-same; a range that only holds older records writes them with their own schema.
+The rules are :func:`lakesink.domain.flush.schema_change.place`'s; this keeps what they need
+between records (the newest declared schema, each open file's first and last) and adapts a value
+written with another schema than its own. Only values that declare a schema, in formats that roll
+on one, take part. See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations
@@ -54,7 +48,12 @@ class Step:
 
 
 class DeclaredSchemas:
-    """The schema rules of one statement over one range, record by record."""
+    """The schema rules of one statement over one range, record by record.
+
+    The newest schema is remembered for the topic-partition range one task writes (Lenses: per topic
+    for the task's lifetime). Files never span ranges, so which records share a file is the same; a
+    range that only holds older records writes them with their own schema.
+    """
 
     def __init__(self, rules: SchemaRules) -> None:
         self._rules = rules

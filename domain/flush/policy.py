@@ -1,21 +1,10 @@
 """When an open file must be flushed (rolled and uploaded): the Lenses commit policy.
 
-A file is flushed as soon as ANY condition holds: it has ``count`` records, it reached
-``size_bytes``, or ``interval_ms`` elapsed. Flushing by count and size depends only on the
-records, which keeps file boundaries deterministic across a retried task; the interval and a
-schema change are the only time- or content-driven exceptions.
-
-Interval semantics (Lenses §3.1): the interval is measured from the later of the writer's last
-flush and its creation, *not* from the first record of the current file. Lenses only checks it
-when a record arrives (or on an empty poll). In lakesink a writer only sees the records of one
-micro-batch, so the driver applies count and interval to a partition's *waiting* records before
-the batch: :mod:`lakesink.domain.flush.admission` asks the same :func:`flush_reason` on every
-trigger, so waiting records enter a batch once the interval has passed even when no new record
-arrives.
-
-:func:`flush_reason` is the rule itself, written once: :meth:`FlushPolicy.reason` (one file) and
-:meth:`~lakesink.domain.flush.admission.AdmissionPolicy.due` (one partition's waiting records)
-both ask it.
+A file flushes as soon as it has ``count`` records, reached ``size_bytes``, or ``interval_ms``
+elapsed since the writer's last flush (else creation). Count and size depend only on the records,
+which keeps file boundaries deterministic across a retried task. :func:`flush_reason` is the rule,
+written once for one file and for a partition's waiting records (:mod:`.admission`).
+See docs/commit-model.md, "Flush policy".
 """
 
 from __future__ import annotations

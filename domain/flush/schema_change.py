@@ -1,32 +1,8 @@
 """When does a new record schema roll the open file (``connect.<prefix>.schema.change.detector``)?
 
-Only formats whose files carry one schema roll (Avro, Parquet, CSV; see
-:attr:`lakesink.domain.formats.Format.rolls_on_schema_change`), and only for records whose
-value *declares* a schema (Schema Registry Avro, Connect JSON with ``schemas.enable=true``), as
-in Lenses, whose rollover check reads the record's value schema. Schemas inferred from
-schemaless data follow the writers' own rule instead: a record rolls the file when it does not
-fit the file's schema.
-
-Detectors, as Lenses names them, compare the schema of the record being written with the
-schema of the *last record written to the open file* (Lenses' ``lastKnownSchema``), and only
-when the two differ:
-
-* ``default``: any difference rolls;
-* ``version``: the record names another type, or is newer: a higher version when both carry
-  one (Confluent ``connect.version``); lakesink addition for schemas without versions (its
-  registry converter does not look versions up): a schema that reads the other and has every
-  field of it and more;
-* ``compatibility``: the last schema cannot read data written with the record's schema.
-
-A record that does not roll is written with the file's schema (converted to it with
-:func:`lakesink.domain.schema.adapt`, as Lenses converts every record to the file's Avro
-schema); when the file's schema cannot read it, the file rolls anyway, so a file is never
-corrupt and nothing is dropped that Avro's own schema resolution would keep.
-
-``latest.schema.optimization.enabled`` (seed "Flush Options") avoids rolling back and forth
-when producers with an older schema interleave with newer ones: the newest schema seen so far
-(:func:`is_newer`) is remembered, and a record with an older schema that the newest one can
-read is adapted to the newest one before the detector runs.
+Only files with one schema roll (Avro, Parquet, CSV), and only for values that *declare* a schema;
+the detector compares it with the schema of the last record written to the open file (Lenses'
+``lastKnownSchema``). See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations

@@ -4,9 +4,7 @@ Sink:   INSERT INTO bucket[:prefix] SELECT * FROM topic|`*`
         [PARTITIONBY spec[, spec...] | NOPARTITION] [STOREAS fmt] [PROPERTIES(k=v, ...)]
 Source: INSERT INTO topic SELECT * FROM bucket[:prefix]
         [BATCH[=]n] [STOREAS fmt] [LIMIT n] [PROPERTIES(k=v, ...)]
-
-Keywords are matched in any case. Every error is a KcqlError carrying the statement at fault
-and the position inside it.
+Keywords match in any case; every error is a KcqlError with the statement and the position in it.
 """
 
 from __future__ import annotations

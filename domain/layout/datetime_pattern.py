@@ -1,23 +1,9 @@
 """Java ``DateTimeFormatter.ofPattern`` patterns for ``PARTITIONBY _date.<pattern>``, in pure Python.
 
-Lenses formats the record timestamp with the JVM's ``DateTimeFormatter``; users copy those
-patterns (``yyyy-MM-dd-HH``, ``uuuu``, ``LL``...) into KCQL, and the resulting strings become key
-segments, so they must match Java's output character for character. Python's ``strftime`` uses
-different letters, hence this small compiler: parse the pattern once into printers
-(:mod:`lakesink.domain.layout.datetime_printers`), then format many timestamps.
-
-Supported: G u y D M L d Q q E a h K k H m s S n N A g V O X x Z, ``'literal'`` quoting with
-``''`` for a quote and optional sections ``[...]`` (every field is always available, so their
-content is always printed). ``z``/``zzzz`` (zone names) work for UTC/GMT and fixed-offset zones,
-where Java's text is known; for region zones Java prints CLDR names (``BRT``, ``LHST``) that the
-tz database Python reads does not have, so they are rejected. Letters whose output depends on
-the JVM locale's week rules (Y w W e c), on the JDK version (F) or on CLDR data (v, B) and the
-pad modifier ``p`` (which crashes Java's own formatter when a number follows) are rejected with
-a ConfigError rather than approximated. Checked against OpenJDK 17 on thousands of random
-patterns, zones and instants while writing this module.
-
-Deliberate improvement over Lenses: the zone is UTC unless ``partition.date.timezone`` names
-another, instead of the JVM default zone (which made keys depend on the host).
+The printed text is part of object keys, so it must match Java's character for character
+(checked against OpenJDK 17 on thousands of random patterns, zones and instants); letters whose
+output depends on the JVM's locale, version or CLDR data are refused, not approximated. The zone
+is UTC unless ``partition.date.timezone`` says otherwise. See docs/naming.md, "``_date`` uses UTC".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The pieces a compiled date-time pattern is made of, one per Java formatter printer.
 
-:mod:`lakesink.domain.layout.datetime_pattern` turns a ``DateTimeFormatter.ofPattern`` pattern into a
-tuple of these printers; each prints one field of a :class:`Moment`. They reproduce Java's
-printing rules (zero padding to a minimum width, sign styles, reduced two-digit years, fraction
-truncation, the offset styles and English CLDR texts), so ``_date`` partition values are the
-strings a Lenses sink on a JVM with an English locale would produce.
-
-The printers are frozen dataclasses (not closures) so a compiled pattern can be compared,
-hashed and pickled to Spark executors.
+Each prints one field of a :class:`Moment` by Java's rules (padding, signs, two-digit years,
+fractions, offsets, English CLDR texts), so ``_date`` values are what a Lenses sink on an English
+JVM produces. Frozen dataclasses, not closures, so a compiled pattern can be compared, hashed and
+pickled to Spark executors.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Reading one primitive out of nested record data, rendered as Java would render it.
 
-PARTITIONBY paths (``_value.a.b``, ``_key.items.0``, ``_header.h.x``) walk maps/structs by name
-and arrays by index, like Lenses' extractors; the leaf becomes part of an object key, so it is
-rendered with Java's ``toString`` rules (``true``, ``1.0E10``, ``BigDecimal.toPlainString``,
-bytes as UTF-8) to give the same keys as a Lenses sink on the same data.
-
-A missing field, a null on the way or an array index out of range is "missing" (the caller
-writes ``[missing]``); a struct/array leaf, a non-numeric array index or a path that runs into a
-primitive is a :class:`FieldPathError`, which the caller reports as a poison record.
-
-Deliberate deviation: Lenses ignores the path when the whole key/value is a primitive (so
-``PARTITIONBY name`` on a string value puts the entire value into the key); here that is an
-error, because the key it produced was almost never what the user meant.
+PARTITIONBY paths (``_value.a.b``, ``_key.items.0``, ``_header.h.x``) give key text with Java's
+``toString`` rules, the same keys as a Lenses sink on the same data (:func:`read_path`).
+See docs/naming.md, "PARTITIONBY entries".
 """
 
 from __future__ import annotations
@@ -36,6 +27,13 @@ def read_path(data: Any, path: Sequence[str]) -> str | None:
     """The primitive at ``path`` inside ``data`` as Java text; None when it is missing.
 
     An empty path reads ``data`` itself.
+
+    Maps/structs are walked by name and arrays by index, like Lenses' extractors. A missing field, a
+    null on the way or an array index out of range is "missing" (the caller writes ``[missing]``); a
+    struct/array leaf, a non-numeric array index or a path that runs into a primitive is a
+    :class:`FieldPathError`, which the caller reports as a poison record. Deliberate deviation:
+    Lenses ignores the path when the whole key/value is a primitive (so ``PARTITIONBY name`` on a
+    string value puts the entire value into the key); here that is an error.
 
     Raises:
         FieldPathError: the leaf is a struct/map/array, an array index is not a number, or the

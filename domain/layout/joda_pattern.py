@@ -1,28 +1,8 @@
 """Joda-Time ``DateTimeFormat`` patterns, the language of Confluent's ``path.format``.
 
-Confluent's ``TimeBasedPartitioner`` prints each bucket with ``DateTimeFormat.forPattern``
-(Joda-Time 2.13), and the text becomes part of every object key, so it must match Joda's
-output character for character. Joda's letters are not java.time's:
-
-* ``YYYY`` is the year of era (java.time: week-based year), ``yyyy`` the year, ``xxxx`` the ISO
-  week-based year and ``ww`` its week; two letters of ``y``/``Y``/``x`` give the last two digits;
-* ``M``/``MM`` the month number, ``MMM``/``MMMM`` its short/full name; ``E``..``EEE`` and
-  ``EEEE``+ the short/full day name; ``a`` AM/PM (any count); ``G`` the era (BC/AD, any count);
-* ``d H h k K m s D e C`` are numbers zero-padded to the letter count (``ddd`` is ``008``);
-  ``S``..``S`` the first digits of the fraction of the second;
-* ``Z`` is ``+hhmm``, ``ZZ`` ``+hh:mm`` (``+0000``/``+00:00`` at UTC), ``ZZZ`` the zone id;
-* a run of other characters is literal text, ``'...'`` quotes letters, ``''`` is a quote and an
-  unclosed quote runs to the end of the pattern (Joda does not reject it).
-
-Refused with a ConfigError instead of being approximated: zone names (``z``, which Joda takes
-from the JVM's locale data), ``ZZZ`` with a tz-database zone (Joda prints the canonical id of
-an alias, which the tz database Python reads does not say), more than nine ``S``, and text
-letters (``MMM``, ``E``, ``a``, ``G``) unless ``locale`` is ``en``. Confluent builds the
-locale with ``new Locale(text)``, which makes ``en_US`` or ``en-US`` a locale whose *language*
-is the unknown ``en_us``; Joda then takes month and day names from whatever fallback data the
-JVM has, so only ``en`` is known to print English. Numbers do not depend on the locale in Joda
-(ASCII digits, ISO chronology), so numeric patterns accept any non-blank locale. An unknown
-letter is Joda's own error, ``Illegal pattern component``.
+The text is part of every object key, so it must match Joda 2.13's output character for
+character; what cannot be matched is refused with a ConfigError, never approximated
+(:meth:`JodaPattern.compile`). See docs/dialects.md, "Converting a Confluent config".
 """
 
 from __future__ import annotations
@@ -126,6 +106,25 @@ class JodaPattern:
     @classmethod
     def compile(cls, pattern: str, zone: JodaZone, locale: str = "en") -> JodaPattern:
         """Parse ``pattern`` once.
+
+        Joda's letters are not java.time's: ``YYYY`` is the year of era (java.time: week-based year),
+        ``yyyy`` the year, ``xxxx`` the ISO week-based year and ``ww`` its week; two letters of
+        ``y``/``Y``/``x`` give the last two digits; ``M``/``MM`` the month number, ``MMM``/``MMMM`` its
+        short/full name; ``E``..``EEE`` and ``EEEE``+ the short/full day name; ``a`` AM/PM (any count);
+        ``G`` the era (BC/AD, any count); ``d H h k K m s D e C`` are numbers zero-padded to the letter
+        count (``ddd`` is ``008``); ``S``..``S`` the first digits of the fraction of the second; ``Z`` is
+        ``+hhmm``, ``ZZ`` ``+hh:mm`` (``+0000``/``+00:00`` at UTC), ``ZZZ`` the zone id; a run of other
+        characters is literal text, ``'...'`` quotes letters, ``''`` is a quote and an unclosed quote
+        runs to the end of the pattern (Joda does not reject it).
+
+        Refused instead of approximated: zone names (``z``, which Joda takes from the JVM's locale
+        data), ``ZZZ`` with a tz-database zone (Joda prints the canonical id of an alias, which the tz
+        database Python reads does not say), more than nine ``S``, and text letters (``MMM``, ``E``,
+        ``a``, ``G``) unless ``locale`` is ``en``: Confluent builds the locale with ``new Locale(text)``,
+        which makes ``en_US`` a locale whose *language* is the unknown ``en_us``, so only ``en`` is
+        known to print English. Numbers do not depend on the locale in Joda (ASCII digits, ISO
+        chronology), so numeric patterns accept any non-blank locale. An unknown letter is Joda's own
+        error, ``Illegal pattern component``.
 
         Args:
             pattern: the Joda pattern, as Confluent passes it (after its trailing-delimiter strip).

@@ -1,11 +1,9 @@
 """Joda-Time ``path.format`` patterns rewritten as Java ``DateTimeFormatter`` patterns.
 
-``lakesink config convert`` turns a Confluent time-based partitioner into a Lenses
-``PARTITIONBY _date.<pattern>``: Confluent prints with Joda-Time, Lenses with java.time, and
-the two pattern languages share most letters but not all of them (Joda's ``Y`` is the year of
-era, java.time's the week-based year). Only letters whose output is the same, character for
-character, are rewritten; anything else raises :class:`Untranslatable` with the reason, so the
-caller can say why the partitioning was not converted instead of writing different keys.
+``config convert`` turns a Confluent time-based partitioner (Joda) into ``PARTITIONBY _date.<pattern>``
+(java.time); the languages share most letters but not all (Joda's ``Y`` is the year of era,
+java.time's the week-based year). Only letters with the same output are rewritten; anything else
+raises :class:`Untranslatable` with the reason, so the caller says why instead of writing other keys.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """The ``timezone`` of Confluent's time-based partitioners, as Joda-Time reads and applies it.
 
-Confluent resolves the setting with Joda's ``DateTimeZone.forID`` (Joda 2.13), which tries, in
-order: the exact text ``UTC``; a tz-database id (``America/Los_Angeles``, ``Etc/GMT+2``, the
-``backward`` aliases); ``UT``, ``GMT`` and ``Z``; an offset, optionally after a ``UTC``/``GMT``
-(or ``UT``) prefix, written ``±hh``, ``±hh:mm``, ``±hhmm``, ``±hh:mm:ss`` or ``±hhmmss`` with
-hours up to 23. A zero offset is UTC; any other offset is a fixed zone whose id is the offset as
-``±hh:mm[:ss]``. Offsets with fractions of a second (which Joda also accepts) are refused.
-
-Region zones come from the tz database Python reads (``zoneinfo``); its zone ids are Joda's
-plus ``Factory`` and ``localtime``, which are refused. Offsets can only differ from Joda's where
-the two tz-database releases disagree (recent rule changes).
-
-The bucket arithmetic of ``TimeBasedPartitioner`` goes through :meth:`JodaZone.utc_to_local`
-and :meth:`JodaZone.local_to_utc`, which follow Joda's ``convertUTCToLocal`` and lenient
-``convertLocalToUTC`` (see the latter for the one approximation).
+Resolved as Joda's ``DateTimeZone.forID`` does (:func:`resolve_joda_zone`); the bucket arithmetic
+goes through :meth:`JodaZone.utc_to_local` and :meth:`JodaZone.local_to_utc`, Joda's
+``convertUTCToLocal`` and lenient ``convertLocalToUTC`` (see the latter for the one approximation).
 """
 
 from __future__ import annotations
@@ -91,6 +80,14 @@ UTC_ZONE = JodaZone("UTC", 0, UTC)
 
 def resolve_joda_zone(text: str) -> JodaZone:
     """The zone Joda's ``DateTimeZone.forID`` returns for ``text`` (already trimmed).
+
+    ``DateTimeZone.forID`` (Joda 2.13) tries, in order: the exact text ``UTC``; a tz-database id
+    (``America/Los_Angeles``, ``Etc/GMT+2``, the ``backward`` aliases); ``UT``, ``GMT`` and ``Z``; an
+    offset, optionally after a ``UTC``/``GMT`` (or ``UT``) prefix, written ``±hh``, ``±hh:mm``,
+    ``±hhmm``, ``±hh:mm:ss`` or ``±hhmmss`` with hours up to 23. A zero offset is UTC; any other is a
+    fixed zone whose id is the offset as ``±hh:mm[:ss]``. Offsets with fractions of a second (which
+    Joda also accepts) are refused, and so are ``Factory`` and ``localtime`` (tz ids Joda lacks).
+    Offsets can only differ from Joda's where the two tz-database releases disagree.
 
     Raises:
         ConfigError: naming ``timezone`` when Joda would not recognise the id, or it is an

@@ -1,17 +1,9 @@
 """Making partition values and prefixes safe to use as object-key path segments.
 
-Partition values come from record data, so anyone who can produce to the topic controls them.
-Lenses puts them into keys verbatim; a value such as ``../../other`` or ``a//b`` then yields a
-key that a file-system-backed store (or any tool that normalises paths) resolves outside the
-KCQL prefix or onto another writer's key. lakesink keeps Lenses' layout for ordinary values but
-makes every segment safe (see docs/naming.md):
-
-* a ``/`` inside a value is kept as a path separator (Lenses-compatible: a date value
-  ``2024/01/01`` makes three levels), but the value is split on ``/`` first and
-* empty segments (leading, trailing or doubled slashes) are dropped;
-* a segment that is exactly ``.`` or ``..`` has each dot percent-encoded (``%2E``);
-* ``\\`` becomes ``%5C`` and control characters (U+0000-U+001F, U+007F) become ``%XX``;
-* a value that is empty after this becomes ``[empty]``.
+Partition values come from record data, so whoever produces to the topic controls them; Lenses
+puts them into keys verbatim, where ``../../other`` can leave the prefix. lakesink keeps Lenses'
+layout for ordinary values but makes every segment safe (:func:`safe_value`).
+See docs/naming.md, "Partition values cannot escape the prefix".
 """
 
 from __future__ import annotations
@@ -43,6 +35,12 @@ def safe_value(value: str) -> str:
 
     A value that is already one safe segment — the usual case, asked for every record — is
     returned as it is: printable (so no control character), no ``/`` or ``\\``, not a dot segment.
+
+    A ``/`` inside a value is kept as a path separator (Lenses-compatible: a date value
+    ``2024/01/01`` makes three levels), but the value is split on ``/`` first; empty segments
+    (leading, trailing or doubled slashes) are dropped; a segment that is exactly ``.`` or ``..`` has
+    each dot percent-encoded (``%2E``); a backslash becomes ``%5C`` and control characters
+    (U+0000-U+001F, U+007F) become ``%XX``; a value that is empty after this becomes ``[empty]``.
     """
     plain = value.isprintable() and "/" not in value and "\\" not in value
     if plain and value and value not in _DOT_SEGMENTS:

@@ -1,28 +1,9 @@
-"""Object keys: the Lenses key formula (reference §2.1), file namers (§2.3) and extensions (§2.5).
+"""Object keys: the Lenses key formula, file namers and extensions.
 
-::
-
-    key = [prefix "/"] [partition path "/"] file name
-    partition path = "/".join(name "=" value  (Hive display)  |  value  (values display))
-    default layout (no PARTITIONBY):  <offset>_<earliest ts>_<latest ts><key.suffix>.<ext>
-    PARTITIONBY / NOPARTITION:        <topic>(<partition>_<offset>)<key.suffix>.<ext>
-
-Offsets (and partitions, when configured) are padded by :mod:`lakesink.domain.layout.padding`, so a
-bucket written by Lenses and one written by lakesink have the same keys for the same records
-and either can be restored by the other.
-
-``store.layout=quix`` replaces all of this with Quix Streams' keys
-(:mod:`lakesink.domain.dialects.quix.naming`): the statement then has no PARTITIONBY and names a
-file by its first offset.
-
-Deliberate improvements (docs/naming.md has the details and examples):
-
-* NOPARTITION gives ``prefix/topic(…)``: no ``//`` (Lenses writes ``prefix//topic(…)``) and no
-  leading ``/`` without a prefix; the prefix itself loses leading, trailing and doubled slashes.
-* Partition values can never place an object outside the prefix or create an ambiguous path:
-  each ``/``-separated segment is made safe by :func:`~lakesink.domain.layout.key_segments.safe_value`.
-* ``_date`` values use UTC unless ``partition.date.timezone`` says otherwise.
-* ``key.suffix`` may not contain ``/``, ``\\`` or control characters.
+Offsets (and partitions, when configured) are padded as Lenses pads them, so a bucket written by
+Lenses and one written by lakesink have the same keys for the same records and either can be
+restored by the other; where lakesink deviates, it is to keep keys safe and unambiguous.
+See docs/naming.md, "The key formula" and "Deliberate differences from Lenses".
 """
 
 from __future__ import annotations

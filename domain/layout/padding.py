@@ -1,15 +1,8 @@
 """Padding of the offset and partition numbers that appear in object keys.
 
-Padding exists so that object keys sort lexicographically in offset order: a restore can then
-list a prefix and read objects in order without downloading and sorting everything. The rules
-(which field gets which strategy, and how the KCQL ``padding.*`` PROPERTIES and the legacy
-``connect.<prefix>.padding.strategy`` / ``.padding.length`` settings combine) follow the Lenses
-sink exactly, because the padded numbers are part of every key Lenses wrote and lakesink must
-produce the same keys to share a bucket with it.
-
-Deliberate deviation: Lenses silently falls back to defaults on an unknown ``padding.type``,
-a ``padding.char`` that is not one character or a non-numeric ``padding.length.*``; here those
-are :class:`~lakesink.domain.errors.ConfigError` naming the property.
+Padded keys sort lexicographically in offset order, so a restore reads a listed prefix in order;
+the rules follow the Lenses sink exactly, since the numbers are part of every key it wrote
+(:func:`resolve_padding`). See docs/naming.md, "Padding".
 """
 
 from __future__ import annotations
@@ -137,6 +130,12 @@ def resolve_padding(
     legacy_length: int | None = None,
 ) -> PaddingSettings:
     """Combine the KCQL ``padding.*`` PROPERTIES and the legacy connector settings like Lenses.
+
+    Which field gets which strategy, and how the KCQL ``padding.*`` PROPERTIES and the legacy
+    ``connect.<prefix>.padding.strategy`` / ``.padding.length`` settings combine, follow the Lenses sink
+    exactly. Deliberate deviation: Lenses silently falls back to defaults on an unknown
+    ``padding.type``, a ``padding.char`` that is not one character or a non-numeric
+    ``padding.length.*``; here those are :class:`~lakesink.domain.errors.ConfigError` naming the property.
 
     Args:
         kcql_type: ``padding.type`` (LeftPad/RightPad/NoOp) or None when absent.

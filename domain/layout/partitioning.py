@@ -1,16 +1,8 @@
 """PARTITIONBY: which record fields become path segments of the object key, and their values.
 
-The rules copy the Lenses sink (reference §2.2) because they decide every object key and a
-bucket must be shareable between the two:
-
-* no PARTITIONBY: the default layout ``<topic>/<partition>/``, values only;
-* ``PARTITIONBY a, b``: custom, Hive style ``a=…/b=…`` unless ``partition.include.keys=false``;
-* ``NOPARTITION``: custom with no fields (the file name carries topic and partition).
-
-A spec is split on dots (backtick groups kept whole, backticks removed); a first segment equal to
-``_key``, ``_value``, ``_header``, ``_topic``, ``_partition`` or ``_date`` selects the source,
-anything else is a path in the value. Configuration mistakes are ConfigErrors at parse time;
-problems with one record's data are RecordErrors naming the record and the field.
+The rules copy the Lenses sink because they decide every object key and a bucket must be
+shareable between the two: no PARTITIONBY is the default layout, ``PARTITIONBY a, b`` a custom
+Hive-style one, ``NOPARTITION`` custom with no fields. See docs/naming.md, "PARTITIONBY entries".
 """
 
 from __future__ import annotations
@@ -198,6 +190,11 @@ _JAVA_TRIM = "".join(chr(code) for code in range(0x21))
 
 def parse_partition_spec(spec: str, *, date_timezone: str = "UTC") -> PartitionField:
     """One PARTITIONBY entry as a field.
+
+    A spec is split on dots (backtick groups kept whole, backticks removed); a first segment equal to
+    ``_key``, ``_value``, ``_header``, ``_topic``, ``_partition`` or ``_date`` selects the source,
+    anything else is a path in the value. Configuration mistakes are ConfigErrors here; problems with
+    one record's data are RecordErrors naming the record and the field.
 
     Raises:
         ConfigError: with Lenses' reason (``cannot partition by Header partition field without

@@ -1,23 +1,9 @@
 """The compact index: listed objects reduced to what ordering and delivery need.
 
-The driver never keeps listing pages; each :class:`~lakesink.domain.ports.ObjectInfo` becomes
-an :class:`IndexEntry` (or is skipped) as soon as it is listed. Entries are grouped by
-*origin*, the Kafka partition their records came from, and sorted by the offset the key
-names, so one Spark task can replay one origin partition in order.
-
-Origin of an object:
-
-* a key that parses (Lenses layouts, the Aiven template, the Confluent, Aiven sink or Quix layout) → (root, topic,
-  partition): a Confluent partition's files of every encoded partition are one origin;
-* with ``hierarchical`` / ``regex`` partition extractors → the extracted partition;
-* a plain file (no parse, no extractor) → its directory, read in key order, as Lenses reads
-  one directory per reader.
-
-Skipped: keys ending ``/``, zero-byte objects, anything under an excluded directory (the
-sink's ``.indexes``, ``.temp-upload``, ``.plans`` and ``source.partition.search.excludes``),
-extension filters, keys an Aiven template or the Confluent layout does not match (Confluent's
-``.keys`` / ``.headers`` siblings among them: they are read with their value object), and keys whose target topic cannot
-be told (no KCQL/``topic`` target and no ``{{topic}}`` in the name).
+Each listed :class:`~lakesink.domain.ports.ObjectInfo` becomes an :class:`IndexEntry` or is skipped
+at once, so the driver never keeps listing pages. Entries are grouped by *origin* (the Kafka
+partition their records came from; a plain file's directory) and sorted by the offset the key
+names, so one Spark task replays one origin in order. See docs/restore.md, "Discovery and ordering".
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""Parsing the two Lenses key layouts (reference §2.3) back into topic, partition and offset.
+"""Parsing the two Lenses key layouts back into topic, partition and offset.
 
-* default layout (no PARTITIONBY): ``…/<topic>/<partition>/<offset>_<earliest ts>_<latest ts><suffix>.<ext>``
-* custom layout (PARTITIONBY / NOPARTITION): ``…/<topic>(<partition>_<offset>)<suffix>.<ext>``
-
-Padding is whatever the sink used: any run of digits is accepted, so LeftPad with ``0`` (the
-default, 12 digits) and NoOp both parse. Right padding or a non-digit pad character cannot be
-told apart from the number itself; such keys do not parse (the restore then treats them as
-plain files, see :mod:`lakesink.domain.restore.index`).
-
-The custom form is tried first: its parentheses cannot occur in a legal topic name, so a file
-name of that shape is never a default-layout name. The default form needs the two parent
-directories; the topic directory must be a legal Kafka topic name and the partition directory
-all digits, otherwise the key is not taken for a Lenses key. (PARTITIONBY layouts always use
-the custom file name, so a default-layout file name under other directories does not occur.)
+Default ``…/<topic>/<partition>/<offset>_<earliest ts>_<latest ts><suffix>.<ext>``; custom
+``…/<topic>(<partition>_<offset>)<suffix>.<ext>``. A key that does not parse is read as a plain
+file (:mod:`lakesink.domain.restore.index`). See docs/restore.md, "Layouts parsed".
 """
 
 from __future__ import annotations
@@ -31,7 +21,14 @@ _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
 
 def parse_lenses_key(key: str) -> ParsedKey | None:
-    """The topic, partition and last offset of a key in a Lenses layout, or None."""
+    """The topic, partition and last offset of a key in a Lenses layout, or None.
+
+    Any run of digits is accepted, so LeftPad with ``0`` (the default, 12 digits) and NoOp both
+    parse; right padding or a non-digit pad character cannot be told from the number, so such keys
+    do not parse (the restore reads them as plain files). The custom form is tried first: its
+    parentheses cannot occur in a legal topic name. The default form needs the two parent
+    directories: a legal Kafka topic name and an all-digit partition.
+    """
     directories, _, name = key.rpartition("/")
     custom = _CUSTOM.fullmatch(name)
     if custom is not None:

@@ -1,11 +1,10 @@
 """The restore plan: one value that says what to read, how to parse keys and where to produce.
 
-Every config form ends here: a Lenses source config (KCQL + ``connect.<p>.*``, see
-:mod:`lakesink.domain.restore.lenses_plan`), an Aiven S3 source config
-(:mod:`lakesink.domain.dialects.aiven.source_config`), a Confluent S3 sink config
-(:mod:`lakesink.domain.dialects.confluent.restore_plan`) and an Aiven S3 sink config
-(:mod:`lakesink.domain.dialects.aiven.restore_plan`). Everything downstream (listing, reading,
-delivery) sees only this model, so the forms behave the same wherever they overlap.
+Every config form ends here: a Lenses source config (:mod:`lakesink.domain.restore.lenses_plan`), an
+Aiven S3 source config (:mod:`lakesink.domain.dialects.aiven.source_config`), a Confluent S3 sink
+config (:mod:`lakesink.domain.dialects.confluent.restore_plan`) and an Aiven S3 sink config
+(:mod:`lakesink.domain.dialects.aiven.restore_plan`). Listing, reading and delivery see only this
+model, so the forms behave the same wherever they overlap.
 """
 
 from __future__ import annotations

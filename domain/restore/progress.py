@@ -1,17 +1,9 @@
 """Progress records: how far each origin partition has been restored.
 
-One record per committed chunk, keyed by the origin (so a compacted topic keeps the last one),
-produced in the same Kafka transaction as the chunk's records: the records and the progress
-become visible together or not at all. Value (JSON)::
-
-    {"key": "<object key>", "offset": <offset in the key or -1>, "line": <records done>, "complete": true|false}
-
-``line`` counts the object's records already delivered (Lenses' source offset ``line`` is the
-same idea, 0-based); ``complete`` is true once the object's last record is in.
-
-Where they live: the progress topic, one partition per origin (:func:`progress_partition`), so a
-reader scans one partition; who writes them: one transactional id per origin
-(:func:`transactional_id`), so re-initialising it fences an older run's producer of that origin.
+One record per committed chunk, keyed by the origin, in the same Kafka transaction as the chunk's
+records; ``line`` counts the object's records delivered, ``complete`` is true once the last is
+in. One progress partition (:func:`progress_partition`) and one transactional id
+(:func:`transactional_id`) per origin. See docs/restore.md, "Delivery guarantees".
 """
 
 from __future__ import annotations
@@ -26,7 +18,17 @@ from lakesink.domain.restore.index import IndexEntry
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """The last committed point of one origin."""
+    """The last committed point of one origin.
+
+    The record's value (JSON)::
+
+        {"key": "<object key>", "offset": <offset in the key or -1>, "line": <records done>, "complete": true|false}
+
+    ``line`` counts the object's records already delivered (Lenses' source offset ``line`` is the
+    same idea, 0-based); ``complete`` is true once the object's last record is in. Keyed by the
+    origin, so a compacted topic keeps the last one; in the chunk's transaction, so the records
+    and the progress become visible together or not at all.
+    """
 
     key: str
     offset: int

@@ -1,31 +1,9 @@
-"""Aiven ``file.name.template`` compiled into an anchored regular expression (reference §A.1, §B.2).
+"""Aiven ``file.name.template`` compiled into an anchored regular expression.
 
-Aiven's source builds its regex by plain text replacement on the template, leaves the rest of
-the template unquoted (so ``.`` matches anything) and matches with ``find`` (unanchored), which
-gives surprising answers (``22-10-12/customer-topic-1-….txt`` → topic ``22``, partition 10). Here
-the template is parsed with Aiven's own variable syntax (:mod:`lakesink.domain.dialects.aiven.template`,
-shared with the sink) and compiled so that a key either
-matches the whole template or is not taken for one of its objects:
-
-* literal text is matched literally;
-* the match is anchored at both ends of the key *relative to the listing prefix*; after the
-  template only an optional extension (``.`` followed by anything without ``/``, e.g. ``.gz``,
-  ``.avro``, ``.json.gz``) may follow, because Aiven's sink appends one the template does not show;
-* ``{{topic}}`` is ``[A-Za-z0-9._-]+`` (legal Kafka topic characters; never ``/``);
-* ``{{partition}}`` / ``{{start_offset}}`` are ``[0-9]+``, or exactly 10 / 20 digits with
-  ``padding=true`` (Aiven's ``%010d`` / ``%020d``);
-* ``{{timestamp:unit=yyyy|MM|dd|HH}}`` is exactly 4 / 2 / 2 / 2 digits, ``{{timestamp}}`` any digits;
-* ``{{key}}`` is any non-empty text (``/`` included: Aiven does not escape keys);
-* a variable used again must repeat the text of its first occurrence.
-
-Ambiguity (two variables with overlapping alphabets side by side, or a ``-`` both in the topic
-name and as separator) is resolved the way Aiven's backtracking does: **each variable, left to
-right, takes the longest text that still lets the rest of the key match**. So
-``{{topic}}-{{partition}}-{{start_offset}}`` on ``logs2-1-1-0001`` gives topic ``logs2-1``,
-partition 1, offset 1 (only the last two ``-`` separate numbers), and
-``{{topic}}{{partition}}-{{start_offset}}`` on ``89521-00112`` gives topic ``8952``, partition
-1. Use ``padding=true`` (fixed widths) or a separator that cannot occur in the neighbouring
-variable to make a template unambiguous.
+Aiven's source matches an unanchored, unquoted regex and mis-parses keys; here a key matches the
+whole template (plus an optional extension) or is not one of its objects, and each variable, left
+to right, takes the longest text that still lets the rest match.
+See docs/restore.md, "Layouts parsed" and "Ambiguous templates".
 """
 
 from __future__ import annotations
@@ -59,7 +37,7 @@ class KeyTemplate:
         """Parse ``template`` with Aiven's syntax and build the anchored pattern.
 
         ``topics``, when the subscription names them, are the only texts ``{{topic}}`` matches:
-        the ambiguity of the module docstring then goes (``{{topic}}-{{partition}}-{{key}}`` on
+        the ambiguity (docs/restore.md, "Ambiguous templates") then goes (``{{topic}}-{{partition}}-{{key}}`` on
         ``orders-0-eu-1-x`` is topic ``orders``, not ``orders-0-eu`` of partition 1).
 
         Raises:

@@ -1,12 +1,10 @@
 """Does a value fit a schema? Compiled once per schema, because writers ask for every record.
 
-A value fits when it can be written with the schema without loss: a record value may leave
-out nullable fields and fields with a default but not carry fields the schema lacks; ints fit
-floating point types; ``datetime``/``date``/``time`` and ``Decimal`` fit their logical types
-(ints fit the int-based logical types too, as their encoded form).
-
-:func:`checker` turns the schema into nested closures, which is about three times faster than
-walking the schema dict for every value (the Avro and Parquet writers check every record).
+A value fits when it can be written with the schema without loss: a record value may leave out
+nullable fields and fields with a default but not carry fields the schema lacks; ints fit floating
+point types; ``datetime``/``date``/``time`` and ``Decimal`` fit their logical types (ints the
+int-based ones too, as their encoded form). :func:`checker` builds nested closures, about three
+times faster than walking the schema dict for every value.
 """
 
 from __future__ import annotations

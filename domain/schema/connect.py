@@ -1,20 +1,9 @@
 """Kafka Connect JSON schemas (``schemas.enable=true``) and their payloads.
 
-A Connect ``JsonConverter`` message is ``{"schema": …, "payload": …}``. The schema maps to
-Avro the way Confluent's ``AvroData`` maps it (the conversion Lenses runs before writing
-Avro or Parquet), and the payload's encoded logical types are decoded into Python values:
-
-==========================================  ============================  ==================
-Connect                                     Avro                          Python value
-==========================================  ============================  ==================
-``org.apache.kafka.connect.data.Timestamp``  long / timestamp-millis       aware ``datetime``
-``org.apache.kafka.connect.data.Date``       int / date                    ``date``
-``org.apache.kafka.connect.data.Time``       int / time-millis             ``time``
-``org.apache.kafka.connect.data.Decimal``    bytes / decimal(precision*,   ``Decimal``
-                                             scale)
-==========================================  ============================  ==================
-
-\\* ``connect.decimal.precision`` when the schema has it, else 38.
+A ``JsonConverter`` message is ``{"schema": …, "payload": …}``; the schema maps to Avro as
+Confluent's ``AvroData`` maps it (the conversion Lenses runs before writing Avro or Parquet,
+:func:`connect_to_avro`), and the payload's logical types are decoded into Python values.
+See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations
@@ -76,6 +65,11 @@ def is_connect_schema(schema: Any) -> bool:
 
 def connect_to_avro(schema: Mapping[str, Any]) -> Schema:
     """The Avro schema of a Connect schema; optional types become ``["null", T]``.
+
+    As Confluent's ``AvroData`` maps it: ``org.apache.kafka.connect.data.Timestamp`` → long /
+    timestamp-millis (an aware ``datetime`` in Python), ``Date`` → int / date (``date``), ``Time`` →
+    int / time-millis (``time``), ``Decimal`` → bytes / decimal with ``connect.decimal.precision``
+    when the schema has it, else 38 (``Decimal``).
 
     Raises:
         FormatError: an unknown Connect type, or a map with non-string keys.

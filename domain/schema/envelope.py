@@ -1,31 +1,8 @@
 """The ``store.envelope`` row: key, value, headers and metadata of one Kafka message.
 
-Layout (Lenses §5.3; field names are a compatibility contract)::
-
-    {"key": …, "value": …, "headers": {name: value, … sorted by name},
-     "metadata": {"timestamp": ms, "topic": t, "partition": p, "offset": o}}
-
-Avro/Parquet schema of the row: an unnamed record (``ConnectDefault`` once named) with
-
-* ``key`` / ``value``: the part's schema made optional; a null part is ``"null"``;
-* ``headers``: in the default ``struct`` layout a record of optional header fields sorted by
-  name, typed by the header converter, or ``"null"`` without headers; in the ``list`` layout
-  an array of ``{key, value}`` records holding the raw bytes (:mod:`.headers` has both, and
-  what happens to header names Avro forbids and to files whose records carry other headers);
-* ``metadata``: ``{timestamp: ["null","long"], topic: string, partition: int, offset: long}``.
-
-Deliberate deviations from Lenses, all in favour of a lossless restore:
-
-* the key and value fields are always present when enabled (Lenses leaves out a part that
-  has no schema, so a null key or a tombstone changes the schema and rolls the file; here
-  the part is nullable and a merged schema keeps one file);
-* a Timestamp logical type inside key/value stays ``timestamp-millis`` (Lenses' ``toOptional``
-  collapses it to ``long``);
-* ``metadata.timestamp`` is nullable (Lenses declares it required and fails on a record
-  without a timestamp);
-* JSON: bytes headers are base64 and listed in ``headersIsArray`` (Lenses has no way to tell
-  a bytes header from a string header); readers that do not know the field ignore it. In the
-  ``list`` layout every value is base64 (the list is always bytes), so no flag is written.
+Its field names are a compatibility contract with Lenses; where lakesink deviates, it is for a
+lossless restore. See docs/formats.md, "Envelope (``store.envelope=true``; JSON, AVRO, PARQUET)"
+and "Deliberate deviations from Lenses".
 """
 
 from __future__ import annotations

@@ -1,31 +1,9 @@
 """The ``headers`` field of an envelope: its two layouts, legal Avro names, and widening.
 
-``struct`` (the default, Lenses' layout) stores one nullable field per header name, sorted by
-name, typed by the header converter's schema (SimpleHeaderConverter's int8/int16/int32 → Avro
-int, int64 → long, float32 → float…). Two things break it in Lenses and do not here:
-
-* a header name that is not a legal Avro name (``reason-for-dlq``) fails the Avro/Parquet
-  schema in Lenses. Here it is escaped (:func:`avro_field_name`) into ``esc__`` followed by
-  the name with every character other than an ASCII letter or digit written as ``_<hex>_``
-  (``esc__reason_2d_for_2d_dlq``), and the field records the original name under
-  :data:`HEADER_NAME`. The escape is injective (a legal name that starts with ``esc__`` is
-  escaped too), so two headers never share a field, whatever else the file holds, and a
-  reader gets the original name back without guessing; legal names are left as they are, so
-  files match Lenses' wherever Lenses works.
-* records whose header names differ roll a new file per change in Lenses (tiny files). Here a
-  record that brings a new header name *widens* the file's headers record instead
-  (:func:`widen_headers`): every header field is nullable, so the rows already written stay
-  valid with the wider schema, and the writer re-encodes them once when it rolls the file. The
-  ints of a header widen to long and float to double, as the Connect types do; a header whose
-  values really change type (a string here, a number there) is a schema change like any other
-  and rolls the file, since no single Avro type holds both without changing what the restore
-  gives back.
-
-The struct layout cannot tell an absent header from a null one, keeps one value per name (the
-last, as Connect's ``headers.lastWithName``) and sorts the names, so it restores the headers a
-record had but not always their order or duplicates. ``list`` (:data:`HEADER_LIST_SCHEMA`)
-keeps exactly what Kafka had: an ordered list of ``{key, value}`` pairs, the value the raw
-header bytes, whatever the header converter; its schema never changes, so it never rolls a file.
+``struct`` (the default, Lenses' layout) has one nullable field per header name; names Avro
+forbids are escaped (:func:`avro_field_name`) and a new name widens the file's record
+(:func:`widen_headers`) where Lenses fails or rolls. ``list`` (:data:`HEADER_LIST_SCHEMA`) keeps
+Kafka's raw headers in order and never rolls a file. See docs/formats.md, "Envelope headers".
 """
 
 from __future__ import annotations
@@ -65,7 +43,14 @@ HEADER_LIST_SCHEMA: Schema = {
 
 @lru_cache(maxsize=4096)  # asked once per header of every record; a topic has few header names
 def avro_field_name(name: str) -> str:
-    """The Avro field of header ``name``: the name itself when legal, else its escape (module docstring)."""
+    """The Avro field of header ``name``: the name itself when legal, else its escape.
+
+    The escape is ``esc__`` followed by the name with every character other than an ASCII letter
+    or digit written as ``_<hex>_`` (``esc__reason_2d_for_2d_dlq``). It is injective (a legal name
+    that starts with ``esc__`` is escaped too), so two headers never share a field, and the field
+    records the original name under :data:`HEADER_NAME`; legal names stay as they are, so files
+    match Lenses' wherever Lenses works.
+    """
     if _LEGAL.fullmatch(name) and not name.startswith(_ESCAPE_PREFIX):
         return name
     return _ESCAPE_PREFIX + "".join(
@@ -117,7 +102,10 @@ def is_header_list(headers: Schema) -> bool:
 
 def widen_headers(file_schema: Schema, record_schema: Schema) -> Schema | None:
     """The file's envelope schema with the record's new header fields added; None when a
-    header's type cannot widen (module docstring). The other fields stay the file's: whether the
+    header's type cannot widen (a string here, a number there: no
+    single Avro type holds both without changing what the restore gives back). Every header field
+    is nullable, so the rows already written stay valid with the wider schema; ints widen to long
+    and float to double, as the Connect types do. The other fields stay the file's: whether the
     record's key, value and metadata fit them is the caller's check, as for any record."""
     if kind(file_schema) != "record" or kind(record_schema) != "record":
         return None

@@ -1,17 +1,8 @@
 """Schemas of schemaless data: infer one per value, merge them, check a value fits.
 
-The Avro and Parquet writers fix a file's schema when they open it; a record whose value
-does not fit that schema (:mod:`.check`) makes the writer roll to a new file instead of writing a
-corrupt or lossy row. :func:`merge` lets a caller widen a schema over a batch of records
-before the file opens, so a batch with a few nullable fields still lands in one file.
-
-Rules (deliberately simple, so a file's schema is predictable):
-
-* fields keep their first-seen order (Lenses sorts them by name);
-* every inferred field is optional, so a missing field or a ``None`` fits;
-* integers are ``long``; ``long`` and ``double`` merge to ``double``;
-* an empty object is an empty ``map`` (Parquet cannot store a struct without fields);
-* anything else that differs (string vs number, object vs array…) does not merge.
+A record that does not fit its file's schema (:mod:`.check`) rolls the file; :func:`merge` widens
+a schema over a batch first, so a batch with a few nullable fields lands in one file.
+See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations
@@ -92,7 +83,14 @@ def _infer_object(value: Mapping[Any, Any]) -> Schema:
 
 
 def merge(left: Schema, right: Schema) -> Schema | None:
-    """The narrowest schema both ``left`` and ``right`` values fit, or None when they conflict."""
+    """The narrowest schema both ``left`` and ``right`` values fit, or None when they conflict.
+
+    Deliberately simple, so a file's schema is predictable: fields keep their first-seen order
+    (Lenses sorts them by name); every inferred field is optional, so a missing field or a ``None``
+    fits; integers are ``long``, and ``long`` and ``double`` merge to ``double``; an empty object is
+    an empty ``map`` (Parquet cannot store a struct without fields); anything else that differs
+    (string vs number, object vs array…) does not merge.
+    """
     if left == right:
         return left
     left_core, right_core = non_null(left), non_null(right)

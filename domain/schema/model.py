@@ -1,26 +1,10 @@
 """The Avro-dict schema model: normal form, optionality, named types and record names.
 
-Every other schema module works on the normal form produced by :func:`from_avro`, so two
-schemas that mean the same thing compare equal with ``==``.
-
-Why Avro dicts and not a schema model of our own: every schema that reaches a writer already
-is one (Schema Registry Avro) or maps onto one without loss (Connect JSON schemas, inferred
-schemas of schemaless JSON), the Avro writer takes them as they are, the Parquet writer maps
-them to Arrow once per file, Lenses itself converts everything to Avro (Confluent ``AvroData``)
-before writing Avro *or* Parquet, and the Avro specification already defines what
-"compatible" means. A second model would be one more translation to keep in step.
-
-Conventions of the dicts handled here:
-
-* primitives are plain strings (``"long"``); a dict is used only when it carries more
-  (a logical type, ``connect.*`` properties);
-* an optional type is the union ``["null", T]`` and its fields default to ``None``;
-* records may be left unnamed while a schema is being inferred; :func:`name_records` gives
-  them the Confluent names (``ConnectDefault``, ``ConnectDefault2``… in namespace
-  ``io.confluent.connect.avro``) before a file is written.
-
-Values are the plain Python data of :class:`lakesink.domain.records.Record`: ``datetime`` for
-timestamps, ``date``, ``time``, ``Decimal``, ``bytes``, mappings and sequences.
+Every schema module works on the normal form :func:`from_avro` gives, so equal schemas compare
+equal with ``==``. Avro dicts, not a model of our own: every schema reaching a writer is one or
+maps onto one without loss, and Lenses itself converts to Avro before writing. Primitives are
+plain strings, optional types ``["null", T]``; :func:`name_records` names records as Confluent
+does. See docs/formats.md, "Values and schemas".
 """
 
 from __future__ import annotations

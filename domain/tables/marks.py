@@ -1,17 +1,9 @@
 """What a lakesink commit records in a table: which run of which sink made it, and the offsets it holds.
 
-A table commit of lakesink carries a *mark*: the connector's name, the run that owns the table
-(its id and its claim number, the *epoch*) and, per topic-partition, the last offset whose record
-is in the table. The table's newest mark of a connector is where that sink resumes, and the epoch
-is how a newer run fences an older one: every run claims the table first (a commit of no files
-with epoch + 1; on a Delta table that does not exist yet, its first batch commit), and every batch
-commit of a run checks that the newest mark is still its own.
-
-Iceberg keeps the mark in the snapshot summary (:func:`mark_properties`, read back by
-:func:`mark_of`) and in a table property (:func:`mark_property`, for when the snapshots expired);
-Delta keeps the offsets and the epoch as ``txn`` actions (:func:`offset_app_id`,
-:func:`epoch_app_id`), which the log's checkpoints and clean-up keep (unless the table sets a
-transaction retention).
+A *mark*: the connector, the run owning the table (its id and claim number, the *epoch*) and the
+last offset per topic-partition. The newest mark is where the sink resumes; the epoch fences an
+older run. Iceberg keeps it in the snapshot summary and a table property, Delta as ``txn``
+actions. See docs/tables.md, "Why it is exactly-once".
 """
 
 from __future__ import annotations

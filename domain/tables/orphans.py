@@ -1,27 +1,9 @@
 """Which objects under a table are orphans: lakesink data files no version of the table references.
 
-An upload that never reached a table commit (a run killed before it, a connector retired since)
-leaves Parquet objects under the table's prefix that readers never see. The next run of the same
-connector replays or rolls them back through its range plans; ``lakesink table clean`` removes the
-rest. Deciding which are orphans while a sink may be running is the delicate part, and the order
-of the reads is the argument:
-
-1. list the objects under the prefix;
-2. read the connector's pending plans;
-3. read the table's references.
-
-An object listed in 1 was uploaded before it, so its plan was written before it too (plans are
-durable before their uploads). Either the plan is still there in 2 (in flight or to be replayed:
-kept), or it was deleted, which a run does only after the table commit that references the object,
-so 3 sees the reference (kept). Only what is in none of them is an orphan. Objects under the
-table's metadata (Iceberg ``metadata/``, Delta ``_delta_log/``) and any object that is not a
-Parquet file are never candidates: other writers' files are not lakesink's to judge.
-
-That argument covers lakesink's own uploads. Another writer of the table (a compaction job) also
-uploads Parquet files before its commit references them, and leaves no plan lakesink can read, so
-an orphan is deleted only once it is older than a grace period (:data:`DEFAULT_GRACE_MS`, Iceberg's
-``remove_orphan_files`` default): such a writer's files are safe while its commit follows its
-uploads within that time.
+The order of the reads makes this safe while a sink runs: list the objects, then read the
+pending plans, then the table's references; only what is in none is an orphan. Other writers'
+files are protected by a grace period (:data:`DEFAULT_GRACE_MS`).
+See docs/tables.md, "Files that no commit references".
 """
 
 from __future__ import annotations

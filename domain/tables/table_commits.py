@@ -1,20 +1,10 @@
 """The table commit protocol: claim the table at start-up, then one conditional commit per batch.
 
-The table is the commit point. A batch's Parquet objects are written first (under the range
-plans of :mod:`lakesink.domain.commit.engine`, exactly as for a plain PARQUET sink), then one
-table commit adds them all with the batch's offsets in its mark, and only then do the index locks
-follow. A crash before the table commit leaves objects no table references (the pending plans
-replay or roll them back); a crash after it leaves the locks behind the table, and the next run
-moves them up to the table's offsets (:func:`ahead_of_index`) when it opens the partition, before
-it replays or rolls back anything there.
-
-Fencing: a run claims the table at start-up with a commit of no files whose mark carries the next
-epoch (a table a format cannot create without columns, Delta's, is created and claimed by the run's
-first batch commit instead: :class:`TableClaim`). Every later commit of the run re-reads the table first and goes on only while the newest
-mark of its connector is still its own; a commit is conditional on the version it read, so a claim
-landing between that read and the commit makes the commit fail, and the next read sees the claim.
-An older run can therefore never add files after a newer one claimed, and the offsets the newer run
-resumes from (those of its claim) are final.
+The table is the commit point: objects first (under range plans), then one table commit with the
+batch's offsets in its mark, then the index locks (moved up by :func:`ahead_of_index` after a
+crash in between). A run claims the table with a new epoch; each commit re-reads the table and is
+conditional on that version, so an older run never adds files after a newer one claimed.
+See docs/tables.md, "Why it is exactly-once".
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The ``day`` or ``hour`` partition field of an Iceberg table whose object keys ``_date`` cuts.
 
-``PARTITIONBY _date.uuuu-MM-dd`` already groups a statement's records into one file per day of
-their Kafka timestamp. Iceberg partitions by day or hour through a transform of a timestamp
-*column* (hidden partitioning: a reader filtering on the column skips every file of the other
-days), so the files of such a table carry the record timestamp as one: the top-level value field
-``_kafka_timestamp``, a timestamp in milliseconds, UTC. Each file then holds one day (hour) of that
-column, which is the partition value Iceberg reads from the file's statistics; a file holding two
-would fail every commit of its batch, so the mapping is made only where it is exact:
-
-* the ``_date`` patterns together name the year, the month and the day (or the day of the year),
-  and the hour for ``hour``, each with a field of fixed width, so that no two instants of
-  different days print the same key: a four-letter year (``uuuu``, ``yyyy``), ``MM`` or a month
-  name (``MMM``, ``MMMM``; not ``MMMMM``, whose ``J`` is three months), ``dd`` or ``DDD``, ``HH``,
-  ``kk``, or ``hh``/``KK`` with ``a``. ``uuuuMd`` prints ``2026111`` for 11 January and 1 November,
-  ``yy`` repeats every century: such patterns keep ``_date`` in the object keys only;
-* in a zone that is UTC at every instant (``UTC``, ``GMT``, ``Z``, ``+00:00``...), since Iceberg's
-  days and hours are UTC ones; a region zone at UTC today may not have been in the past.
+Iceberg partitions by a transform of a timestamp *column*, so such a table's files carry the record
+timestamp as ``_kafka_timestamp``; a file holding two days would fail every commit of its batch,
+so the mapping is made only where it is exact (:func:`time_partition`).
+See docs/tables.md, "Partitions and schema changes".
 """
 
 from __future__ import annotations
@@ -133,7 +121,8 @@ class TimePartition:
 
 def time_partition(patterns: Sequence[DateTimePattern]) -> TimePartition | None:
     """The table's time partition for the statement's ``_date`` patterns; None when they do not
-    name one UTC day (see the module docstring)."""
+    name one UTC day exactly (fixed-width year, month and day, or day of the year, and the hour for
+    ``hour``, in a zone that is UTC at every instant: docs/tables.md, "Partitions and schema changes")."""
     if not patterns or not all(is_utc(pattern.zone) for pattern in patterns):
         return None
     runs = [run for pattern in patterns for run in pattern.letters]

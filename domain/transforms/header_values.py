@@ -1,31 +1,9 @@
 """Header text as Kafka Connect's ``SimpleHeaderConverter`` reads and writes it.
 
-Connect's default header converter turns a header's UTF-8 text into a typed value with
-``Values.parseString`` and back into text with ``Values.convertToString``. lakesink mirrors
-both so an envelope holds what a Lenses sink under the same worker would store, and a restore
-gives back what a Connect source task would produce. :func:`parse_string` is public because a
-header given as configuration text (InsertHeader's ``value.literal``) is parsed the same way.
-
-What text becomes (:class:`Parsed` ``schema`` is a Connect schema as JSON, ``{"type": "int8"}``):
-
-* ``null`` → None (no schema); ``true`` / ``false`` → boolean (exact spelling, spaces around ignored);
-* a decimal number → the smallest of int8, int16, int32, int64 holding it exactly (``1.0`` and
-  ``1e2`` are integers), else float32 when it has a fraction and fits, else float64, else a
-  Connect Decimal (integers beyond int64);
-* ``yyyy-MM-dd`` → Date, ``HH:mm:ss.SSSZ`` → Time, ``yyyy-MM-ddTHH:mm:ss.SSSZ`` → Timestamp (UTC);
-* ``[a,b]`` → array, ``{k:v}`` → map, elements parsed the same way (quoted ones are strings or
-  temporals), their types unified (integers widen to the widest integer or float present);
-* anything else, the empty string included → the text itself as a string.
-
-Deliberate deviations, each keeping the header as its text where Connect would lose or garble it:
-
-* the number, temporal or structure must be the whole text: Connect reads ``12:30`` as the
-  integer 12 and ``[1] x`` as ``[1]``;
-* dates and times must be valid (Connect's lenient ``SimpleDateFormat`` turns ``2024-02-30``
-  into 1 March) and are read in UTC rather than the worker's time zone;
-* an array or map whose elements share no type, a map with keys that are not strings (neither
-  Avro nor JSON objects can hold them), and a Decimal Parquet cannot store (a negative scale,
-  more than 38 digits) stay strings; Connect makes an order-dependent or schema-less result.
+lakesink mirrors ``Values.parseString`` (:func:`parse_string`, also used for header values given
+as configuration text) and ``Values.convertToString`` (:func:`convert_to_string`), so an envelope
+holds what a Lenses sink under the same worker would store and a restore gives back what a
+Connect source task would produce. See docs/formats.md, "Envelope headers".
 """
 
 from __future__ import annotations
@@ -82,7 +60,29 @@ class _NotParsable(Exception):
 
 
 def parse_string(text: str | None) -> Parsed:
-    """``text`` as ``Values.parseString`` types it (see the module docstring)."""
+    """``text`` as ``Values.parseString`` types it.
+
+    What text becomes (:class:`Parsed` ``schema`` is a Connect schema as JSON, ``{"type": "int8"}``):
+
+    * ``null`` → None (no schema); ``true`` / ``false`` → boolean (exact spelling, spaces around ignored);
+    * a decimal number → the smallest of int8, int16, int32, int64 holding it exactly (``1.0`` and
+      ``1e2`` are integers), else float32 when it has a fraction and fits, else float64, else a
+      Connect Decimal (integers beyond int64);
+    * ``yyyy-MM-dd`` → Date, ``HH:mm:ss.SSSZ`` → Time, ``yyyy-MM-ddTHH:mm:ss.SSSZ`` → Timestamp (UTC);
+    * ``[a,b]`` → array, ``{k:v}`` → map, elements parsed the same way (quoted ones are strings or
+      temporals), their types unified (integers widen to the widest integer or float present);
+    * anything else, the empty string included → the text itself as a string.
+
+    Deliberate deviations, each keeping the header as its text where Connect would lose or garble it:
+
+    * the number, temporal or structure must be the whole text: Connect reads ``12:30`` as the
+      integer 12 and ``[1] x`` as ``[1]``;
+    * dates and times must be valid (Connect's lenient ``SimpleDateFormat`` turns ``2024-02-30``
+      into 1 March) and are read in UTC rather than the worker's time zone;
+    * an array or map whose elements share no type, a map with keys that are not strings (neither
+      Avro nor JSON objects can hold them), and a Decimal Parquet cannot store (a negative scale,
+      more than 38 digits) stay strings; Connect makes an order-dependent or schema-less result.
+    """
     if text is None:
         return _NULL
     stripped = text.strip(_JAVA_BLANKS)

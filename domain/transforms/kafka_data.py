@@ -1,12 +1,8 @@
 """Kafka Connect's data rules for the built-in transforms, over lakesink's plain data and Avro schemas.
 
-Connect's transforms see a ``Struct`` (data with a schema) or a ``Map`` (schemaless data); lakesink
-has a dict either way, plus the part's schema when its converter gave one. This module is the
-bridge: it checks that a part is a struct or a map the way Connect's ``Requirements`` do, reads a
-struct's fields from the Avro ``record`` schema (unwrapping ``["null", …]`` for optional
-structs), gives the Connect type of an Avro schema (the transforms branch on it) and rebuilds a
-record schema with other fields but the same name, namespace and documentation (Connect's
-``copySchemaBasics``).
+Connect's transforms see a ``Struct`` or a ``Map``; lakesink has a dict plus, maybe, the part's
+Avro schema. This bridges them: Connect's ``Requirements`` checks, struct fields, the Connect type
+of an Avro schema and ``copySchemaBasics``.
 """
 
 from __future__ import annotations
@@ -87,6 +83,9 @@ class StructSchema:
 
 def struct_schema(schema: Schema, purpose: str, names: Names | None = None) -> StructSchema:
     """The record behind a part's schema.
+
+    Reads a struct's fields from the Avro ``record`` schema, unwrapping ``["null", …]`` for optional
+    structs.
 
     Raises:
         RecordError: the schema is not a (possibly optional) record (Connect's message).

@@ -1,20 +1,9 @@
-"""Java ``SimpleDateFormat`` in UTC, formatting and lenient parsing: the patterns of Connect's
+"""Java ``SimpleDateFormat`` in UTC, formatting and lenient parsing, for Connect's
 ``TimestampConverter`` and ``TimestampRouter``.
 
-Those transforms take a ``java.text.SimpleDateFormat`` pattern, whose letters differ from
-``DateTimeFormatter``'s (``S`` is milliseconds, not a fraction; ``u`` is the day of the week; ``[``
-and ``#`` are plain characters), so :mod:`lakesink.domain.layout.datetime_pattern` cannot compile
-them; its printers (English texts, zero padding, two-digit years) are reused here for formatting.
-
-Parsing follows ``SimpleDateFormat.parse``'s default lenient mode: blanks before a field are
-skipped, a number takes every digit there is unless the next field is also a number (then it
-takes as many digits as its letters), out-of-range values roll over (month 13 is January next
-year), text after the last field is ignored, and a one- or two-letter year read as exactly two
-digits lands within 80 years before and 20 after the connector's start.
-
-Supported letters: G y M L d H k K h m s S E u F D a z Z X. The zone letters print UTC
-(``UTC``, ``+0000``, ``Z``) and parse ``UTC``/``GMT``/``Z`` and numeric offsets. ``Y``, ``w``
-and ``W`` depend on the JVM locale's week rules and are refused rather than guessed.
+Its letters differ from ``DateTimeFormatter``'s (``S`` is milliseconds, ``u`` the day of the week),
+so :mod:`lakesink.domain.layout.datetime_pattern` cannot compile them; its printers are reused
+for formatting (:class:`SimpleDateFormat`). See docs/transforms.md, "Apache Kafka".
 """
 
 from __future__ import annotations
@@ -84,7 +73,17 @@ class _WeekdayInMonth:
 
 @dataclass(frozen=True)
 class SimpleDateFormat:
-    """A compiled pattern; build it with :meth:`compile`."""
+    """A compiled pattern; build it with :meth:`compile`.
+
+    Parsing follows ``SimpleDateFormat.parse``'s default lenient mode: blanks before a field are
+    skipped, a number takes every digit there is unless the next field is also a number (then it
+    takes as many digits as its letters), out-of-range values roll over (month 13 is January next
+    year), text after the last field is ignored, and a one- or two-letter year read as exactly two
+    digits lands within 80 years before and 20 after the connector's start. Supported letters:
+    G y M L d H k K h m s S E u F D a z Z X. The zone letters print UTC (``UTC``, ``+0000``, ``Z``)
+    and parse ``UTC``/``GMT``/``Z`` and numeric offsets. ``Y``, ``w`` and ``W`` depend on the JVM
+    locale's week rules and are refused rather than guessed.
+    """
 
     pattern: str
     century_start: int

@@ -1,16 +1,8 @@
 """The ``field`` option of Lenses' header SMTs: which part of a record holds the timestamp.
 
-A path is dot-separated; its first segment may name the part, compared ignoring case:
-``_key.a.b`` reads the key, ``_value.a.b`` the value and ``_timestamp`` the record timestamp
-(alone: a path below it is a ConfigError). **A path without one of these prefixes reads the
-value**: ``field=timestamp`` is the value's ``timestamp`` field, not the record timestamp, and an
-empty ``field`` (or just ``_value``/``_key``) is the whole value/key.
-
-Reading follows Connect's two modes. When the part has a schema (a Connect schema from
-``JsonConverter`` with ``schemas.enable=true``, or Avro), the schema decides: a leaf the schema
-lacks, or a null struct on the way, yields nothing (Lenses then leaves the record without the
-header), and the leaf's schema says how to read its value. Schemaless data must be maps all
-the way down; a missing leaf reads as null.
+A path without ``_key``, ``_value`` or ``_timestamp`` in front reads the value
+(:func:`field_path`); reading follows Connect's two modes, with and without a schema (:func:`read`).
+See docs/transforms.md, "Lenses".
 """
 
 from __future__ import annotations
@@ -64,6 +56,12 @@ class Reading:
 def field_path(options: TransformOptions, name: str = FIELD) -> FieldPath:
     """The path an option names, split like Java's ``String.split("\\\\.")``.
 
+    The first segment may name the part, compared ignoring case: ``_key.a.b`` reads the key,
+    ``_value.a.b`` the value and ``_timestamp`` the record timestamp (alone: a path below it is a
+    ConfigError). **A path without one of these prefixes reads the value**: ``field=timestamp`` is
+    the value's ``timestamp`` field, not the record timestamp, and an empty ``field`` (or just
+    ``_value``/``_key``) is the whole value/key.
+
     Raises:
         ConfigError: ``_timestamp`` is followed by more names.
     """
@@ -88,6 +86,11 @@ def field_path(options: TransformOptions, name: str = FIELD) -> FieldPath:
 
 def read(record: Record, path: FieldPath) -> Reading | None:
     """What ``path`` holds in ``record``; None when the schema says the field is not there.
+
+    When the part has a schema (a Connect schema from ``JsonConverter`` with ``schemas.enable=true``,
+    or Avro), the schema decides: a leaf the schema lacks, or a null struct on the way, yields nothing
+    (Lenses then leaves the record without the header), and the leaf's schema says how to read its
+    value. Schemaless data must be maps all the way down; a missing leaf reads as null.
 
     Raises:
         RecordError: schemaless data that is not a map where the path needs one, data with a

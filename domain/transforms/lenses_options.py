@@ -1,12 +1,8 @@
 """Option readers shared by Lenses' header SMTs (``io.lenses.connect.smt.header.*``).
 
-Lenses declares most choices with Kafka's ``ConfigDef.ValidString``, which compares exactly
-(``target.type=timestamp`` is refused, ``Timestamp`` accepted), while a few options go through
-``equalsIgnoreCase`` or ``Enum.valueOf(upper-case)``; each reader here says which rule it keeps,
-so a config Lenses refuses is refused here too, with the full key in the message.
-
-Deliberate strictness: Lenses resolves zones with ``TimeZone.getTimeZone``, which silently falls
-back to GMT for an id it does not know; here an unknown zone is a ConfigError.
+Lenses compares most choices exactly (``ConfigDef.ValidString``: ``Timestamp``, not ``timestamp``)
+and a few ignoring case; each reader says which rule it keeps, so a config Lenses refuses is
+refused here too, with the full key in the message.
 """
 
 from __future__ import annotations
@@ -54,6 +50,9 @@ def exact_choice(options: TransformOptions, name: str, choices: Collection[str],
 
 def zone(options: TransformOptions, name: str) -> Zone:
     """The zone an option names (default UTC), Java's ids: ``Europe/Paris``, ``UTC``, ``+05:30``.
+
+    Deliberate strictness: Lenses resolves zones with ``TimeZone.getTimeZone``, which silently falls
+    back to GMT for an id it does not know; here an unknown zone is a ConfigError.
 
     Raises:
         ConfigError: the zone is unknown (Lenses would silently use GMT).

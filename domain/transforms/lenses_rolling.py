@@ -1,16 +1,8 @@
 """Lenses' rolling windows: an instant moved back to the start of its hours/minutes/seconds window.
 
-Lenses' header SMTs bucket time into windows of ``rolling.window.size`` units so that a
-``PARTITIONBY _header.x`` produces one key per window. How Lenses computes the start matters
-for the keys, and it is not "the start of the window in the configured zone":
-
-* windows are aligned on the Unix epoch in UTC, whatever ``timezone`` says (a 1-hour window
-  in ``Asia/Kolkata`` starts at hh:30 local time);
-* a size that does not divide the next unit (7 minutes, 5 hours) keeps counting from the epoch,
-  so windows do not restart at each hour or day (5-hour windows start at 00, 05, … 20, then 01
-  the next day);
-* the remainder is Java's ``%`` on the epoch second, so instants before 1970 move forwards, to
-  the window end nearer the epoch.
+Windows of ``rolling.window.size`` units give ``PARTITIONBY _header.x`` one key per window; they
+are aligned as Lenses aligns them, on the Unix epoch in UTC (:func:`window_of`), since that decides
+the keys. See docs/transforms.md, "Lenses".
 """
 
 from __future__ import annotations
@@ -45,6 +37,14 @@ class RollingWindow:
 
 def window_of(options: TransformOptions, unit: str, size: int) -> RollingWindow:
     """The window for a unit name Lenses knows (any case) and a size it accepts.
+
+    How Lenses computes the start matters for the keys, and it is not "the start of the window in the
+    configured zone": windows are aligned on the Unix epoch in UTC, whatever ``timezone`` says (a
+    1-hour window in ``Asia/Kolkata`` starts at hh:30 local time); a size that does not divide the
+    next unit (7 minutes, 5 hours) keeps counting from the epoch, so windows do not restart at each
+    hour or day (5-hour windows start at 00, 05, … 20, then 01 the next day); the remainder is Java's
+    ``%`` on the epoch second, so instants before 1970 move forwards, to the window end nearer the
+    epoch.
 
     Raises:
         ConfigError: the unit is unknown, or the size is not positive or too large for the unit.

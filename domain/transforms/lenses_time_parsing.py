@@ -1,23 +1,8 @@
 """Parsing ``format.from.pattern`` strings the way Lenses does: ``LocalDateTime.parse`` per pattern.
 
-Lenses tries each comma-separated pattern in turn with ``LocalDateTime.parse(text,
-DateTimeFormatter.ofPattern(pattern))`` and places the local date-time in a zone (UTC for
-``TimestampConverter``). What that implies, and is reproduced here:
-
-* a pattern must yield a date *and* a time: ``yyyy-MM-dd`` alone never parses (Java cannot
-  build a ``LocalDateTime`` from it), so such a pattern is refused when configured; a missing
-  minute defaults to 0, but seconds without minutes do not resolve;
-* zone and offset text (``z``, ``VV``, ``X``, ``x``, ``Z``, ``O``) is consumed and then
-  ignored: ``10:00 +02:00`` is 10:00 in the target zone, not 08:00 UTC;
-* Java's default resolver (SMART) moves a day past the month's end to its last day
-  (``2023-02-30`` is 28 February), reads ``24:00`` as the next midnight and checks a day-of-week
-  name against the date;
-* numbers follow Java's strict widths (``MM`` is exactly two digits, ``yyyy`` four unless
-  signed), and a variable-width number directly followed by fixed-width ones leaves them their
-  digits (``yyyyMMddHHmm``); text is English and case-sensitive.
-
-Parsing supports the letters u y M L d D H k h K a m s S E and the zone letters above, quoted
-literals and plain characters; other letters and optional sections are refused when configured.
+Lenses tries each comma-separated pattern in turn and places the local date-time in a zone (UTC
+for ``TimestampConverter``); what Java's parser implies is reproduced, not improved
+(:meth:`LocalDateTimePattern.compile`). See docs/transforms.md, "Lenses".
 """
 
 from __future__ import annotations
@@ -108,6 +93,18 @@ class LocalDateTimePattern:
     @classmethod
     def compile(cls, pattern: str) -> LocalDateTimePattern:
         """Parse ``pattern`` once.
+
+        Lenses' ``LocalDateTime.parse`` implies, and this reproduces: a pattern must yield a date *and* a
+        time (``yyyy-MM-dd`` alone never parses, so it is refused here); a missing minute defaults to 0,
+        but seconds without minutes do not resolve; zone and offset text (``z``, ``VV``, ``X``, ``x``,
+        ``Z``, ``O``) is consumed and then ignored (``10:00 +02:00`` is 10:00 in the target zone); Java's
+        SMART resolver moves a day past the month's end to its last day (``2023-02-30`` is 28 February),
+        reads ``24:00`` as the next midnight and checks a day-of-week name against the date; numbers
+        follow Java's strict widths (``MM`` is exactly two digits, ``yyyy`` four unless signed), and a
+        variable-width number directly followed by fixed-width ones leaves them their digits
+        (``yyyyMMddHHmm``); text is English and case-sensitive. Letters supported: u y M L d D H k h K a
+        m s S E and the zone letters above, quoted literals and plain characters; other letters and
+        optional sections are refused.
 
         Raises:
             PatternError: Java refuses the pattern, lakesink cannot parse a letter, or the

@@ -2,28 +2,7 @@
 
 Lenses adapted Kafka's ``TimestampConverter`` to leave the record alone and put the converted
 value in the header ``header.name``, so that ``PARTITIONBY _header.<name>`` can partition by a
-formatted date without rewriting the payload. The options are Lenses' own:
-
-* ``field``: where the timestamp is (see :mod:`lakesink.domain.transforms.lenses_fields`; a
-  bare ``timestamp`` is the *value's* field, ``_timestamp`` the record timestamp);
-* ``target.type`` (required, exact case): ``string``, ``unix``, ``Date``, ``Time``, ``Timestamp``;
-* ``format.to.pattern``: the Java pattern of ``string`` output (required for it);
-* ``format.from.pattern``: comma-separated Java patterns for string input, tried in order and
-  read as UTC local date-times (:mod:`lakesink.domain.transforms.lenses_time_parsing`);
-* ``unix.precision`` (``milliseconds``): the unit of ``unix`` output and of epoch numbers read;
-* ``rolling.window.type`` (``none``) / ``rolling.window.size``: start of the window instead of
-  the instant (:mod:`lakesink.domain.transforms.lenses_rolling`);
-* ``target.timezone`` (``UTC``): the zone of ``string``, ``Date`` and ``Time`` output.
-
-What the input is comes from the field's schema when the part has one (int64 = epoch number,
-string = text to parse, the Connect logical types as themselves; any other schema is an error)
-and from the Python type otherwise (a numeric string counts as an epoch number). A null input
-gives a null header. Header values are what Connect would hold: ``str`` (string), ``int``
-(unix), ``date`` (Date), ``time`` (Time) and an aware UTC ``datetime`` (Timestamp).
-
-Surprising but kept: ``unix.precision`` also applies to the record timestamp (``_timestamp``
-with ``seconds`` reads the record's milliseconds as seconds), and with a schema a field the
-schema lacks, or a null struct on the path, leaves the record without the header.
+formatted date without rewriting the payload. See docs/transforms.md, "Lenses".
 """
 
 from __future__ import annotations
@@ -102,6 +81,14 @@ class TimestampConverter:
     def from_options(cls, options: TransformOptions, clock: Clock) -> TimestampConverter:
         """The converter ``options`` describe (the clock is not used: the output depends on the record only).
 
+        Options: ``field`` (:mod:`lakesink.domain.transforms.lenses_fields`; a bare ``timestamp`` is
+        the *value's* field, ``_timestamp`` the record timestamp); ``target.type`` (required, exact
+        case); ``format.to.pattern`` (required for ``string``); ``format.from.pattern`` (Java patterns
+        tried in order, read as UTC local date-times,
+        :mod:`lakesink.domain.transforms.lenses_time_parsing`); ``unix.precision`` (``milliseconds``);
+        ``rolling.window.type`` (``none``) / ``rolling.window.size``
+        (:mod:`lakesink.domain.transforms.lenses_rolling`); ``target.timezone`` (``UTC``).
+
         Raises:
             ConfigError: a missing header name or target type, ``string`` output without
                 ``format.to.pattern``, an invalid pattern, value or zone, or a rolling window type
@@ -130,6 +117,16 @@ class TimestampConverter:
 
     def apply(self, record: Record) -> Record:
         """``record`` with the converted timestamp appended as header ``header``.
+
+        What the input is comes from the field's schema when the part has one (int64 = epoch number,
+        string = text to parse, the Connect logical types as themselves; any other schema is an error)
+        and from the Python type otherwise (a numeric string counts as an epoch number). A null input
+        gives a null header. Header values are what Connect would hold: ``str`` (string), ``int``
+        (unix), ``date`` (Date), ``time`` (Time) and an aware UTC ``datetime`` (Timestamp).
+
+        Surprising but kept: ``unix.precision`` also applies to the record timestamp (``_timestamp``
+        with ``seconds`` reads the record's milliseconds as seconds), and with a schema a field the
+        schema lacks, or a null struct on the path, leaves the record without the header.
 
         Raises:
             RecordError: the input has a type or schema that is no timestamp, or a string matching

@@ -1,26 +1,9 @@
 """Lenses' date-part header SMTs: year, month, day, hour, minute, second and date of one instant.
 
-Six classes share one shape and differ in where the instant comes from, and whether it is moved
-to the start of its rolling window (:mod:`lakesink.domain.transforms.lenses_rolling`, 15
-minutes unless ``rolling.window.type``/``rolling.window.size`` say otherwise):
-
-===========================================  ====================================
-``InsertRecordTimestampHeaders``              the record timestamp
-``InsertWallclockHeaders``                    the wall clock
-``InsertFieldTimestampHeaders``               a key/value field (``field``)
-``InsertRolling…`` of each                    the same, windowed
-===========================================  ====================================
-
-Each adds seven string headers, ``<header.prefix.name>year`` … ``second`` and ``date``, printed
-with ``year.format`` (``yyyy``), ``month.format`` (``MM``), ``day.format`` (``dd``),
-``hour.format`` (``HH``), ``minute.format`` (``mm``), ``second.format`` (``ss``) and
-``date.format`` (``yyyy-MM-dd``) in ``timezone`` (UTC), ``locale`` ``en``.
-
-Lenses' fallbacks, kept: a record without a timestamp uses the wall clock, and so does a field
-that is missing or null (only a null key/value as a whole is an error). The field variants read
-epoch numbers with ``unix.precision``, but a numeric *string* as milliseconds whatever the
-precision, and parse other strings with ``format.from.pattern`` in ``timezone`` (not UTC, unlike
-``TimestampConverter``). ``reads_wall_clock`` is True for the wall-clock classes only.
+Six classes (``InsertRecordTimestampHeaders``, ``InsertWallclockHeaders``,
+``InsertFieldTimestampHeaders`` and their ``InsertRolling…`` forms) differ only in where the
+instant comes from and whether it is moved to the start of its rolling window
+(:mod:`lakesink.domain.transforms.lenses_rolling`). See docs/transforms.md, "Lenses".
 """
 
 from __future__ import annotations
@@ -90,6 +73,11 @@ class FieldTimestamp:
     def millis(self, record: Record, clock: Clock) -> int:
         """The field's instant; the wall clock when the field is missing or null.
 
+        Lenses' rules, kept: only a null key/value as a whole is an error; epoch numbers are read with
+        ``unix.precision``, but a numeric *string* as milliseconds whatever the precision, and other
+        strings are parsed with ``format.from.pattern`` in ``timezone`` (not UTC, unlike
+        ``TimestampConverter``).
+
         Raises:
             RecordError: the key/value is null, not a struct/map along the path, or the field
                 holds no epoch, date-time or parsable string.
@@ -146,6 +134,13 @@ class InsertTimestampHeaders:
 
     def apply(self, record: Record) -> Record:
         """``record`` with the seven date-part headers appended.
+
+        The seven string headers are ``<header.prefix.name>year`` … ``second`` and ``date``, printed with
+        ``year.format`` (``yyyy``), ``month.format`` (``MM``), ``day.format`` (``dd``), ``hour.format``
+        (``HH``), ``minute.format`` (``mm``), ``second.format`` (``ss``) and ``date.format``
+        (``yyyy-MM-dd``) in ``timezone`` (UTC), ``locale`` ``en``; the rolling classes move the instant
+        to the start of its window (15 minutes unless ``rolling.window.type``/``rolling.window.size`` say
+        otherwise). Lenses' fallback, kept: a record without a timestamp uses the wall clock.
 
         Raises:
             RecordError: the instant cannot be read, or is outside the years a pattern prints.

@@ -1,17 +1,8 @@
 """Lenses' wall-clock header SMTs: the time the transform runs, as a header.
 
-* ``InsertWallclock``: ``header.name``; ``value.type`` ``format`` (default) or ``epoch``, any
-  case; ``format``: a Java pattern, default ``ISO_LOCAL_DATE_TIME`` (``2024-03-01T10:15:30.25``,
-  the fraction without trailing zeros and absent on a whole second); ``timezone`` (``UTC``), which
-  must be exactly ``UTC`` with ``epoch``.
-* ``InsertRollingWallclock``: the same, the time moved to the start of its
-  ``rolling.window.type``/``rolling.window.size`` window (15 minutes by default).
-* ``InsertWallclockDateTimePart``: ``date.time.part`` (year, month, day, hour, minute, second,
-  any case) of the time in ``timezone``, unpadded (``3``, not ``03``).
-
-Every value is a string, the epoch too (``"1709288130250"``): Lenses adds them with
-``addString``. Their output depends on when they run, so ``reads_wall_clock`` is True and the
-time comes from the injected :class:`~lakesink.domain.ports.Clock`.
+Their output depends on when they run, so ``reads_wall_clock`` is True and the time comes from
+the injected :class:`~lakesink.domain.ports.Clock`. See docs/transforms.md, "Wall-clock
+transforms and exactly-once".
 """
 
 from __future__ import annotations
@@ -64,7 +55,15 @@ class IsoLocalDateTime:
 
 @dataclass(frozen=True, slots=True)
 class InsertWallclock:
-    """``InsertWallclock`` (``window`` None) and ``InsertRollingWallclock``."""
+    """``InsertWallclock`` (``window`` None) and ``InsertRollingWallclock``.
+
+    ``header.name``; ``value.type`` ``format`` (default) or ``epoch``, any case; ``format``: a Java
+    pattern, default ``ISO_LOCAL_DATE_TIME`` (``2024-03-01T10:15:30.25``, the fraction without
+    trailing zeros and absent on a whole second); ``timezone`` (``UTC``), which must be exactly
+    ``UTC`` with ``epoch``. ``InsertRollingWallclock`` moves the time to the start of its
+    ``rolling.window.type``/``rolling.window.size`` window (15 minutes by default). Every value is a
+    string, the epoch too (``"1709288130250"``): Lenses adds them with ``addString``.
+    """
 
     header: str
     clock: Clock = field(compare=False)
@@ -124,7 +123,11 @@ class InsertWallclock:
 
 @dataclass(frozen=True, slots=True)
 class InsertWallclockDateTimePart:
-    """One part of the wall-clock date-time in a zone, as an unpadded number in a string."""
+    """One part of the wall-clock date-time in a zone, as an unpadded number in a string.
+
+    ``date.time.part`` (year, month, day, hour, minute, second, any case) of the time in
+    ``timezone``, unpadded (``3``, not ``03``), as a string.
+    """
 
     header: str
     clock: Clock = field(compare=False)

@@ -1,11 +1,10 @@
 """Which transform and predicate classes lakesink runs, and the chain built from a connector config.
 
-``transforms=a,b`` lists aliases in order; ``transforms.<alias>.type`` names the class and the
-other ``transforms.<alias>.*`` keys configure it; ``transforms.<alias>.predicate`` names an alias
-of ``predicates=``, whose ``predicates.<alias>.type`` and options build the predicate, and
-``transforms.<alias>.negate=true`` inverts it. Stricter than Connect, as the rest of lakesink's
-config: an unknown class, an option the class does not have, and settings of an alias that is not
-listed are one-line errors naming the key.
+``transforms=a,b`` lists aliases in order, ``transforms.<alias>.type`` names the class and its other
+keys configure it; ``transforms.<alias>.predicate`` names an alias of ``predicates=`` (built from
+``predicates.<alias>.*``), and ``.negate=true`` inverts it. Stricter than Connect: an unknown class or
+option, and settings of an unlisted alias, are one-line errors naming the key.
+See docs/transforms.md, "How the chain is read".
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """The checks of one topic-partition: every offset from the first stored to the committed one
 present exactly once, nothing stored beyond the committed offset but what a pending plan covers.
 
-Pure: the application gathers the facts (claims from keys and objects, the master lock, the
-pending range plans, the topic's watermarks) and renders the result.
-
-* **committed objects** are those whose highest offset is at or below the lock's committed offset
-  (all of them without an index: an at-least-once sink has none). Their runs are swept in offset
-  order: an offset no run covers between the first stored and the committed offset is a *gap*,
-  one covered twice a *duplicate* (both objects named).
-* **beyond the lock**: an object holding an offset above the committed one was uploaded by a batch
-  that did not commit. When a pending range plan (docs/commit-model.md) covers it, the next run
-  replays that plan and re-writes or keeps exactly that object: *pending*, not corruption.
-  Otherwise it is an *orphan*: the restore would read records Kafka will deliver again.
+Pure: the application gathers the facts (claims, the master lock, the pending range plans, the
+topic's watermarks) and renders the result (:func:`check_partition`). See docs/verify.md.
 """
 
 from __future__ import annotations
@@ -99,7 +90,16 @@ class PartitionCheck:
 def check_partition(
     facts: PartitionFacts, claims: Iterable[OffsetClaim], unreadable: Sequence[tuple[str, str]] = ()
 ) -> PartitionCheck:
-    """Gaps, duplicates, orphans and pending objects of one topic-partition."""
+    """Gaps, duplicates, orphans and pending objects of one topic-partition.
+
+    Committed objects are those whose highest offset is at or below the lock's committed offset (all
+    of them without an index: an at-least-once sink has none); their runs are swept in offset order:
+    an offset no run covers between the first stored and the committed offset is a *gap*, one
+    covered twice a *duplicate* (both objects named). An object holding an offset above the committed
+    one was uploaded by a batch that did not commit: *pending* when a pending range plan covers it
+    (the next run replays that plan and re-writes or keeps exactly that object), else an *orphan*
+    (the restore would read records Kafka will deliver again).
+    """
     everything = sorted(claims, key=lambda claim: (claim.lowest, claim.key))
     floor = (-1 if facts.committed is None else facts.committed) if facts.indexed else None
     below = [c for c in everything if floor is None or c.highest <= floor]

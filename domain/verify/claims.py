@@ -1,23 +1,9 @@
 """Which offsets one stored object holds, and how that is known.
 
-A key names one offset of its object: the *last* one in the Lenses layouts, the *first* one in
-Confluent's, Aiven's ``{{start_offset}}`` and Quix's (docs/naming.md, docs/dialects.md). Alone it
-proves nothing about the others. What else is needed depends on how records reach files:
-
-* **one file at a time per topic-partition** (Lenses default layout, NOPARTITION, a PARTITIONBY
-  of ``_topic``/``_partition`` only; Quix; Confluent's DefaultPartitioner; Aiven grouped by
-  topic-partition): a file holds consecutive records, so the key's offset and the record count
-  prove the range (``KEY_AND_COUNT``; the count comes from a Parquet footer, Avro block headers, or
-  line counting). Lenses BYTES files hold one record each (``KEY``: nothing is opened).
-* **several files open at once per topic-partition** (any other PARTITIONBY, Confluent's field
-  and time partitioners, Aiven's key groupings): a file holds *some* offsets up to (or from) the
-  key's. Only the offsets themselves prove which: the envelope's ``metadata.offset`` is read
-  (``READ``, a single column for Parquet). Without an envelope the files hold no offsets and only
-  the orphan and layout checks apply (``UNPROVEN``).
-
-Ranges assume the topic's offsets are dense: offsets Kafka never gave a record (compaction,
-transaction markers) cannot be told from lost records without reading the topic; where that finds
-gaps, :mod:`~lakesink.domain.verify.record_offsets` sweeps again over the offsets read (docs/verify.md).
+A key names one offset of its object (the last in Lenses' layouts, the first in the others'). With
+one file open at a time per topic-partition, that offset and the record count prove the range;
+with several, only the envelope's ``metadata.offset`` does; without it, nothing (``UNPROVEN``).
+Ranges assume dense offsets. See docs/verify.md, "What proves an object's offsets".
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """Listed keys sorted into the objects of a target and the keys no layout of the config explains.
 
-A key under a root's prefix that the root's layout does not parse, that names a topic the root
-does not write, or (Lenses) whose file name ends otherwise than the statement's ``key.suffix``
-and extension, is a *layout mismatch*: the sink cannot have written it, and the restore would
-skip it or misread it. The index, plan and staging folders are not data and are skipped, as are
-folder markers and a Confluent value object's ``.keys`` / ``.headers`` siblings; a value object
-whose sibling is missing is a mismatch too.
+A key the root's layout does not parse, naming a topic the root does not write, or (Lenses) not
+ending in the statement's ``key.suffix`` and extension is a *layout mismatch*: the sink cannot have
+written it. Index, plan and staging folders, folder markers and a Confluent value object's
+``.keys`` / ``.headers`` siblings are skipped; a value object whose sibling is missing is a mismatch.
+See docs/verify.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """Gaps re-checked against the offsets where Kafka holds a record.
 
-The check of :mod:`~lakesink.domain.verify.check` assumes dense offsets: a file's key and record
-count give its range, and an offset no range covers is a gap. Kafka leaves offsets without records:
-a transaction's commit or abort marker, the records of an aborted transaction (a read_committed
-sink skips them), records the log cleaner compacted away. Given the offsets that do hold a record
-(read from the topic, as the sink reads it), the same claims are swept over *record ranks* (the
-n-th record of the partition) instead of offsets: a file of ``n`` records whose key names its last
-offset holds the ``n`` records up to that offset, whatever offsets lie between them.
-
-A record compacted away *after* the sink stored it makes a file claim more records than the topic
-still has, never fewer: the sweep over ranks then finds fewer gaps, not more. So a gap is kept only
-where both sweeps find it (the dense one's gaps include every real one), and the offsets of the
-dense gaps that hold no record are counted, not reported. :func:`rank_runs` gives the ranks a claim
-holds; the check sweeps them as it sweeps offsets; :func:`records_missing` keeps what both sweeps miss.
+Kafka leaves offsets without records (transaction markers, aborted and compacted records), so the
+claims are swept again over *record ranks* (:func:`rank_runs`), and a gap is kept only where both
+sweeps find it (:func:`records_missing`). See docs/verify.md, "Limits: what verify cannot tell".
 """
 
 from __future__ import annotations
@@ -44,7 +34,13 @@ def records_missing(
     rank_gaps: Sequence[tuple[int, int]], dense_gaps: Sequence[tuple[int, int]], records: Sequence[int]
 ) -> tuple[tuple[tuple[int, int], ...], int]:
     """The offsets of ``records`` in both the gaps of the sweep over ranks and the dense sweep's gaps
-    (``dense_gaps``, ascending and apart), as runs, and how many offsets of the dense gaps hold no record."""
+    (``dense_gaps``, ascending and apart), as runs, and how many offsets of the dense gaps hold no record.
+
+    A record compacted away *after* the sink stored it makes a file claim more records than the topic
+    still has, never fewer: the sweep over ranks then finds fewer gaps, not more. So a gap is kept
+    only where both sweeps find it (the dense one's gaps include every real one), and the offsets of
+    the dense gaps that hold no record are counted, not reported.
+    """
     starts = [first for first, _last in dense_gaps]
 
     def in_dense_gap(offset: int) -> bool:

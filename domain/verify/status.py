@@ -1,11 +1,10 @@
 """The ``lakesink status`` report: per topic-partition where the sink is and how far behind.
 
-Operators read a sink's lag from its consumer group; the truth of an exactly-once sink is its
-index on the store, and the group is only kept current beside it. So the report shows both: the
-committed offset from the index (or, at-least-once, from the group, which is the truth then), the
-group's when it differs, the topic's end offset, the lag, and the newest object written for the
-partition (key and last-modified), which tells a stalled sink from an idle topic. One JSON document
-(schema ``lakesink.status/1``; fields are only ever added) and its text form.
+An exactly-once sink's truth is its index, the group only kept current beside it; so the report
+shows the committed offset from the index (at-least-once: from the group), the group's when it
+differs, the end offset, the lag, and the newest object of the partition (tells a stalled sink from
+an idle topic). One JSON document (``lakesink.status/1``; fields only ever added) and its text form.
+See docs/operations.md, "Lag in Kafka's tools, and ``lakesink status``".
 """
 
 from __future__ import annotations

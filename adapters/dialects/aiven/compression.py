@@ -1,23 +1,7 @@
 """The compressed streams Aiven's sinks wrap around a file (``CompressionType#compress``).
 
-Aiven's ``OutputWriter#close`` calls ``flush()`` on the stream before ``close()``; each stream
-below writes what that pair writes, so a file ends as Aiven's does:
-
-* ``gzip``: ``GZIPOutputStream(out, syncFlush=true)``: a 10-byte header with no name, mtime 0,
-  XFL 0 and OS 255 (JDK 16 and later; Java 11 writes OS 0), raw deflate at zlib's default level
-  (``Deflater.DEFAULT_COMPRESSION``), then at close a ``Z_SYNC_FLUSH`` (the flush) and a
-  ``Z_FINISH`` block, then CRC-32 and size, little-endian.
-* ``snappy``: snappy-java's ``SnappyOutputStream``, **not** the framing format of
-  ``SnappyFramedOutputStream`` and not Hadoop's: the header ``\\x82SNAPPY\\x00`` + version 1 +
-  compatible version 1 (big-endian int32 each), then per 32 KiB of input (``DEFAULT_BLOCK_SIZE``,
-  and whatever is buffered at a flush) a big-endian int32 length and one raw snappy block.
-* ``zstd``: zstd-jni's ``ZstdOutputStream``: one frame at level 3 without checksum or content
-  size; the flush ends a block (``ZSTD_e_flush``), the close ends the frame (``ZSTD_e_end``).
-
-The framing is byte-exact. gzip and zstd payloads equal the Java classes' for the test data
-(``tests/support/AivenGolden.java``: the same zlib and libzstd compress alike; another version
-may not). snappy blocks are cramjam's (Rust snap), which can differ from google snappy's by a few
-bytes while decoding to the same data; no Python package here binds google snappy.
+Each stream ends a file as Aiven's ``flush()`` then ``close()`` does, framing byte-exact
+(:func:`compressed`). See docs/dialects.md, "File contents (Aiven's writers, byte for byte)".
 """
 
 from __future__ import annotations
@@ -161,6 +145,22 @@ def compressed(compression: AivenCompression, raw: BinaryIO) -> CompressedStream
 
     (snappy-java writes its header at the first block or flush, which comes before any other byte
     of a file Aiven writes, so the file is the same.)
+
+    Aiven's ``OutputWriter#close`` calls ``flush()`` before ``close()``; each stream writes what that
+    pair writes. ``gzip``: ``GZIPOutputStream(out, syncFlush=true)``, a 10-byte header with no name,
+    mtime 0, XFL 0 and OS 255 (JDK 16 and later; Java 11 writes OS 0), raw deflate at zlib's default
+    level, then at close a ``Z_SYNC_FLUSH`` and a ``Z_FINISH`` block, then CRC-32 and size,
+    little-endian. ``snappy``: snappy-java's ``SnappyOutputStream`` (not the framing format of
+    ``SnappyFramedOutputStream``, not Hadoop's): the header ``0x82 SNAPPY 0x00`` + version 1 +
+    compatible version 1 (big-endian int32 each), then per 32 KiB of input (and whatever is buffered
+    at a flush) a big-endian int32 length and one raw snappy block. ``zstd``: zstd-jni's
+    ``ZstdOutputStream``, one frame at level 3 without checksum or content size; the flush ends a
+    block, the close ends the frame.
+
+    The framing is byte-exact. gzip and zstd payloads equal the Java classes' for the test data
+    (``tests/support/AivenGolden.java``: the same zlib and libzstd compress alike; another version
+    may not). snappy blocks are cramjam's (Rust snap), which can differ from google snappy's by a few
+    bytes while decoding to the same data; no Python package here binds google snappy.
     """
     if compression is AivenCompression.GZIP:
         return _JavaGzip(raw)

@@ -1,16 +1,10 @@
 """Write one topic-partition range as one flush of Aiven's S3 sink: a file per group (runs on executors).
 
-Which file a record goes to is the domain's (:class:`~lakesink.domain.dialects.aiven.grouping.AivenGrouper`),
-what the file holds too (:mod:`lakesink.domain.dialects.aiven.output`, written by :mod:`.aiven_writers`);
-this class keeps the open staging files by name and rolls them all when the range ends, as Aiven
-writes every buffer at a flush. Grouped by key, a name's file holds only its latest record: each
-new record of the name gets a fresh file and the previous one is dropped, and the object is
-uploaded over the one an earlier flush wrote (``RolledFile.replaces``).
-
-Nothing is held back for the next range (unlike Confluent's cycles): the range is durable through
-its last record. Nothing here reads a clock (the batch clock is given), so a retried task writes
-the same objects; only ``{{local_date}}`` in ``aws.s3.prefix`` reads the executor's time zone (as
-Aiven reads its JVM's), so executors must share one.
+Which file a record goes to and what it holds are the domain's
+(:class:`~lakesink.domain.dialects.aiven.grouping.AivenGrouper`,
+:mod:`lakesink.domain.dialects.aiven.output`); :class:`AivenFiles` keeps the open staging files by
+name and rolls them all when the range ends, durable through its last record.
+See docs/dialects.md, "Running an Aiven config".
 """
 
 from __future__ import annotations
@@ -49,6 +43,12 @@ class AivenFiles:
     """The files of one topic-partition range under an Aiven config.
 
     Call :meth:`write` for each record in offset order, then :meth:`finish` (or :meth:`abort`).
+
+    Grouped by key, a name's file holds only its latest record: each new record of the name gets a
+    fresh file and the previous one is dropped, and the object is uploaded over the one an earlier
+    flush wrote (``RolledFile.replaces``). Nothing is held back for the next range (unlike Confluent's
+    cycles). Only ``{{local_date}}`` in ``aws.s3.prefix`` reads the executor's time zone (as Aiven
+    reads its JVM's), so executors must share one.
     """
 
     writing: AivenWriting

@@ -1,21 +1,9 @@
 """An Aiven S3 sink object read back as message batches (the restore of an Aiven sink config).
 
-The object is decompressed whole (:func:`~lakesink.adapters.dialects.aiven.compression.decompressed`,
-snappy-java's stream included) and split into records by its format's framing
-(:data:`~lakesink.domain.dialects.aiven.output.FRAMING`): csv and jsonl lines joined by ``\\n``, a json
-array, an Avro container or a Parquet table of ``connector_records``. A record's fields become
-Kafka bytes by the rules of :mod:`lakesink.domain.dialects.aiven.restore_fields` (csv) and these:
-
-* key / value: bytes stay bytes; in json/jsonl, where ``JsonConverter`` wrote bytes as Base64
-  text, a ``ByteArrayConverter`` part (the sink's default) is Base64-decoded; a ``JsonConverter``
-  part is its compact JSON text (the original spacing is not stored); text is its UTF-8;
-  anything else compact JSON;
-* timestamp: epoch millis (json's ISO-8601 instant parsed back); none → the producer's clock;
-* headers: in file order (avro/parquet store a map: one value per name, order lost), each value
-  written back by the restore's header converter (the sink config's ``header.converter``),
-  Base64-decoded first in json when that is ``ByteArrayConverter``.
-
-A file that does not parse is a FormatError naming the object (``errors.tolerance=all`` skips it).
+The object is decompressed whole, split by its format's framing
+(:data:`~lakesink.domain.dialects.aiven.output.FRAMING`), and each record's fields become Kafka
+bytes (:func:`aiven_batches`, :mod:`lakesink.domain.dialects.aiven.restore_fields`).
+See docs/restore.md, "Restoring what an Aiven S3 sink wrote".
 """
 
 from __future__ import annotations
@@ -48,6 +36,15 @@ ROWS = 4096
 
 def aiven_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[MessageBatch]:
     """The messages of one downloaded Aiven object, in file order.
+
+    Key / value: bytes stay bytes; in json/jsonl, where ``JsonConverter`` wrote bytes as Base64 text,
+    a ``ByteArrayConverter`` part (the sink's default) is Base64-decoded; a ``JsonConverter`` part is
+    its compact JSON text (the original spacing is not stored); text is its UTF-8, anything else
+    compact JSON. Timestamp: epoch millis (json's ISO-8601 instant parsed back); none → the
+    producer's clock. Headers: in file order (avro/parquet store a map: one value per name, order
+    lost), each written back by the restore's header converter, Base64-decoded first in json when
+    that is ``ByteArrayConverter``. A file that does not parse is a FormatError naming the object
+    (``errors.tolerance=all`` skips it).
 
     Raises:
         FormatError: the object is not a file of the sink config's format and compression.

@@ -1,19 +1,9 @@
 """The files Aiven's S3 sink writes, one writer per ``format.output.type`` (runs on executors).
 
-What a record becomes is the domain's (:mod:`lakesink.domain.dialects.aiven.output`); these writers put
-it in a staging file, framed and compressed as Aiven's ``OutputWriter`` does
-(:mod:`.aiven_compression`), and count records and bytes like every other
-:class:`~lakesink.domain.ports.FormatWriter` (the flush rule reads them).
-
-* csv, json, jsonl: :class:`AivenTextWriter`, byte for byte Aiven's (given the same compressor).
-* avro: :class:`AivenAvroWriter`, an object container file with Aiven's schema and records,
-  blocks cut at Avro's default 64000 bytes; Java's sync marker is random and its header's
-  metadata and schema text are laid out differently, so the bytes differ while every reader
-  sees the same schema and data. The sync marker here comes from the schema (reproducible).
-* parquet: :class:`AivenParquetWriter`, Aiven's schema through the Avro → Parquet mapping of the
-  other Parquet files, dictionary encoding on, the ``file.compression.type`` codec, one row
-  group per file (Aiven writes a whole flush at once too); pyarrow, not parquet-mr, lays out
-  the pages.
+What a record becomes is the domain's (:mod:`lakesink.domain.dialects.aiven.output`); these put it
+in a staging file, framed and compressed as Aiven's ``OutputWriter`` does (:mod:`.compression`).
+csv, json and jsonl are byte for byte Aiven's; avro and parquet hold the same schema and data.
+See docs/dialects.md, "File contents (Aiven's writers, byte for byte)".
 """
 
 from __future__ import annotations
@@ -89,7 +79,12 @@ class AivenTextWriter(StagingFile):
 
 
 class AivenAvroWriter(StagingFile):
-    """An Avro object container file of Aiven's ``connector_records`` (or the unwrapped field)."""
+    """An Avro object container file of Aiven's ``connector_records`` (or the unwrapped field).
+
+    Blocks are cut at Avro's default 64000 bytes. Java's sync marker is random and its header's
+    metadata and schema text are laid out differently, so the bytes differ while every reader sees
+    the same schema and data; the sync marker here comes from the schema (reproducible).
+    """
 
     def __init__(self, path: Path | str, output: AivenOutput) -> None:
         super().__init__(path)
@@ -146,6 +141,10 @@ class AivenParquetWriter(StagingFile):
     """A Parquet file with the schema of the file's first record, written at close.
 
     ``bytes_written`` stays 0 until then: Aiven's flush rule never reads a size (no byte cap).
+
+    Aiven's schema goes through the Avro → Parquet mapping of the other Parquet files, dictionary
+    encoding on, the ``file.compression.type`` codec, one row group per file (Aiven writes a whole
+    flush at once too); pyarrow, not parquet-mr, lays out the pages.
     """
 
     def __init__(self, path: Path | str, output: AivenOutput) -> None:

@@ -1,17 +1,9 @@
 """Write one topic-partition range as Confluent's S3 sink does: cycles of files (runs on executors).
 
-The rules are the domain's (:mod:`lakesink.domain.dialects.confluent.rotation` decides when the
-cycle rotates, :class:`~lakesink.domain.dialects.confluent.writing.ConfluentWriting` where each record
-goes and in which format); this class keeps the open files of the cycle, one set per encoded
-partition (the value file, and the keys and headers files when stored), each named by the offset
-of its first record, and rolls them all at each rotation.
-
-A cycle still open when the range ends is rolled too when the config rotates on the wall clock
-(``CycleEnd.SEAL``); otherwise its records are not written (``held``) and the range is durable
-only up to the last record of its last complete cycle (``durable_through``): the sink commits
-that far and the next range reads the held records again, so files start and end where
-Confluent's do. Nothing here reads a clock (the batch clock is given), so a retried task writes
-the same objects.
+The rules are the domain's (:mod:`lakesink.domain.dialects.confluent.rotation`,
+:class:`~lakesink.domain.dialects.confluent.writing.ConfluentWriting`); :class:`CycleWriter` keeps
+the cycle's open files, one set per encoded partition, and rolls them all at each rotation.
+See docs/dialects.md, "Running a Confluent config".
 """
 
 from __future__ import annotations
@@ -82,6 +74,12 @@ class CycleWriter:
     """The files of one topic-partition range under a Confluent config.
 
     Call :meth:`write` for each record in offset order, then :meth:`finish` (or :meth:`abort`).
+
+    A cycle still open when the range ends is rolled too when the config rotates on the wall clock
+    (``CycleEnd.SEAL``); otherwise its records are not written (``held``) and the range is durable
+    only up to the last record of its last complete cycle (``durable_through``): the sink commits
+    that far and the next range reads the held records again, so files start and end where
+    Confluent's do. Nothing here reads a clock (the batch clock is given).
     """
 
     writing: ConfluentWriting

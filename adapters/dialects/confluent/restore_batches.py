@@ -1,19 +1,8 @@
 """A Confluent S3 sink value object, with its stored keys and headers, as message batches.
 
-The value file is read as any object without an envelope (:func:`.batches.read_batches`): JSON
-gives each line's bytes as written, ByteArray the records between the separators, Avro and
-Parquet each row's value by the stored-part rules of :mod:`.messages`. With
-``store.kafka.keys`` the ``.keys`` sibling is read the same way in its own format, record by
-record in the same order, and gives each record's key bytes. With ``store.kafka.headers`` the
-``.headers`` sibling holds, per record, an array of ``{key, value}`` (as JSON or Parquet wrapped
-in ``{"headers": [...]}``) whose values are Connect's ``Values.convertToString`` text; they are
-written back by the restore's header converter (the sink config's ``header.converter``), as
-envelope headers are.
-
-A sibling that is missing or holds another number of records than the value file is a
-FormatError naming both objects, raised before any record of the object is handed over (so
-``errors.tolerance=all`` skips the whole object). To check that first, an object with siblings
-is read whole before its first batch (an object is one flush, ``flush.size`` records).
+The ``.keys`` and ``.headers`` siblings must hold as many records as the value file; that is
+checked before any record is handed over (:func:`confluent_batches`).
+See docs/restore.md, "Config forms".
 """
 
 from __future__ import annotations
@@ -36,6 +25,15 @@ from lakesink.domain.restore.plan import RestoreRoot
 
 def confluent_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[MessageBatch]:
     """The records of one value object (downloaded to ``path``, its siblings next to it), in file order.
+
+    The value file is read as any object without an envelope (:func:`lakesink.adapters.restore.batches.read_batches`).
+    The ``.keys`` sibling is read the same way in its own format, record by record in the same order;
+    the ``.headers`` sibling holds, per record, an array of ``{key, value}`` (as JSON or Parquet
+    wrapped in ``{"headers": [...]}``) whose values are ``Values.convertToString`` text, written back
+    by the restore's header converter. A sibling that is missing or holds another number of records
+    is a FormatError naming both objects, raised before any record of the object is handed over (so
+    ``errors.tolerance=all`` skips the whole object): an object with siblings is read whole first
+    (it is one flush, ``flush.size`` records).
 
     Raises:
         FormatError: a file is not valid for its format, a sibling is missing, or a sibling's

@@ -1,16 +1,8 @@
 """PARQUET under ``store.layout=quix``: Quix Streams' ParquetFormat, one table per file.
 
-Quix builds each batch with ``pa.Table.from_pylist(rows)`` and writes it with
-``pq.write_table(table, fp, compression=...)`` (quixstreams/sinks/community/file/formats/parquet.py).
-The column types are inferred from the values of the whole batch and the columns are the union
-of its value fields, so nothing can be written before the file ends: the file's items are kept in
-memory (bounded by ``flush.count`` / ``flush.size``, as Quix's batch is by its checkpoint) and the
-table is built and written once, by the same two calls, when the file is rolled. The rows come
-from :mod:`lakesink.domain.dialects.quix.rows`; the codec is the connector's ``compression.codec``
-(Quix's default is snappy).
-
-``bytes_written`` is the data size of the items (:mod:`.data_size`), a pure function of the
-records, so ``flush.size`` cuts files at the same record on a retry.
+The table is built from the file's rows (:mod:`lakesink.domain.dialects.quix.rows`) and written
+with the same two pyarrow calls Quix makes, when the file rolls (:class:`QuixParquetWriter`).
+See docs/quix.md, "What a file holds".
 """
 
 from __future__ import annotations
@@ -30,7 +22,16 @@ from lakesink.domain.records import Record
 
 
 class QuixParquetWriter(StagingFile):
-    """Keeps a file's items and writes them as one Parquet table when the file is closed."""
+    """Keeps a file's items and writes them as one Parquet table when the file is closed.
+
+    Quix builds each batch with ``pa.Table.from_pylist(rows)`` and writes it with
+    ``pq.write_table(table, fp, compression=...)``: the column types are inferred from the whole
+    batch and the columns are the union of its value fields, so the file's items are kept in memory
+    (bounded by ``flush.count`` / ``flush.size``, as Quix's batch is by its checkpoint) and written
+    once, by the same two calls, when the file is rolled; the codec is the connector's
+    ``compression.codec`` (Quix's default is snappy). ``bytes_written`` is the items' data size
+    (:mod:`lakesink.adapters.formats.data_size`), so ``flush.size`` cuts at the same record on a retry.
+    """
 
     def __init__(self, path: Path | str, *, codec: CompressionCodec, level: int | None = None) -> None:
         self._compression, self._level = parquet_compression(codec, level)

@@ -1,14 +1,8 @@
 """Quix Streams FileSink objects read back as message batches (``store.layout=quix``).
 
-Each row is Quix's ``{"_timestamp", "_key", "_value"}``: JSON lines (``.jsonl``, gzipped when the
-key ends in ``.gz``) or a Parquet table of ``_timestamp``, ``_key`` and the value's fields.
-
-* the key: ``_key`` as UTF-8 (null stays null);
-* the value: ``_value`` as compact JSON (what Quix's JSON deserializer read; the original
-  spacing is not stored); from Parquet, the row's other columns as a JSON object, without the
-  columns that are null in that row (Quix fills a field another record of the file had with
-  null: an explicit null field in the original value cannot be told apart and is left out);
-* the timestamp: ``_timestamp`` (epoch milliseconds); no headers (Quix stores none).
+Each row is Quix's ``{"_timestamp", "_key", "_value"}``: JSON lines (gzipped when the key ends in
+``.gz``) or a Parquet table of ``_timestamp``, ``_key`` and the value's fields (:func:`quix_batches`).
+See docs/quix.md, "Restoring a Quix bucket".
 """
 
 from __future__ import annotations
@@ -33,6 +27,13 @@ _META = ("_timestamp", "_key")
 
 def quix_batches(root: RestoreRoot, entry: IndexEntry, path: Path) -> Iterator[MessageBatch]:
     """The messages of one downloaded Quix object, in file order.
+
+    The key is ``_key`` as UTF-8 (null stays null); the value ``_value`` as compact JSON (what Quix's
+    JSON deserializer read; the original spacing is not stored), or from Parquet the row's other
+    columns as a JSON object without the columns that are null in that row (Quix fills a field
+    another record of the file had with null: an explicit null field in the original value cannot be
+    told apart and is left out); the timestamp ``_timestamp`` (epoch milliseconds); no headers (Quix
+    stores none).
 
     Raises:
         FormatError: a row is not Quix's shape, or the file is not valid JSON lines / Parquet.

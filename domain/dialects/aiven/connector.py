@@ -1,14 +1,10 @@
 """An Aiven S3 sink config as the settings the sink runs on.
 
-The config's single statement takes every subscribed topic into ``aws.s3.bucket.name``; its
-``aiven`` part (:class:`~lakesink.domain.dialects.aiven.writing.AivenWriting`) names, groups and writes
-the files. Aiven's sink writes all it buffered at every Kafka Connect flush
-(``offset.flush.interval.ms``, a minute by default, no record count): lakesink's micro-batches
-take each partition's waiting records at the same period, and one range of a topic-partition is
-one Aiven flush (``--once`` takes everything there is). The index (``.indexes/<name>/…`` in the
-bucket) and exactly-once are lakesink's, as for every sink; ``errors.tolerance=all`` skips
-records that cannot be written (to the dead-letter topic when ``errors.deadletterqueue.topic.name``
-is set).
+One statement takes every subscribed topic into ``aws.s3.bucket.name``; its ``aiven`` part
+(:class:`~lakesink.domain.dialects.aiven.writing.AivenWriting`) names, groups and writes the files.
+Aiven writes all it buffered every ``offset.flush.interval.ms`` (a minute by default), so batches
+take each partition's waiting records at that period, one range being one Aiven flush; the index
+and exactly-once are lakesink's. See docs/dialects.md, "Running an Aiven config".
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """An Aiven S3 sink config as the nearest Lenses-dialect config (``lakesink config convert``).
 
-Users leaving Aiven's S3 sink for the Lenses connector (or lakesink's Lenses dialect) get a
-config lakesink runs, plus one line per Aiven key that could not be carried over and why. The
-Aiven config is validated first (:class:`~lakesink.domain.dialects.aiven.sink_config.AivenSinkConfig`),
-so an invalid one is refused exactly as ``kcql explain`` refuses it.
-
-* ``aws.s3.bucket.name`` and the literal directories in front of the key's first variable give
-  each statement's ``bucket:prefix``; one statement per topic (``*`` for ``topics.regex``, a
-  provided ``topics`` or a topic-routing transform); no PARTITIONBY, so Lenses' own layout
-  ``<prefix>/<topic>/<partition>/<offset>…`` (the key differences are noted prominently:
-  :mod:`lakesink.domain.dialects.aiven.convert_naming`);
-* ``format.output.type`` becomes STOREAS, the compression ``connect.s3.compression.codec``,
-  ``format.output.fields`` the envelope, ``file.max.records`` ``'flush.count'``,
-  ``offset.flush.interval.ms`` ``'flush.interval'``, ``errors.tolerance=all``
-  ``connect.s3.error.policy=NOOP`` (:mod:`lakesink.domain.dialects.aiven.convert_settings`);
-* region, endpoint, retries, part size, credentials, converters, transforms, predicates, Kafka
-  client and config provider keys are copied as written
-  (:class:`~lakesink.domain.config.lenses_conversion.ConversionBuilder`, shared with Confluent).
-
-Values are printed as the file wrote them, so a ``${file:...}`` reference stays a reference and
-no value a config provider resolved is ever printed; a key the converter has to rewrite may
-therefore not come from a provider.
+The config is validated first (as ``kcql explain`` validates it); the result is a config lakesink
+runs plus one line per Aiven key not carried over and why. Values are printed as the file wrote
+them, so a ``${file:...}`` reference stays a reference and a key the converter has to rewrite may
+not come from a provider. See docs/dialects.md, "Converting an Aiven config".
 """
 
 from __future__ import annotations

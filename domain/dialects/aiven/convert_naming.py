@@ -1,13 +1,8 @@
 """Aiven's object keys and record grouping against Lenses' (``lakesink config convert``).
 
-Lenses names every object ``<prefix>/<topic>/<partition>/<last offset>_<first ts>_<last ts>.<ext>``
-(no PARTITIONBY); Aiven renders ``file.name.template`` (or, with ``aws.s3.prefix``, the prefix
-and ``<topic>-<partition>-<start offset>``). No Lenses setting gives Aiven's names, so the
-conversion keeps what it can (the literal directories in front of the first variable become the
-statement's prefix) and says, with an example of each, that the keys differ. Grouping by key
-(one object per key, overwritten) and the time in a key have no Lenses equivalent: they are
-noted, with the nearest Lenses setting where there is one. These notes are also the heading of
-the printed config, so nobody runs it without seeing them.
+Lenses names objects ``<prefix>/<topic>/<partition>/<last offset>_<first ts>_<last ts>.<ext>``;
+Aiven renders its template. The conversion keeps what it can and says that the keys differ
+(:func:`location`). See docs/dialects.md, "Converting an Aiven config".
 """
 
 from __future__ import annotations
@@ -43,6 +38,12 @@ def location(config: AivenSinkConfig, raw: Mapping[str, str], extension: str) ->
     """Where the converted statements write, and how that differs from Aiven's keys.
 
     ``extension`` is the extension of the Lenses files (``json``, ``gz``, ``parquet``...).
+
+    No Lenses setting gives Aiven's names, so the conversion keeps the literal directories in front of
+    the first variable as the statement's prefix and says, with an example of each, that the keys
+    differ. Grouping by key (one object per key, overwritten) and the time in a key have no Lenses
+    equivalent: they are noted, with the nearest Lenses setting where there is one. These notes are
+    also the heading of the printed config, so nobody runs it without seeing them.
     """
     naming = config.naming
     piece = Piece(handled={TEMPLATE, PREFIX, LEGACY_PREFIX})

@@ -1,12 +1,10 @@
 """Aiven's format, compression, output fields, flush and error settings as Lenses settings (``config convert``).
 
 Each function reads the validated :class:`~lakesink.domain.dialects.aiven.sink_config.AivenSinkConfig`
-(and the file's raw text where a value is copied, so a provider reference stays one) and returns
-a :class:`~lakesink.domain.config.lenses_conversion.Piece`: the Lenses settings it gives, the
-(Aiven key, why) notes for what converts only approximately or not at all, and the Aiven keys it
-accounted for. Aiven's writers and Lenses' differ in layout even where the data is the same, so
-most of these conversions come with a note saying exactly how
-(:mod:`lakesink.domain.dialects.aiven.convert` puts the pieces together).
+(and the file's raw text where a value is copied, so a provider reference stays one) and returns a
+:class:`~lakesink.domain.config.lenses_conversion.Piece`: the Lenses settings, the (Aiven key, why)
+notes, and the Aiven keys it accounted for. Aiven's and Lenses' writers differ in layout even for
+the same data, so most pieces carry a note saying exactly how (:mod:`lakesink.domain.dialects.aiven.convert`).
 """
 
 from __future__ import annotations

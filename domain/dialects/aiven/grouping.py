@@ -1,26 +1,9 @@
 """Which file each record of a flush goes to under an Aiven S3 sink config: Aiven's record groupers as rules.
 
-Aiven's sink keeps the records of a flush in buffers named by the rendered ``file.name.template``
-(``RecordGrouperFactory`` picks the grouper from the template's variables, see
-:class:`~lakesink.domain.dialects.aiven.naming.AivenGrouping`); at the flush every buffer becomes
-one object and the buffers are cleared. In lakesink a flush is one range of a topic-partition,
-so an :class:`AivenGrouper` lives for one range and starts as Aiven's grouper does after a clear.
-
-* **By topic-partition** (``{{topic}}``, ``{{partition}}``, ``{{start_offset}}``, optionally
-  ``{{timestamp}}``; and with ``{{key}}``, per topic-partition and key): a record is filed under
-  the name rendered from the group's *head* (the first record since the flush or the last cut:
-  its offset is ``start_offset``) and its own timestamp. With ``file.max.records`` set, a record
-  whose name has no buffer yet or a full one becomes the new head (Aiven's ``Rotator`` treats a
-  missing buffer as full, so a new hour starts a file named by that record); without it the head
-  stays, and a new hour files records under the same start offset (``rotateKeysHourly``).
-  For avro and parquet a change of key or value schema in the topic-partition makes the record a
-  new head (``SchemaBased*RecordGrouper``).
-* **By key** (``{{key}}``, optionally with ``{{topic}}``/``{{partition}}``): each name holds the
-  latest record filed under it; the object is overwritten at every flush.
-
-A record is filed in two steps, :meth:`AivenGrouper.place` then :meth:`AivenGrouper.filed`, so a
-record the writer refuses (skipped as poison) changes nothing: the next record is placed as if
-it had never come, and a replay of the range places every record the same way.
+An :class:`AivenGrouper` lives for one range (one flush) and starts as Aiven's grouper does after
+a clear. A record is filed in two steps (:meth:`AivenGrouper.place`, then :meth:`AivenGrouper.filed`),
+so a record the writer refuses changes nothing and a replay places every record the same way.
+See docs/dialects.md, "Object keys (Aiven's code, not its README)".
 """
 
 from __future__ import annotations
@@ -60,6 +43,15 @@ class AivenGrouper:
 
     def place(self, record: Record) -> Placement:
         """The file ``record`` goes to; nothing changes until :meth:`filed`.
+
+        By topic-partition, a record is filed under the name rendered from the group's *head* (the first
+        record since the flush or the last cut: its offset is ``start_offset``) and its own timestamp.
+        With ``file.max.records`` set, a record whose name has no buffer yet or a full one becomes the new
+        head (Aiven's ``Rotator`` treats a missing buffer as full, so a new hour starts a file named by
+        that record); without it the head stays, and a new hour files records under the same start offset
+        (``rotateKeysHourly``). For avro and parquet a change of key or value schema in the
+        topic-partition makes the record a new head (``SchemaBased*RecordGrouper``). By key, each name
+        holds the latest record filed under it.
 
         Raises:
             RecordError: the record cannot name a file (see :meth:`AivenNaming.file_name`).

@@ -1,18 +1,8 @@
-"""How lakesink treats each key of an Aiven S3 sink config (``io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector``):
-the keys of its :class:`~lakesink.domain.dialects.kafka_connect.key_policy.KeyPolicy`.
-docs/dialects.md ("Aiven S3 sink") is the same table in prose:
+"""How lakesink treats each key of an Aiven S3 sink config: its
+:class:`~lakesink.domain.dialects.kafka_connect.key_policy.KeyPolicy` table.
 
-* **used**: parsed into :class:`~lakesink.domain.dialects.aiven.sink_config.AivenSinkConfig` (object keys,
-  grouping, formats, credentials, converters, transforms...), Aiven's legacy ``aws_s3_*`` /
-  ``output_*`` spellings included (the dotted name wins when both are set, as in Aiven);
-* **held**: validated and kept for the run: Kafka Connect's ``errors.*`` handling;
-* **no effect**: accepted because it only tunes how Aiven's Java code does its work (part sizes,
-  SDK backoff, Connect's retry pause) or is a setting Aiven's S3 sink defines but never reads;
-* **default only**: a feature lakesink's S3 store does not have yet (SSE, STS roles, a custom
-  credentials provider): accepted unset or at Aiven's default, any other value is an error;
-* **rejected**: keys users put in Aiven S3 configs that Aiven itself ignores, so they would not
-  do what the user expects: the error says what to use instead;
-* anything else is an error naming the key, with a "did you mean" hint.
+Aiven's legacy ``aws_s3_*`` / ``output_*`` spellings count as their keys (the dotted name wins when
+both are set, as in Aiven). See docs/dialects.md, "Aiven S3 sink", "Keys" (the same table in prose).
 """
 
 from __future__ import annotations

@@ -1,35 +1,9 @@
 """Object keys and record grouping of Aiven's S3 sink (``AivenKafkaConnectS3SinkConnector``).
 
-Aiven names a file by rendering ``file.name.template`` (syntax: :mod:`.aiven_template`) for the
-file's records (reference §A.2, ``TopicPartitionRecordGrouper`` / ``KeyRecordGrouper``):
-
-* ``{{topic}}``; ``{{partition}}`` and ``{{start_offset}}`` of the file's **head** (first)
-  record, ``%010d`` / ``%020d`` with ``padding=true``;
-* ``{{timestamp:unit=yyyy|MM|dd|HH}}`` of the **current** record: the wall clock or the record's
-  timestamp (``file.name.timestamp.source``) in ``file.name.timestamp.timezone`` (default UTC);
-* ``{{key}}``: ``null`` for a null key, the text of a string key, else Java's ``toString``.
-
-Nothing is added to a template the user gives. Without one, the template is
-``{{topic}}-{{partition}}-{{start_offset}}`` + ``.avro`` (avro only) + the extension of
-``file.compression.type`` **when that key is set** (``FileNameFragment#getFilename``).
-
-**Aiven's code, not its README**: when ``aws.s3.prefix`` (or ``aws_s3_prefix``) is set, the
-template only groups records; the key is ``S3SinkTask#oldFullKey``: the rendered prefix
-(``{{utc_date}}``, ``{{local_date}}``, ``{{topic}}``, ``{{partition}}``, ``{{start_offset}}``,
-``{{timestamp:unit=…}}`` from the deprecated ``timestamp.source``/``timestamp.timezone``, all of
-the file's own first record) + ``<topic>-<partition>-<start offset %020d>`` + ``.avro`` (avro only) + the
-extension of the compression in effect, which is **gzip when no compression key is set**. The
-README says the key is ``<prefix><file name template>``.
-
-The grouping the template implies (``RecordGrouperFactory``) is :class:`AivenGrouping`: by
-topic-partition (a file per head record, ``file.max.records`` per file) or by key (one object
-per key, holding the key's latest record, overwritten on the next flush).
-
-Deliberate differences (refusals, where Aiven starts and then misbehaves): unknown variables and
-parameters are checked as Aiven's GCS/Azure sinks check them (the S3 sink does not, and writes
-``{{foo}}`` literally or fails at the first record); a variable the chosen grouping never fills
-in (``{{timestamp}}`` with ``{{key}}``…) is an error, not literal text; a bytes key renders as its
-UTF-8 text (Java prints ``[B@<identity hash>``, a different name on every run).
+A file's name is ``file.name.template`` rendered for its records (syntax: :mod:`.template`),
+or, with ``aws.s3.prefix``, the key Aiven's code writes (``S3SinkTask#oldFullKey``), not the one
+its README states; the template's variables pick the :class:`AivenGrouping`.
+See docs/dialects.md, "Object keys (Aiven's code, not its README)".
 """
 
 from __future__ import annotations
@@ -243,7 +217,7 @@ class AivenNaming:
         grouping / max_records: how records are grouped (``file.max.records``, 0 = unlimited).
         schema_rotation: avro/parquet by topic-partition: a new key or value schema starts a file.
         timestamps: ``file.name.timestamp.source`` / ``.timezone``.
-        prefix: ``aws.s3.prefix`` when set (legacy key mode, see module doc), else None.
+        prefix: ``aws.s3.prefix`` when set (legacy key mode, ``S3SinkTask#oldFullKey``), else None.
         prefix_timestamps: the deprecated ``timestamp.source`` / ``timestamp.timezone`` the prefix uses.
         prefix_suffix: what follows ``<topic>-<partition>-<offset>`` in prefix mode.
     """
@@ -362,7 +336,7 @@ def key_text(record: Record) -> str:
 
     Raises:
         RecordError: a key whose Java ``toString`` is an object reference or not reproducible
-            (structs, maps, arrays, floats); bytes are taken as UTF-8 text (see module doc).
+            (structs, maps, arrays, floats); bytes are taken as UTF-8 text (Java prints ``[B@<identity hash>``, another name each run).
     """
     key = record.key
     if key is None:
@@ -402,7 +376,7 @@ def _variables(parts: tuple[TemplatePart, ...]) -> set[str]:
 def _check_template_variables(
     template: str, parts: tuple[TemplatePart, ...], grouping: AivenGrouping
 ) -> None:
-    """Aiven's ``FilenameTemplateValidator`` checks (GCS/Azure run them, S3 does not; see module doc)."""
+    """Aiven's ``FilenameTemplateValidator`` checks (GCS/Azure run them, S3 does not: it writes ``{{foo}}`` literally)."""
     variables = _variables(parts)
     if variables - _FILE_VARIABLES:
         raise ConfigError(

@@ -1,20 +1,8 @@
 """What Aiven's S3 sink writes for each record: the fields, their order and encodings, per format.
 
-These are the rules of Aiven's ``commons/.../output`` writers (cloud-storage-connectors-for-apache-kafka,
-reference §A.5), as data and pure functions; the adapters (:mod:`lakesink.adapters.dialects.aiven.writers`)
-only stream the bytes into files and compress them. Where a rule comes from is cited per item, with
-the Aiven test that pins it.
-
-* ``OutputWriter#writeRecord``: ``startWriting`` before the first record, ``writeRecordsSeparator``
-  **between** records (never after the last), ``stopWriting`` at close (:data:`FRAMING`).
-* **csv** (``plainwriter/*``): the fields in config order, duplicates kept, joined by ``,``; the key
-  is always Base64 (``KeyPlainWriter`` ignores the encoding), the value Base64 or raw; headers are
-  ``b64(name):b64(value);`` per header.
-* **json / jsonl** (``jsonwriter/*``): one object per record whose members follow Java
-  ``HashMap`` order (:data:`JSON_ORDER`), or the single field bare without the envelope; key,
-  value and headers go through ``JsonConverter`` (schemas off) and Jackson (:func:`jackson_text`).
-* **avro / parquet** (``SinkSchemaBuilder``, ``SinkRecordConverter``): a record
-  ``connector_records`` with one field per output field in config order (:func:`avro_schema`).
+Aiven's ``commons/.../output`` writers as data and pure functions, each citing the Aiven code and
+test it follows; the adapters (:mod:`lakesink.adapters.dialects.aiven.writers`) only stream and
+compress the bytes. See docs/dialects.md, "File contents (Aiven's writers, byte for byte)".
 """
 
 from __future__ import annotations

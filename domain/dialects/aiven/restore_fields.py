@@ -1,13 +1,7 @@
 """One record of an Aiven S3 sink file read back into what Kafka gets: the inverse of :mod:`lakesink.domain.dialects.aiven.output`.
 
-Only what the sink wrote comes back: a field not in ``format.output.fields`` is absent (no key:
-a null key; no timestamp: the producer's clock; no headers: none). ``offset`` is not produced
-(Kafka assigns offsets); the records of a file keep their order.
-
-csv (``PlainOutputStreamWriter``): the cells in config order joined by ``,``. The key is Base64
-always, the value Base64 (``none`` is refused at plan time: raw bytes may hold ``,`` or ``\\n``),
-the timestamp decimal epoch millis, the headers ``b64(name):b64(value);`` per header. An empty
-cell is null: Aiven writes a null and an empty key or value alike.
+Only what the sink wrote comes back, and the records of a file keep their order
+(:func:`csv_record`). See docs/restore.md, "Restoring what an Aiven S3 sink wrote".
 """
 
 from __future__ import annotations
@@ -39,6 +33,13 @@ class StoredRecord:
 
 def csv_record(line: bytes, fields: Sequence[OutputField], where: str) -> StoredRecord:
     """One csv line (without its ``\\n``) as a record; ``where`` names it in errors.
+
+    Only what the sink wrote comes back: a field not in ``format.output.fields`` is absent (no key: a
+    null key; no timestamp: the producer's clock; no headers: none), and ``offset`` is not produced
+    (Kafka assigns offsets). The key is Base64 always, the value Base64 (``none`` is refused at plan
+    time: raw bytes may hold ``,`` or a line break), the timestamp decimal epoch millis, the headers
+    ``b64(name):b64(value);`` per header. An empty cell is null: Aiven writes a null and an empty key
+    or value alike.
 
     Raises:
         FormatError: another number of cells than fields, bad Base64, a timestamp that is not a number.

@@ -1,18 +1,9 @@
 """Object keys and file contents of an Aiven S3 sink, as the restore of that sink's config reads them.
 
-Two key forms (:mod:`lakesink.domain.dialects.aiven.naming` writes them):
-
-* ``file.name.template`` rendered per file: compiled by :class:`~.template.KeyTemplate`, the
-  parser the Aiven source form uses (anchored, padding-aware, longest topic first). It must hold
-  ``{{topic}}`` and ``{{partition}}``: Aiven's fields (key, value, offset, timestamp, headers) never
-  carry them, so a ``{{key}}``-only name cannot say where its record came from.
-* ``aws.s3.prefix`` mode (``S3SinkTask#oldFullKey``): the rendered prefix, then
-  ``<topic>-<partition>-<start offset %020d>`` and the fixed suffix (``.avro``, the compression's
-  extension). The prefix's variables are matched by their shape; the listing starts at its
-  literal lead.
-
-The objects of a topic-partition are replayed in start-offset order; key-grouped names (with
-``{{key}}``, no ``{{start_offset}}``) hold each key's latest record and are replayed in key order.
+Two key forms, as :mod:`lakesink.domain.dialects.aiven.naming` writes them: the
+``file.name.template`` (compiled by :class:`~lakesink.domain.restore.template.KeyTemplate`, the
+Aiven source form's parser) or ``aws.s3.prefix`` mode (``S3SinkTask#oldFullKey``).
+See docs/restore.md, "Restoring what an Aiven S3 sink wrote".
 """
 
 from __future__ import annotations
@@ -43,6 +34,11 @@ _PREFIX_NAME = r"(?P<topic>{topic})-(?P<partition>0|[1-9][0-9]*)-(?P<start_offse
 @dataclass(frozen=True, slots=True)
 class AivenSinkLayout:
     """What a restore of an Aiven S3 sink config reads; picklable, so it travels to Spark executors.
+
+    A template must hold ``{{topic}}`` and ``{{partition}}``: Aiven's fields never carry them. In
+    ``aws.s3.prefix`` mode the prefix's variables are matched by their shape and the listing starts at
+    its literal lead. The objects of a topic-partition are replayed in start-offset order; key-grouped
+    names (``{{key}}``, no ``{{start_offset}}``) hold each key's latest record, replayed in key order.
 
     Attributes:
         names: the compiled object key pattern, relative to the root's listing prefix.

@@ -1,18 +1,9 @@
 """An Aiven S3 sink config (``io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector``) as a :class:`RestorePlan`.
 
-Users who backed topics up with Aiven's S3 sink restore them with that same config, as with a
-Confluent sink config (:mod:`.confluent_plan`): it says where the objects are (bucket, template or
-``aws.s3.prefix``), what they hold (``format.output.type``, fields, envelope, compression, the
-converters) and which topics were written. It is validated by
-:meth:`AivenSinkConfig.from_properties`, so a config Aiven's sink refuses is refused here too.
-Each record goes back to the topic and partition its object key names.
-
-Restore-only keys: ``producer.*`` (librdkafka producer settings); ``bootstrap.servers`` and the
-shared client keys are the sink's. ``tasks.max`` caps the Spark parallelism and
-``errors.tolerance=all`` skips an undecodable object. Refused because the objects cannot say what
-was written (docs/restore.md, "Restoring what an Aiven S3 sink wrote"): a template without
-``{{topic}}`` and ``{{partition}}``, no ``value`` among the fields, and csv with the value written
-raw (``format.output.fields.value.encoding=none``).
+The config that backed topics up restores them, validated as the sink validates it; restore-only
+keys are ``producer.*``. Refused where the objects cannot say what was written: a template without
+``{{topic}}`` and ``{{partition}}``, no ``value`` among the fields, csv with a raw value.
+See docs/restore.md, "Restoring what an Aiven S3 sink wrote".
 """
 
 from __future__ import annotations
@@ -48,7 +39,8 @@ def aiven_sink_restore_plan(
 
     Raises:
         ConfigError: anything the sink config's validation refuses, an invalid ``topics.regex``, or
-            objects that cannot be read back (see the module docstring).
+            objects that cannot be read back (a template without ``{{topic}}`` and
+            ``{{partition}}``, no ``value`` field, csv with a raw value).
     """
     config = AivenSinkConfig.from_properties(sink_settings(props), provided)
     output = config.output

@@ -1,24 +1,8 @@
 """An Aiven S3 sink config (``io.aiven.kafka.connect.s3.AivenKafkaConnectS3SinkConnector``), validated and typed.
 
-Users moving from Aiven's S3 sink keep their config (Connect JSON or ``.properties``). It is
-validated as strictly as the other dialects: every key is used, held, accepted without effect,
-accepted only at its default, or refused with the reason (:mod:`lakesink.domain.dialects.aiven.keys`),
-and anything else is a one-line ConfigError naming the key. Values are parsed by Kafka's
-``ConfigDef`` rules and checked the way Aiven's ``S3SinkConfig`` checks them, in its words where
-it has them; the defaults are those of Aiven's code (reference §A.4–A.9):
-
-* ``format.output.type`` csv; ``format.output.fields`` unset means ``value`` in base64 (the
-  ``value.encoding`` key is then ignored, ``S3SinkConfig#getOutputFields``); the encoding applies
-  to key and value;
-* compression gzip when neither ``file.compression.type`` nor ``output_compression`` is set
-  (while the default file name gets no ``.gz``: :mod:`lakesink.domain.dialects.aiven.naming`);
-  Parquet reads only ``file.compression.type`` as its codec (default none) and is never wrapped;
-* ``aws.s3.region`` us-east-1; an ``aws.s3.endpoint`` without scheme gets ``https://`` and turns
-  on path-style access.
-
-Deliberate differences (refusals where Aiven silently does something else): only one of
-``aws.access.key.id`` / ``aws.secret.access.key`` (Aiven then uses the default chain); the
-template checks listed in :mod:`lakesink.domain.dialects.aiven.naming`.
+Validated as strictly as the other dialects: every key is used, held, accepted without effect,
+accepted only at its default, or refused with the reason (:mod:`lakesink.domain.dialects.aiven.keys`);
+anything else is a one-line ConfigError naming the key. See docs/dialects.md, "Aiven S3 sink", "Keys".
 """
 
 from __future__ import annotations
@@ -140,6 +124,18 @@ class AivenSinkConfig(ConnectSinkConfig):
 
         ``provided`` names the keys a config provider filled: their values never appear in an
         error or ``repr``.
+
+        Values are parsed by Kafka's ``ConfigDef`` rules and checked as Aiven's ``S3SinkConfig`` checks
+        them, in its words where it has them; the defaults are those of Aiven's code:
+        ``format.output.type`` csv; ``format.output.fields`` unset means ``value`` in base64 (the
+        ``value.encoding`` key is then ignored, ``S3SinkConfig#getOutputFields``), the encoding applying
+        to key and value; compression gzip when neither ``file.compression.type`` nor
+        ``output_compression`` is set (while the default file name gets no ``.gz``), Parquet reading only
+        ``file.compression.type`` as its codec (default none) and never wrapped; ``aws.s3.region``
+        us-east-1; an ``aws.s3.endpoint`` without scheme gets ``https://`` and turns on path-style
+        access. Refused where Aiven silently does something else: only one of ``aws.access.key.id`` /
+        ``aws.secret.access.key`` (Aiven then uses the default chain), and the template checks of
+        :mod:`lakesink.domain.dialects.aiven.naming`.
 
         Raises:
             ConfigError: one line naming the key at fault (unknown, unsupported or invalid).

@@ -1,15 +1,8 @@
-"""An Aiven S3 source connector config (seed 002, reference §B.8) as a :class:`RestorePlan`.
+"""An Aiven S3 source connector config as a :class:`RestorePlan`.
 
-Users moving from Aiven's ``io.aiven.kafka.connect.s3.source.S3SourceConnector`` keep their
-config: its keys are translated into the same plan a Lenses config gives. Every key is either
-used, accepted as having no effect here (listed in :data:`NO_EFFECT` with the reason in
-docs/restore.md), or an error naming it; Aiven's legacy ``aws_s3_*`` spellings are accepted
-(the dotted name wins when both are set).
-
-Deliberate differences from Aiven: the template is matched anchored (see
-:mod:`lakesink.domain.restore.template`); ``aws.s3.fetch.page.size`` defaults to 1000, not 10
-(one listing call per 10 keys is needlessly slow); progress lives in Kafka transactions, so
-``ring.buffer.size`` has nothing to do.
+Users moving from Aiven's ``io.aiven.kafka.connect.s3.source.S3SourceConnector`` keep their config:
+its keys become the plan a Lenses config gives (:func:`aiven_restore_plan`).
+See docs/restore.md, "Config forms".
 """
 
 from __future__ import annotations
@@ -88,6 +81,13 @@ def aiven_restore_plan(
 
     ``provided`` names the keys a config provider filled: their values never appear in an error
     and become secrets among the producer settings.
+
+    Every key is used, accepted as having no effect (:data:`NO_EFFECT`, reasons in docs/restore.md)
+    or an error naming it; legacy ``aws_s3_*`` spellings are accepted (the dotted name wins).
+    Deliberate differences from Aiven: the template is matched anchored
+    (:mod:`lakesink.domain.restore.template`); ``aws.s3.fetch.page.size`` defaults to 1000, not 10
+    (one listing call per 10 keys is needlessly slow); progress lives in Kafka transactions, so
+    ``ring.buffer.size`` has nothing to do.
 
     Raises:
         ConfigError: unknown or unsupported keys (all named), a missing bucket, template or

@@ -1,18 +1,9 @@
 """Aiven's template syntax (``file.name.template``, ``aws.s3.prefix``), shared by sink and restore.
 
-The Aiven sink renders its object keys from these templates and the Aiven source parses keys
-back with them, so both sides must read a template the same way. This module is the one reader
-of Aiven's ``TemplateParser`` syntax (reference §A.1):
-
-* a variable is ``{{name}}`` or ``{{name:param=value}}``, found left to right with Aiven's regex
-  ``\\{\\{\\s*(\\w+)?(:?)([\\w=]+)?\\s*}}``: spaces only right after ``{{`` and right before ``}}``;
-  anything that does not match (``{{ timestamp : unit=yyyy }}``, an unclosed ``{{``) is literal text;
-* at most one parameter, read with ``(\\w+)?=?(\\w+)?`` (``a=b=c`` is ``a=b``);
-* ``{{timestamp:unit=YYYY}}`` is rewritten to ``yyyy`` first, as Aiven's config preprocessing does;
-* syntax errors raise ConfigError with Aiven's exact messages.
-
-What a variable means (which names exist, what a parameter may say) is left to the caller: the
-restore compiles a pattern, the sink (:mod:`lakesink.domain.dialects.aiven.naming`) renders keys.
+The sink renders keys from these templates and the restore parses keys back with them, so this is
+the one reader of Aiven's ``TemplateParser`` syntax (:func:`iter_template`). What a variable means
+is the caller's: the restore compiles a pattern, the sink
+(:mod:`lakesink.domain.dialects.aiven.naming`) renders keys.
 """
 
 from __future__ import annotations
@@ -46,6 +37,12 @@ def iter_template(template: str) -> Iterator[TemplatePart]:
 
     Lazy on purpose: a caller that checks each variable as it comes reports the first problem
     in template order, whatever kind it is.
+
+    Aiven's ``TemplateParser`` syntax: a variable is ``{{name}}`` or ``{{name:param=value}}``, found
+    left to right with Aiven's regex (spaces only right after ``{{`` and right before ``}}``; anything
+    that does not match, ``{{ timestamp : unit=yyyy }}`` or an unclosed ``{{``, is literal text); at
+    most one parameter (``a=b=c`` is ``a=b``); ``{{timestamp:unit=YYYY}}`` is rewritten to ``yyyy``
+    first, as Aiven's config preprocessing does; syntax errors use Aiven's exact messages.
 
     Raises:
         ConfigError: Aiven's ``TemplateParser`` messages (no variable name, an empty parameter,

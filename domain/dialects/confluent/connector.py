@@ -1,20 +1,10 @@
 """A Confluent S3 sink config as the settings the sink runs on.
 
-The sink's machinery (index, admission, Spark job, executor tasks) is driven by
-:class:`~lakesink.domain.config.connector.ConnectorSettings`. A Confluent config becomes one
-whose single statement takes every subscribed topic into ``s3.bucket.name`` and whose
-``confluent`` part (:class:`~lakesink.domain.dialects.confluent.writing.ConfluentWriting`) decides keys,
-files and rotation. The admission of the micro-batches follows Confluent's rules:
-
-* a partition enters a batch once ``flush.size`` records wait (a full cycle at least);
-* and, so that cycles cut short by ``rotate.interval.ms`` (record time) or completed by a few
-  new records are written without waiting for ``flush.size`` more, once the interval has passed
-  since it last entered one: ``rotate.schedule.interval.ms``, else ``rotate.interval.ms``, else
-  a minute.
-
-The index (``.indexes/<name>/…`` in the bucket) and exactly-once are lakesink's, as for every
-sink; ``errors.tolerance=all`` skips records that cannot be written (error.policy NOOP), to the
-dead-letter topic when ``errors.deadletterqueue.topic.name`` is set.
+One statement takes every subscribed topic into ``s3.bucket.name``; its ``confluent`` part
+(:class:`~lakesink.domain.dialects.confluent.writing.ConfluentWriting`) decides keys, files and
+rotation. A partition enters a batch once ``flush.size`` records wait, or once
+``rotate.schedule.interval.ms`` (else ``rotate.interval.ms``, else a minute) passed; the index and
+exactly-once are lakesink's. See docs/dialects.md, "Running a Confluent config".
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """A Confluent S3 sink config as the nearest Lenses-dialect config (``lakesink config convert``).
 
-Users leaving Confluent's S3 sink get a config lakesink runs today (the Lenses dialect), plus
-one line per Confluent key that could not be carried over and why. The Confluent config is
-validated first (:class:`~lakesink.domain.dialects.confluent.sink_config.ConfluentSinkConfig`), so an
-invalid one is refused exactly as ``kcql explain`` refuses it.
-
-* ``s3.bucket.name`` + ``topics.dir`` + topic give the statement's ``bucket:prefix``; one
-  statement per topic (``*`` for ``topics.regex``, a provided ``topics`` or a topic-routing
-  transform); the partitioner becomes a PARTITIONBY
-  (:mod:`lakesink.domain.dialects.confluent.convert_layout`);
-* ``format.class`` becomes STOREAS, the codecs ``connect.s3.compression.codec``, ``flush.size``
-  ``'flush.count'``, ``rotate.schedule.interval.ms`` ``'flush.interval'`` (seconds, rounded up),
-  ``store.kafka.keys/headers`` an envelope, ``behavior.on.null.values=ignore``
-  ``connect.s3.skip.null.values`` (:mod:`lakesink.domain.dialects.confluent.convert_settings`);
-* region, endpoint, path style, credentials, converters, transforms, predicates, Kafka client
-  and config provider keys are copied as written.
-
-Values are printed as the file wrote them, so a ``${file:...}`` reference stays a reference and
-no value a config provider resolved is ever printed; a key the converter would have to rewrite
-(a pattern, a number) may therefore not come from a provider.
+The config is validated first (as ``kcql explain`` validates it); the result is a config lakesink
+runs plus one line per Confluent key not carried over and why. Values are printed as the file
+wrote them, so a ``${file:...}`` reference stays a reference and a key the converter would have to
+rewrite (a pattern, a number) may not come from a provider.
+See docs/dialects.md, "Converting a Confluent config".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """A Confluent partitioner as the nearest Lenses ``PARTITIONBY`` (``lakesink config convert``).
 
-Confluent keys are ``<topics.dir>/<topic>/<encoded partition>/<file>``. When every topic gets
-its own statement the topic goes into the statement's prefix, so the PARTITIONBY only has to
-print the encoded partition, and the directories come out as Confluent's:
-
-* DefaultPartitioner: ``PARTITIONBY _partition`` (Hive display: ``partition=<N>``);
-* FieldPartitioner: ``PARTITIONBY a, b`` (Hive display: ``a=<value>/b=<value>``);
-* TimeBased, Daily, Hourly: ``PARTITIONBY _date.`<path.format in java.time letters>```` with
-  ``partition.include.keys=false`` (the pattern prints its own ``'year'=`` names) and
-  ``partition.date.timezone`` set to ``timezone``.
-
-A single ``*`` statement (``topics.regex``, a topic-routing transform) cannot put the topic in
-its prefix, so ``_topic`` becomes the first partition field, in the statement's display.
-
-A time pattern is converted only when Lenses prints what Confluent prints: the translation is
-checked on instants spread over 130 years (and across daylight-saving changes); otherwise the
-statement falls back to the DefaultPartitioner's layout and the note says why.
+The topic goes into each statement's prefix, so the PARTITIONBY only prints the encoded partition
+and the directories come out as Confluent's (:func:`partition_mapping`).
+See docs/dialects.md, "Converting a Confluent config".
 """
 
 from __future__ import annotations
@@ -73,6 +60,15 @@ def partition_mapping(config: ConfluentSinkConfig, *, wildcard_key: str | None) 
 
     ``wildcard_key`` is None when each statement reads one topic and has it at the end of its
     prefix; otherwise the Confluent key that made one ``*`` statement necessary (its note says so).
+
+    DefaultPartitioner: ``PARTITIONBY _partition`` (Hive display ``partition=<N>``); FieldPartitioner:
+    ``PARTITIONBY a, b``; TimeBased, Daily, Hourly: ``PARTITIONBY _date.`<path.format in java.time
+    letters>``` with ``partition.include.keys=false`` (the pattern prints its own ``'year'=`` names)
+    and ``partition.date.timezone`` set to ``timezone``. A single ``*`` statement (``topics.regex``, a
+    topic-routing transform) cannot put the topic in its prefix, so ``_topic`` becomes the first
+    partition field. A time pattern is converted only when Lenses prints what Confluent prints on
+    instants spread over 130 years (and across daylight-saving changes); otherwise the statement
+    falls back to the DefaultPartitioner's layout and the note says why.
     """
     partitioner = config.layout.partitioner
     if isinstance(partitioner, TimeBasedPartitioner):

@@ -1,19 +1,8 @@
 """Record fields as Confluent's partitioners see them: Connect Structs and Maps.
 
-Confluent's ``FieldPartitioner`` and ``RecordField`` timestamp extractor read dotted field
-names (``user.address.city``) out of a record value, and what they accept depends on the value's
-Connect type, which lakesink does not keep. It is recovered here from the record:
-
-* a value with a record (struct) schema in ``Record.value_schema`` (Avro, or Connect, which is
-  converted to Avro first) is a **Struct**; the field's Connect type follows from its Avro type
-  the way Confluent's ``AvroData`` maps it (``int`` is INT32 unless ``connect.type`` says int8
-  or int16, ``enum`` is STRING, ``timestamp-millis`` is the Timestamp logical type...);
-* a mapping without a schema (schemaless JSON), or with a map schema, is a **Map**;
-* anything else (null, a primitive, an array) is neither.
-
-A ``["null", T]`` union is an optional ``T``; any other union is a Connect struct, as in
-``AvroData``. An Avro logical type ``AvroData`` does not map is reported as such, so callers
-can refuse it rather than guess.
+``FieldPartitioner`` and the ``RecordField`` extractor read dotted names out of a value, and what
+they accept depends on its Connect type, which lakesink does not keep: it is recovered from the
+record (:func:`value_shape`).
 """
 
 from __future__ import annotations
@@ -115,6 +104,14 @@ class SchemaMemo:
 
 def value_shape(record: Record) -> ValueShape:
     """Whether the record's value is a Struct, a Map or neither, with its struct schema.
+
+    A value with a record (struct) schema in ``Record.value_schema`` (Avro, or Connect converted to
+    Avro first) is a **Struct**; its fields' Connect types follow from their Avro types as
+    ``AvroData`` maps them (``int`` is INT32 unless ``connect.type`` says int8 or int16, ``enum`` is
+    STRING, ``timestamp-millis`` the Timestamp logical type...; a ``["null", T]`` union is an
+    optional ``T``, any other union a struct; a logical type ``AvroData`` does not map is reported as
+    such, so callers can refuse it). A mapping without a schema, or with a map schema, is a **Map**;
+    anything else (null, a primitive, an array) is neither.
 
     Raises:
         FieldLookupError: ``value_schema`` is not a schema lakesink understands.

@@ -1,17 +1,10 @@
-"""How lakesink treats each key of a Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``):
-the keys of its :class:`~lakesink.domain.dialects.kafka_connect.key_policy.KeyPolicy`.
-Every key falls in exactly one class, and docs/dialects.md is the same table in prose:
+"""How lakesink treats each key of a Confluent S3 sink config: its
+:class:`~lakesink.domain.dialects.kafka_connect.key_policy.KeyPolicy` table.
 
-* **used**: parsed into :class:`~lakesink.domain.dialects.confluent.sink_config.ConfluentSinkConfig`
-  (object keys, formats, rotation, null values, converters, transforms...);
-* **held**: validated and kept for the run: Kafka Connect's ``errors.*`` handling
-  (``errors.tolerance=all`` skips records that cannot be written and sends them to the
-  ``errors.deadletterqueue.topic.name`` topic, if set; ``errors.log.*`` logs them);
-* **no effect**: accepted because it only tunes how Confluent's Java code does its work (part
-  sizes, retries, buffers), never what is written or where;
-* **default only**: a feature lakesink's stores do not have yet (SSE, canned ACLs, tagging,
-  proxies...): the key is accepted at Confluent's default, any other value is an error;
-* anything else is an error naming the key.
+``errors.*`` is held (``errors.tolerance=all`` skips records that cannot be written, to
+``errors.deadletterqueue.topic.name`` if set); keys that only tune Confluent's Java code have no
+effect; features the stores lack (SSE, canned ACLs, tagging, proxies) are default only.
+See docs/dialects.md, "Confluent S3 sink", "Keys" (the same table in prose).
 """
 
 from __future__ import annotations

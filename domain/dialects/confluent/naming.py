@@ -1,30 +1,8 @@
 """Object keys of the Confluent S3 sink (``io.confluent.connect.s3.S3SinkConnector``).
 
-::
-
-    key  = [topics.dir <d>] topic <d> encodedPartition <d> name
-    name = topic <f> kafkaPartition <f> startOffset (zero-padded) extension
-
-``<d>`` is ``directory.delim`` (default ``/``), ``<f>`` is ``file.delim`` (default ``+``),
-``topics.dir`` defaults to ``topics`` and is left out when blank, and the start offset (the
-offset of the file's first record) is zero-padded to ``filename.offset.zero.pad.width`` digits
-(default 10; a minimum, longer offsets are written whole). Example:
-``topics/orders/partition=3/orders+3+0000000042.avro``.
-
-Extensions, per ``format.class`` (:func:`format_extension`): Avro ``.avro`` (``avro.codec`` is
-not shown); JSON ``.json`` and ByteArray ``format.bytearray.extension`` (default ``.bin``), both
-followed by ``.gz`` when ``s3.compression.type=gzip``; Parquet the ``parquet.codec``'s Parquet
-extension (Parquet 1.15) followed by ``.parquet``: ``.snappy.parquet`` (the default),
-``.gz.parquet``, ``.zstd.parquet``, ``.lz4hadoop.parquet``, ``.lz4raw.parquet``, ``.br.parquet``,
-``.lzo.parquet``, and ``.parquet`` for ``none``. With ``store.kafka.keys`` /
-``store.kafka.headers`` the keys and headers of a file go next to it, named by
-:func:`view_object_key`: ``…+0000000042.keys.avro``, ``…+0000000042.headers.avro``.
-
-Deliberate differences (refusals): ``filename.offset.zero.pad.width=0`` is a ConfigError (Java's
-``String.format("%00d")`` throws, so Confluent cannot start with it), and so are a topic that is
-not a legal Kafka topic name, a ``topics.dir`` with a ``.``/``..`` segment and control
-characters in ``topics.dir``, the delimiters or ``format.bytearray.extension`` (which may not
-contain ``/`` or ``\\`` either).
+``[topics.dir <d>] topic <d> encodedPartition <d> topic <f> kafkaPartition <f> startOffset ext``,
+e.g. ``topics/orders/partition=3/orders+3+0000000042.avro``; keys and headers files go next to it
+(:func:`view_object_key`). See docs/dialects.md, "Running a Confluent config".
 """
 
 from __future__ import annotations
@@ -103,6 +81,13 @@ def format_extension(format: ConfluentFormat, settings: Settings) -> str:
     Reads ``s3.compression.type`` (``none``/``gzip``), ``format.bytearray.extension`` and
     ``parquet.codec``.
 
+    Avro ``.avro`` (``avro.codec`` is not shown); JSON ``.json`` and ByteArray
+    ``format.bytearray.extension`` (default ``.bin``), both followed by ``.gz`` when
+    ``s3.compression.type=gzip``; Parquet the ``parquet.codec``'s Parquet extension (Parquet 1.15)
+    followed by ``.parquet``: ``.snappy.parquet`` (the default), ``.gz.parquet``, ``.zstd.parquet``,
+    ``.lz4hadoop.parquet``, ``.lz4raw.parquet``, ``.br.parquet``, ``.lzo.parquet``, and ``.parquet``
+    for ``none``.
+
     Raises:
         ConfigError: an unknown compression type or Parquet codec, or gzip with Avro/Parquet.
     """
@@ -173,6 +158,12 @@ class ConfluentKeyLayout:
     @classmethod
     def from_settings(cls, settings: Settings, partitioner: ConfluentPartitioner) -> ConfluentKeyLayout:
         """Read ``topics.dir``, ``directory.delim``, ``file.delim`` and ``filename.offset.zero.pad.width``.
+
+        Deliberate differences (refusals): ``filename.offset.zero.pad.width=0`` is a ConfigError (Java's
+        ``String.format("%00d")`` throws, so Confluent cannot start with it), and so are a ``topics.dir``
+        with a ``.``/``..`` segment and control characters in ``topics.dir``, the delimiters or
+        ``format.bytearray.extension`` (which may not contain ``/`` or a backslash either); a topic that
+        is not a legal Kafka topic name is refused when a key is made.
 
         Raises:
             ConfigError: naming the key at fault.

@@ -1,32 +1,9 @@
 """Confluent's built-in partitioners (``partitioner.class``): the encoded partition of a record.
 
 The encoded partition is the directory part of a Confluent object key after the topic
-(:mod:`lakesink.domain.dialects.confluent.naming` puts the key together):
-
-* ``DefaultPartitioner``: ``partition=<kafka partition>``;
-* ``FieldPartitioner``: ``<name>=<value>`` for each ``partition.field.name``, joined with
-  ``directory.delim``; the value must be a Struct; INT8-INT64, STRING and BOOLEAN fields are
-  printed as Java prints them, a null field as ``<name>=null``; a field missing from the schema
-  or of another type is a RecordError;
-* ``TimeBasedPartitioner``: the start of the record's ``partition.duration.ms`` bucket, printed
-  with the Joda pattern ``path.format`` in ``timezone``. Like Confluent, the bucket is computed
-  on the zone's local time line: ``local = utc + offset``, ``start = (local / duration) *
-  duration`` with Java's integer division (which rounds toward zero, so before 1970 local time
-  buckets round up), then back to UTC with Joda's lenient local-to-UTC rule (correct across
-  daylight-saving changes);
-* ``DailyPartitioner`` / ``HourlyPartitioner``: a TimeBasedPartitioner with one day / one hour
-  and ``'year'=YYYY<d>'month'=MM<d>'day'=dd[<d>'hour'=HH]``, ``<d>`` being ``directory.delim``.
-
-Deliberate differences from Confluent, all refusals rather than different keys:
-
-* an encoded partition with a ``.`` or ``..`` path segment (split on ``/`` and ``\\``) or a
-  control character is a RecordError (FieldPartitioner values come from record data, and such a
-  key can leave the topic directory on stores that normalise paths); a ``path.format`` that would
-  always produce one is a ConfigError;
-* ``partition.duration.ms=0`` is a ConfigError (Confluent accepts it, then fails every record
-  with a division by zero); so are blank or empty-segment field names, which Confluent accepts
-  and fails on at run time;
-* custom partitioner and timestamp-extractor classes cannot be loaded.
+(:mod:`lakesink.domain.dialects.confluent.naming` puts the key together). Where lakesink differs
+from Confluent it refuses (:func:`checked_partition`), never writes another key.
+See docs/dialects.md, "Keys".
 """
 
 from __future__ import annotations
@@ -106,6 +83,9 @@ class FieldPartitioner:
     def from_settings(cls, settings: Settings) -> FieldPartitioner:
         """Read ``partition.field.name`` (a comma-separated list) and ``directory.delim``.
 
+        Blank or empty-segment field names are a ConfigError (Confluent accepts them and fails at run
+        time).
+
         Raises:
             ConfigError: no field name, or a blank name or name part.
         """
@@ -125,6 +105,9 @@ class FieldPartitioner:
 
     def encode_partition(self, record: Record, now_ms: int) -> str:
         """The encoded partition of a record whose value is a Struct.
+
+        Each field is ``<name>=<value>``, INT8-INT64, STRING and BOOLEAN values printed as Java prints
+        them, a null field as ``<name>=null``.
 
         Raises:
             RecordError: the value is not a Struct, a field is not in its schema, or a field's
@@ -157,7 +140,15 @@ class FieldPartitioner:
 
 @dataclass(frozen=True, slots=True)
 class TimeBasedPartitioner:
-    """The record's time bucket printed with ``path.format``; build it with :meth:`from_settings`."""
+    """The record's time bucket printed with ``path.format``; build it with :meth:`from_settings`.
+
+    Like Confluent, the bucket is computed on the zone's local time line: ``local = utc + offset``,
+    ``start = (local / duration) * duration`` with Java's integer division (which rounds toward
+    zero, so before 1970 local time buckets round up), then back to UTC with Joda's lenient
+    local-to-UTC rule (correct across daylight-saving changes). ``partition.duration.ms=0`` is a
+    ConfigError (Confluent accepts it, then fails every record with a division by zero), and so is a
+    ``path.format`` that would always produce a ``.``/``..`` segment or a control character.
+    """
 
     duration_ms: int
     pattern: JodaPattern
@@ -296,6 +287,8 @@ PARTITIONER_CLASSES: Mapping[str, Any] = {
 def partitioner_from_settings(settings: Settings) -> ConfluentPartitioner:
     """The partitioner ``partitioner.class`` names (default DefaultPartitioner), configured.
 
+    Custom partitioner and timestamp-extractor classes cannot be loaded.
+
     Raises:
         ConfigError: an unknown or custom class, or a setting of that partitioner.
     """
@@ -312,6 +305,10 @@ def partitioner_from_settings(settings: Settings) -> ConfluentPartitioner:
 
 def checked_partition(record: Record, encoded: str) -> str:
     """``encoded`` unchanged, unless it could place an object outside its directory.
+
+    A deliberate difference from Confluent (a refusal rather than another key): a ``.`` or ``..``
+    path segment (split on ``/`` and backslash) or a control character. FieldPartitioner values come
+    from record data, and such a key can leave the topic directory on stores that normalise paths.
 
     Raises:
         RecordError: a ``.``/``..`` path segment or a control character.

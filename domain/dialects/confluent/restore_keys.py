@@ -1,27 +1,9 @@
-"""Object keys the Confluent S3 sink wrote (reference §C.1), parsed back into topic, partition and start offset.
+"""Object keys the Confluent S3 sink wrote, parsed back into topic, partition and start offset.
 
-::
-
-    key  = [topics.dir <d>] topic <d> encodedPartition <d> topic <f> kafkaPartition <f> startOffset extension
-
-``<d>`` is ``directory.delim``, ``<f>`` is ``file.delim``; the encoded partition is one or more
-non-empty segments joined by ``<d>`` (``partition=3``, ``region=eu<d>tier=1``,
-``year=2024<d>month=05<d>day=08``). A key is taken for a value object only when it matches the
-whole layout (:meth:`ConfluentLayout.parse`, anchored like the Aiven template):
-
-* the ``topics.dir`` prefix (none when it is blank), then a legal Kafka topic name as folder;
-* the topic in the file name equals the topic folder;
-* the Kafka partition is written without leading zeros, the start offset zero-padded to
-  ``filename.offset.zero.pad.width`` digits (or longer, without leading zeros), as Java's
-  ``%0<W>d`` prints them;
-* the name ends with the value format's extension exactly. The ``.keys`` / ``.headers``
-  siblings (``…+0000000042.keys.avro``) never match: their marker sits between the offset and
-  the extension.
-
-Why the offset in the name is the *first* offset of the file and is not enough for order: a
-file holds the records of one Kafka partition that went to one encoded partition, so two
-encoded partitions' files of the same Kafka partition interleave offsets. The index orders a
-partition's files by start offset (docs/restore.md, "Confluent S3 sink").
+A key is a value object only when it matches the whole layout, anchored
+(:meth:`ConfluentLayout.parse`), so ``.keys``/``.headers`` siblings never match. The offset in a
+name is the file's *first*: files of two encoded partitions interleave offsets, so the index
+orders a partition's files by start offset. See docs/restore.md, "Layouts parsed".
 """
 
 from __future__ import annotations

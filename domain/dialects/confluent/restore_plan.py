@@ -1,18 +1,9 @@
 """A Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``) as a :class:`RestorePlan`.
 
-Users who backed topics up with Confluent's S3 sink restore them with that same config: it says
-where the objects are (bucket, ``topics.dir``, delimiters, padding), how they are written
-(``format.class``, compression, stored keys and headers) and which topics were written. It is
-validated by :meth:`ConfluentSinkConfig.from_properties`, so a config Confluent refuses is refused
-here too. Each record goes back to the topic folder and Kafka partition its object key names.
-
-Restore-only keys: ``producer.*`` (librdkafka producer settings, as in the Lenses form); the
-shared ``sasl.*`` / ``ssl.*`` / ``security.protocol`` and ``bootstrap.servers`` are the sink's.
-``tasks.max`` caps the Spark parallelism (as in the Aiven form) and ``errors.tolerance=all``
-skips an undecodable object with a warning. There is no target-topic rename: records go back
-to the topic they came from. Everything else of the sink config (rotation, partitioner
-settings, converters, transforms) is validated and then has no effect: the objects are read as
-stored (docs/restore.md says what that gives).
+The config that backed topics up restores them: it says where the objects are, how they are
+written and which topics; it is validated as the sink validates it. Restore-only keys are
+``producer.*``; records go back to the topic they came from, and the rest of the sink config has
+no effect. See docs/restore.md, "Config forms".
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """When the Confluent S3 sink rotates: its ``TopicPartitionWriter`` state machine as pure rules.
 
-Confluent writes one topic-partition into one open file per encoded partition and *rotates* by
-committing **all** of them together; the records between two rotations are a *cycle*. For each
-record, in offset order (``TopicPartitionWriter#executeState`` and ``#checkRotationOrAppend``):
-
-1. with a time-based partitioner the record's time is extracted, and the first record of a
-   cycle sets the cycle's base time;
-2. the cycle rotates **before** the record when, in this order:
-
-   * the record flips between a tombstone and a value in an encoded partition that already has a
-     file in this cycle;
-   * ``rotate.interval.ms`` > 0 with a time-based partitioner, and the record's time is at least
-     that far past the base time, or (``rotate.file.on.partition.change``, default true) its
-     encoded partition differs from that of the last record written, transitions to or from the
-     tombstone partition exempt;
-   * its value schema is incompatible with the file's under ``schema.compatibility``
-     (:mod:`.confluent_schemas`); and every one of these only when the cycle holds a record;
-
-3. otherwise the record is written (a new encoded partition opens a file named by its offset),
-   and the cycle rotates **after** it once it holds ``flush.size`` records (all files together).
-
-A record that rotated is placed again in the new cycle, where none of the "before" rules can
-fire (each needs a record in the cycle). ``rotate.schedule.interval.ms`` and the Wallclock
-extractor's time-passing rotations read the wall clock: they are the sink's business
-(:class:`CycleEnd`), not the records'.
+One open file per encoded partition, all rotated together; the records between two rotations
+are a *cycle* (:class:`Cycle`, asked record by record). ``rotate.schedule.interval.ms`` and the
+Wallclock extractor's rotations read the wall clock: they are the sink's business
+(:class:`CycleEnd`), not the records'. See docs/dialects.md, "Running a Confluent config".
 """
 
 from __future__ import annotations
@@ -126,8 +106,17 @@ class Cycle:
         """Whether the cycle must rotate before a record of ``encoded`` at ``time_ms`` is written.
 
         ``flip`` is the record's tombstone flip (:meth:`file_schema`); ``incompatible`` gives its
-        schema verdict (:mod:`.confluent_schemas`), asked only when the earlier rules keep the
+        schema verdict (:mod:`.schemas`), asked only when the earlier rules keep the
         cycle (it may fail the record, as Confluent's check does at that point).
+
+        In this order (``TopicPartitionWriter#checkRotationOrAppend``), each only when the cycle holds a
+        record: the record flips between a tombstone and a value in an encoded partition that already
+        has a file in this cycle; ``rotate.interval.ms`` > 0 with a time-based partitioner, and the
+        record's time is at least that far past the cycle's base time (its first record's), or
+        (``rotate.file.on.partition.change``, default true) its encoded partition differs from that of
+        the last record written, transitions to or from the tombstone partition exempt; its value schema
+        is incompatible with the file's under ``schema.compatibility``. A record that rotated is placed
+        again in the new cycle, where none of these rules can fire.
         """
         if self.count <= 0:
             return False

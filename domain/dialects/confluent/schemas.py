@@ -1,24 +1,8 @@
 """``schema.compatibility`` of the Confluent S3 sink: which schema change rotates, and projection.
 
-Confluent compares the value schema a record *declares* (None for schemaless data and
-tombstones) with the schema of its encoded partition's file in the open cycle
-(``StorageSchemaCompatibility#validateAndCheck``):
-
-* both None, or the same schema: compatible;
-* one None and the other not: "Switch between schema-based and schema-less data is not
-  supported" (the record fails);
-* ``NONE``: any other difference is incompatible (the cycle rotates), nothing is projected;
-* ``BACKWARD`` / ``FULL``: both schemas need a version ("Schema version required for BACKWARD
-  compatibility"); incompatible when the file's schema cannot take the record's structure or the
-  record's version is newer; otherwise the record is *projected* into the file's schema;
-* ``FORWARD``: the same, but incompatible when the record's version is older.
-
-Schemas are the domain's Avro dicts, the version being Connect's (``connect.version``, which
-:func:`lakesink.domain.schema.connect.connect_to_avro` keeps). Confluent's structural check walks
-types (with numeric promotion), names, parameters and required fields; here the file's schema
-must be able to read data written with the record's schema (Avro schema resolution,
-:func:`lakesink.domain.schema.can_read`), which accepts the same promotions and missing fields
-with defaults, and projection is :func:`lakesink.domain.schema.adapt`.
+Schemas are the domain's Avro dicts; compatibility is Avro schema resolution and projection
+:func:`lakesink.domain.schema.adapt` (:meth:`SchemaCompatibility.incompatible`,
+:meth:`SchemaCompatibility.project`). See docs/dialects.md, "Running a Confluent config".
 """
 
 from __future__ import annotations
@@ -42,6 +26,18 @@ class SchemaCompatibility(Enum):
 
     def incompatible(self, incoming: Schema | None, current: Schema | None) -> bool:
         """Whether a record declaring ``incoming`` cannot go into a file of ``current`` (rotate).
+
+        Confluent's rules (``StorageSchemaCompatibility#validateAndCheck``), ``incoming`` being None for
+        schemaless data and tombstones: both None, or the same schema: compatible; one None and the
+        other not: "Switch between schema-based and schema-less data is not supported"; ``NONE``: any
+        other difference is incompatible; ``BACKWARD`` / ``FULL``: both need a version, incompatible when
+        the file's schema cannot take the record's structure or the record's version is newer;
+        ``FORWARD``: the same, but when the record's version is older. Confluent's structural check walks
+        types (with numeric promotion), names, parameters and required fields; here the file's schema
+        must be able to read data written with the record's schema (Avro schema resolution,
+        :func:`lakesink.domain.schema.can_read`), which accepts the same promotions and missing fields
+        with defaults. Versions are Connect's ``connect.version``, which
+        :func:`lakesink.domain.schema.connect.connect_to_avro` keeps.
 
         Raises:
             RecordError: a switch between schema-based and schema-less data, or (other than

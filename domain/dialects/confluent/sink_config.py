@@ -1,14 +1,10 @@
 """A Confluent S3 sink config (``io.confluent.connect.s3.S3SinkConnector``), validated and typed.
 
-Users moving from Confluent's S3 sink keep their config (Connect JSON or ``.properties``). It is
-validated as strictly as the Lenses dialect: every key is used, held, accepted without effect
-or accepted only at its default (:mod:`lakesink.domain.dialects.confluent.keys`, with the reasons),
-and anything else is a one-line ConfigError naming the key. Values are parsed by Kafka's
-``ConfigDef`` rules (:mod:`lakesink.domain.dialects.confluent.directory_delim`) and checked the way
-Confluent's validator checks them, in its words where it has them.
-
-Deliberate difference: ``flush.size`` must be at least 1 (Confluent takes 0 and negative values
-and then rotates after every record).
+Every key is used, held, accepted without effect or only at its default
+(:mod:`lakesink.domain.dialects.confluent.keys`), anything else a one-line ConfigError; values are
+parsed by ``ConfigDef``'s rules and checked as Confluent's validator does, in its words. Unlike
+Confluent, ``flush.size`` must be at least 1 (Confluent takes 0 and negative values and then rotates
+after every record). See docs/dialects.md, "Confluent S3 sink", "Keys".
 """
 
 from __future__ import annotations
@@ -85,7 +81,7 @@ class ConfluentSinkConfig(ConnectSinkConfig):
         layout: topics.dir, delimiters, offset padding and the partitioner.
         rotate_interval_ms / rotate_schedule_interval_ms: -1 when disabled.
         keys / headers: the ``.keys`` / ``.headers`` views when stored, else None.
-        error_handling: the ``errors.*`` / ``report.null.values.to.dlq`` keys as given (held, see module doc).
+        error_handling: the ``errors.*`` / ``report.null.values.to.dlq`` keys as given (held: :mod:`lakesink.domain.dialects.confluent.keys`).
         kafka_client: ``consumer.*``, ``sasl.*``, ``ssl.*`` settings for the Kafka consumer.
     """
 

@@ -1,24 +1,8 @@
 """``timestamp.extractor``: which instant a Confluent time-based partitioner buckets a record by.
 
-* ``Wallclock`` (the default): the batch time the caller passes as ``now_ms`` (Confluent hands
-  one ``now`` to every record of a ``write()``);
-* ``Record``: the Kafka record timestamp; a record without one (or with a negative one, which
-  Kafka Connect rejects) cannot be partitioned;
-* ``RecordField``: the field named by ``timestamp.field`` (dotted names walk nested values).
-  In a Struct it may be a Connect Timestamp, an INT32/INT64 (epoch millis) or a STRING; in a Map
-  any number (Java ``Number.longValue``: fractions truncated), a string or a date-time.
-
-A string of at most 19 ASCII digits with an optional ``-`` is epoch millis; anything else is
-read as ISO-8601 by Joda's ``ISODateTimeFormat.dateTimeParser()``. lakesink reads exactly the
-common forms of that grammar, ``yyyy-MM-ddTHH:mm[:ss[.fraction]]`` followed by ``Z`` or an
-offset (``±hh``, ``±hh:mm``, ``±hhmm``, with optional seconds); the fraction is truncated to
-milliseconds, ``T`` and ``Z`` may be lower case, ``,`` may replace ``.``. Every other form is a
-RecordError, notably a date-time **without an offset**, which Joda reads in the JVM's default
-zone (so the key would depend on the Connect worker's host), and Joda's rarer forms (week and
-ordinal dates, fractional hours, one-digit fields, signed years).
-
-Deliberate difference: a blank ``timestamp.field`` or one with an empty segment (``a..b``)
-is a ConfigError here; Confluent accepts it and fails on every record.
+A string timestamp of at most 19 ASCII digits (optional ``-``) is epoch millis; any other is
+read as ISO-8601 in the common forms of Joda's grammar only (:func:`parse_iso_instant`), so a
+key never depends on the Connect worker's zone. See docs/dialects.md, "Keys".
 """
 
 from __future__ import annotations
@@ -84,6 +68,9 @@ class TimestampExtractor:
     def from_settings(cls, settings: Settings) -> TimestampExtractor:
         """Read ``timestamp.extractor`` (default Wallclock) and ``timestamp.field`` (default timestamp).
 
+        A blank ``timestamp.field`` or one with an empty segment (``a..b``) is a ConfigError here;
+        Confluent accepts it and fails on every record.
+
         Raises:
             ConfigError: an unknown or custom extractor class (lakesink cannot run Java
                 classes), or an unusable ``timestamp.field`` for RecordField.
@@ -107,6 +94,13 @@ class TimestampExtractor:
 
     def extract(self, record: Record, now_ms: int) -> int:
         """The record's instant in epoch milliseconds.
+
+        ``Wallclock`` (the default): the batch time ``now_ms`` (Confluent hands one ``now`` to every
+        record of a ``write()``); ``Record``: the Kafka record timestamp, a record without one (or with a
+        negative one, which Kafka Connect rejects) cannot be partitioned; ``RecordField``: the field
+        named by ``timestamp.field`` (dotted names walk nested values), in a Struct a Connect Timestamp,
+        an INT32/INT64 (epoch millis) or a STRING, in a Map any number (Java ``Number.longValue``:
+        fractions truncated), a string or a date-time.
 
         Raises:
             RecordError: no usable timestamp (Confluent's PartitionException or DataException).
@@ -170,6 +164,13 @@ def timestamp_from_string(text: str) -> int:
 
 def parse_iso_instant(text: str) -> int:
     """Epoch millis of ``yyyy-MM-ddTHH:mm[:ss[.f]]`` with ``Z`` or an offset, as Joda parses it.
+
+    Joda's ``ISODateTimeFormat.dateTimeParser()`` grammar, its common forms only: the fraction is
+    truncated to milliseconds, ``T`` and ``Z`` may be lower case, ``,`` may replace ``.``, offsets are
+    ``±hh``, ``±hh:mm`` or ``±hhmm`` with optional seconds. Every other form is a RecordError, notably
+    a date-time **without an offset**, which Joda reads in the JVM's default zone (so the key would
+    depend on the Connect worker's host), and Joda's rarer forms (week and ordinal dates, fractional
+    hours, one-digit fields, signed years).
 
     Raises:
         ValueError: another form, or a field out of range (month 13, 24:00, February 30...).

@@ -1,17 +1,8 @@
 """How a Confluent S3 sink config writes: files, keys, rotation and null values, for the sink's writers.
 
-Built once on the driver from a validated
-:class:`~lakesink.domain.dialects.confluent.sink_config.ConfluentSinkConfig` (:func:`confluent_writing`)
-and shipped to the executors with the statement plan, where
-:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter` applies it record by record.
-
-Formats map onto lakesink's writers: JsonFormat → JSON lines (one compact document and ``\\n``
-per record, gzip with ``s3.compression.type=gzip``, a Struct's decimals as ``json.decimal.format``
-says: base64 of the unscaled bytes by default, or numbers), AvroFormat → an Avro container
-(``avro.codec``), ParquetFormat → Parquet (``parquet.codec``), ByteArrayFormat → the raw bytes
-followed by ``format.bytearray.separator`` (default ``\\n``) per record. The keys view holds each
-record's key, the headers view an array of ``{key, value}`` strings per record (JSON wraps it as
-``{"headers": [...]}``), in files named by :func:`~lakesink.domain.dialects.confluent.naming.view_object_key`.
+Built once on the driver with a validated config (``ConfluentSinkConfig.writing``) and shipped to the
+executors, where :class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter` applies it
+record by record (formats: :func:`file_format`). See docs/dialects.md, "Running a Confluent config".
 """
 
 from __future__ import annotations
@@ -234,7 +225,17 @@ def file_format(
     fmt: ConfluentFormat, extension: str, settings: Settings, *, avro_codec: str, compression_level: int
 ) -> FileFormat:
     """How lakesink writes files of ``fmt`` (values, keys or headers) for a config's ``settings``
-    (validated: ``parquet.codec`` is one Confluent accepts; lzo is refused when the sink starts)."""
+    (validated: ``parquet.codec`` is one Confluent accepts; lzo is refused when the sink starts).
+
+    JsonFormat → JSON lines (one compact document and a newline per record, gzip with
+    ``s3.compression.type=gzip``, a Struct's decimals as ``json.decimal.format`` says: base64 of the
+    unscaled bytes by default, or numbers), AvroFormat → an Avro container (``avro.codec``),
+    ParquetFormat → Parquet (``parquet.codec``), ByteArrayFormat → the raw bytes followed by
+    ``format.bytearray.separator`` (default a newline) per record. The keys view holds each record's
+    key, the headers view an array of ``{key, value}`` strings per record (JSON wraps it as
+    ``{"headers": [...]}``), in files named by
+    :func:`~lakesink.domain.dialects.confluent.naming.view_object_key`.
+    """
     level = None if compression_level < 0 else compression_level
     gzip = string_setting(settings, "s3.compression.type", "none") == "gzip"
     decimals = json_decimal_format(settings)

@@ -1,17 +1,8 @@
 """A connector's properties read the way Kafka's ``ConfigDef`` parses them, before the connector sees them.
 
-Kafka Connect hands a connector its properties (all strings) parsed by their declared types, and
-those rules decide what a setting means, so they are reproduced here, once for every dialect:
-
-* STRING values are trimmed with Java's ``String.trim`` (every character up to U+0020 is
-  whitespace, nothing above it is);
-* LONG/INT values are trimmed and read as optionally signed ASCII decimals in the type's range;
-* LIST values are trimmed, an empty text is the empty list, otherwise the text is split on
-  commas with the whitespace around each comma dropped (empty items are kept);
-* a required setting without a value, and a value outside a ``ValidString`` list, are refused in
-  Kafka's own words.
-
-Every error is a ConfigError naming the key at fault.
+Those rules decide what a setting means, so they are reproduced once for every dialect: Java's
+``String.trim``, signed decimals in the type's range, comma lists, ``ValidString`` in Kafka's own
+words. Every error is a ConfigError naming the key at fault.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """A Confluent or Aiven sink config as the settings the sink runs on: what the two dialects share.
 
-The sink's machinery (index, admission, Spark job, executor tasks) is driven by
-:class:`~lakesink.domain.config.connector.ConnectorSettings`. A dialect config becomes one whose
-single KCQL statement takes every subscribed topic into the config's bucket (its flush
-properties are the dialect's admission rule), with the dialect's writing in place of the KCQL
-layout; the subscription, converters, transforms, Kafka client settings, error tolerance and error
-reporting (dead-letter queue, error log) are the config's own.
+The sink runs on :class:`~lakesink.domain.config.connector.ConnectorSettings`: a dialect config
+becomes one KCQL statement taking every subscribed topic into its bucket (flush properties are the
+dialect's admission rule), with the dialect's writing in place of the KCQL layout; subscription,
+converters, transforms, Kafka client settings, error tolerance and reporting are the config's own.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """How lakesink treats each key of a Kafka Connect connector's config: one table per connector.
 
-Kafka Connect ignores keys a connector does not define, so a typo in a connector config quietly
-falls back to a default. lakesink classifies every key of a Confluent or Aiven S3 sink config
-in exactly one class, and docs/dialects.md gives each connector's table in prose:
-
-* **used**: parsed into the dialect's typed config (a deprecated spelling counts as its key);
-* **held**: validated and kept for the run: Kafka Connect's ``errors.*`` handling;
-* **no effect**: accepted because it only tunes how the connector's Java code does its work;
-* **default only**: a feature lakesink's stores do not have yet: accepted at the connector's
-  default, any other value is an error;
-* **rejected**: a key users write that would not do what they expect, refused with what to do instead;
-* anything else is an error naming the key, with a "did you mean" hint.
-
-Why one class for both connectors: the two tables differ in their keys, not in their rules, and
-the rules were two copies (stream-reactor's cloud-common holds what its clouds share the same way).
+Kafka Connect ignores keys a connector does not define, so a typo quietly falls back to a
+default; lakesink puts every key in exactly one class (:class:`KeyPolicy`). One class serves both
+connectors: their tables differ in keys, not in rules. See docs/dialects.md, "Keys".
 """
 
 from __future__ import annotations
@@ -64,7 +53,15 @@ class Bound:
 
 @dataclass(frozen=True, slots=True)
 class KeyPolicy:
-    """The key table of one connector (see the module)."""
+    """The key table of one connector: every key in exactly one class.
+
+    **used**: parsed into the dialect's typed config (a deprecated spelling counts as its key);
+    **held**: validated and kept for the run (Kafka Connect's ``errors.*`` handling); **no
+    effect**: accepted because it only tunes how the connector's Java code does its work; **default
+    only**: a feature lakesink's stores do not have yet, accepted at the connector's default;
+    **rejected**: a key that would not do what users expect, refused with what to do instead;
+    anything else is an error naming the key, with a "did you mean" hint.
+    """
 
     connector: str
     """How the unknown-key error names the connector: ``Unknown <connector> setting k``."""

@@ -1,15 +1,7 @@
-"""Object keys of Quix Streams' ``FileSink`` (``store.layout=quix``, docs/quix.md).
+"""Object keys of Quix Streams' ``FileSink`` (``store.layout=quix``).
 
-Quix names each batch of a topic-partition (quixstreams/sinks/community/file/base.py)::
-
-    Path(directory) / <topic, [^a-zA-Z0-9 ._/] replaced by "_"> / str(partition)
-                    / f"{batch start offset:019d}{extension}"
-
-with ``.jsonl`` (``.jsonl.gz`` when ``compress=True``) for JSON and ``.parquet`` for Parquet.
-lakesink's KCQL prefix is Quix's ``directory``; a file's first record plays the batch start.
-The prefix is normalised as for the Lenses layout: trailing and doubled ``/`` go, as ``Path``
-drops them, and an empty prefix starts the key at the topic, as ``Path("")`` does; a leading
-``/``, which ``Path`` would keep (a key starting with ``/``), goes too.
+``<directory>/<topic>/<partition>/<first offset, 19 digits><extension>``, the KCQL prefix playing
+Quix's ``directory`` (:func:`quix_object_key`). See docs/quix.md, "The same keys, side by side".
 """
 
 from __future__ import annotations
@@ -60,6 +52,14 @@ def quix_object_key(prefix: str, *, topic: str, partition: int, first_offset: in
     """``<prefix>/<topic>/<partition>/<first offset, 19 digits>.<extension>`` (no prefix: from the topic).
 
     ``prefix`` is already normalised; ``topic`` is a legal Kafka topic name (checked by the caller).
+
+    Quix (quixstreams/sinks/community/file/base.py) names a batch
+    ``Path(directory) / <topic, [^a-zA-Z0-9 ._/] replaced by "_"> / str(partition) /
+    f"{batch start offset:019d}{extension}"``, ``.jsonl`` (``.jsonl.gz`` when ``compress=True``) or
+    ``.parquet``; lakesink's KCQL prefix is ``directory`` and a file's first record plays the batch
+    start. The prefix is normalised as for the Lenses layout: trailing and doubled ``/`` go, as
+    ``Path`` drops them, an empty prefix starts the key at the topic, as ``Path("")`` does, and a
+    leading ``/``, which ``Path`` would keep, goes too.
 
     Raises:
         ValueError: a negative partition or offset (Quix would write ``-000…1``; Kafka never has one).

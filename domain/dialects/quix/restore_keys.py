@@ -1,11 +1,9 @@
-"""Quix Streams' FileSink keys parsed back (``store.layout=quix``, docs/quix.md).
+"""Quix Streams' FileSink keys parsed back (``store.layout=quix``).
 
-``<prefix>/<topic directory>/<partition>/<batch start offset, 19 digits>.<jsonl|jsonl.gz|parquet>``,
-matched against the key with the listing prefix removed, anchored at both ends: the topic
-directory is one path level (Quix's sanitised topic: ``[a-zA-Z0-9 ._]``, other characters
-became ``_``), the partition all digits, the offset exactly 19 digits. Any other key is not
-taken for a Quix object. The offset is the file's first record: objects of one partition are
-replayed in its order.
+``<prefix>/<topic directory>/<partition>/<first offset, 19 digits>.<jsonl|jsonl.gz|parquet>``, anchored
+against the key without the listing prefix: the topic directory one level (Quix's sanitised topic,
+``[a-zA-Z0-9 ._]``), the partition all digits, the offset exactly 19 digits; other keys are not Quix
+objects. Objects of one partition replay in their offset order. See docs/quix.md, "Restoring a Quix bucket".
 """
 
 from __future__ import annotations

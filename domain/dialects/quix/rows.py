@@ -1,28 +1,9 @@
 """The rows of ``store.layout=quix`` files: what Quix Streams' FileSink formats store per message.
 
-Quix (quixstreams/sinks/community/file/formats/) writes, for each item of a batch:
-
-* JSON: ``{"_timestamp": <ms>, "_key": <key>, "_value": <value>}``, one compact line each;
-* Parquet: ``{"_timestamp": <ms>, "_key": <key>, **<the value's fields>}``, where the columns
-  are the union of the value fields of the whole batch and a field a value lacks is null.
-
-``_key`` is the key decoded as UTF-8 (Quix's default ``bytes`` key deserializer), ``_value`` the
-deserialized value (Quix's default ``json`` deserializer). In lakesink the converters run
-first, so: a ``bytes`` value (ByteArrayConverter, lakesink's default) is parsed as JSON, as Quix
-would; any other value (JsonConverter's dicts, StringConverter's text...) is taken as the
-converter gives it. A ``bytes`` key is decoded as UTF-8 and a ``str`` key kept.
-
-Where lakesink differs from Quix, on purpose (docs/quix.md):
-
-* a null key is ``null``; Quix writes ``str(item)``, the repr of its SinkItem with a memory
-  address in it, because it tests ``isinstance(item.key, bytes)`` only;
-* a key of another type (a JsonConverter or Avro key) is a poison record: its bytes are gone,
-  so the text Quix would store cannot be rebuilt; use ByteArrayConverter or StringConverter;
-* Parquet columns come in the order their field first appears in the file (Quix iterates a
-  ``set``, so its order changes from one process to the next), and a tombstone gives a row of
-  nulls (Quix fails on ``None.keys()``); a value that is no mapping is a poison record (Quix fails
-  the whole batch);
-* a record without a timestamp has ``_timestamp`` null.
+JSON lines ``{"_timestamp", "_key", "_value"}``; Parquet ``_timestamp``, ``_key`` and the union
+of the batch's value fields. The converters run first: a ``bytes`` value is parsed as JSON, as
+Quix would, any other taken as converted. See docs/quix.md, "What a file holds" and "Where
+lakesink differs, and why".
 """
 
 from __future__ import annotations
@@ -43,7 +24,10 @@ _BYTES = (bytes, bytearray, memoryview)
 
 
 def quix_key(record: Record) -> str | None:
-    """The ``_key`` text of ``record`` (see the module docstring for non-text keys).
+    """The ``_key`` text of ``record``: the key decoded as UTF-8 (Quix's default ``bytes`` key
+    deserializer), a ``str`` key kept, a null key ``null`` (Quix writes ``str(item)``, the repr of
+    its SinkItem with a memory address in it). A key of another type (a JsonConverter or Avro key)
+    is a poison record: its bytes are gone, so the text Quix would store cannot be rebuilt.
 
     Raises:
         RecordError: the key is bytes that are not UTF-8, or neither bytes, text nor null.
