@@ -48,7 +48,7 @@ $(KAFKA_STAMP): tools/kafka/pom.xml
 $(AIVEN_STAMP): tools/aiven-commons/pom.xml
 	@tools/aiven-commons/fetch
 
-# AWS SDK v2's S3 client for the Aiven benchmark peer (bench/peers/AivenCommonsS3Sink.java on a Connect
+# AWS SDK v2's S3 client for the Aiven benchmark peer (bench/connect_plugins/AivenCommonsS3Sink.java on a Connect
 # worker, beside Aiven's commons): tools/aiven-bench/pom.xml pins the version.
 $(AIVEN_BENCH_STAMP): tools/aiven-bench/pom.xml
 	@tools/aiven-bench/fetch

@@ -3,7 +3,9 @@
 Aiven's S3 sink connector is not on Maven Central; its commons (the file naming and the writers) are.
 bench/connect_plugins/AivenCommonsS3Sink.java runs those commons as Aiven's S3SinkTask does on a real Connect worker
 (tests/support/connect_standalone.py) and uploads each file to S3 with AWS SDK v2 (its header lists where it
-differs from the connector). Shared by the benchmark (bench/aiven_app.py) and its end-to-end test.
+differs from the connector). It is compiled with the connector's config and file writing that the Aiven oracle
+harnesses use too (tests/support/aiven_oracle/AivenS3SinkConfig.java). Shared by the benchmark
+(bench/aiven_app.py) and its end-to-end test.
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakesink.adapters.demo.s3 import S3Endpoint
+from tests.support.aiven_oracle.java_side import AIVEN_JARS, SINK_CONFIG
 from tests.support.connect_standalone import Plugin, connect_missing_reason
 from tests.support.kafka_broker import REPO
 
-AIVEN_JARS = REPO / ".tools" / "maven" / "aiven-commons"
 SDK_JARS = REPO / ".tools" / "maven" / "aiven-bench"
 PLUGIN = Plugin("aiven-commons-s3", Path(__file__).with_name("connect_plugins") / "AivenCommonsS3Sink.java",
-                "AivenCommonsS3Sink", jars=(AIVEN_JARS, SDK_JARS))
+                "AivenCommonsS3Sink", jars=(AIVEN_JARS, SDK_JARS), with_sources=(SINK_CONFIG,))
 LABEL = "Aiven's commons on Connect (the connector itself is not on Maven Central)"
 FIRST_RECORDS = re.compile(r"AivenCommonsS3Sink first records at (\d+)")
 UPLOADED = re.compile(r"AivenCommonsS3Sink uploaded (\S+) records=(\d+) at=(\d+)")

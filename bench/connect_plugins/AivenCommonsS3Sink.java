@@ -1,9 +1,5 @@
-import io.aiven.kafka.connect.common.config.AivenCommonConfig;
-import io.aiven.kafka.connect.common.config.CompressionType;
-import io.aiven.kafka.connect.common.config.OutputFieldType;
 import io.aiven.kafka.connect.common.grouper.RecordGrouper;
 import io.aiven.kafka.connect.common.grouper.RecordGrouperFactory;
-import io.aiven.kafka.connect.common.output.OutputWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -36,8 +32,10 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * BENCHMARKS.md "Aiven's S3 sink (its commons on Connect)"): a Kafka Connect sink whose task runs Aiven's own
  * commons 0.12.0 (io.aiven:commons-for-apache-kafka-connect) the way Aiven's S3SinkTask does, so the file
  * names (file.name.template, file.max.records) and the bytes (OutputWriter: csv/json/jsonl, gzip...) are
- * Aiven's. Written from reading the connector (github.com/Aiven-Open/s3-connector-for-apache-kafka,
- * S3SinkTask and S3OutputStream), not copied from it. The task loop is the connector's:
+ * Aiven's. Its config and its file writing are tests/support/aiven_oracle/AivenS3SinkConfig.java, compiled in,
+ * which the conformance oracle runs too. Written from reading the connector
+ * (github.com/Aiven-Open/s3-connector-for-apache-kafka, S3SinkTask and S3OutputStream), not copied from it.
+ * The task loop is the connector's:
  * - put() hands every record to the commons' RecordGrouper (one grouper for the task); nothing is written;
  * - flush(), which Connect calls every offset.flush.interval.ms, writes every group the grouper holds (a
  *   group is one file: file.max.records rotates within a flush) through OutputWriter into an S3 multipart
@@ -95,20 +93,14 @@ public class AivenCommonsS3Sink extends SinkConnector {
         return "commons-0.12.0";
     }
 
-    /** The commons' settings plus the S3 ones above; an unset file.compression.type is gzip, as in Aiven's sink. */
-    public static final class Config extends AivenCommonConfig {
+    /** The connector's file settings (AivenS3SinkConfig: an unset file.compression.type is gzip), the S3 ones above. */
+    public static final class Config extends AivenS3SinkConfig {
         Config(Map<String, String> props) {
             super(definition(), props);
         }
 
         static ConfigDef definition() {
-            ConfigDef def = new ConfigDef();
-            addCompressionTypeConfig(def, null);
-            addOutputFieldsFormatConfigGroup(def, OutputFieldType.VALUE);
-            def.define(FILE_NAME_TEMPLATE_CONFIG, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM, "");
-            def.define(FILE_MAX_RECORDS, ConfigDef.Type.INT, 0, ConfigDef.Importance.MEDIUM, "");
-            def.define(FILE_NAME_TIMESTAMP_TIMEZONE, ConfigDef.Type.STRING, "UTC", ConfigDef.Importance.LOW, "");
-            def.define(FILE_NAME_TIMESTAMP_SOURCE, ConfigDef.Type.STRING, "wallclock", ConfigDef.Importance.LOW, "");
+            ConfigDef def = fileSettings();
             def.define(BUCKET, ConfigDef.Type.STRING, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.Importance.HIGH, "");
             def.define(ENDPOINT, ConfigDef.Type.STRING, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.Importance.HIGH, "");
             def.define(REGION, ConfigDef.Type.STRING, "us-east-1", ConfigDef.Importance.MEDIUM, "");
@@ -118,12 +110,6 @@ public class AivenCommonsS3Sink extends SinkConnector {
             def.define(PART_SIZE, ConfigDef.Type.INT, DEFAULT_PART_SIZE, ConfigDef.Range.atLeast(DEFAULT_PART_SIZE),
                     ConfigDef.Importance.MEDIUM, "");
             return def;
-        }
-
-        @Override
-        public CompressionType getCompressionType() {
-            String name = getString(FILE_COMPRESSION_TYPE_CONFIG);
-            return name == null ? CompressionType.GZIP : CompressionType.forName(name);
         }
 
         S3Client client() {
@@ -178,13 +164,9 @@ public class AivenCommonsS3Sink extends SinkConnector {
             if (records.isEmpty()) {
                 return;
             }
-            try (MultipartUpload out = new MultipartUpload(s3, config.getString(BUCKET), key, config.getInt(PART_SIZE));
-                 OutputWriter writer = OutputWriter.builder()
-                         .withCompressionType(config.getCompressionType())
-                         .withOutputFields(config.getOutputFields())
-                         .withEnvelopeEnabled(config.envelopeEnabled())
-                         .build(out, config.getFormatType())) {
-                writer.writeRecords(records);
+            int partSize = config.getInt(PART_SIZE);
+            try (MultipartUpload out = new MultipartUpload(s3, config.getString(BUCKET), key, partSize)) {
+                config.writeFile(records, out);
             } catch (IOException e) {
                 throw new ConnectException("upload of " + key + " failed", e);
             }

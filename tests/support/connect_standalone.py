@@ -36,14 +36,16 @@ BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
 @dataclass(frozen=True, slots=True)
 class Plugin:
-    """A connector plugin built at the worker's start: ``source`` (one .java file in the default package
-    declaring ``connector``, a SinkConnector) compiled against the worker's jars and ``jars`` (directories
-    of jars), which are installed beside it in its own plugin directory, as a connector ships its libraries."""
+    """A connector plugin built at the worker's start: ``source`` (a .java file in the default package
+    declaring ``connector``, a SinkConnector) and the classes of ``with_sources`` it uses, compiled against
+    the worker's jars and ``jars`` (directories of jars), which are installed beside it in its own plugin
+    directory, as a connector ships its libraries."""
 
     name: str
     source: Path
     connector: str
     jars: tuple[Path, ...] = ()
+    with_sources: tuple[Path, ...] = ()
 
 
 TEST_PLUGIN = Plugin("records-to-file", TEST_SINK_SOURCE, TEST_SINK)
@@ -73,7 +75,7 @@ def install_plugin(plugin: Plugin, plugin_path: Path) -> None:
         services.mkdir(parents=True)
         (services / "org.apache.kafka.connect.sink.SinkConnector").write_text(plugin.connector + "\n")
         for command in (
-            ["javac", "-nowarn", "-d", built, "-cp", classpath, str(plugin.source)],
+            ["javac", "-nowarn", "-d", built, "-cp", classpath, str(plugin.source), *map(str, plugin.with_sources)],
             ["jar", "cf", str(directory / f"{plugin.name}.jar"), "-C", built, "."],
         ):
             subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)

@@ -1,33 +1,18 @@
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.aiven.kafka.connect.common.config.AivenCommonConfig;
-import io.aiven.kafka.connect.common.config.CompressionType;
 import io.aiven.kafka.connect.common.config.FormatType;
-import io.aiven.kafka.connect.common.config.OutputFieldType;
 import io.aiven.kafka.connect.common.config.TimestampSource;
 import io.aiven.kafka.connect.common.grouper.RecordGrouper;
 import io.aiven.kafka.connect.common.grouper.RecordGrouperFactory;
-import io.aiven.kafka.connect.common.output.OutputWriter;
 import io.aiven.kafka.connect.common.templating.Template;
-import java.io.BufferedReader;
-import java.io.BufferedWriter;
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -37,8 +22,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * the result is every object key with its bytes in hex, a later flush's object replacing an earlier one of
  * the same key, or the error Aiven raised. Written from reading the connector (github.com/Aiven-Open/
  * s3-connector-for-apache-kafka, not on Maven Central), not copied from it:
- * - the config getters the connector overrides: an unset file.compression.type is gzip, which also puts
- *   ".gz" on the default template (the commons' getFilename calls the overridden getter);
+ * - the connector's config and its files as AivenS3SinkConfig has them (an unset file.compression.type is
+ *   gzip), with the key prefix's settings added;
  * - with aws.s3.prefix the key is the rendered prefix + topic-partition-%020d start offset + the
  *   compression's extension, the template only groups (S3SinkTask#oldFullKey), its variables those of
  *   the file's first record: {{topic}}, {{partition}}, {{start_offset[:padding=true]}}, {{utc_date}},
@@ -52,77 +37,47 @@ public class AivenSinkTaskOracle {
     static final String PREFIX_TIMESTAMPS = "timestamp.source";
     static final String PREFIX_TIMEZONE = "timestamp.timezone";
 
-    static final class S3Config extends AivenCommonConfig {
+    /** The connector's file settings and the three of its key prefix. */
+    static final class S3Config extends AivenS3SinkConfig {
         S3Config(Map<String, String> props) {
             super(definition(), props);
         }
 
         static ConfigDef definition() {
-            ConfigDef def = new ConfigDef();
-            addCompressionTypeConfig(def, null);
-            addOutputFieldsFormatConfigGroup(def, OutputFieldType.VALUE);
-            def.define(FILE_NAME_TEMPLATE_CONFIG, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM, "");
-            def.define(FILE_MAX_RECORDS, ConfigDef.Type.INT, 0, ConfigDef.Importance.MEDIUM, "");
-            def.define(FILE_NAME_TIMESTAMP_TIMEZONE, ConfigDef.Type.STRING, "UTC", ConfigDef.Importance.LOW, "");
-            def.define(FILE_NAME_TIMESTAMP_SOURCE, ConfigDef.Type.STRING, "wallclock", ConfigDef.Importance.LOW, "");
+            ConfigDef def = fileSettings();
             def.define(PREFIX, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM, "");
             def.define(PREFIX_TIMESTAMPS, ConfigDef.Type.STRING, "WALLCLOCK", ConfigDef.Importance.LOW, "");
             def.define(PREFIX_TIMEZONE, ConfigDef.Type.STRING, "Z", ConfigDef.Importance.LOW, "");
             return def;
         }
-
-        @Override
-        public CompressionType getCompressionType() {
-            String name = getString(FILE_COMPRESSION_TYPE_CONFIG);
-            return name == null ? CompressionType.GZIP : CompressionType.forName(name);
-        }
     }
 
     public static void main(String[] args) throws Exception {
-        ObjectMapper mapper = new ObjectMapper();
-        HexFormat hex = HexFormat.of();
-        try (BufferedReader in = Files.newBufferedReader(Path.of(args[0]), StandardCharsets.UTF_8);
-             BufferedWriter out = Files.newBufferedWriter(Path.of(args[1]), StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                JsonNode c = mapper.readTree(line);
-                ObjectNode result = mapper.createObjectNode().put("id", c.get("id").asText());
-                long before = System.currentTimeMillis();
-                try {
-                    Map<String, String> props = new HashMap<>();
-                    c.get("config").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
-                    S3Config config = new S3Config(props);
-                    RecordGrouper grouper = RecordGrouperFactory.newRecordGrouper(config);
-                    ObjectNode objects = mapper.createObjectNode();
-                    for (JsonNode flush : c.get("flushes")) {
-                        for (JsonNode r : flush) {
-                            grouper.put(record(hex, r));
-                        }
-                        for (Map.Entry<String, List<SinkRecord>> file : grouper.records().entrySet()) {
-                            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-                            try (OutputWriter writer = OutputWriter.builder()
-                                    .withCompressionType(config.getCompressionType())
-                                    .withOutputFields(config.getOutputFields())
-                                    .withEnvelopeEnabled(config.envelopeEnabled())
-                                    .build(bytes, config.getFormatType())) {
-                                writer.writeRecords(file.getValue());
-                            }
-                            if (bytes.size() > 0) {
-                                objects.put(key(config, file.getKey(), file.getValue().get(0)),
-                                        hex.formatHex(bytes.toByteArray()));
-                            }
-                        }
-                        grouper.clear();
+        AivenCases.run(args, (c, result) -> {
+            long before = System.currentTimeMillis();
+            try {
+                S3Config config = new S3Config(AivenCases.config(c));
+                RecordGrouper grouper = RecordGrouperFactory.newRecordGrouper(config);
+                ObjectNode objects = result.objectNode();
+                for (JsonNode flush : c.get("flushes")) {
+                    for (JsonNode r : flush) {
+                        grouper.put(AivenCases.record(r));
                     }
-                    result.set("objects", objects);
-                } catch (Exception | LinkageError e) {
-                    result.put("error", e.toString());
+                    for (Map.Entry<String, List<SinkRecord>> file : grouper.records().entrySet()) {
+                        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+                        config.writeFile(file.getValue(), bytes);
+                        if (bytes.size() > 0) {
+                            objects.put(key(config, file.getKey(), file.getValue().get(0)),
+                                    AivenCases.hex(bytes.toByteArray()));
+                        }
+                    }
+                    grouper.clear();
                 }
+                result.set("objects", objects);
+            } finally {
                 result.putArray("clock").add(before).add(System.currentTimeMillis());
-                out.write(mapper.writeValueAsString(result));
-                out.write('\n');
             }
-        }
+        });
     }
 
     private static String key(S3Config config, String filename, SinkRecord first) {
@@ -145,24 +100,5 @@ public class AivenSinkTaskOracle {
         String avro = FormatType.AVRO.equals(config.getFormatType()) ? ".avro" : "";
         return rendered + String.format("%s-%d-%020d", first.topic(), first.kafkaPartition(), first.kafkaOffset())
                 + avro + config.getCompressionType().extension();
-    }
-
-    /** A record as the converters hand it: bytes (ByteArrayConverter) or, "string_key", a StringConverter key. */
-    private static SinkRecord record(HexFormat hex, JsonNode r) {
-        ConnectHeaders headers = new ConnectHeaders();
-        for (JsonNode h : r.get("headers")) {
-            headers.addBytes(h.get(0).asText(), bytes(hex, h.get(1)));
-        }
-        byte[] key = bytes(hex, r.get("key"));
-        boolean text = r.path("string_key").asBoolean(false);
-        return new SinkRecord(r.get("topic").asText(), r.get("partition").asInt(),
-                text ? Schema.OPTIONAL_STRING_SCHEMA : Schema.OPTIONAL_BYTES_SCHEMA,
-                text && key != null ? new String(key, StandardCharsets.UTF_8) : key,
-                Schema.OPTIONAL_BYTES_SCHEMA, bytes(hex, r.get("value")), r.get("offset").asLong(),
-                r.get("timestamp").asLong(), TimestampType.CREATE_TIME, headers);
-    }
-
-    private static byte[] bytes(HexFormat hex, JsonNode node) {
-        return node == null || node.isNull() ? null : hex.parseHex(node.asText());
     }
 }

@@ -1,6 +1,7 @@
 """Aiven's own code as the oracle: AivenWriterOracle.java (file bytes), AivenNamesOracle.java (file
 names) and AivenSinkTaskOracle.java (a config's object keys and bytes over flushes), each compiled and
-run once over a corpus.
+run once over a corpus, with what they share: AivenCases.java (the run over a corpus, its records) and
+AivenS3SinkConfig.java (the connector's config and files, which the benchmark's Aiven peer compiles too).
 
 Aiven's S3 sink connector is not on Maven Central (docs/dialects.md, "Against the real connector"), but
 the code it writes every object with is: ``io.aiven:commons-for-apache-kafka-connect``, fetched by
@@ -21,6 +22,9 @@ from tests.support.kafka_broker import JARS, REPO
 WRITERS = Path(__file__).with_name("AivenWriterOracle.java")
 NAMES = Path(__file__).with_name("AivenNamesOracle.java")
 SINK_TASK = Path(__file__).with_name("AivenSinkTaskOracle.java")
+#: Aiven's S3 sink config on the commons and the file its task writes: the oracles' and bench/aiven_peer.py's.
+SINK_CONFIG = Path(__file__).with_name("AivenS3SinkConfig.java")
+_CASES = Path(__file__).with_name("AivenCases.java")
 AIVEN_JARS = REPO / ".tools" / "maven" / "aiven-commons"
 
 
@@ -41,7 +45,7 @@ def run_aiven(harness: Path, cases: Iterable[dict[str, Any]], workdir: Path) -> 
     :data:`SINK_TASK` the objects a sink task uploads over flushes (``{"objects": {key: hex}}``); any
     ``{"error": text}`` when Aiven raised. Aiven's jars come first, as in the connector's isolated
     plugin class loader."""
-    return run_harness(harness, f"{AIVEN_JARS}/*:{JARS}/*", cases, workdir)
+    return run_harness(harness, f"{AIVEN_JARS}/*:{JARS}/*", cases, workdir, with_sources=(_CASES, SINK_CONFIG))
 
 
 def record_json(record: Record) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,17 +39,17 @@ def run_connect(cases: Iterable[Case], workdir: Path) -> dict[str, dict[str, Any
 
 
 def run_harness(
-    source: Path, classpath: str, cases: Iterable[dict[str, Any]], workdir: Path
+    source: Path, classpath: str, cases: Iterable[dict[str, Any]], workdir: Path, *, with_sources: Sequence[Path] = ()
 ) -> dict[str, dict[str, Any]]:
-    """Compile the one-file Java harness ``source`` against ``classpath`` into ``workdir`` and run it
-    once over ``cases`` (JSON objects with an ``id``): its result lines, by case id. One JVM for the
-    whole corpus, so a test pays one start (about a second) whatever the corpus size.
+    """Compile the Java harness ``source`` (with the classes of ``with_sources`` it uses) against ``classpath``
+    into ``workdir`` and run it once over ``cases`` (JSON objects with an ``id``): its result lines, by case
+    id. One JVM for the whole corpus, so a test pays one start (about a second) whatever the corpus size.
 
     Raises:
         subprocess.CalledProcessError: javac or the harness failed (its output is in the error).
     """
     subprocess.run(
-        ["javac", "-nowarn", "-d", str(workdir), "-cp", classpath, str(source)],
+        ["javac", "-nowarn", "-d", str(workdir), "-cp", classpath, str(source), *map(str, with_sources)],
         check=True, capture_output=True, text=True, timeout=_TIMEOUT_S,
     )
     inputs, outputs = workdir / "cases.jsonl", workdir / "results.jsonl"
