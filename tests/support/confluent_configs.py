@@ -1,9 +1,23 @@
-"""The Confluent S3 sink configs the dialect's tests share: the seed's "Complete Example"."""
+"""The Confluent S3 sink configs the dialect's tests share: the seed's "Basic Configuration" and its
+"Complete Example"."""
 
 from __future__ import annotations
 
 PKG = "io.confluent.connect.storage.partitioner."
 FMT = "io.confluent.connect.s3.format."
+
+#: The seed's "Basic Configuration" without its partitioner (each example adds one).
+BASIC = {
+    "name": "s3-sink",
+    "connector.class": "io.confluent.connect.s3.S3SinkConnector",
+    "tasks.max": "3",
+    "topics": "events",
+    "s3.bucket.name": "data-lake-bucket",
+    "s3.region": "us-east-1",
+    "format.class": f"{FMT}parquet.ParquetFormat",
+    "flush.size": "10000",
+    "storage.class": "io.confluent.connect.s3.storage.S3Storage",
+}
 
 #: The seed's "Complete Example", Avro converters replaced by JSON ones, brokers and endpoint added.
 COMPLETE = {

@@ -32,7 +32,7 @@ from lakesink.domain.dialects.aiven.convert_settings import (
     format_notes,
 )
 from lakesink.domain.dialects.aiven.keys import DEFAULT_ONLY, LEGACY, NO_EFFECT
-from lakesink.domain.dialects.aiven.sink_config import AIVEN_S3_SINK, AivenSinkConfig, is_aiven_sink
+from lakesink.domain.dialects.aiven.sink_config import AIVEN_S3_SINK, AivenSinkConfig
 from lakesink.domain.dialects.kafka_connect.config_def import int_setting
 from lakesink.domain.formats import CompressionCodec, Format
 from lakesink.domain.transforms.registry import build_chain
@@ -73,7 +73,7 @@ def convert_aiven(
         ConfigError: not an Aiven S3 sink config, an invalid one (the Aiven dialect's validation),
             or a key the converter must rewrite comes from a config provider.
     """
-    if not is_aiven_sink(resolved):
+    if not AivenSinkConfig.matches(resolved):
         raise other_dialect_error(raw, f"an Aiven S3 sink config (connector.class={AIVEN_S3_SINK})")
     config = AivenSinkConfig.from_properties(resolved, provided)
     refuse_provided(provided, _REWRITTEN)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, described
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK
-from lakesink.domain.config.hidden import HiddenValues, parse_hiding
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
@@ -38,6 +39,7 @@ from lakesink.domain.dialects.kafka_connect.config_def import (
     string_setting,
     subscription,
 )
+from lakesink.domain.dialects.kafka_connect.key_policy import KeyPolicy
 from lakesink.domain.dialects.kafka_connect.sink_config import ConnectSinkConfig, framework_settings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.transforms.registry import build_chain, transform_keys
@@ -47,11 +49,6 @@ _ENCODINGS = ("none", "base64")
 _AVRO_CODECS = ("null", "deflate", "snappy", "bzip2", "xz", "zstandard")
 _ALIASES = frozenset({"aws_s3_bucket", "aws_s3_endpoint", "aws_s3_region"})
 _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+|aws-global|aws-(cn|us-gov|iso[a-z-]*)-global")
-
-
-def is_aiven_sink(props: Mapping[str, str]) -> bool:
-    """Whether ``props`` is an Aiven S3 sink config (its ``connector.class``)."""
-    return props.get("connector.class", "").strip() == AIVEN_S3_SINK
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -68,6 +65,9 @@ class AivenSinkConfig(ConnectSinkConfig):
         error_handling: the ``errors.*`` keys as given (held).
         kafka_client: ``consumer.*``, ``sasl.*``, ``ssl.*`` settings for the Kafka consumer.
     """
+
+    connector_class: ClassVar[str] = AIVEN_S3_SINK
+    policy: ClassVar[KeyPolicy] = POLICY
 
     name: str
     topics: tuple[str, ...]
@@ -119,11 +119,8 @@ class AivenSinkConfig(ConnectSinkConfig):
         return AivenWriting(self.naming, self.output)
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str], provided: Collection[str] = frozenset()) -> AivenSinkConfig:
-        """Validate an Aiven S3 sink config.
-
-        ``provided`` names the keys a config provider filled: their values never appear in an
-        error or ``repr``.
+    def _parse(cls, raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
+        """An Aiven S3 sink config's own settings (``from_properties`` checked its keys and class).
 
         Values are parsed by Kafka's ``ConfigDef`` rules and checked as Aiven's ``S3SinkConfig`` checks
         them, in its words where it has them; the defaults are those of Aiven's code:
@@ -136,11 +133,41 @@ class AivenSinkConfig(ConnectSinkConfig):
         access. Refused where Aiven silently does something else: only one of ``aws.access.key.id`` /
         ``aws.secret.access.key`` (Aiven then uses the default chain), and the template checks of
         :mod:`lakesink.domain.dialects.aiven.naming`.
-
-        Raises:
-            ConfigError: one line naming the key at fault (unknown, unsupported or invalid).
         """
-        return parse_hiding(props, provided, _parse)
+        props = _with_legacy_names(raw)
+        topics, topics_regex = subscription(props)
+        fmt = AivenFormat.from_settings(props)
+        naming = AivenNaming.from_settings(props)
+        access, secret = _credentials(props)
+        POLICY.check_bounds(props)
+        retries = int_setting(props, "aws.s3.backoff.max.retries", 3)
+        if not 1 <= retries <= 30:
+            bound = "at least 1" if retries < 1 else "no more than 30"
+            raise ConfigError(f"Invalid value {retries} for configuration aws.s3.backoff.max.retries: Value must be {bound}")
+        transforms = transform_keys(props)
+        build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
+        return cls(
+            name=required(props, "name"),
+            topics=topics,
+            topics_regex=topics_regex,
+            bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
+            bucket=_bucket(props),
+            region=_region(props),
+            endpoint=_endpoint(props),
+            access_key=access,
+            secret_key=secret,
+            http_max_retries=retries,
+            naming=naming,
+            format=fmt,
+            compression=content_compression(props),
+            parquet_codec=AivenCompression.named(props, COMPRESSION) or AivenCompression.NONE,
+            output_fields=_output_fields(props),
+            envelope=_envelope(props),
+            avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
+            flush_interval_ms=_flush_interval(props),
+            **framework_settings(props, hidden, POLICY, transforms, topics, topics_regex),
+            hidden=hidden,
+        )
 
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
@@ -159,46 +186,6 @@ class AivenSinkConfig(ConnectSinkConfig):
                 },
             },
         )
-
-
-def _parse(raw: Mapping[str, str], hidden: HiddenValues) -> AivenSinkConfig:
-    POLICY.check_keys(raw, hidden.keys)
-    if not is_aiven_sink(raw):
-        raise ConfigError(f"connector.class must be {AIVEN_S3_SINK} for an Aiven S3 sink config.")
-    props = _with_legacy_names(raw)
-    topics, topics_regex = subscription(props)
-    fmt = AivenFormat.from_settings(props)
-    naming = AivenNaming.from_settings(props)
-    access, secret = _credentials(props)
-    POLICY.check_bounds(props)
-    retries = int_setting(props, "aws.s3.backoff.max.retries", 3)
-    if not 1 <= retries <= 30:
-        bound = "at least 1" if retries < 1 else "no more than 30"
-        raise ConfigError(f"Invalid value {retries} for configuration aws.s3.backoff.max.retries: Value must be {bound}")
-    transforms = transform_keys(props)
-    build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
-    return AivenSinkConfig(
-        name=required(props, "name"),
-        topics=topics,
-        topics_regex=topics_regex,
-        bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
-        bucket=_bucket(props),
-        region=_region(props),
-        endpoint=_endpoint(props),
-        access_key=access,
-        secret_key=secret,
-        http_max_retries=retries,
-        naming=naming,
-        format=fmt,
-        compression=content_compression(props),
-        parquet_codec=AivenCompression.named(props, COMPRESSION) or AivenCompression.NONE,
-        output_fields=_output_fields(props),
-        envelope=_envelope(props),
-        avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
-        flush_interval_ms=_flush_interval(props),
-        **framework_settings(props, hidden, POLICY, transforms, topics, topics_regex),
-        hidden=hidden,
-    )
 
 
 def _flush_interval(props: Mapping[str, str]) -> int:

@@ -33,11 +33,7 @@ from lakesink.domain.dialects.confluent.convert_settings import (
     record_handling,
 )
 from lakesink.domain.dialects.confluent.keys import USED_CLIENT_KEYS
-from lakesink.domain.dialects.confluent.sink_config import (
-    CONFLUENT_S3_SINK,
-    ConfluentSinkConfig,
-    is_confluent_sink,
-)
+from lakesink.domain.dialects.confluent.sink_config import CONFLUENT_S3_SINK, ConfluentSinkConfig
 from lakesink.domain.formats import Format
 from lakesink.domain.transforms.registry import build_chain
 
@@ -92,7 +88,7 @@ def convert_confluent(
         ConfigError: not a Confluent S3 sink config, an invalid one (Confluent's validation), or
             a key the converter must rewrite comes from a config provider.
     """
-    if not is_confluent_sink(resolved):
+    if not ConfluentSinkConfig.matches(resolved):
         raise other_dialect_error(raw, f"a Confluent S3 sink config (connector.class={CONFLUENT_S3_SINK})")
     config = ConfluentSinkConfig.from_properties(resolved, provided)
     refuse_provided(provided, _REWRITTEN)

@@ -9,13 +9,14 @@ after every record). See docs/dialects.md, "Confluent S3 sink", "Keys".
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import UNREAD_CLOCK, described
 from lakesink.domain.config.connector_classes import CONFLUENT_S3_SINK
-from lakesink.domain.config.hidden import HiddenValues, parse_hiding
+from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.passthrough import ConverterSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.config.values import as_bool
@@ -39,6 +40,7 @@ from lakesink.domain.dialects.kafka_connect.config_def import (
     string_setting,
     subscription,
 )
+from lakesink.domain.dialects.kafka_connect.key_policy import KeyPolicy
 from lakesink.domain.dialects.kafka_connect.sink_config import ConnectSinkConfig, framework_settings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.layout.joda_zone import TIMEZONE_SETTING, resolve_joda_zone
@@ -55,11 +57,6 @@ DEFAULT_CREDENTIAL_CHAINS = frozenset(
 _NULL_BEHAVIOURS = ("fail", "ignore", "write")
 _COMPATIBILITIES = ("NONE", "BACKWARD", "FORWARD", "FULL")
 _AVRO_CODECS = ("null", "deflate", "snappy", "bzip2")
-
-
-def is_confluent_sink(props: Mapping[str, str]) -> bool:
-    """Whether ``props`` is a Confluent S3 sink config (its ``connector.class``)."""
-    return props.get("connector.class", "").strip() == CONFLUENT_S3_SINK
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +81,9 @@ class ConfluentSinkConfig(ConnectSinkConfig):
         error_handling: the ``errors.*`` / ``report.null.values.to.dlq`` keys as given (held: :mod:`lakesink.domain.dialects.confluent.keys`).
         kafka_client: ``consumer.*``, ``sasl.*``, ``ssl.*`` settings for the Kafka consumer.
     """
+
+    connector_class: ClassVar[str] = CONFLUENT_S3_SINK
+    policy: ClassVar[KeyPolicy] = POLICY
 
     name: str
     topics: tuple[str, ...]
@@ -124,18 +124,70 @@ class ConfluentSinkConfig(ConnectSinkConfig):
         return self.s3_settings(path_style_access=self.path_style_access)
 
     @classmethod
-    def from_properties(
-        cls, props: Mapping[str, str], provided: Collection[str] = frozenset()
-    ) -> ConfluentSinkConfig:
-        """Validate a Confluent S3 sink config.
-
-        ``provided`` names the keys a config provider filled: their values never appear in an
-        error or ``repr``.
-
-        Raises:
-            ConfigError: one line naming the key at fault (unknown, unsupported or invalid).
-        """
-        return parse_hiding(props, provided, _parse)
+    def _parse(cls, props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:
+        storage = string_setting(props, "storage.class", "")
+        if storage != S3_STORAGE:
+            raise ConfigError(f"storage.class is required and must be {S3_STORAGE}, not {storage!r}.")
+        topics, topics_regex = subscription(props)
+        fmt = ConfluentFormat.from_settings(props)
+        _check_compression(props, "data", fmt, "format.class")
+        extension = format_extension(fmt, props)
+        _check_time_settings(props)
+        layout = ConfluentKeyLayout.from_settings(props, partitioner_from_settings(props))
+        access, secret = _credentials(props)
+        store_keys = as_bool("store.kafka.keys", props.get("store.kafka.keys", "false"))
+        null_values = one_of(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True)
+        if null_values == "write" and not store_keys:
+            raise ConfigError(
+                "Writing Kafka record keys to storage is mandatory when tombstone writing is enabled "
+                "(behavior.on.null.values=write needs store.kafka.keys=true)."
+            )
+        schedule = long_setting(props, "rotate.schedule.interval.ms", -1)
+        timezone = string_setting(props, TIMEZONE_SETTING, "")
+        if schedule > 0 and not timezone:
+            raise ConfigError("timezone configuration must be set when using rotate.schedule.interval.ms")
+        if timezone:
+            resolve_joda_zone(timezone)
+        POLICY.check_bounds(props)
+        transforms = transform_keys(props)
+        build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
+        views = (
+            _view(props, "keys", stored=store_keys),
+            _view(props, "headers", stored=as_bool("store.kafka.headers", props.get("store.kafka.headers", "false"))),
+        )
+        return cls(
+            name=required(props, "name"),
+            topics=topics,
+            topics_regex=topics_regex,
+            bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
+            bucket=required(props, "s3.bucket.name"),
+            region=string_setting(props, "s3.region", "us-west-2") or "us-west-2",
+            endpoint=string_setting(props, "store.url", "") or None,
+            path_style_access=as_bool(
+                "s3.path.style.access.enabled", props.get("s3.path.style.access.enabled", "true")
+            ),
+            access_key=access,
+            secret_key=secret,
+            format=fmt,
+            extension=extension,
+            layout=layout,
+            flush_size=_flush_size(props),
+            rotate_interval_ms=long_setting(props, "rotate.interval.ms", -1),
+            rotate_schedule_interval_ms=schedule,
+            rotate_on_partition_change=as_bool(
+                "rotate.file.on.partition.change", props.get("rotate.file.on.partition.change", "true")
+            ),
+            schema_compatibility=one_of(props, "schema.compatibility", _COMPATIBILITIES, "NONE"),
+            null_values=null_values,
+            tombstone_partition=string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone",
+            compression_level=_compression_level(props),
+            avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
+            keys=views[0],
+            headers=views[1],
+            **framework_settings(props, hidden, POLICY, transforms, topics, topics_regex),
+            writing=_writing(props, fmt, extension, layout, views),
+            hidden=hidden,
+        )
 
     def describe(self) -> dict[str, object]:
         """The resolved settings as plain JSON-able values (explain); secrets masked."""
@@ -148,75 +200,6 @@ class ConfluentSinkConfig(ConnectSinkConfig):
             "partitioner": type(layout.partitioner).__name__,
         }
         return described(self, {"layout": summary}, omitted=("writing",))
-
-
-def _parse(props: Mapping[str, str], hidden: HiddenValues) -> ConfluentSinkConfig:
-    POLICY.check_keys(props, hidden.keys)
-    if not is_confluent_sink(props):
-        raise ConfigError(f"connector.class must be {CONFLUENT_S3_SINK} for a Confluent S3 sink config.")
-    storage = string_setting(props, "storage.class", "")
-    if storage != S3_STORAGE:
-        raise ConfigError(f"storage.class is required and must be {S3_STORAGE}, not {storage!r}.")
-    topics, topics_regex = subscription(props)
-    fmt = ConfluentFormat.from_settings(props)
-    _check_compression(props, "data", fmt, "format.class")
-    extension = format_extension(fmt, props)
-    _check_time_settings(props)
-    layout = ConfluentKeyLayout.from_settings(props, partitioner_from_settings(props))
-    access, secret = _credentials(props)
-    store_keys = as_bool("store.kafka.keys", props.get("store.kafka.keys", "false"))
-    null_values = one_of(props, "behavior.on.null.values", _NULL_BEHAVIOURS, "fail", lower=True)
-    if null_values == "write" and not store_keys:
-        raise ConfigError(
-            "Writing Kafka record keys to storage is mandatory when tombstone writing is enabled "
-            "(behavior.on.null.values=write needs store.kafka.keys=true)."
-        )
-    schedule = long_setting(props, "rotate.schedule.interval.ms", -1)
-    timezone = string_setting(props, TIMEZONE_SETTING, "")
-    if schedule > 0 and not timezone:
-        raise ConfigError("timezone configuration must be set when using rotate.schedule.interval.ms")
-    if timezone:
-        resolve_joda_zone(timezone)
-    POLICY.check_bounds(props)
-    transforms = transform_keys(props)
-    build_chain(transforms, UNREAD_CLOCK)  # validation: an unknown class or option fails here
-    views = (
-        _view(props, "keys", stored=store_keys),
-        _view(props, "headers", stored=as_bool("store.kafka.headers", props.get("store.kafka.headers", "false"))),
-    )
-    return ConfluentSinkConfig(
-        name=required(props, "name"),
-        topics=topics,
-        topics_regex=topics_regex,
-        bootstrap_servers=string_setting(props, "bootstrap.servers", "") or None,
-        bucket=required(props, "s3.bucket.name"),
-        region=string_setting(props, "s3.region", "us-west-2") or "us-west-2",
-        endpoint=string_setting(props, "store.url", "") or None,
-        path_style_access=as_bool(
-            "s3.path.style.access.enabled", props.get("s3.path.style.access.enabled", "true")
-        ),
-        access_key=access,
-        secret_key=secret,
-        format=fmt,
-        extension=extension,
-        layout=layout,
-        flush_size=_flush_size(props),
-        rotate_interval_ms=long_setting(props, "rotate.interval.ms", -1),
-        rotate_schedule_interval_ms=schedule,
-        rotate_on_partition_change=as_bool(
-            "rotate.file.on.partition.change", props.get("rotate.file.on.partition.change", "true")
-        ),
-        schema_compatibility=one_of(props, "schema.compatibility", _COMPATIBILITIES, "NONE"),
-        null_values=null_values,
-        tombstone_partition=string_setting(props, "tombstone.encoded.partition", "tombstone") or "tombstone",
-        compression_level=_compression_level(props),
-        avro_codec=one_of(props, "avro.codec", _AVRO_CODECS, "null"),
-        keys=views[0],
-        headers=views[1],
-        **framework_settings(props, hidden, POLICY, transforms, topics, topics_regex),
-        writing=_writing(props, fmt, extension, layout, views),
-        hidden=hidden,
-    )
 
 
 def _writing(

@@ -19,22 +19,11 @@ from lakesink.domain.errors import ConfigError
 from lakesink.domain.kcql.statement import KcqlStatement
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, plan_sink
-from tests.support.confluent_configs import COMPLETE, FMT, PKG
+from tests.support.confluent_configs import BASIC, COMPLETE, FMT, PKG
 from tests.support.conversions import load, notes
 
 #: 2024-05-09T03:17:33Z: 23:17:33 the day before in Santiago (UTC-4), 08:47:33 in Kolkata (UTC+5:30).
 TS = 1715224653000
-BASIC = {
-    "name": "s3-sink",
-    "connector.class": "io.confluent.connect.s3.S3SinkConnector",
-    "tasks.max": "3",
-    "topics": "events",
-    "s3.bucket.name": "data-lake-bucket",
-    "s3.region": "us-east-1",
-    "format.class": f"{FMT}parquet.ParquetFormat",
-    "flush.size": "10000",
-    "storage.class": "io.confluent.connect.s3.storage.S3Storage",
-}
 TIME_BASED = {
     "partitioner.class": f"{PKG}TimeBasedPartitioner",
     "path.format": "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH",
