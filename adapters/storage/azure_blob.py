@@ -8,14 +8,14 @@ A bucket is a container; conditional writes are the blob service's preconditions
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.azure_errors import translate_azure_error
-from lakesink.adapters.storage.paging import delete_each, paginate, regroup, roll_up
-from lakesink.adapters.storage.store_base import SdkStore
+from lakesink.adapters.storage.paging import paginate, regroup, roll_up
+from lakesink.adapters.storage.store_base import PerObjectDeleteStore
 from lakesink.domain.config.backends import AzureSettings
 from lakesink.domain.errors import (
     AccessDeniedError,
@@ -28,7 +28,7 @@ from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
 _COPY_POLL_S = 0.05
 
 
-class AzureBlobObjectStore(SdkStore[AzureSettings]):
+class AzureBlobObjectStore(PerObjectDeleteStore[AzureSettings]):
     """The :class:`~lakesink.domain.ports.ObjectStore` port over the Azure Blob REST API."""
 
     kind = "azure"
@@ -54,14 +54,8 @@ class AzureBlobObjectStore(SdkStore[AzureSettings]):
     def upload_file(self, bucket: str, key: str, path: Path, *, if_absent: bool = False) -> str:
         return self._upload(bucket, key, lambda: open(path, "rb"), overwrite=not if_absent)
 
-    def delete(self, bucket: str, key: str) -> None:
-        try:
-            self._call(bucket, key, "delete", lambda: self._blob(bucket, key).delete_blob())
-        except ObjectNotFoundError:
-            pass
-
-    def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
-        delete_each(lambda k: self.delete(bucket, k), keys)
+    def _delete_object(self, bucket: str, key: str) -> None:
+        self._blob(bucket, key).delete_blob()
 
     def copy(
         self,

@@ -9,14 +9,14 @@ preconditions (:class:`GcsObjectStore`). Every call carries a ``google.api_core.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 from lakesink.adapters.clock import epoch_ms
 from lakesink.adapters.storage.gcs_errors import is_retryable, translate_gcs_error
-from lakesink.adapters.storage.paging import delete_each, regroup, rolled_up_client_side
-from lakesink.adapters.storage.store_base import SdkStore
+from lakesink.adapters.storage.paging import regroup, rolled_up_client_side
+from lakesink.adapters.storage.store_base import PerObjectDeleteStore
 from lakesink.domain.config.backends import GcsSettings
 from lakesink.domain.errors import AccessDeniedError, ObjectNotFoundError, PreconditionFailedError
 from lakesink.domain.ports import ListPage, ObjectInfo, StoredObject
@@ -26,7 +26,7 @@ MAX_BACKOFF_S = 20.0
 """Longest wait between two attempts, however many retries came before (botocore's cap too)."""
 
 
-class GcsObjectStore(SdkStore[GcsSettings]):
+class GcsObjectStore(PerObjectDeleteStore[GcsSettings]):
     """The :class:`~lakesink.domain.ports.ObjectStore` port over the GCS JSON API.
 
     The port's etag is the object *generation* (a decimal string): create-only writes send
@@ -66,14 +66,8 @@ class GcsObjectStore(SdkStore[GcsSettings]):
         return self._upload(bucket, key, lambda blob, cond: blob.upload_from_filename(str(path), **cond),
                             0 if if_absent else None)
 
-    def delete(self, bucket: str, key: str) -> None:
-        try:
-            self._call(bucket, key, "delete", lambda: self._blob(bucket, key).delete(**self._per_call()))
-        except ObjectNotFoundError:
-            pass
-
-    def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
-        delete_each(lambda k: self.delete(bucket, k), keys)
+    def _delete_object(self, bucket: str, key: str) -> None:
+        self._blob(bucket, key).delete(**self._per_call())
 
     def copy(
         self,

@@ -3,18 +3,20 @@
 :class:`PagedStore`: ``list_pages``'s signature and page-size rule, a backend supplying only how it
 pages; :class:`SdkStore`: the network backends' client, one per settings per process (only the
 settings are pickled, so every executor builds its own), and their calls, whose final failures
-become the port's errors (:func:`.sdk_call.sdk_call`). See docs/storage.md, "Adding a backend".
+become the port's errors (:func:`.sdk_call.sdk_call`); :class:`PerObjectDeleteStore`: GCS's and
+Azure's deletes (one object per call, a missing one no error). See docs/storage.md, "Adding a backend".
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from lakesink.adapters.storage.client_cache import shared_client
-from lakesink.adapters.storage.paging import check_page_size
+from lakesink.adapters.storage.paging import check_page_size, delete_each
 from lakesink.adapters.storage.sdk_call import sdk_call
+from lakesink.domain.errors import ObjectNotFoundError
 from lakesink.domain.ports import ListPage
 
 T = TypeVar("T")
@@ -85,3 +87,21 @@ class SdkStore(PagedStore, Generic[SettingsT]):
         return sdk_call(f"{self.service} {operation}", attempt,
                         lambda exc: self._translate(exc, bucket, key, operation),
                         self.settings.http_max_retries)
+
+
+class PerObjectDeleteStore(SdkStore[SettingsT]):
+    """An SDK backend that deletes one object per call and answers a missing one with a not-found error
+    (GCS, Azure; S3 has a batch delete and deletes a missing key silently)."""
+
+    def delete(self, bucket: str, key: str) -> None:
+        try:
+            self._call(bucket, key, "delete", lambda: self._delete_object(bucket, key))
+        except ObjectNotFoundError:
+            pass  # the port: deleting a missing key is not an error
+
+    def delete_many(self, bucket: str, keys: Iterable[str]) -> None:
+        delete_each(lambda key: self.delete(bucket, key), keys)
+
+    @abstractmethod
+    def _delete_object(self, bucket: str, key: str) -> None:
+        """The SDK's delete of one object (inside :meth:`SdkStore._call`, which translates its errors)."""
