@@ -22,12 +22,12 @@ from lakesink.adapters.kafka.offsets import (
     TopicPartitionKey,
     ranges_between,
     split_for_min_partitions,
-    to_json,
 )
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.domain.flush.admission import AdmissionControl, AdmitMode
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock
+from lakesink.domain.records import positions_json
 from lakesink.domain.transient import wait_before
 
 if TYPE_CHECKING:
@@ -105,13 +105,13 @@ class BatchPlanner:
         partition's position (the topic was deleted and recreated).
         """
         positions = self._positions(self._starting, self._metadata.partitions(self._selection))
-        logger.info("Kafka source starts at %s", to_json(positions))
+        logger.info("Kafka source starts at %s", positions_json(positions))
         return positions
 
     def drain(self) -> Positions:
         """Fix the target of a drain: the high watermarks now; later batches never pass them."""
         self._target = self._metadata.latest(self._metadata.partitions(self._selection))
-        logger.info("Kafka source drains up to %s", to_json(self._target))
+        logger.info("Kafka source drains up to %s", positions_json(self._target))
         return dict(self._target)
 
     def next_end(self, begin: Positions, mode: AdmitMode) -> Positions:
@@ -132,7 +132,7 @@ class BatchPlanner:
             end = self._admission.plan(begin, available, mode)
         registered = self._positions(self._starting_new, [key for key in known if key not in begin])
         if registered:
-            logger.info("Kafka source registers new partitions at %s", to_json(registered))
+            logger.info("Kafka source registers new partitions at %s", positions_json(registered))
         return {**end, **registered}
 
     def ranges(self, start: Positions, end: Positions) -> list[OffsetRange]:
@@ -253,7 +253,7 @@ class BatchPlanner:
         self._forced_first_end = {}
         if not forced:
             return None
-        logger.info("Kafka source replays a planned batch up to %s", to_json(forced))
+        logger.info("Kafka source replays a planned batch up to %s", positions_json(forced))
         return {key: forced.get(key, offset) for key, offset in begin.items()}
 
 

@@ -1,6 +1,7 @@
 """Offsets of the Kafka source: the JSON form Spark checkpoints, ranges, starting positions.
 
-The public form is ``{topic: {"partition": next}}``, ``next`` the next offset to read (Kafka's
+The public form is ``{topic: {"partition": next}}`` (the domain's
+:func:`~lakesink.domain.records.positions_json` writes it), ``next`` the next offset to read (Kafka's
 convention); inside the source a position map is ``{(topic, partition): next}``. A partition's
 range may be cut into chunks (:func:`ranges_between`, :func:`split_for_min_partitions`).
 See docs/kafka.md, "Planning, admission control and offsets".
@@ -17,12 +18,11 @@ from typing import Any
 from lakesink.domain.commit.chunks import Chunk, chunk_bounds
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.offset_range import OffsetRange
-from lakesink.domain.records import TopicPartition, positions_json
+from lakesink.domain.records import TopicPartition
 
 TopicPartitionKey = TopicPartition
 """The domain's :data:`~lakesink.domain.records.TopicPartition`, named apart from confluent_kafka's class."""
 Positions = dict[TopicPartitionKey, int]
-OffsetJson = dict[str, dict[str, int]]
 
 EARLIEST = -2
 LATEST = -1
@@ -39,11 +39,6 @@ class KafkaDataLossError(RuntimeError):
             f"{where}: some data may have been lost (aged out by retention, or the topic was deleted). "
             "Set the source option failOnDataLoss=false to continue from the earliest offset available."
         )
-
-
-def to_json(positions: Mapping[TopicPartitionKey, int]) -> OffsetJson:
-    """The JSON-serialisable form Spark checkpoints; topics and partitions sorted."""
-    return positions_json(positions)
 
 
 def from_json(document: Mapping[str, Any], *, setting: str = "offsets") -> Positions:

@@ -18,7 +18,6 @@ from lakesink.adapters.kafka.offsets import (
     OffsetSpec,
     TopicPartitionKey,
     chunks_to_json,
-    to_json,
 )
 from lakesink.adapters.kafka.source_options import (
     FAIL_ON_DATA_LOSS,
@@ -41,6 +40,7 @@ from lakesink.domain.commit.chunks import Chunk
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.flush.admission import AdmissionPolicy
+from lakesink.domain.records import positions_json
 from lakesink.domain.subscription import SUBSCRIBE, SUBSCRIBE_PATTERN
 
 
@@ -146,9 +146,9 @@ class SinkSource:
             options[SUBSCRIBE] = self.topics
         else:
             options[SUBSCRIBE_PATTERN] = self.topics_regex or ""
-        options[STARTING_OFFSETS] = _json(to_json(self.starting)) if self.starting else "earliest"
+        options[STARTING_OFFSETS] = _json(positions_json(self.starting)) if self.starting else "earliest"
         if self.first_batch_end:
-            options[FIRST_BATCH_END_OFFSETS] = _json(to_json(self.first_batch_end))
+            options[FIRST_BATCH_END_OFFSETS] = _json(positions_json(self.first_batch_end))
         if self.first_batch_chunks:
             options[FIRST_BATCH_CHUNKS] = _json(chunks_to_json(self.first_batch_chunks))
         if self.max_range_offsets is not None:

@@ -23,12 +23,13 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from lakesink.adapters.kafka.batch_planner import BatchPlanner, BrokerMetadata
-from lakesink.adapters.kafka.offsets import from_json, to_json
+from lakesink.adapters.kafka.offsets import from_json
 from lakesink.adapters.kafka.source_options import SourceOptions
 from lakesink.adapters.kafka.source_schemas import RANGES_SCHEMA, kafka_schema
 from lakesink.domain.flush.admission import AdmitMode
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import Clock
+from lakesink.domain.records import positions_json
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -107,7 +108,7 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
     """Spark's micro-batch calls mapped onto the :class:`BatchPlanner`, which keeps the state."""
 
     def initialOffset(self) -> dict[str, Any]:
-        return to_json(self.planner.start())
+        return positions_json(self.planner.start())
 
     def getDefaultReadLimit(self) -> ReadLimit:
         policy = self._options.policy
@@ -122,7 +123,7 @@ class KafkaStreamReader(_RangeReading, DataSourceStreamReader, SupportsTriggerAv
             mode = AdmitMode.ALL
         else:
             mode = AdmitMode.DRAIN if planner.draining else AdmitMode.POLICY
-        return to_json(planner.next_end(from_json(start, setting="start offset"), mode))
+        return positions_json(planner.next_end(from_json(start, setting="start offset"), mode))
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         ranges = self.planner.ranges(from_json(start, setting="start offset"), from_json(end, setting="end offset"))

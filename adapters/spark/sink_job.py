@@ -22,7 +22,6 @@ from pyspark.sql.streaming import StreamingQuery
 from lakesink.adapters.formats.record_decoding import headers_needed
 from lakesink.adapters.kafka.batch_planner import BatchPlanner
 from lakesink.adapters.kafka.client_config import connector_client_settings
-from lakesink.adapters.kafka.offsets import to_json
 from lakesink.adapters.kafka.range_rows import RangeReader, ranges_in
 from lakesink.adapters.kafka.sink_source import SinkSource
 from lakesink.adapters.spark.record_frames import RecordFrame, is_range_frame
@@ -34,7 +33,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore, SinkStart
-from lakesink.domain.records import TopicPartition
+from lakesink.domain.records import TopicPartition, positions_json
 from lakesink.domain.statement_plan import SinkPlan
 
 logger = logging.getLogger(__name__)
@@ -112,7 +111,7 @@ class SparkSink:
                     batch_id,
                     len(ranges),
                     sum(r.size for r in ranges),
-                    to_json(end),
+                    positions_json(end),
                 )
                 on_batch(batch_id, ranges)
                 if batch_id == 0:  # from the first commit on, a streaming checkpoint is behind
@@ -124,7 +123,7 @@ class SparkSink:
         finally:
             planner.close()
         if not self.once:
-            logger.info("Sink %s stopped; its next batch starts at %s", self.settings.name, to_json(self.position))
+            logger.info("Sink %s stopped; its next batch starts at %s", self.settings.name, positions_json(self.position))
 
     def stop(self) -> None:
         """End a run after its batch in progress is committed (from any thread or a signal handler)."""

@@ -24,13 +24,13 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.adapters.kafka.offsets import OffsetJson, to_json
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.application.bootstrap.sink import sink_run
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError
 from lakesink.domain.ports import ObjectStore, iter_objects
+from lakesink.domain.records import positions_json
 from lakesink.domain.subscription import TopicSelection
 from tests.conftest import unique_name
 
@@ -172,7 +172,7 @@ def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120,
             pass
         target = target or _high_watermarks(job)
         while not finished.wait(0.1):
-            if to_json(job.compute.position) == target:
+            if positions_json(job.compute.position) == target:
                 drained.set()
                 job.stop()
                 return
@@ -187,11 +187,11 @@ def run_until_drained(spark: SparkSession, job: SinkRun, timeout_s: float = 120,
     assert drained.is_set(), f"the continuous sink did not reach {target} within {timeout_s} s"
 
 
-def _high_watermarks(job: SinkRun) -> OffsetJson:
+def _high_watermarks(job: SinkRun) -> dict[str, dict[str, int]]:
     metadata = TopicMetadata(admin_config({"bootstrap.servers": job.settings.bootstrap_servers or ""}))
     try:
         selection = TopicSelection(",".join(job.settings.topics) or None, job.settings.topics_regex)
-        return to_json(metadata.latest(metadata.partitions(selection)))
+        return positions_json(metadata.latest(metadata.partitions(selection)))
     finally:
         metadata.close()
 

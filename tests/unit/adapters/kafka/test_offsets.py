@@ -10,16 +10,16 @@ from lakesink.adapters.kafka.offsets import (
     OffsetSpec,
     from_json,
     ranges_between,
-    to_json,
 )
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.offset_range import OffsetRange
+from lakesink.domain.records import positions_json
 
 
 def test_positions_round_trip_through_the_json_form_spark_checkpoints() -> None:
     positions = {("b", 1): 7, ("a", 10): 3, ("a", 2): 0}
 
-    document = to_json(positions)
+    document = positions_json(positions)
 
     assert document == {"a": {"2": 0, "10": 3}, "b": {"1": 7}}
     assert from_json(document) == positions
