@@ -1,14 +1,10 @@
 """``lakesink config validate``: every problem of a config at once, per setting, without running it.
 
-Kafka Connect's ``PUT /connector-plugins/{class}/config/validate`` answers with each setting's
-errors; lakesink's loaders instead stop at the first problem (one ``lakesink: error:`` line is
-what ``sink`` and ``restore`` should print). To report them all, this use case loads the config
-the way the run would (:func:`load_for_run`: the dialect its ``connector.class`` or statements
-name, converters, transforms and table catalogs included), and each time a problem names
-settings of the file it records the problem against them, sets them aside and loads again, until
-the config loads or a problem names no setting of the file (a required setting is missing, or it
-follows from one set aside): the rest is reported once that one is fixed. No Spark, Kafka or store
-is touched unless ``connect`` is asked for (the preflight checks ``sink`` and ``restore`` run).
+Kafka Connect's ``PUT /connector-plugins/{class}/config/validate`` answers so; lakesink's loaders
+stop at the first problem, so the config is loaded as the run would load it (:func:`load_for_run`),
+each problem naming settings of the file is recorded against them, and those are set aside before
+loading again. Nothing is contacted unless ``connect`` is asked for.
+See docs/operations.md, "Validating a config".
 """
 
 from __future__ import annotations

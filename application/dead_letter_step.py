@@ -1,12 +1,9 @@
 """The driver's dead-letter step: each batch's skipped records go to the dead-letter topic before
 the batch is committed, once.
 
-The step reads at start how far earlier batches sent their dead letters (the queue's committed
-marks); before each commit it sends the batch's letters not sent yet together with the batch's
-new marks, in one transaction (:mod:`lakesink.domain.dead_letters` decides which; the queue is
-a :class:`~lakesink.domain.ports.DeadLetterQueue`). A crash after that transaction and before the
-commit redoes the batch: its poison records become dead letters again, below the marks, and are
-not sent twice. A batch without dead letters sends nothing at all.
+The letters not sent yet go in one transaction with the batch's new marks
+(:mod:`lakesink.domain.dead_letters` decides which), so a batch redone after a crash sends none twice.
+See docs/sink.md, "Dead-letter queue" ("Once, relative to the commit").
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """What ``kcql explain`` does alike for every Kafka Connect dialect (Confluent's and Aiven's S3 sinks).
 
-* The config's own keys as the file names them (:func:`own_keys`). Why: the dialect configs are
-  parsed into lakesink's own fields (``topics_regex``, ``key_converter.settings...``), names a user
-  never wrote; explain leads with the keys as written, secrets and provided values masked, each key
-  that has no effect here noted (:func:`~lakesink.domain.config.setting_notes.setting_note`).
-* A record taken as Kafka Connect takes it (:func:`traced`): refused when the connector does not
-  subscribe to its topic, then through the config's transforms, at the explain's clock.
-* The text report's head (:func:`report_head`): the config's title, its keys, and each dialect's
-  lists of notes under their titles.
+The dialect configs are parsed into lakesink's own fields, names a user never wrote, so explain
+leads with the config's keys as the file names them (:func:`own_keys`), takes a record as Kafka
+Connect takes it (:func:`traced`) and opens its text report with :func:`report_head`.
+See docs/dialects.md, "Confluent S3 sink" and "Aiven S3 sink".
 """
 
 from __future__ import annotations
@@ -28,7 +24,12 @@ from lakesink.domain.transforms.registry import build_chain
 
 
 def own_keys(config: Mapping[str, str], provided: Collection[str]) -> dict[str, dict[str, str]]:
-    """``{key: {"value": …, "note": …}}`` in the file's order; a note only where the key has no effect."""
+    """``{key: {"value": …, "note": …}}`` in the file's order; a note only where the key has no effect.
+
+    The keys as written, not lakesink's fields they were parsed into (``topics_regex``,
+    ``key_converter.settings...``); secrets and provided values masked, the note from
+    :func:`~lakesink.domain.config.setting_notes.setting_note`.
+    """
     shown: dict[str, dict[str, str]] = {}
     for key, value in config.items():
         entry = {"value": MASK if key in provided or holds_secret(key) else value}

@@ -1,12 +1,10 @@
 """Records a Confluent config's open cycles hold back: where each partition's next range starts.
 
-Under a Confluent config whose cycles wait for their rotation rule (``CycleEnd.WAIT``), a range
-is durable only up to the end of its last complete cycle; the records after it were read but
-not written (:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter`). The source's next
-range of that partition starts where the previous one ended, so this stretches it back to the
-first record not yet durable, and merges the partition's chunks into one range: a cycle must be
-placed by one task, from its first record on. Files depend only on the records from that
-point, so a re-read writes exactly the files Confluent would.
+Under a Confluent config whose cycles wait for their rotation rule, a range is durable only up to
+its last complete cycle (:class:`~lakesink.adapters.dialects.confluent.cycle_writer.CycleWriter`), so
+the partition's next range starts back at its first record not yet durable, as one range: a cycle
+is placed by one task from its first record on, and a re-read writes exactly Confluent's files.
+See docs/sink.md, "Start-up (the store is the source of truth)" ("Records held back").
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """Credentials out of the log at every level: what the SDKs print at DEBUG is redacted before it is written.
 
 lakesink's own messages never hold a secret (a :class:`~lakesink.domain.config.secret.Secret` never
-prints), but ``--log-level DEBUG`` also shows the SDKs' lines, and botocore logs every request it
-sends with its headers: the ``Authorization`` header names the access key
-(``Credential=AKIA…/…``) and carries the signature. Other clients print URLs that may carry a SAS
-token or a presigned query, or a connection string. The CLI's log handler therefore formats every
-line through :class:`RedactingFormatter`, tracebacks included.
+prints), but at DEBUG botocore logs each request's ``Authorization`` header and other clients print
+signed URLs or connection strings, so the CLI's log handler formats every line through
+:class:`RedactingFormatter`, tracebacks included.
+See docs/operations.md, "Credentials: where they go, where they never show".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """What a sink run tells its metrics: the port :class:`~.sink_run.SinkRun` reports to, once per batch.
 
-The use case knows nothing of Prometheus: it calls a :class:`SinkMetrics` after each committed
-batch (with the batch's :class:`~.sink_run.BatchReport`), after each failed attempt of a batch
-(with the error's kind) and before each wait on a store's transient failure. The composition root
-(:mod:`.bootstrap.sink`) picks the adapter (:mod:`lakesink.adapters.metrics.prometheus` when a metrics port
-is set); without one the run reports to :data:`NO_METRICS`. Calls happen on the driver, per batch,
-never per record.
+The use case knows nothing of Prometheus: on the driver, never per record, it calls a
+:class:`SinkMetrics` after each committed batch, after each failed attempt and before each wait
+on a store. The composition root (:mod:`.bootstrap.sink`) picks the adapter; without a metrics
+port the run reports to :data:`NO_METRICS`. See docs/operations.md, "Metrics".
 """
 
 from __future__ import annotations

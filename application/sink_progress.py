@@ -1,15 +1,10 @@
 """The sink's progress lines: one per committed batch, and a summary when the run ends.
 
 Another adapter of the run's metrics port (:class:`~.sink_metrics.SinkMetrics`), beside Prometheus:
-the use case reports each committed batch and knows nothing of terminals. The composition root
-(:func:`~.bootstrap.sink.run_sink`) hands it the CLI's :data:`~lakesink.domain.progress.ProgressOutput` (stderr,
-nothing under ``--quiet``) and shows the summary however the run ends: ``--once`` done, SIGTERM,
-Ctrl-C or a failure. The formats are stable, one line each, to be grepped::
-
-    batch 12: 48,000 records -> 6 objects (12.1 MiB), lag 0, 1.4 s
-    sink summary: 13 batches, 520,000 records -> 78 objects (131.0 MiB) in 20.3 s (25,616 records/s), lag 0
-
-``lag`` (records left behind the commit) is left out while the broker cannot tell.
+the use case knows nothing of terminals. The composition root (:func:`~.bootstrap.sink.run_sink`)
+hands it the CLI's :data:`~lakesink.domain.progress.ProgressOutput` (stderr, nothing under ``--quiet``)
+and shows the summary however the run ends. The lines' formats are stable, to be grepped:
+see docs/operations.md, "What a run prints".
 """
 
 from __future__ import annotations

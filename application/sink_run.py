@@ -1,17 +1,10 @@
 """``lakesink sink``, the use case: resume from the index, write each batch, commit it, report it.
 
-One run of a sink connector. :meth:`SinkRun.prepare` checks the buckets and reads where to resume:
-the store's index (exactly-once, :class:`~.sink_index.SinkIndex`) or the consumer group
-(at-least-once). :meth:`SinkRun.run` hands the batches' ranges to the compute (Spark, or anything
-with the :class:`~.sink_ports.SinkCompute` shape), which writes each range and returns what it
-made durable; only then does the run commit, per topic-partition, the highest offset its chunks
-made durable: the index's lock (then the group's too, advisory, for lag tools: :class:`~.sink_ports.LagGroup`),
-or at-least-once the group's offset; with a dead-letter topic, the batch's skipped
-records are sent just before (:class:`~.dead_letter_step.DeadLetterStep`). A store failing
-transiently beyond the SDK's retries is waited out (:mod:`~lakesink.domain.transient`: the step
-runs again after a backoff, :mod:`.waiting`); ``error.policy=RETRY`` re-runs a batch that failed
-otherwise (the very same ranges). Under a Confluent config a range may be durable only up to its last
-complete rotation cycle; :class:`~.held_records.HeldRecords` makes the next range start there. docs/sink.md describes the protocol and every failure.
+:meth:`SinkRun.prepare` reads where to resume (the store's index, or the consumer group
+at-least-once); :meth:`SinkRun.write_batch` hands a batch's ranges to the compute
+(:class:`~.sink_ports.SinkCompute`), which returns what it made durable, and only then commits it
+per topic-partition, after the dead letters (:class:`~.dead_letter_step.DeadLetterStep`).
+See docs/sink.md, "One micro-batch" and "What each failure does".
 """
 
 from __future__ import annotations
@@ -247,6 +240,9 @@ class SinkRun:
         of a command run planned it so already, a user's DataFrame did not. A pending plan a range
         overlaps without holding it whole (a DataFrame's batch after a lost checkpoint) is rolled
         back first, and its records written afresh.
+
+        Under a Confluent config that holds records back, each partition's ranges first become one
+        range from its first record not yet durable (:class:`~.held_records.HeldRecords`).
 
         The batch reads one clock, through every retry: the time the pending plans it replays
         recorded, else now. When a store failure it waits out stopped some of its ranges, the

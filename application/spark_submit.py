@@ -1,13 +1,10 @@
 """``spark-submit`` entry point of the sink and the restore: the same jobs as ``lakesink sink`` and ``restore``.
 
-    spark-submit --master spark://host:7077 --conf spark.pyspark.python=/opt/venv/bin/python \
-        application/spark_submit.py sink --config FILE [--once]
-    spark-submit --master spark://host:7077 … application/spark_submit.py restore --config FILE [--once]
+    spark-submit --master spark://host:7077 application/spark_submit.py sink --config FILE [--once]
 
-Arguments are those of the ``lakesink`` command line (a missing command means ``sink``). Everything
-given to spark-submit wins: its master (a different ``--master`` after the command is refused),
-its ``--conf`` and ``spark-defaults.conf``; lakesink's Spark defaults fill only the settings nobody
-made (docs/operations.md, "spark-submit and lakesink's defaults").
+Arguments are those of the ``lakesink`` command line (a missing command means ``sink``); what is
+given to spark-submit wins over lakesink's Spark defaults.
+See docs/operations.md, "Submitting" and "spark-submit and lakesink's defaults".
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The ``lakesink verify`` use case: list the store once, read the index, open objects only as far as needed, check.
 
-One listing pass per root sorts every key (:class:`~lakesink.domain.verify.keys.KeySorter`); the
-locks and range plans come from one listing of the connector's index folders per bucket. Objects
-are opened only when their key does not prove their offsets (every format but Lenses BYTES), 32
-at a time since each is a store round trip; each is read only as far as its count (a Parquet
-footer, Avro block headers) or offsets (one envelope column) need. The topic's watermarks are
-asked last: an unreachable cluster leaves them out and says why, and the store is still checked.
+One listing pass per root sorts every key (:class:`~lakesink.domain.verify.keys.KeySorter`); objects
+are opened only when their key does not prove their offsets (:data:`OPENING_THREADS` at a time),
+each only as far as its count or offsets need. An unreachable cluster leaves the topic's
+watermarks out and says why; the store is still checked.
+See docs/verify.md, "What proves an object's offsets" and "Exit codes".
 """
 
 from __future__ import annotations
@@ -86,7 +85,8 @@ def run_verify(
     plan: VerifyPlan, store: ObjectStore, readers: ObjectReaders, kafka: KafkaView, progress: ProgressOutput = silent
 ) -> VerifyReport:
     """Check every topic-partition the store or the cluster knows of; ``progress`` gets the steps
-    (:class:`VerifyProgress`)."""
+    (:class:`VerifyProgress`). The topic's watermarks are asked last, after the store was listed and
+    the objects opened."""
     started = time.monotonic()
     lines = VerifyProgress(progress)
     sorter = KeySorter.of(plan)
@@ -188,7 +188,8 @@ def sorted_listing(
 def read_index(
     plan: VerifyPlan, store: ObjectStore, buckets: dict[TopicPartition, str]
 ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, list[RangePlan]]]:
-    """The committed offset of every master lock and the range plans, from every bucket written to.
+    """The committed offset of every master lock and the range plans, from every bucket written to
+    (each bucket's locks and plans folders of the connector listed once).
 
     A partition's index lives in the bucket its objects are in (any bucket when it has none). A
     Lenses 9.0.0 master lock (no connector in its path) counts where the current one is missing,

@@ -2,11 +2,9 @@
 
 * :func:`register` makes ``format("lakesink-kafka")`` available: Kafka for Structured Streaming
   and batch reads, with the option names and schema of Spark's own Kafka source;
-* :func:`write_stream` writes a streaming DataFrame to the object store exactly once, with the
-  connector settings (KCQL, store, format, flush) of the ``lakesink sink`` command;
-* :func:`write` writes a static DataFrame once.
-
-docs/library.md is the reference.
+* :func:`write_stream` writes a streaming DataFrame to the object store exactly once, :func:`write`
+  a static one, with the connector settings (KCQL, store, format, flush) of ``lakesink sink``.
+See docs/library.md for the reference.
 """
 
 from lakesink.domain.extras import needs_extra

@@ -1,13 +1,10 @@
 """lakesink inside a user's Spark job: the Kafka source and the exactly-once sink as functions.
 
-``lakesink.spark`` is this module's public face (docs/library.md). A user's job reads Kafka with
-``format("lakesink-kafka")`` (:func:`register`), transforms the records as it likes, and hands the
-DataFrame to :func:`write_stream` (a streaming query) or :func:`write` (a static DataFrame, once),
-with the connector settings the ``lakesink sink`` command takes. Both run the command's use case,
-:class:`~.sink_run.SinkRun`: the store's index says what is durable, every batch's records are
-written by the command's tasks and committed per topic-partition after they are, so a record is
-stored once across task retries, restarts and crashes. The command's continuous run is this same
-streaming sink over the ``lakesink-kafka`` source in ranges mode (its tasks read Kafka themselves).
+``lakesink.spark`` re-exports this module. :func:`register` adds the ``lakesink-kafka`` source;
+:func:`write_stream` (a streaming query) and :func:`write` (a static DataFrame, once) run the
+command's use case, :class:`~.sink_run.SinkRun`, with the settings ``lakesink sink`` takes: the
+store's index says what is durable, so a record is stored once across retries, restarts and crashes.
+See docs/library.md, "Exactly once, in your job" and "The command and the library share the batch step".
 """
 
 from __future__ import annotations

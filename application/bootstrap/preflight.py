@@ -1,11 +1,9 @@
 """What a sink or restore run needs from its environment, checked before Spark starts: its buckets and its Kafka cluster.
 
-A wrong endpoint, credential, bucket name or broker address otherwise surfaces after the JVM
-started: Spark's start-up lines, librdkafka's retries (a line per attempt for 30 s and more), then
-a traceback. Checked here first, each is one ``lakesink: error:`` line within seconds, naming the
-settings to fix as the config in hand spells them (:mod:`lakesink.domain.config.store_keys`):
-exit 2 when a setting is wrong (credentials, bucket, TLS), 1 when something is not there (the
-store's endpoint or the cluster does not answer).
+A wrong endpoint, credential, bucket or broker address is then one ``lakesink: error:`` line within
+seconds, naming the settings to fix as the config in hand spells them
+(:mod:`lakesink.domain.config.store_keys`), instead of a traceback after the JVM started.
+See docs/sink.md, "Start-up (the store is the source of truth)".
 """
 
 from __future__ import annotations

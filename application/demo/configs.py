@@ -1,11 +1,8 @@
 """The connector configs of the demo (and of the slow tests): the files a user would write.
 
-They are written as Kafka Connect JSON (``{"name": …, "config": {…}}``), the body of a
-``POST /connectors`` request, so no ``.properties`` escaping can change a KCQL statement, and
-``lakesink sink --config FILE`` reads them exactly as it reads a user's file.
-
-Both configs store envelopes (``store.envelope=true``): each row then carries its topic,
+Every config stores envelopes (``store.envelope=true``): each row then carries its topic,
 partition and offset, which is what lets the demo prove exactly-once record by record.
+See docs/operations.md, "`make demo`".
 """
 
 from __future__ import annotations
@@ -95,7 +92,12 @@ def local_json_config(
 
 
 def write_config(directory: Path, settings: Mapping[str, str]) -> Path:
-    """Write ``settings`` as ``<directory>/<name>.json`` in Kafka Connect's REST form; returns the path."""
+    """Write ``settings`` as ``<directory>/<name>.json`` in Kafka Connect's REST form; returns the path.
+
+    That is the body of a ``POST /connectors`` request (``{"name": …, "config": {…}}``), so no
+    ``.properties`` escaping can change a KCQL statement, and ``lakesink sink --config FILE`` reads
+    it exactly as it reads a user's file.
+    """
     name = settings["name"]
     path = Path(directory) / f"{name}.json"
     path.write_text(json.dumps({"name": name, "config": dict(settings)}, indent=2) + "\n", encoding="utf-8")

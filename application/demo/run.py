@@ -1,15 +1,10 @@
 """``lakesink demo``: the sink end to end on a fresh machine, proven exactly-once, in under a minute.
 
-Steps: start a Kafka broker and an S3 server (the CLI hands in librdkafka's mock cluster and
-moto, on 127.0.0.1); produce order events; run the sink once, on one local SparkSession, for four
-connector configs (Parquet into S3 partitioned by country and day, JSON lines into a local
-directory partitioned by a header, and the Parquet committed to an Iceberg table and to a Delta
-table); print the object trees; read every object back with an independent reader (for a table:
-the data files its own metadata references, as pyiceberg and delta-rs read it, and a scan's row
-count) and check that each Kafka record is stored exactly once with the same key, value, headers
-and timestamp. Everything is stopped on exit, Ctrl-C included.
-
-Every step that touches the outside world goes through :class:`~lakesink.application.demo.ports.DemoPorts`.
+Kafka and an S3 server are started, order events produced, the sink run once for four connector
+configs, and every object read back by an independent reader to check that each record is stored
+exactly once; everything is stopped on exit, Ctrl-C included. Every step that touches the outside
+world goes through :class:`~lakesink.application.demo.ports.DemoPorts`.
+See docs/operations.md, "`make demo`".
 """
 
 from __future__ import annotations

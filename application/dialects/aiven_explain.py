@@ -1,15 +1,10 @@
 """``lakesink kcql explain --config FILE`` for an Aiven S3 sink config (no KCQL argument).
 
-Nothing is read from Kafka or written to a store. The config is validated as
-:class:`~lakesink.domain.dialects.aiven.sink_config.AivenSinkConfig` (a setting Aiven would refuse is
-refused the same way) and, given a record, the record goes through the config's transforms and
-gets the key Aiven would give the file it starts: the record is the file's head record (its
-offset is the start offset), and the wall clock of a ``wallclock`` timestamp source or a date
-prefix is now. It also gets the content of that file if it held only this record, uncompressed
-(:data:`~lakesink.application.explain_ports.AivenPreview`), so a user sees the bytes Aiven's
-writers give before running anything. ``--record`` gives JSON values: a text key, value or header
-whose converter is ``ByteArrayConverter`` is taken as its UTF-8 bytes, as that converter gives
-them; so is any text for csv, whose key and value Aiven takes as bytes only.
+Nothing is read from Kafka or written to a store: the config is validated as
+:class:`~lakesink.domain.dialects.aiven.sink_config.AivenSinkConfig` (refused as Aiven would refuse
+it) and a record, through the config's transforms, gets the key of the file it starts and that
+file's content with only this record (:data:`~lakesink.application.explain_ports.AivenPreview`).
+See docs/dialects.md, "Aiven S3 sink" and "File contents (Aiven's writers, byte for byte)".
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """``lakesink kcql explain --config FILE`` for a Confluent S3 sink config (no KCQL argument).
 
-Nothing is read from Kafka or written to a store. The config is validated as
-:class:`~lakesink.domain.dialects.confluent.sink_config.ConfluentSinkConfig` (a setting Confluent would
-refuse is refused the same way) and, given a record, the record goes through the config's
-transforms and gets the key Confluent would give the file it starts: the record's offset is the
-start offset, and the batch clock of a ``Wallclock`` extractor is now. With
-``store.kafka.keys`` / ``store.kafka.headers`` the ``.keys`` / ``.headers`` sibling keys are
-shown too.
+Nothing is read from Kafka or written to a store: the config is validated as
+:class:`~lakesink.domain.dialects.confluent.sink_config.ConfluentSinkConfig` (refused as Confluent
+would refuse it) and a record, through the config's transforms, gets the key of the value object
+Confluent would start with it, and those of its ``.keys`` / ``.headers`` siblings.
+See docs/dialects.md, "Confluent S3 sink".
 """
 
 from __future__ import annotations

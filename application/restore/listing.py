@@ -1,11 +1,8 @@
 """Listing roots page by page into the compact index, with per-directory cursors.
 
-A full listing walks each root recursively, one ``list_pages`` page (BATCH keys) at a time,
-and turns each object into an :class:`IndexEntry` at once; pages are never kept. Later polls
-of a continuous restore list only what is new: each directory seen so far is listed
-non-recursively (``delimiter="/"``) with ``start_after`` = the last key seen in it. New
-directories (a new partition, or a new PARTITIONBY value of a custom layout) only show up in
-a full listing, which runs on the first poll and every ``full_relist_every`` polls.
+Each listed object becomes an :class:`IndexEntry` at once and pages are never kept; a continuous
+restore's later polls list only what is new in the directories seen so far (:func:`discover`).
+See docs/restore.md, "Discovery and ordering".
 """
 
 from __future__ import annotations
@@ -46,7 +43,13 @@ def discover(
     on_page: Callable[[ListingStats], None] | None = None,
 ) -> tuple[list[IndexEntry], ListingStats]:
     """Index every object not listed before (everything on a full pass); ``on_page`` is told the
-    counts so far after each page (the progress of a listing of millions of keys)."""
+    counts so far after each page (the progress of a listing of millions of keys).
+
+    A full pass (the first poll and every ``full_relist_every``-th) lists each root recursively, one
+    page at a time. The others list each directory seen so far non-recursively (``delimiter="/"``)
+    from the last key seen in it (``start_after``), so a new directory (a new partition, a new
+    PARTITIONBY value of a custom layout) shows up only in a full pass.
+    """
     stats = ListingStats()
     entries: list[IndexEntry] = []
     full = cursors.polls % max(plan.full_relist_every, 1) == 0

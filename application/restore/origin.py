@@ -1,14 +1,10 @@
 """Replaying one origin partition into Kafka with transactions: no loss, no duplicates.
 
-After the origin's producer is opened (fencing any older producer of the origin and aborting
-its open transaction) its progress is read back; objects already delivered are skipped
-(:func:`~lakesink.domain.restore.progress.records_to_skip`) and a partly delivered one resumes
-after its delivered records. Each transaction holds at most LIMIT records (of one big object,
-or of several small ones) AND the progress record saying how far the origin got, so Kafka makes
-both visible together or neither: a crash at any point re-sends nothing that was committed and
-loses nothing that was not. Post-process actions run only after an object's last transaction
-committed; a crash between the commit and the action is repaired on the next run (a completed
-object still listed gets its action again, and the actions are idempotent).
+Each transaction holds at most LIMIT records AND the progress record saying how far the origin
+got, so Kafka makes both visible or neither; a reopened origin fences its older producer and skips
+what was delivered (:func:`~lakesink.domain.restore.progress.records_to_skip`). Post-process
+actions run only after an object's last transaction committed.
+See docs/restore.md, "Delivery guarantees" and "Post-process".
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """An origin's next object fetched and opened on a helper thread while the current one is produced.
 
-Measured in restore tasks (the benchmark's Avro envelope into Tansu), each object cost the
-delivery thread an S3 GET and polars' ``read_avro`` plus its column conversions before the first
-record could be produced: about 0.1 s an object, a fifth of its delivery, during which nothing
-was sent. Those calls release the GIL, so they now run on a helper thread one object ahead.
-
-Only the *opening* moves: the reader downloads the object and takes its first batch (which
-decodes the file); the delivery thread takes the remaining batches itself. Decoding every batch
-on the helper thread was measured too and rejected: the per-batch conversions hold the GIL, and
-two threads taking turns at it cost 8-15% more CPU per record for no gain in wall time on a
-machine whose cores were already busy.
-
-Nothing about *what* is produced changes: the delivery thread gets the same batches in the
-same order and decides alone what goes into which transaction. Errors keep their place: a
-failed download is raised by :meth:`ReadAhead.next_object` for that object, an error reading it
-while its batches are iterated, where it was raised before; later objects are read all the same
-(with ``error.policy=NOOP`` the delivery skips the bad one and goes on).
+Only the opening moves (the download and the first batch, which decodes the file; both release
+the GIL): the delivery thread takes the remaining batches itself, gets them in the same order and
+decides alone what goes into which transaction. Errors keep their place (:class:`ReadAhead`).
+See docs/restore.md, "Throughput" (round 3).
 """
 
 from __future__ import annotations
@@ -65,6 +53,10 @@ class ReadAhead:
     :meth:`start` may be called early (while an earlier origin is still being delivered); at most
     one opened object waits, and none over :data:`AHEAD_MAX_BYTES`. :meth:`close` (or leaving the context manager) stops the thread and
     removes downloads nobody took.
+
+    Errors keep their place: a failed download is raised by :meth:`next_object` for that object, an
+    error reading it while its batches are iterated, where it was raised before; later objects are
+    opened all the same (with ``error.policy=NOOP`` the delivery skips the bad one and goes on).
     """
 
     def __init__(self, entries: Sequence[IndexEntry], download: Download, read: Read) -> None:

@@ -1,14 +1,10 @@
 """What one task does with its origins: each delivered in turn, the next ones opened meanwhile.
 
-Each origin is replayed by exactly one task, in order, one :class:`~.origin.OriginReplay` (with
-its own transactional producer) per origin. While an origin is delivered, the next
-:data:`OPEN_AHEAD` origins are opened on other threads (producer ``init_transactions``,
-metadata, reading the progress back). Those are broker waits (librdkafka releases the GIL),
-0.05-0.65 s an origin measured in Spark tasks on Tansu, which one after another took a tenth to
-two fifths of a task. Delivering several at the same time was measured too and rejected: on
-2 cores running 2 tasks and the broker, the CPU is already busy, and concurrent transactions
-cost the client and the broker more CPU per record (client 5.3 → 8 µs, Tansu 3.3 → 5 µs with 4
-at a time) for no gain in wall time.
+Each origin is replayed by exactly one task, in order, through its own :class:`~.origin.OriginReplay`
+(and transactional producer). Opening an origin is broker waits (librdkafka releases the GIL), so
+the next :data:`OPEN_AHEAD` are opened on other threads; delivering several at once was measured
+and rejected (more CPU per record, no gain in wall time).
+See docs/restore.md, "Parallelism on Spark" and "Throughput".
 """
 
 from __future__ import annotations
