@@ -77,13 +77,13 @@ test: install lint
 # ruff with the rules in pyproject.toml (pyflakes, bugbear, import order, pyupgrade...), then the
 # layer contracts of [tool.importlinter] (domain pure, adapters never import the application, the
 # application imports no SDK), then vulture's unused code ([tool.vulture], vulture_allowlist.py),
-# then the docs' paths and tree and tests/unit's folders against the code (tools/check-architecture-doc);
+# then the docs' paths and tree and tests/unit's folders against the code (tools/check-tree);
 # seconds. Import cycles are tests/unit/test_architecture.py's.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/vulture
-	$(PY) tools/check-architecture-doc
+	$(PY) tools/check-tree
 
 # The kill -9 and fault matrices in full (`make test` runs a short sample of each: 15 minutes on 2
 # cores is its budget; over 100 kill -9 in all) and the JVM class-archive build test, then
