@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
@@ -17,24 +19,39 @@ from lakesink.domain.restore.results import OriginResult
 pytestmark = pytest.mark.integration
 
 
-def _slow_origins(items: Sequence[WorkItem]) -> Iterator[OriginResult]:
-    """A task that takes a while per origin (the first task is quick, the second slow)."""
-    for item in items:
-        time.sleep(0.2 if item.partition == 0 else 1.5)
-        yield OriginResult(item.origin, objects=0, records=1, bytes=0, skipped_objects=0, last_offset=-1,
-                           last_key="", seconds=0.0)
+@dataclass(frozen=True)
+class _QuickThenSlow:
+    """The first task is quick; the second runs until the driver counted the first one done (``seen``
+    exists) or 30 s passed, so the count is seen however long a loaded machine takes to start workers."""
+
+    seen: Path
+
+    def __call__(self, items: Sequence[WorkItem]) -> Iterator[OriginResult]:
+        for item in items:
+            waited_until = time.monotonic() + (0.2 if item.partition == 0 else 30.0)
+            while time.monotonic() < waited_until and not (item.partition and self.seen.exists()):
+                time.sleep(0.05)
+            yield OriginResult(item.origin, objects=0, records=1, bytes=0, skipped_objects=0, last_offset=-1,
+                               last_key="", seconds=0.0)
 
 
 def test_the_runner_counts_the_finished_tasks_while_the_job_runs(
-    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(spark_job, "WATCH_EVERY_S", 0.3)
     counts: list[tuple[int, int]] = []
+    seen = tmp_path / "first-task-counted"
+
+    def counted(done: int, total: int) -> None:
+        counts.append((done, total))
+        if done:
+            seen.touch()
+
     groups = [[WorkItem(f"o-{p}", 0, "t", p, ())] for p in (0, 1)]
     context = spark.sparkContext
     context.setJobGroup("users-group", "a library user's jobs")
     try:
-        results = SparkTaskRunner(spark).run(groups, _slow_origins, lambda done, total: counts.append((done, total)))
+        results = SparkTaskRunner(spark).run(groups, _QuickThenSlow(seen), counted)
         assert context.getLocalProperty("spark.jobGroup.id") == "users-group"
     finally:
         for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
