@@ -226,7 +226,7 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     step.processes.append(broker.process)
     s3 = start_moto(children)
     step.processes.append(s3.process)
-    partitions = broker.fixed_partitions or PARTITIONS
+    partitions = broker.fixed_partitions or args.partitions
     if broker.fixed_partitions is None:
         create_topic(broker.bootstrap, TOPIC, partitions)
     bucket = f"bench-stream-{label}"

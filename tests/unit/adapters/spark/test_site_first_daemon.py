@@ -48,3 +48,18 @@ def test_the_test_sessions_workers_import_pyspark_from_the_installed_package(spa
     files = {row.file for row in spark.range(2).repartition(2).mapInArrow(_pyspark_file, "file string").collect()}
 
     assert files and all(".zip" not in file and file.endswith("pyspark/__init__.py") for file in files)
+
+
+def _frozen_objects(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    import gc
+
+    for _ in batches:
+        yield pa.RecordBatch.from_pylist([{"frozen": gc.get_freeze_count()}])
+
+
+def test_the_workers_start_with_the_preloaded_modules_out_of_the_collectors_reach(spark: SparkSession) -> None:
+    """Frozen by the daemon before it forks (``preload``): a full collection in a worker no longer walks
+    pyarrow's, botocore's and PySpark's objects for every task."""
+    counts = {row.frozen for row in spark.range(2).repartition(2).mapInArrow(_frozen_objects, "frozen long").collect()}
+
+    assert counts and min(counts) > 100_000, counts
