@@ -93,7 +93,11 @@ class BrokerHandle:
 
     def _shared_producer(self) -> Producer:
         if self._producer is None:
-            self._producer = Producer({"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5})
+            # Idempotent: a retry (a topic created a moment ago answers "unknown partition" at first)
+            # cannot reorder a partition's records, so they land at the offsets of their production order.
+            self._producer = Producer(
+                {"bootstrap.servers": self.bootstrap_servers, "linger.ms": 5, "enable.idempotence": True}
+            )
         return self._producer
 
     def _close_producer(self) -> None:

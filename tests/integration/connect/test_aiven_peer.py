@@ -47,8 +47,7 @@ def test_the_aiven_peer_uploads_what_aivens_sink_task_writes(
     topic, bucket = unique_name("aiven-peer"), unique_name("aiven-peer").replace("_", "-")
     apache_kafka.create_topic(topic, PARTITIONS)
     produced = [ProducedRecord(value, key=f"k{i}".encode(), partition=i % PARTITIONS) for i, value in enumerate(VALUES)]
-    for record in produced:  # each acknowledged before the next: a retry on the new topic cannot reorder them
-        apache_kafka.produce(topic, [record])
+    apache_kafka.produce(topic, produced)
     client = moto.endpoint.client()
     client.create_bucket(Bucket=bucket)
     config = {**aiven_peer.connector_config(topic, bucket, moto.endpoint, gzip=compressed, max_records=MAX_RECORDS,

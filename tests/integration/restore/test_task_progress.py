@@ -28,9 +28,12 @@ class _QuickThenSlow:
 
     def __call__(self, items: Sequence[WorkItem]) -> Iterator[OriginResult]:
         for item in items:
-            waited_until = time.monotonic() + (0.2 if item.partition == 0 else 30.0)
-            while time.monotonic() < waited_until and not (item.partition and self.seen.exists()):
-                time.sleep(0.05)
+            if item.partition == 0:
+                time.sleep(0.2)
+            else:
+                deadline = time.monotonic() + 30.0
+                while not self.seen.exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
             yield OriginResult(item.origin, objects=0, records=1, bytes=0, skipped_objects=0, last_offset=-1,
                                last_key="", seconds=0.0)
 
