@@ -13,10 +13,11 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lakesink.application.bootstrap.config_file import load_config
+from lakesink.application.bootstrap.spark_command import SparkCommand
 from lakesink.application.metrics_serving import serving
 from lakesink.application.restore.command import load_plan
 from lakesink.application.restore.driver import RestoreServices, RestoreSummary, run_restore
@@ -94,19 +95,8 @@ def origin_replay(plan: RestorePlan, item: WorkItem, store: ObjectStore, config:
 
 
 @dataclass(frozen=True, slots=True)
-class RestoreCommand:
-    """``lakesink restore --config FILE [--once] [--master URL] [--conf KEY=VALUE ...]
-    [--metrics-port N [--metrics-host H]]``.
-
-    ``master`` None: the Spark configuration's, else :data:`DEFAULT_MASTER`.
-    """
-
-    config_path: str
-    once: bool = False
-    master: str | None = None
-    spark_conf: Mapping[str, str] = field(default_factory=dict)
-    metrics_port: int | None = None
-    metrics_host: str | None = None
+class RestoreCommand(SparkCommand):
+    """``lakesink restore``'s flags; its default master is :data:`DEFAULT_MASTER`."""
 
 
 DEFAULT_MASTER = "local[2]"

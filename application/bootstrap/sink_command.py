@@ -6,28 +6,21 @@ starts while the data path (:mod:`.sink`, Spark and Arrow) is imported.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lakesink.adapters.storage import backend_extra
 from lakesink.application.bootstrap.config_file import load_settings
+from lakesink.application.bootstrap.spark_command import SparkCommand
 from lakesink.application.sink_settings import sink_app_name
 from lakesink.domain.extras import needs_extra
 from lakesink.domain.progress import ProgressOutput, silent
 
 
 @dataclass(frozen=True, slots=True)
-class SinkCommand:
-    """``lakesink sink --config FILE [--once] [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
-    [--metrics-port N [--metrics-host H]]``; ``master`` None: the Spark configuration's, else ``local[*]``."""
+class SinkCommand(SparkCommand):
+    """``lakesink sink``'s flags, ``--checkpoint DIR`` too; its default master is ``local[*]``."""
 
-    config_path: str
-    master: str | None = None
-    spark_conf: Mapping[str, str] = field(default_factory=dict)
-    once: bool = False
     checkpoint: str | None = None
-    metrics_port: int | None = None
-    metrics_host: str | None = None
 
 
 def run_sink_command(command: SinkCommand, progress: ProgressOutput = silent) -> None:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from lakesink.adapters.kafka.client_config import connector_client_settings
 from lakesink.adapters.kafka.group_offsets import connect_group_id, read_group
-from lakesink.adapters.storage import open_store
-from lakesink.application.bootstrap.preflight import check_sink_buckets
-from lakesink.application.bootstrap.verify import KAFKA_TIMEOUT_S, kafka_view, load_verify_plan
+from lakesink.application.bootstrap.verify import KAFKA_TIMEOUT_S, kafka_view, opened_verify_plan
 from lakesink.application.status import run_status
 from lakesink.domain.errors import LakesinkError
 from lakesink.domain.verify.status import StatusReport
@@ -26,9 +24,7 @@ def run_status_command(config_path: str) -> StatusReport:
         StorageError: the store does not answer.
         CommitError: a lock is malformed.
     """
-    settings, plan = load_verify_plan(config_path)
-    check_sink_buckets(settings)
-    store = open_store(settings.backend, settings.storage)
+    settings, plan, store = opened_verify_plan(config_path)
     kafka = kafka_view(settings)
     group_id = connect_group_id(settings.name)
     if kafka.error is not None:

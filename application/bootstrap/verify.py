@@ -15,14 +15,16 @@ from lakesink.adapters.kafka.record_offsets import record_offsets
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.adapters.storage import open_store
 from lakesink.adapters.verify.contents import envelope_offsets, record_count
-from lakesink.application.bootstrap.config_file import load_config, load_settings
+from lakesink.application.bootstrap.config_file import load_config
 from lakesink.application.bootstrap.preflight import check_sink_buckets
 from lakesink.application.metrics_serving import serving
 from lakesink.application.restore.command import load_plan
+from lakesink.application.sink_settings import runnable_sink_settings
 from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
 from lakesink.application.verify_metrics import NO_VERIFY_METRICS, VerifyMetrics
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
+from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
 from lakesink.domain.subscription import TopicSelection
@@ -39,12 +41,24 @@ def load_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan]:
     Raises:
         ConfigError: the sink would refuse the config (the same message).
     """
-    settings = load_settings(config_path)
+    config = load_config(config_path)
+    settings = runnable_sink_settings(config)
     if settings.writing is None:
         return settings, verify_plan(settings, lenses_targets(plan_sink(settings)))
-    config = load_config(config_path)
     restore = load_plan(config.values, provided=config.provided)
     return settings, verify_plan(settings, dialect_targets(settings, restore))
+
+
+def opened_verify_plan(config_path: str) -> tuple[ConnectorSettings, VerifyPlan, ObjectStore]:
+    """:func:`load_verify_plan`, its buckets checked to answer, and its store (verify's and status's start).
+
+    Raises:
+        ConfigError: an invalid config, a missing bucket or refused credentials.
+        StorageError: the store does not answer.
+    """
+    settings, plan = load_verify_plan(config_path)
+    check_sink_buckets(settings)
+    return settings, plan, open_store(settings.backend, settings.storage)
 
 
 def run_verify_command(
@@ -63,9 +77,7 @@ def run_verify_command(
         StorageError: the store does not answer.
         CommitError: a lock or range plan is malformed.
     """
-    settings, plan = load_verify_plan(config_path)
-    check_sink_buckets(settings)
-    store = open_store(settings.backend, settings.storage)
+    settings, plan, store = opened_verify_plan(config_path)
     from lakesink.adapters.metrics.verify_prometheus import PrometheusVerifyMetrics
 
     endpoint = serving(
