@@ -141,7 +141,23 @@ def main(argv: list[str] | None = None) -> int:
         if run is not None and run.results and not run.reported:
             _report(run, args)
         return 130 if isinstance(stop, KeyboardInterrupt) else 1
+    finally:
+        _keep_only_logs(work)
     return 0 if run.results and all(r.status == OK for r in run.results) else 1
+
+
+#: what a finished run leaves in its work directory: logs, profiles and results, not its data
+KEPT_SUFFIXES = frozenset({".log", ".txt", ".json", ".png", ".svg"})
+
+
+def _keep_only_logs(work: Path) -> None:
+    """Delete the run's data (broker logs, stores, checkpoints: up to tens of GB) and keep what explains it."""
+    for path in sorted(work.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if path.is_symlink() or path.is_file():
+            if path.suffix not in KEPT_SUFFIXES or path.stem.isdigit():  # 00000000000000000000.log: a Kafka segment
+                path.unlink(missing_ok=True)
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def _report(run: scenarios.Run, args: argparse.Namespace) -> None:
@@ -168,6 +184,8 @@ def _streaming(args: argparse.Namespace) -> int:
         why = "interrupted" if isinstance(stop, KeyboardInterrupt) else str(stop)
         print(f"bench: {why}; every child process was stopped", file=sys.stderr)
         status = 130 if isinstance(stop, KeyboardInterrupt) else 1
+    finally:
+        _keep_only_logs(work)
     if not runs:
         return status or 1
     run = {key: value for key, value in vars(args).items() if key != "streaming_report"}

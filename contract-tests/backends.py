@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,9 +110,8 @@ class MemoryHarness(Harness):
 
 
 class LocalHarness(Harness):
-    def __init__(self) -> None:
-        super().__init__("local", "local", LocalSettings(Path(tempfile.mkdtemp(prefix="lakesink-local-"))),
-                         network=False)
+    def __init__(self, root: Path) -> None:
+        super().__init__("local", "local", LocalSettings(root), network=False)
 
     def create_bucket(self, bucket: str) -> None:
         (self.settings.root / bucket).mkdir()

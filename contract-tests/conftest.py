@@ -61,7 +61,7 @@ def _memory(request: pytest.FixtureRequest) -> Harness:
 
 
 def _local(request: pytest.FixtureRequest) -> Harness:
-    return LocalHarness()
+    return LocalHarness(request.getfixturevalue("tmp_path_factory").mktemp("local-store"))
 
 
 def _s3(request: pytest.FixtureRequest) -> Harness:

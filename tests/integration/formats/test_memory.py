@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,9 @@ def _probe(format: str, path: Path, target: int) -> dict:
     try:
         done = subprocess.run(
             [sys.executable, str(PROBE), format, str(path), str(target)],
-            check=True, capture_output=True, text=True, timeout=120,
+            capture_output=True, text=True, timeout=120,
         )
+        assert done.returncode == 0, f"the probe failed (free disk {shutil.disk_usage(path.parent).free >> 20} MiB):\n{done.stderr}"
         assert path.stat().st_size >= target * 0.9
     finally:
         path.unlink(missing_ok=True)
