@@ -61,6 +61,7 @@ def kafka(request: pytest.FixtureRequest) -> Iterator[BrokerHandle]:
 
     with EmbeddedKafka() as broker:
         yield broker
+        _close_kept_consumers()
 
 
 @pytest.fixture(scope="session")
@@ -79,10 +80,18 @@ def apache_kafka(request: pytest.FixtureRequest) -> Iterator[KafkaCluster]:
     broker = ApacheKafka()
     broker.start()
     yield broker
+    _close_kept_consumers()
     failed = request.session.testsfailed > 0
     broker.close(keep_log_in=BROKER_LOG_KEPT if failed else None)
     if failed:
         print(f"\nApache Kafka's log of this session: {BROKER_LOG_KEPT}")
+
+
+def _close_kept_consumers() -> None:
+    """Close the consumers ``read_range`` kept in this process, before their broker stops."""
+    from lakesink.adapters.kafka.consumer_pool import close_kept
+
+    close_kept()
 
 
 @pytest.fixture

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from confluent_kafka import Producer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 
+from lakesink.adapters.kafka import consumer_pool
 from lakesink.adapters.kafka.client_config import consumer_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.kafka.offsets import KafkaDataLossError
@@ -16,12 +17,12 @@ from tests.support.kafka_broker import ApacheKafka
 pytestmark = pytest.mark.integration
 
 
-def _config(kafka: EmbeddedKafka) -> dict[str, object]:
-    return consumer_config({"bootstrap.servers": kafka.bootstrap_servers}, group_id="reader-test")
+def _config(kafka: EmbeddedKafka, group_id: str = "reader-test") -> dict[str, object]:
+    return consumer_config({"bootstrap.servers": kafka.bootstrap_servers}, group_id=group_id)
 
 
-def _read(kafka: EmbeddedKafka, rng: OffsetRange, **kwargs: int) -> pa.Table:
-    batches = list(read_range(rng, _config(kafka), **kwargs))
+def _read(kafka: EmbeddedKafka, rng: OffsetRange, group_id: str = "reader-test", **kwargs: int) -> pa.Table:
+    batches = list(read_range(rng, _config(kafka, group_id), **kwargs))
     return pa.Table.from_batches(batches, schema=arrow_schema())
 
 
@@ -134,3 +135,40 @@ def test_a_start_that_retention_removed_fails_the_read_unless_fail_on_data_loss_
         list(read_range(rng, _config(kafka), fail_on_data_loss=True))
     offsets = [o for batch in read_range(rng, _config(kafka), fail_on_data_loss=False) for o in batch["offset"].to_pylist()]
     assert offsets == list(range(low, high))
+
+
+def test_ranges_read_one_after_another_by_the_kept_consumer_hold_exactly_their_records(
+    kafka: EmbeddedKafka, topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kafka.produce(topic, [ProducedRecord(b"a%d" % i, partition=0) for i in range(3_000)])
+    kafka.produce(topic, [ProducedRecord(b"b%d" % i, partition=1) for i in range(300)])
+    started: list[object] = []
+    monkeypatch.setattr(consumer_pool, "create_consumer", lambda config: started.append(config) or Consumer(config))
+
+    # the first range stops far below what the consumer prefetched past its end; none of it may leak
+    reads = [OffsetRange(topic, 0, 0, 100), OffsetRange(topic, 0, 50, 150), OffsetRange(topic, 1, 0, 300),
+             OffsetRange(topic, 0, 2_990, 3_000), OffsetRange(topic, 0, 0, 10)]
+    tables = [_read(kafka, rng, group_id=topic) for rng in reads]  # a group of its own: no consumer kept before
+
+    for rng, table in zip(reads, tables, strict=True):
+        assert table.column("offset").to_pylist() == list(range(rng.start, rng.end))
+        assert set(table.column("partition").to_pylist()) == {rng.partition}
+        assert table.column("value").to_pylist() == [b"ab"[rng.partition:rng.partition + 1] + b"%d" % o
+                                                     for o in range(rng.start, rng.end)]
+    assert len(started) == 1  # one consumer read all five
+
+
+def test_a_range_read_abandoned_midway_closes_its_consumer_instead_of_keeping_it(
+    kafka: EmbeddedKafka, topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kafka.produce(topic, [ProducedRecord(b"%d" % i, partition=3) for i in range(50)])
+    started: list[object] = []
+    monkeypatch.setattr(consumer_pool, "create_consumer", lambda config: started.append(config) or Consumer(config))
+
+    batches = read_range(OffsetRange(topic, 3, 0, 50), _config(kafka, topic), batch_records=10)
+    next(batches)
+    batches.close()  # a task that failed on its first batch
+    table = _read(kafka, OffsetRange(topic, 3, 0, 50), group_id=topic)
+
+    assert table.column("offset").to_pylist() == list(range(50))
+    assert len(started) == 2
