@@ -9,7 +9,7 @@ See docs/kafka.md, "Ranges only".
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
@@ -89,8 +89,3 @@ class RangeReader:
             header_column=self.header_column,
             fail_on_data_loss=self.fail_on_data_loss,
         )
-
-    def read_all(self, ranges: Iterable[OffsetRange]) -> Iterator[pa.RecordBatch]:
-        """The records of every range, range by range."""
-        for offset_range in ranges:
-            yield from self.read(offset_range)

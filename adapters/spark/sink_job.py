@@ -1,9 +1,9 @@
-"""The sink's batches on Spark: which ranges each micro-batch holds, and one task per range.
+"""The sink's batches on Spark: which ranges each micro-batch holds, and the tasks that write them.
 
 :class:`SparkSink` is the compute adapter of the sink use case. It drives the source's
 :class:`~lakesink.adapters.kafka.batch_planner.BatchPlanner` on the driver (no streaming query:
-no job to collect ranges, no offset logs, no trigger wait) and writes a batch with one task per
-range through ``mapPartitions`` (:func:`.sink_task.run_range_task`), no record crossing the JVM.
+no job to collect ranges, no offset logs, no trigger wait) and writes a batch with a few tasks per
+core through ``mapPartitions`` (:func:`.sink_task.run_range_task`), no record crossing the JVM.
 See docs/sink.md, "Batches planned on the driver" and "One micro-batch".
 """
 
@@ -33,6 +33,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.flush.admission import AdmissionPolicy
 from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.ports import ObjectStore, SinkStart
+from lakesink.domain.range_groups import range_groups
 from lakesink.domain.records import TopicPartition, positions_json
 from lakesink.domain.statement_plan import SinkPlan
 
@@ -212,7 +213,7 @@ class SparkSink:
         granular: Mapping[TopicPartition, Mapping[str, int]],
         clock_ms: int,
     ) -> list[RangeResult]:
-        """Write ``ranges`` on the executors, one task per range (an RDD of range ids, see
+        """Write ``ranges`` on the executors, a few tasks per core (an RDD of groups of range ids, see
         :func:`.sink_task.run_range_task`); records at or below ``floors`` (and Lenses ``granular``
         locks) are durable already and skipped; wall-clock transforms read ``clock_ms``. A failed
         range's result carries its error."""
@@ -229,9 +230,10 @@ class SparkSink:
         )
         if self._records is not None:
             return self._records.write(spec, ranges)
-        ids = self.spark.sparkContext.parallelize(range(len(ranges)), len(ranges))
+        context = self.spark.sparkContext
+        groups = range_groups(ranges, context.defaultParallelism)
         task = functools.partial(run_range_task, spec, self._reader, tuple(ranges))
-        return ids.mapPartitions(task).collect()
+        return context.parallelize(groups, len(groups)).mapPartitions(task).collect()
 
     def _ranges(self, df: DataFrame) -> list[OffsetRange]:
         """The streamed batch's ranges (a few rows), collected on the driver before any write task.

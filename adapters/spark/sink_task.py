@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -122,17 +123,31 @@ def _abort(ranges: Mapping[TopicPartition, RangeState]) -> None:
 
 
 def run_range_task(
-    spec: SinkTaskSpec, reader: RangeReader, ranges: Sequence[OffsetRange], ids: Iterator[int]
+    spec: SinkTaskSpec, reader: RangeReader, ranges: Sequence[OffsetRange], groups: Iterator[tuple[int, ...]]
 ) -> list[RangeResult]:
-    """``mapPartitions`` body over ``parallelize(range(len(ranges)))``, one id per task: read
-    ``ranges[id]`` here, write it, and return its results (pickled to the driver as they are).
+    """``mapPartitions`` body over ``parallelize(groups)``, one group of range ids per task
+    (:func:`~lakesink.domain.range_groups.range_groups`): read and write those ranges here, each made
+    durable before the next is read (a task holds one range's open files at a time), and return
+    their results (pickled to the driver as they are).
 
     Reading on the executor spares every record the Python → JVM → Python hop of a source feeding
     the writers. An RDD of the ranges' ids rather than a DataFrame: the records never enter the JVM,
     so a SQL plan bought nothing but its cost, about 40 ms of CPU per task in the JVM and the Python
     worker (an Arrow UDF's set-up) and the planning of a query per batch (CHANGELOG).
     """
-    return write_task(spec, reader.read_all([ranges[index] for index in ids]))
+    mine = [ranges[index] for group in groups for index in group]
+    results: list[RangeResult] = []
+    for done, offset_range in enumerate(mine):
+        written = write_task(spec, reader.read(offset_range))
+        failure = next((result.failure for result in written if result.failure is not None), None)
+        if failure is None:
+            results += written
+            continue
+        # The failed range and those not reached are each reported with the failure: a silent one
+        # would let the driver commit its partition as if the range were empty.
+        stopped = [RangeResult(r.topic, r.partition, last=-1, failure=failure) for r in mine[done:]]
+        return [*results, replace(stopped[0], last=written[0].last), *stopped[1:]]
+    return results
 
 
 def _make_durable(spec: SinkTaskSpec, state: RangeState) -> RangeResult:

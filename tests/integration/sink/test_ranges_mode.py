@@ -102,7 +102,7 @@ def test_sink_task_over_ranges_writes_the_same_objects_as_over_records(
     assert ranges.num_rows == 4
     planned = [offset_range for batch in ranges.to_batches() for offset_range in ranges_in(batch)]
     for task_id in range(len(planned)):  # one range per task, as Spark runs them
-        _drain(run_range_task(specs["ranges"], reader, planned, iter([task_id])))
+        _drain(run_range_task(specs["ranges"], reader, planned, iter([(task_id,)])))
 
     expected = _stored(stores["records"])
     assert len([key for key in expected if not key.startswith(".indexes/")]) >= 8

@@ -77,4 +77,4 @@ def test_a_reader_without_headers_differs_only_in_headers_and_stays_so_through_p
 def test_reading_an_empty_range_needs_no_broker() -> None:
     reader = RangeReader.of(SourceOptions.parse({"kafka.bootstrap.servers": "127.0.0.1:1", "subscribe": "t"}))
 
-    assert list(reader.read_all([OffsetRange("t", 0, 5, 5)])) == []
+    assert list(reader.read(OffsetRange("t", 0, 5, 5))) == []
