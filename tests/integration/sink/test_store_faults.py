@@ -28,6 +28,7 @@ cells on S3, and the mixed faults at 30 % in both modes on GCS and Azure.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import threading
@@ -37,11 +38,14 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.domain.offset_range import OffsetRange
+from lakesink.domain.range_groups import range_groups
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink
 from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs
 from tests.support.fault_proxy import FaultProxy
+from tests.support.kafka_broker import KafkaCluster
 from tests.support.reliability import FULL, record_cell
 from tests.support.store_buckets import AzureContainer, GcsBucket, S3Bucket
 
@@ -187,3 +191,39 @@ def test_a_lock_write_the_sdk_gives_up_on_is_waited_out(
     assert any("failed on the store" in record.getMessage() for record in caplog.records)
     ids = [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
     assert_exactly_once(ids, range(40))
+
+
+@pytest.mark.s3
+def test_a_failed_range_stops_the_ranges_after_it_in_its_task_and_the_batch_still_stores_every_offset_once(
+    spark: SparkSession, apache_kafka: KafkaCluster, tmp_path: Path, moto_s3: MotoS3, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """32 partitions, more ranges than a batch's task budget (4 × Spark's default parallelism), so
+    ranges share tasks (domain/range_groups.py). Every attempt to upload partition 5's object is
+    reset: its range fails and stops its task (tests/unit/adapters/spark/test_grouped_range_tasks.py:
+    what it reports), the partitions written whole are committed, the rest waited out and run again."""
+    caplog.set_level(logging.INFO, logger="lakesink.application.sink_run")
+    partitions = 32
+    assert len(range_groups([OffsetRange("t", p, 0, 25) for p in range(partitions)], spark.sparkContext.defaultParallelism)) < partitions
+    topic, bucket = unique_name("grouped"), S3Bucket(moto_s3.url, unique_name("grouped"))
+    apache_kafka.create_topic(topic, partitions)
+    apache_kafka.produce(topic, [ProducedRecord(json.dumps({"id": i}).encode(), partition=i % partitions) for i in range(RECORDS)])
+    proxy = FaultProxy(moto_s3.url).start()
+    props = {
+        "name": unique_name("sink"), "topics": topic, "bootstrap.servers": apache_kafka.bootstrap_servers, **CONVERTERS,
+        "connect.s3.kcql": f"INSERT INTO {bucket.name}:out SELECT * FROM {topic} STOREAS `JSON`",
+        "connect.s3.http.max.retries": "2", **bucket.connector_settings(proxy.url),
+    }
+    proxy.fail_next(3, "reset", path_contains=f"/out/{topic}/5/", methods=("PUT",))
+    try:
+        run_sink(spark, props, tmp_path / "ck")
+    finally:
+        proxy.stop()
+
+    assert proxy.faults_served == 3
+    assert any("failed on the store" in record.getMessage() for record in caplog.records)
+    assert any("committed the" in record.getMessage() and "before the wait" in record.getMessage()
+               for record in caplog.records)
+    ids = [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
+    assert_exactly_once(ids, range(RECORDS))
+    locks = {partition: _committed(bucket, props["name"], topic, partition) for partition in range(partitions)}
+    assert locks == dict.fromkeys(range(partitions), RECORDS // partitions - 1)
