@@ -22,9 +22,10 @@ leave the other cores idle for long, few enough that the per-task cost stops mat
 def range_groups(ranges: Sequence[OffsetRange], cores: int) -> list[tuple[int, ...]]:
     """The indexes of ``ranges`` each task writes, in offset order within a task.
 
-    Largest range first, each goes to the least loaded task that holds none of its partition
-    (loads measured in offsets); at most :data:`TASKS_PER_CORE` × ``cores`` tasks, or more when
-    one partition has more ranges than that.
+    ``cores`` is Spark's default parallelism: the executors' cores on a cluster, 4 on a local
+    master (lakesink's default), ``spark.default.parallelism`` when set. Largest range first, each
+    goes to the least loaded task that holds none of its partition (loads measured in offsets); at
+    most :data:`TASKS_PER_CORE` × ``cores`` tasks, or more when one partition has more ranges than that.
     """
     if not ranges:
         return []
