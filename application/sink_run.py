@@ -423,8 +423,7 @@ class SinkRun:
         if self._index is not None:
             # a partition no table holds yet keeps its lock (and its group offset) behind
             locked = {tp: last for tp, last in sorted(ends.items()) if tp not in kept_out}
-            for (topic, partition), last in locked.items():
-                self._index.commit(topic, partition, last)
+            self._index.commit(locked)
             self._advise_lag_group(locked)
         elif self._group is not None:
             self._group.commit({tp: last + 1 for tp, last in ends.items()})
@@ -470,9 +469,11 @@ def _locks_up_to_tables(tables: SinkTables, index: SinkIndex, partitions: Sequen
     """Move up the locks a stopped run left behind its table commit (the table is the commit point:
     what it holds is written, and the plans it covers are dropped, never replayed or rolled back)."""
     floors = index.floors()
-    for (topic, partition), last in tables.behind({tp: floors.get(tp) for tp in partitions}).items():
+    behind = tables.behind({tp: floors.get(tp) for tp in partitions})
+    for (topic, partition), last in behind.items():
         logger.info("Index of %s-%d is behind its table: moving it up to offset %d", topic, partition, last)
-        index.commit(topic, partition, last)
+    if behind:
+        index.commit(behind)
 
 
 @dataclass(frozen=True, slots=True)

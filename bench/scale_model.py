@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lakesink.application.sink_index import PARTITION_THREADS
+
 WRITE_LIMIT = 3_500
 """PUT/COPY/POST/DELETE per second per partitioned prefix (AWS, "Best practices design patterns:
 optimizing Amazon S3 performance"); DeleteObjects is a POST."""
@@ -90,9 +92,10 @@ def driver_commit_seconds(requests: float, writes_per_prefix: float, cpu_s: floa
 
 
 def partitions_within(budget_s: float, requests_per_partition: float, cpu_per_partition_s: float,
-                      latency_s: float = LATENCY_S) -> float:
-    """The most partitions a serial commit (a round trip per request, one after the other) finishes in ``budget_s``."""
-    return budget_s / (requests_per_partition * latency_s + cpu_per_partition_s)
+                      threads: int = 1, latency_s: float = LATENCY_S) -> float:
+    """The most partitions a commit finishes in ``budget_s``: a round trip per request, ``threads``
+    partitions at a time, the driver's CPU one partition after the other."""
+    return budget_s / (requests_per_partition * latency_s / threads + cpu_per_partition_s)
 
 
 def threads_to_fit(requests: float, writes_per_prefix: float, cpu_s: float, budget_s: float,
@@ -127,8 +130,8 @@ class Target:
     slots: int = 4
     """Tasks an executor runs at once (its cores)."""
     interval_s: float = 5.0
-    threads: tuple[int, ...] = (1, 8, 32)
-    """Commit threads on the driver to project (lakesink's commit is serial today: 1)."""
+    threads: tuple[int, ...] = (1, PARTITION_THREADS, 32)
+    """Commit threads on the driver to project (lakesink commits :data:`PARTITION_THREADS` partitions at a time)."""
     object_sizes: tuple[int, ...] = (1_000_000, 8_000_000, 64_000_000)
 
 

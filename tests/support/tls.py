@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import ipaddress
+import select
 import socket
 import ssl
 import threading
@@ -141,20 +142,26 @@ class TlsTerminator:
             secure.close()
             return
         upstream.settimeout(None)
-        threading.Thread(target=_pump, args=(upstream, secure), daemon=True).start()
-        _pump(secure, upstream)
+        _relay(secure, upstream)
 
 
-def _pump(source: socket.socket, target: socket.socket) -> None:
-    """Copy ``source`` to ``target`` until either side closes; then close both."""
+def _relay(secure: ssl.SSLSocket, upstream: socket.socket) -> None:
+    """Copy each side to the other until either closes; then close both. One thread per connection:
+    an SSL socket read in one thread while written in another (OpenSSL forbids it) garbled requests
+    once a client kept eight connections busy at once."""
+    other = {secure: upstream, upstream: secure}
     try:
-        while data := source.recv(65536):
-            target.sendall(data)
+        while True:
+            # bytes OpenSSL already decrypted are not on the raw socket: select would not see them
+            ready = [secure] if secure.pending() else select.select(list(other), [], [])[0]
+            for source in ready:
+                data = source.recv(65536)
+                if not data:
+                    return
+                other[source].sendall(data)
     except OSError:
         pass
     finally:
-        for end in (source, target):
-            try:
+        for end in other:
+            with contextlib.suppress(OSError):
                 end.close()
-            except OSError:
-                pass

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from lakesink.domain.commit.locks import decode_lock
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitError, CommitOutcomeUnknownError
 from lakesink.domain.ports import iter_objects
+from lakesink.domain.records import TopicPartition
 from lakesink.domain.tables.marks import epoch_app_id, mark_of, offset_app_id
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import (
@@ -129,7 +131,7 @@ def _stop_before_the_locks(
 ) -> None:
     """A ``--once`` run whose table commit lands and whose lock writes never happen (as if killed)."""
 
-    def lost(self: SinkIndex, topic: str, partition: int, last: int) -> None:
+    def lost(self: SinkIndex, lasts: Mapping[TopicPartition, int]) -> None:
         raise CommitOutcomeUnknownError("the process stopped before its lock writes")
 
     def no_wait(what: str, step: object, progress: object = None) -> None:

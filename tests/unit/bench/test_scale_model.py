@@ -55,9 +55,10 @@ def test_the_commit_is_its_round_trips_over_its_threads_but_never_faster_than_th
     assert driver["requests"] == 30_000 and set(driver["seconds"]) == {1, 32}
 
 
-def test_a_serial_commit_fits_as_many_partitions_as_their_round_trips_and_cpu_leave_in_the_interval() -> None:
-    assert scale_model.partitions_within(5, 3, 0.0) == pytest.approx(5 / 0.075)  # 66 partitions
-    assert scale_model.partitions_within(5, 1, 0.025) == pytest.approx(100)
+def test_a_commit_fits_as_many_partitions_as_their_round_trips_and_cpu_leave_in_the_interval() -> None:
+    assert scale_model.partitions_within(5, 3, 0.0) == pytest.approx(5 / 0.075)  # 66 partitions, one at a time
+    assert scale_model.partitions_within(5, 3, 0.0, threads=8) == pytest.approx(8 * 5 / 0.075)
+    assert scale_model.partitions_within(5, 1, 0.025) == pytest.approx(100)  # the CPU is not shared out
 
 
 def test_the_threads_that_fit_a_commit_in_one_interval_are_the_fewest_that_do() -> None:

@@ -89,7 +89,7 @@ class _Run:
         rows = [row for chunk in chunks for row in self.task(chunk, present, tombstones)]
         lasts = [row["last"] for row in rows if row["last"] >= 0]
         if lasts:
-            self.index.commit(TOPIC, 0, max(lasts))
+            self.index.commit({(TOPIC, 0): max(lasts)})
 
 
 def _data(store: InMemoryObjectStore) -> dict[str, bytes]:
@@ -142,6 +142,6 @@ def test_the_index_reports_every_pending_plan_of_a_partition_and_the_commit_coll
 
     assert index.first_batch_end() == {TP: 25}
     assert index.first_batch_chunks() == {TP: ((0, 10), (12, 20), (20, 25))}
-    index.commit(TOPIC, 0, 24)
+    index.commit({(TOPIC, 0): 24})
     assert list(iter_objects(store, BUCKET, plans_prefix(".indexes", NAME, TOPIC, 0))) == []
     assert index.first_batch_end() == {} and index.first_batch_chunks() == {}
