@@ -181,16 +181,25 @@ def test_a_lock_write_the_sdk_gives_up_on_is_waited_out(
         "connect.s3.http.max.retries": "2", **bucket.connector_settings(proxy.url),
     }
     produce_ids(kafka, topic, range(40))
-    proxy.fail_next(3, "reset", path_contains="/0.lock", methods=("PUT",))  # one partition's: locks are written concurrently
+
+    # one partition's lock: locks are written concurrently
+    ids = _waited_out(spark, props, proxy, bucket, tmp_path, caplog, path_contains="/0.lock")
+
+    assert_exactly_once(ids, range(40))
+
+
+def _waited_out(spark: SparkSession, props: dict[str, str], proxy: FaultProxy, bucket: S3Bucket, tmp_path: Path,
+                caplog: pytest.LogCaptureFixture, *, path_contains: str) -> list[int]:
+    """Run the sink with the SDK's three attempts (``http.max.retries=2``) at the first PUT whose path holds
+    ``path_contains`` reset, check the sink waited that out, and return the ids it stored."""
+    proxy.fail_next(3, "reset", path_contains=path_contains, methods=("PUT",))
     try:
         run_sink(spark, props, tmp_path / "ck")
     finally:
         proxy.stop()
-
     assert proxy.faults_served == 3
     assert any("failed on the store" in record.getMessage() for record in caplog.records)
-    ids = [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
-    assert_exactly_once(ids, range(40))
+    return [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
 
 
 @pytest.mark.s3
@@ -213,17 +222,11 @@ def test_a_failed_range_stops_the_ranges_after_it_in_its_task_and_the_batch_stil
         "connect.s3.kcql": f"INSERT INTO {bucket.name}:out SELECT * FROM {topic} STOREAS `JSON`",
         "connect.s3.http.max.retries": "2", **bucket.connector_settings(proxy.url),
     }
-    proxy.fail_next(3, "reset", path_contains=f"/out/{topic}/5/", methods=("PUT",))
-    try:
-        run_sink(spark, props, tmp_path / "ck")
-    finally:
-        proxy.stop()
 
-    assert proxy.faults_served == 3
-    assert any("failed on the store" in record.getMessage() for record in caplog.records)
+    ids = _waited_out(spark, props, proxy, bucket, tmp_path, caplog, path_contains=f"/out/{topic}/5/")
+
     assert any("committed the" in record.getMessage() and "before the wait" in record.getMessage()
                for record in caplog.records)
-    ids = [json.loads(line)["id"] for key in bucket.keys() for line in bucket.read(key).splitlines()]
     assert_exactly_once(ids, range(RECORDS))
     locks = {partition: _committed(bucket, props["name"], topic, partition) for partition in range(partitions)}
     assert locks == dict.fromkeys(range(partitions), RECORDS // partitions - 1)
