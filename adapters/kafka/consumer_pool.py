@@ -26,7 +26,10 @@ stopped between batches for minutes (brokers close connections idle for ``connec
 10 minutes by default) starts its next range on fresh connections."""
 
 _lock = threading.Lock()
-_idle: dict[Hashable, tuple[Consumer, float]] = {}
+_kept: tuple[Hashable, Consumer, float] | None = None
+"""The one consumer a process keeps, its config's key and since when. One, not one per config: a
+worker serving many sinks one after the other (a test session, a library user's streams) would
+otherwise hold every one's threads and connections for good."""
 _owner_pid = os.getpid()
 
 
@@ -49,12 +52,12 @@ def kept_consumer(config: Mapping[str, Any]) -> Iterator[Consumer]:
 
 
 def close_kept() -> None:
-    """Close every kept consumer (at exit, and before a test's broker stops)."""
+    """Close the kept consumer (at exit, and before a test's broker stops)."""
+    global _kept
     with _lock:
-        kept = [consumer for consumer, _ in _idle.values()] if os.getpid() == _owner_pid else []
-        _idle.clear()
-    for consumer in kept:
-        consumer.close()
+        kept, _kept = (_kept if os.getpid() == _owner_pid else None), None
+    if kept is not None:
+        kept[1].close()
 
 
 atexit.register(close_kept)
@@ -72,25 +75,26 @@ def _key(config: Mapping[str, Any]) -> Hashable | None:
 
 
 def _take(key: Hashable) -> Consumer | None:
-    global _owner_pid
+    """The kept consumer when it is of ``key`` and not idle too long; any other kept one is closed."""
+    global _kept, _owner_pid
     with _lock:
-        if os.getpid() != _owner_pid:  # a forked child: the parent's consumers have no threads here
-            _idle.clear()
-            _owner_pid = os.getpid()
-        kept = _idle.pop(key, None)
+        if os.getpid() != _owner_pid:  # a forked child: the parent's consumer has no threads here
+            _kept, _owner_pid = None, os.getpid()
+        kept, _kept = _kept, None
     if kept is None:
         return None
-    consumer, since = kept
-    if time.monotonic() - since > IDLE_CLOSE_S:
+    kept_key, consumer, since = kept
+    if kept_key != key or time.monotonic() - since > IDLE_CLOSE_S:
         consumer.close()
         return None
     return consumer
 
 
 def _keep(key: Hashable, consumer: Consumer) -> bool:
-    """Keep ``consumer`` for the next range; False when one of its config is already kept."""
+    """Keep ``consumer`` for the next range; False when another is kept already (two used at once)."""
+    global _kept
     with _lock:
-        if key in _idle or os.getpid() != _owner_pid:
+        if _kept is not None or os.getpid() != _owner_pid:
             return False
-        _idle[key] = (consumer, time.monotonic())
+        _kept = (key, consumer, time.monotonic())
         return True

@@ -53,10 +53,11 @@ def test_a_consumer_whose_read_raised_is_closed_and_the_next_range_starts_a_new_
     assert [c.closed for c in started] == [1, 0]
 
 
-def test_another_config_gets_its_own_consumer(started: list[StubConsumer]) -> None:
-    _use(), _use({**CONFIG, "group.id": "other"}), _use()
+def test_a_process_keeps_one_consumer_whatever_the_configs_it_served(started: list[StubConsumer]) -> None:
+    for sink in range(5):  # a worker serving five sinks one after the other
+        _use({**CONFIG, "group.id": f"sink-{sink}"})
 
-    assert len(started) == 2
+    assert [c.closed for c in started] == [1, 1, 1, 1, 0]
 
 
 def test_of_two_consumers_used_at_once_one_is_kept_and_the_other_closed(started: list[StubConsumer]) -> None:
