@@ -158,9 +158,7 @@ class SinkIndex:
         batch of 64 partitions committed one by one spent ~1.4 s in the driver waiting on the store;
         at 10,000 it would be minutes (docs/operations.md, "Sizing").
         """
-        if len(steps) <= 1:
-            for where, step in steps.items():
-                self._partitions[where] = perform(step, self._store)
+        if not steps:
             return
         with ThreadPoolExecutor(min(PARTITION_THREADS, len(steps)), thread_name_prefix="lakesink-index") as pool:
             futures = {where: pool.submit(perform, step, self._store) for where, step in sorted(steps.items())}

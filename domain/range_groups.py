@@ -34,7 +34,8 @@ def range_groups(ranges: Sequence[OffsetRange], cores: int) -> list[tuple[int, .
     loads = [(0, task) for task in range(tasks)]
     members: list[list[int]] = [[] for _ in range(tasks)]
     holds: list[set[tuple[str, int]]] = [set() for _ in range(tasks)]
-    for index in sorted(range(len(ranges)), key=lambda i: -max(ranges[i].size, 1)):
+    weights = [max(r.size, 1) for r in ranges]  # an empty range still costs its task a little
+    for index in sorted(range(len(ranges)), key=lambda i: -weights[i]):
         where = (ranges[index].topic, ranges[index].partition)
         passed = []
         load, task = heapq.heappop(loads)
@@ -43,7 +44,7 @@ def range_groups(ranges: Sequence[OffsetRange], cores: int) -> list[tuple[int, .
             load, task = heapq.heappop(loads)
         members[task].append(index)
         holds[task].add(where)
-        heapq.heappush(loads, (load + max(ranges[index].size, 1), task))
+        heapq.heappush(loads, (load + weights[index], task))
         for entry in passed:
             heapq.heappush(loads, entry)
     return [tuple(sorted(group)) for group in members if group]

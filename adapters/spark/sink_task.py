@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -143,10 +142,11 @@ def run_range_task(
         if failure is None:
             results += written
             continue
-        # The failed range and those not reached are each reported with the failure: a silent one
+        # A failed task's one result may name no partition (it failed before its first record), so
+        # the range is named here; those not reached are reported with the failure too: a silent one
         # would let the driver commit its partition as if the range were empty.
-        stopped = [RangeResult(r.topic, r.partition, last=-1, failure=failure) for r in mine[done:]]
-        return [*results, replace(stopped[0], last=written[0].last), *stopped[1:]]
+        failed = RangeResult(offset_range.topic, offset_range.partition, last=written[0].last, failure=failure)
+        return [*results, failed, *(RangeResult(r.topic, r.partition, failure=failure) for r in mine[done + 1:])]
     return results
 
 
