@@ -92,7 +92,7 @@ def read_range(
     config = {"fetch.wait.max.ms": RANGE_FETCH_WAIT_MS, **consumer_config,
               "enable.partition.eof": True, "auto.offset.reset": reset}
     try:
-        with kept_consumer(config) as consumer, denied_as(config, Acl(("READ",), "topic", offset_range.topic)):
+        with kept_consumer(config, offset_range.topic) as consumer, denied_as(config, Acl(("READ",), "topic", offset_range.topic)):
             yield from _consume(consumer, offset_range, schema, batch_records, stall_timeout_s, headers)
     except KafkaException as exc:
         if error_code(exc) == KafkaError._AUTO_OFFSET_RESET:

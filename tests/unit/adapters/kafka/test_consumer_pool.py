@@ -15,6 +15,10 @@ CONFIG = {"bootstrap.servers": "127.0.0.1:9", "group.id": "g"}
 class StubConsumer:
     def __init__(self) -> None:
         self.unassigned = self.closed = 0
+        self.looked_up: list[str] = []
+
+    def list_topics(self, topic: str, timeout: float) -> None:
+        self.looked_up.append(topic)
 
     def unassign(self) -> None:
         self.unassigned += 1
@@ -32,8 +36,8 @@ def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[StubConsumer]]:
     close_kept()
 
 
-def _use(config: dict[str, object] = CONFIG) -> StubConsumer:
-    with kept_consumer(config) as consumer:
+def _use(config: dict[str, object] = CONFIG, topic: str = "t") -> StubConsumer:
+    with kept_consumer(config, topic) as consumer:
         return consumer  # type: ignore[return-value]
 
 
@@ -44,8 +48,17 @@ def test_a_consumer_that_finished_its_range_is_unassigned_and_serves_the_next(st
     assert first.unassigned == 2 and first.closed == 0
 
 
+def test_a_kept_consumer_looks_up_each_topic_it_has_not_read_once_before_its_range(
+    started: list[StubConsumer],
+) -> None:
+    for topic in ("a", "b", "a", "c", "b"):
+        _use(topic=topic)
+
+    assert started[0].looked_up == ["b", "c"]  # a new consumer learns its first topic by itself
+
+
 def test_a_consumer_whose_read_raised_is_closed_and_the_next_range_starts_a_new_one(started: list[StubConsumer]) -> None:
-    with pytest.raises(RuntimeError), kept_consumer(CONFIG):
+    with pytest.raises(RuntimeError), kept_consumer(CONFIG, "t"):
         raise RuntimeError("broker gone")
 
     _use()
@@ -61,7 +74,7 @@ def test_a_process_keeps_one_consumer_whatever_the_configs_it_served(started: li
 
 
 def test_of_two_consumers_used_at_once_one_is_kept_and_the_other_closed(started: list[StubConsumer]) -> None:
-    with kept_consumer(CONFIG), kept_consumer(CONFIG):
+    with kept_consumer(CONFIG, "t"), kept_consumer(CONFIG, "t"):
         pass
 
     assert sorted(c.closed for c in started) == [0, 1]
