@@ -165,7 +165,11 @@ def _report(run: scenarios.Run, args: argparse.Namespace) -> None:
     run.reported = True
     print("\n" + table(run.results), flush=True)
     print(ratio_table(run.results), flush=True)
-    print(f"bench: results in {write_json(RESULTS_DIR, run.results, vars(args))}", flush=True)
+    path = write_json(RESULTS_DIR, run.results, vars(args))
+    print(f"bench: results in {path}", flush=True)
+    if side_by_side.publishable(run.results):
+        print(f"bench: chart {side_by_side.publish(path, BENCHMARKS)}; regenerated the side-by-side section of "
+              f"{BENCHMARKS}", flush=True)
 
 
 def _streaming(args: argparse.Namespace) -> int:

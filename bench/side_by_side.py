@@ -2,7 +2,8 @@
 
 Renders a chart (records/s and CPU µs per record for every sink of the same job) next to the
 results file and regenerates BENCHMARKS.md's "Side by side (issue 34)" section from it, so the
-section always shows one run's numbers and re-running the benchmark plus this command refreshes it.
+section always shows one run's numbers. A run of ``python -m bench`` in which every scenario passed
+and a peer ran beside a lakesink sink publishes it itself.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.peers import PEERS, cpu_per_record, peer_ratios
-from bench.results import Result
+from bench.results import OK, Result
 from bench.streaming_report import update_benchmarks
 
 CHART = "side-by-side.svg"
@@ -107,6 +108,12 @@ def section(report: dict[str, Any], results: list[Result], results_name: str, ch
 
 def _load(value: list[float] | None) -> str:
     return "?" if not value else " / ".join(f"{v:.1f}" for v in value)
+
+
+def publishable(results: list[Result]) -> bool:
+    """Whether a run's results make the section: every scenario passed and a peer ran beside a lakesink
+    sink (a run of lakesink alone, or with a failure, leaves the published one alone)."""
+    return all(r.status == OK for r in results) and bool(peer_ratios(results))
 
 
 def publish(results_file: Path, benchmarks: Path) -> Path:

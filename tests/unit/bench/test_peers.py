@@ -9,7 +9,7 @@ import pytest
 
 from bench.peers import cpu_per_record, peer_ratios, ratio_table
 from bench.results import FAILED, OK, Result, write_json
-from bench.side_by_side import BEGIN, END, load, publish, section
+from bench.side_by_side import BEGIN, END, load, publish, publishable, section
 from bench.spark_job_runs import check_output, checkpoint_committed, committed_keys, job_jars
 
 
@@ -29,6 +29,12 @@ def test_ratios_are_lakesink_over_each_peer_of_the_same_format() -> None:
 def test_a_failed_side_gives_no_ratio() -> None:
     results = [_run("sink-parquet", 2.0, 1.0), _run("spark-parquet", 1.0, 2.0, status=FAILED)]
     assert peer_ratios(results) == [("sink-parquet", "spark-parquet", None, None)]
+
+
+def test_a_run_publishes_the_section_only_when_every_scenario_passed_beside_a_peer() -> None:
+    assert publishable([_run("consume", 1.0, 1.0), _run("sink-json", 2.0, 1.0), _run("quix-json", 4.0, 4.0)])
+    assert not publishable([_run("sink-json", 2.0, 1.0), _run("sink-parquet", 2.0, 1.0)])  # no peer
+    assert not publishable([_run("sink-json", 2.0, 1.0), _run("quix-json", 4.0, 4.0, status=FAILED)])
 
 
 def _log(*entries: tuple[str, str]) -> bytes:

@@ -257,7 +257,7 @@ def test_the_charts_are_written_as_png(tmp_path) -> None:  # noqa: ANN001
     report["runs"] += [{**report["runs"][0], "format": "parquet"},  # type: ignore[operator,index]
                        {**report["runs"][0], "sink": "aiven"}]  # type: ignore[index]
     paths = charts(report, tmp_path)
-    assert [p.name for p in paths] == ["streaming-lag.png", "streaming-ratios.png"]
+    assert [p.name for p in paths] == ["streaming-lag.png", "streaming-ratios.png", "streaming-cpu.png"]
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in paths)
 
 
