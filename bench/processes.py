@@ -28,14 +28,18 @@ SAMPLE_INTERVAL_S = 0.2
 TIMELINE_EVERY = 5
 """Every 5th sample (about once a second) goes into :attr:`Measured.timeline`."""
 _PR_SET_PDEATHSIG = 1
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL("libc.so.6", use_errno=True)
+    """Loaded in the parent: between fork and exec the child only calls into it."""
+except OSError:  # not glibc Linux: children are not tied to their parent
+    _LIBC = None
 
 
-def _die_with_parent() -> None:
-    """preexec_fn: ask Linux to SIGKILL the child when the harness dies (best effort)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
+def die_with_parent() -> None:
+    """preexec_fn: ask Linux to SIGKILL the child when the process that started it dies (best effort;
+    the harness here, and the test servers of tests/support, which a killed pytest used to leak)."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class BenchTimeout(Exception):
@@ -225,7 +229,7 @@ class Children:
             process = subprocess.Popen(
                 list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE if pipe_stdout else log,
                 stderr=subprocess.PIPE if pipe_stderr else log, env=dict(env or os.environ),
-                start_new_session=True, preexec_fn=_die_with_parent,
+                start_new_session=True, preexec_fn=die_with_parent,
             )
         self._running.append(process)
         return process

@@ -84,8 +84,8 @@ def section(report: dict[str, Any], results: list[Result], results_name: str, ch
     lines = [BEGIN, "",
              f"`python -m bench --records {run['records']} --partitions {run['partitions']} "
              f"--broker {run.get('broker_kind', '?').removeprefix('apache-')} --scenarios "
-             f"{run['scenarios']}` then `python -m bench --chart bench/results/{results_name}` "
-             f"({machine['nproc']} cores, {machine['cpu']}; load average {_load(run.get('load_average_at_start'))} "
+             f"{run['scenarios']}`, results `bench/results/{results_name}` (`python -m bench --chart` on it renders this again; "
+             f"{machine['nproc']} cores, {machine['cpu']}; load average {_load(run.get('load_average_at_start'))} "
              f"at the start, {_load(machine.get('load_average_at_end'))} at the end).", "",
              "| sink | status | records/s end to end | records/s inside the work | CPU µs/record (sink) | "
              "broker + S3 CPU µs/record | peak RSS MB | objects |",

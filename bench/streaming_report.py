@@ -230,8 +230,9 @@ def _cpu_chart(report: dict[str, Any], directory: Path, formats: list[str], sink
         labels = sorted(rates, key=lambda label: math.inf if rates[label] is None else rates[label])  # max: None
         for index, sink in enumerate(sinks):
             offset = (index - (len(sinks) - 1) / 2) * width
-            xs = [i + offset for i, label in enumerate(labels) if label in steps.get(sink, {})]
-            values = [steps[sink][label]["cpu_us_per_record"] for label in labels if label in steps.get(sink, {})]
+            measured = steps.get(sink, {})
+            xs = [i + offset for i, label in enumerate(labels) if label in measured]
+            values = [measured[label]["cpu_us_per_record"] for label in labels if label in measured]
             if not values:
                 continue
             bars = axis.bar(xs, values, width, label=_SINK_NAMES[sink])

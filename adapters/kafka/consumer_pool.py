@@ -28,11 +28,11 @@ IDLE_CLOSE_S = 60.0
 stopped between batches for minutes (brokers close connections idle for ``connections.max.idle.ms``,
 10 minutes by default) starts its next range on fresh connections."""
 
-_lock = threading.Lock()
 METADATA_TIMEOUT_S = 10.0
 """How long a kept consumer waits for a topic's metadata before its first range of that topic (then
 the range is read as by a new consumer)."""
 
+_lock = threading.Lock()
 _kept: tuple[Hashable, Consumer, float, set[str]] | None = None
 """The one consumer a process keeps, its config's key, since when and the topics it has metadata of.
 One, not one per config: a worker serving many sinks one after the other (a test session, a library

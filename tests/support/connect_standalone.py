@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lakesink.adapters.demo.s3 import free_port
-from tests.support.jvm_process import keep_log, stop_gracefully
+from tests.support.jvm_process import dies_with_pytest, keep_log, stop_gracefully
 from tests.support.kafka_broker import JARS, LOG4J2_TO_FILE, kafka_missing_reason
 
 TEST_SINK_SOURCE = Path(__file__).with_name("connect_plugins") / "RecordsToFileSink.java"
@@ -150,7 +150,7 @@ class ConnectWorker:
         ]
         with open(self._dir / "connect.out", "ab") as out:
             self._process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                             start_new_session=self._own_session)
+                                             start_new_session=self._own_session, preexec_fn=dies_with_pytest())
         deadline = time.monotonic() + timeout_s
         while True:
             if self._process.poll() is not None:

@@ -1,12 +1,24 @@
-"""Stopping a test server's JVM and keeping its log: what the Apache Kafka broker and the Kafka Connect
-worker fixtures (tests/support/kafka_broker.py, connect_standalone.py) both do."""
+"""Starting and stopping a test server's process and keeping its log: what the Apache Kafka broker
+and the Kafka Connect worker fixtures (tests/support/kafka_broker.py, connect_standalone.py) do, and
+the other servers' fixtures in part."""
 
 from __future__ import annotations
 
 import shutil
 import signal
 import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
+
+from bench.processes import die_with_parent
+
+
+def dies_with_pytest() -> Callable[[], None] | None:
+    """The ``preexec_fn`` that has Linux kill a server when the pytest that started it is killed (a
+    killed run used to leave its broker running); none off the main thread, because Linux signals the
+    child when the *thread* that started it ends (the broker-outage test restarts it from one)."""
+    return die_with_parent if threading.current_thread() is threading.main_thread() else None
 
 
 def stop_gracefully(process: subprocess.Popen[bytes]) -> None:

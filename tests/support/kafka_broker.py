@@ -39,7 +39,7 @@ from confluent_kafka.admin import (
 
 from lakesink.adapters.demo.s3 import free_port
 from lakesink.adapters.kafka.embedded_broker import BrokerHandle
-from tests.support.jvm_process import keep_log, stop_gracefully
+from tests.support.jvm_process import dies_with_pytest, keep_log, stop_gracefully
 
 REPO = Path(__file__).resolve().parents[2]
 JARS = REPO / ".tools" / "maven" / "kafka"
@@ -190,7 +190,7 @@ class ApacheKafka(KafkaCluster):
         with open(self._dir / "broker.out", "ab") as out:
             self._process = subprocess.Popen(
                 self._java_command("kafka.Kafka", str(properties)), stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=dies_with_pytest(),
             )
         self._wait_until_serving(timeout_s)
 

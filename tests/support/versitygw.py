@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from lakesink.adapters.demo.s3 import S3Endpoint, free_port
+from tests.support.jvm_process import dies_with_pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = REPO / ".tools" / "go" / "bin" / "versitygw"
@@ -98,7 +99,7 @@ class VersityGw:
             self._process = subprocess.Popen(
                 [str(BINARY), "--port", f"127.0.0.1:{self._port}", "--access", ACCESS_KEY, "--secret", SECRET_KEY,
                  *iam, "--quiet", "posix", str(data)],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self._dir,
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self._dir, preexec_fn=dies_with_pytest(),
             )
         deadline = time.monotonic() + timeout_s
         while not self._answers():
