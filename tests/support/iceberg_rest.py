@@ -1,22 +1,21 @@
 """Apache Iceberg's own REST catalog server for the tests, from the jars ``make install`` fetched into
 ``.tools/maven/iceberg-rest`` (tools/iceberg-rest/pom.xml pins the version).
 
-It is Iceberg's ``RESTCatalogServer`` (the server of Iceberg's REST compatibility kit): the REST
-routes of Iceberg's own ``RESTCatalogAdapter`` in front of a ``JdbcCatalog`` on an in-memory SQLite
+It is the server of Iceberg's REST compatibility kit: the REST routes of Iceberg's own
+``RESTCatalogAdapter`` in front of a ``JdbcCatalog`` on an in-memory SQLite
 database, which lives as long as the server. Its ``ResolvingFileIO`` writes each table's metadata
 where the table lives: a local directory (``file:``, Hadoop's local file system) or S3 (``s3:``,
 Iceberg's S3FileIO) at the moto server it was started for. Tests share one server and keep apart by
 table names (:func:`tests.conftest.unique_name`).
 
-The server reads its settings from ``CATALOG_*`` variables (``CATALOG_REST_PORT``: ``rest.port``; a
-double underscore is a dash) and binds every interface: Jetty's ``Server(port)``, which the class does
-not let one narrow; the port is a free one, for the session only. It runs under ``sh``, which kills it
-when its stdin closes: when the fixture stops it, and when pytest itself dies, however it dies.
+Iceberg's ``RESTCatalogServer`` binds every interface (Jetty's ``Server(port)``), which the class does
+not let one narrow, so the fixture runs the same routes from ``IcebergRestLoopback.java`` beside this
+file, which binds 127.0.0.1 only, with the catalog's properties in a file of the server's directory.
+The JVM dies with the pytest that started it (:func:`tests.support.jvm_process.dies_with_pytest`).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakesink.adapters.demo.s3 import free_port
-from tests.support.jvm_process import keep_log
+from tests.support.jvm_process import dies_with_pytest, keep_log, stop_gracefully
 from tests.support.kafka_broker import REPO
 
 if TYPE_CHECKING:
@@ -35,8 +34,8 @@ if TYPE_CHECKING:
 
 JARS = REPO / ".tools" / "maven" / "iceberg-rest"
 
-#: The JVM runs in the background of ``sh``, which waits for its stdin to close, then stops it.
-_UNTIL_STDIN_CLOSES = '"$@" </dev/null & server=$!; read -r _; kill "$server"; wait "$server"'
+#: The launcher: Iceberg's REST routes on 127.0.0.1 (run from source by Java's single-file launcher).
+LAUNCHER = Path(__file__).with_name("IcebergRestLoopback.java")
 
 
 def iceberg_rest_missing_reason() -> str | None:
@@ -98,12 +97,12 @@ class IcebergRestServer:
             return
         command = [
             "java", "-Xms64m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
-            "-cp", f"{JARS}/*", "org.apache.iceberg.rest.RESTCatalogServer",
+            "-cp", f"{JARS}/*", str(LAUNCHER), str(self._write_properties()),
         ]
         with open(self.log_path, "ab") as log:
             self._process = subprocess.Popen(
-                ["sh", "-c", _UNTIL_STDIN_CLOSES, "iceberg-rest", *command], stdin=subprocess.PIPE, stdout=log,
-                stderr=subprocess.STDOUT, env=self._environment(), start_new_session=True,
+                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=dies_with_pytest(),
             )
         self._wait_until_serving(timeout_s)
 
@@ -111,27 +110,26 @@ class IcebergRestServer:
         """Stop the server (its catalog goes with it) and remove its directory; with ``keep_log_in``,
         copy its log there first."""
         if self._process is not None:
-            assert self._process.stdin is not None
-            self._process.stdin.close()  # sh stops the JVM
-            try:
-                self._process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self._process.pid, 9)
-                self._process.wait(10)
+            stop_gracefully(self._process)
             self._process = None
         keep_log(self.log_path, keep_log_in)
         shutil.rmtree(self._dir, ignore_errors=True)
 
-    def _environment(self) -> dict[str, str]:
-        settings = {
-            "CATALOG_REST_PORT": str(self._port),
-            "CATALOG_WAREHOUSE": (self._dir / "warehouse").as_uri(),
-            "CATALOG_IO__IMPL": "org.apache.iceberg.io.ResolvingFileIO",
+    def _write_properties(self) -> Path:
+        """The catalog's properties for the launcher, in a file only this user reads (the S3 keys)."""
+        properties = {
+            "rest.port": str(self._port),
+            "catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
+            "uri": "jdbc:sqlite::memory:",
+            "jdbc.schema-version": "V1",
+            "warehouse": (self._dir / "warehouse").as_uri(),
+            "io-impl": "org.apache.iceberg.io.ResolvingFileIO",
+            **self._s3_io(),
         }
-        for name, value in self._s3_io().items():  # s3.access-key-id -> CATALOG_S3_ACCESS__KEY__ID
-            settings["CATALOG_" + name.replace("-", "__").replace(".", "_").upper()] = value
-        inherited = {name: value for name, value in os.environ.items() if not name.startswith("CATALOG_")}
-        return {**inherited, **settings}
+        path = self._dir / "catalog.properties"
+        path.touch(mode=0o600)
+        path.write_text("".join(f"{name}={value}\n" for name, value in properties.items()))
+        return path
 
     def _s3_io(self) -> dict[str, str]:
         if self._s3_endpoint is None:
