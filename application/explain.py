@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakesink.domain.config.backend_parsing import detect_backend, normal_key, normalise_keys
-from lakesink.domain.config.connector import ConnectorSettings
+from lakesink.domain.config.connector import ConnectorSettings, plain_value
 from lakesink.domain.config.connector_classes import AIVEN_S3_SINK, CONFLUENT_S3_SINK
 from lakesink.domain.config.hidden import HiddenValues
 from lakesink.domain.config.providers import ResolvedConfig
@@ -22,6 +22,7 @@ from lakesink.domain.kcql import parse
 from lakesink.domain.ports import Clock
 from lakesink.domain.records import Record
 from lakesink.domain.statement_plan import SinkPlan, StatementPlan, plan_sink
+from lakesink.domain.tables.target import CatalogSettings, TableFormat
 from lakesink.domain.transforms.chain import TraceStep
 
 _DEFAULT_PREFIX = "connect.s3"
@@ -59,7 +60,8 @@ class ExplainResult:
     ``steps`` is what each transform did to the record; ``record`` is the record the statement
     saw (None when a transform dropped it, and then there is no key).
 
-    ``hidden``: values config providers supplied, masked in both renderings.
+    ``hidden``: values config providers supplied, masked in both renderings. ``catalog``: where
+    the Iceberg tables of the statements are named (``table.catalog.*``).
     """
 
     plan: SinkPlan
@@ -68,6 +70,7 @@ class ExplainResult:
     bucket: str | None = None
     steps: tuple[TraceStep, ...] = ()
     hidden: HiddenValues = field(default_factory=HiddenValues)
+    catalog: CatalogSettings = field(default_factory=CatalogSettings)
 
 
 def explain(command: ExplainCommand, clock: Clock) -> ExplainResult:
@@ -81,12 +84,13 @@ def explain(command: ExplainCommand, clock: Clock) -> ExplainResult:
     _subscribe(props, props[kcql_key])
     settings = ConnectorSettings.from_properties(props, provided=provided)
     plan = plan_sink(settings)
+    catalog = settings.table_catalog
     if command.record is None:
-        return ExplainResult(plan, None, None, hidden=settings.hidden)
+        return ExplainResult(plan, None, None, hidden=settings.hidden, catalog=catalog)
     steps = tuple(settings.transform_chain(clock).trace(command.record))
     record = steps[-1].record if steps else command.record
     if record is None:
-        return ExplainResult(plan, None, None, steps=steps, hidden=settings.hidden)
+        return ExplainResult(plan, None, None, steps=steps, hidden=settings.hidden, catalog=catalog)
     statement = plan.route(record.topic)
     layout = statement.layout
     timestamp = -1 if record.timestamp is None else record.timestamp
@@ -99,7 +103,7 @@ def explain(command: ExplainCommand, clock: Clock) -> ExplainResult:
         earliest_ts=timestamp,
         latest_ts=timestamp,
     )
-    return ExplainResult(plan, record, key, statement.bucket, steps, hidden=settings.hidden)
+    return ExplainResult(plan, record, key, statement.bucket, steps, hidden=settings.hidden, catalog=catalog)
 
 
 def explain_config(
@@ -203,7 +207,7 @@ def _headers(raw: Any) -> tuple[tuple[str, Any], ...]:
     raise RecordError('--record "headers" must be an object or a list of [name, value] pairs.')
 
 
-def _statement_json(plan: StatementPlan) -> dict[str, object]:
+def _statement_json(plan: StatementPlan, catalog: CatalogSettings) -> dict[str, object]:
     statement = plan.statement
     return {
         "bucket": statement.bucket,
@@ -216,12 +220,13 @@ def _statement_json(plan: StatementPlan) -> dict[str, object]:
         "compression_codec": plan.codec.value,
         "file_extension": plan.layout.file_extension,
         "properties": plan.resolved_properties(),
-        **({"table": table} if (table := _table_json(plan)) is not None else {}),
+        **({"table": table} if (table := _table_json(plan, catalog)) is not None else {}),
     }
 
 
-def _table_json(plan: StatementPlan) -> dict[str, object] | None:
-    """The statement's table: format, name, location and the partition spec its files get."""
+def _table_json(plan: StatementPlan, catalog: CatalogSettings) -> dict[str, object] | None:
+    """The statement's table: format, name, location, the partition spec its files get and, for
+    Iceberg, the catalog that names it (a URI holding credentials, and secret properties, masked)."""
     table = plan.table
     if table is None:
         return None
@@ -232,14 +237,23 @@ def _table_json(plan: StatementPlan) -> dict[str, object] | None:
         "partition_spec": list(table.partition_spec),
         "keys_only": list(table.path_only),
         **({"timestamp_column": table.time_partition.column} if table.time_partition else {}),
+        **({"catalog": plain_value(catalog)} if table.format is TableFormat.ICEBERG else {}),
     }
+
+
+def _catalog_text(catalog: dict[str, Any]) -> str:
+    """``rest catalog lakesink at http://...``; the embedded SQLite file when no URI is set."""
+    where = f"at {catalog['uri']}" if catalog["uri"] else "in the embedded SQLite file (no table.catalog.uri)"
+    warehouse = f", warehouse {catalog['warehouse']}" if catalog["warehouse"] else ""
+    properties = "".join(f", {name}={value}" for name, value in catalog["properties"].items())
+    return f"{catalog['type']} catalog {catalog['name']} {where}{warehouse}{properties}"
 
 
 def render_json(result: ExplainResult, key_notes: Mapping[str, str] | None = None) -> str:
     """One JSON object: ``{"statements": [...], "object_key": ...}``; ``key_notes`` (the config's
     keys without effect, and why) as ``key_notes`` when there are any."""
     document = {
-        "statements": [_statement_json(plan) for plan in result.plan.statements],
+        "statements": [_statement_json(plan, result.catalog) for plan in result.plan.statements],
         "transforms": [step_json(step) for step in result.steps],
         "object_key": result.object_key,
         "object_bucket": result.bucket,
@@ -253,7 +267,7 @@ def render_text(result: ExplainResult, key_notes: Mapping[str, str] | None = Non
     keys without effect (``key_notes``)."""
     lines: list[str] = []
     for number, plan in enumerate(result.plan.statements, start=1):
-        info = _statement_json(plan)
+        info = _statement_json(plan, result.catalog)
         lines.append(f"Statement {number}: {plan.statement.text}")
         for name in ("bucket", "prefix", "topic", "partition_by", "no_partition", "format", "csv_headers"):
             lines.append(f"  {name:<22} {display_text(info[name])}")
@@ -267,6 +281,8 @@ def render_text(result: ExplainResult, key_notes: Mapping[str, str] | None = Non
         if isinstance(table, dict):
             spec = ", ".join(table["partition_spec"]) or "unpartitioned"
             lines.append(f"  table: {table['format']} {table['name']} at {table['location']}, partition spec: {spec}")
+            if "catalog" in table:
+                lines.append(f"    named in the {_catalog_text(table['catalog'])}")
             if "timestamp_column" in table:
                 lines.append(f"    its files carry the record timestamp as column {table['timestamp_column']} (UTC)")
             if table["keys_only"]:

@@ -1,6 +1,7 @@
-"""Fixtures shared by the whole test session: one SparkSession and one Kafka broker.
+"""Fixtures shared by the whole test session: one SparkSession, one Kafka broker and one Iceberg
+REST catalog server.
 
-Both are expensive to start (Spark ~5 s, Apache Kafka ~3 s), so each is started once, lazily, the
+Each is expensive to start (Spark ~5 s, Apache Kafka ~3 s), so each is started once, lazily, the
 first time a test asks for it, and stopped at the end of the session. Tests isolate themselves with
 unique names (:func:`unique_name`), never by restarting these.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.iceberg_rest import IcebergRestServer, iceberg_rest_missing_reason
 from tests.support.kafka_broker import REPO, ApacheKafka, KafkaCluster, external_cluster, kafka_missing_reason
 from tests.support.spark_kafka_source import spark_kafka_jars, spark_kafka_missing_reason
 
@@ -28,6 +30,8 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 #: Where the broker's log is kept when a test of the session failed.
 BROKER_LOG_KEPT = REPO / ".test-logs" / "kafka-broker.log"
+#: Where the Iceberg REST catalog server's log is kept when a test of the session failed.
+ICEBERG_REST_LOG_KEPT = REPO / ".test-logs" / "iceberg-rest.log"
 
 
 def unique_name(prefix: str) -> str:
@@ -85,6 +89,23 @@ def apache_kafka(request: pytest.FixtureRequest) -> Iterator[KafkaCluster]:
     broker.close(keep_log_in=BROKER_LOG_KEPT if failed else None)
     if failed:
         print(f"\nApache Kafka's log of this session: {BROKER_LOG_KEPT}")
+
+
+@pytest.fixture(scope="session")
+def iceberg_rest(request: pytest.FixtureRequest) -> Iterator[IcebergRestServer]:
+    """Apache Iceberg's own REST catalog server (tests/support/iceberg_rest.py), tables in local
+    directories; tests keep apart by table names. Skips the test, with the reason, when the jars or
+    Java are missing."""
+    reason = iceberg_rest_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    server = IcebergRestServer()
+    server.start()
+    yield server
+    failed = request.session.testsfailed > 0
+    server.close(keep_log_in=ICEBERG_REST_LOG_KEPT if failed else None)
+    if failed:
+        print(f"\nIceberg's REST catalog log of this session: {ICEBERG_REST_LOG_KEPT}")
 
 
 def _close_kept_consumers() -> None:

@@ -20,9 +20,11 @@ from pyiceberg.exceptions import (
     CommitStateUnknownException,
     ForbiddenError,
     NoSuchTableError,
+    RESTError,
     ServerError,
     ServiceUnavailableError,
     TableAlreadyExistsError,
+    TooManyRequestsError,
     UnauthorizedError,
     ValidationError,
 )
@@ -63,8 +65,9 @@ from lakesink.domain.tables.target import TableTarget
 from lakesink.domain.tables.time_partition import TimeUnit
 
 _NO_REBASE = {"commit.retry.num-retries": "0"}
-_UNAVAILABLE = (OSError, ServerError, ServiceUnavailableError, OperationalError)
-"""The store, the REST catalog or the SQL catalog's database not answering (or busy): it ends by itself."""
+_UNAVAILABLE = (OSError, ServerError, ServiceUnavailableError, TooManyRequestsError, OperationalError)
+"""The store, the REST catalog or the SQL catalog's database not answering (or busy, or throttling): it
+ends by itself."""
 _DENIED = (ForbiddenError, UnauthorizedError)
 
 
@@ -154,6 +157,10 @@ class IcebergTable:
             raise CommitOutcomeUnknownError(
                 f"Iceberg table {self.name}: the commit may or may not have landed ({error})"
             ) from error
+        except RESTError as error:  # a REST catalog refused the commit: nothing was committed
+            if _http_status(error) == 404:  # pyiceberg's REST commit has no NoSuchTableError for it
+                raise TableMovedError(f"Iceberg table {self.name} moved since it was read: {error}") from None
+            raise CommitError(f"Iceberg table {self.name}: the catalog refused the commit: {error}") from error
 
     def _evolve(self, transaction: Transaction, schemas: list[pa.Schema]) -> None:
         """Union the files' columns into the table's by name: new columns, and the promotions Iceberg
@@ -207,6 +214,13 @@ def _identifier(name: str) -> tuple[str, ...]:
     if len(parts) < 2 or not all(parts):
         raise CommitError(f"Iceberg table name {name!r} must be namespace.table")
     return parts
+
+
+def _http_status(error: RESTError) -> int | None:
+    """The HTTP status of a REST catalog's answer, from the error pyiceberg raised it from."""
+    response = getattr(error.__cause__, "response", None)
+    status = getattr(response, "status_code", None)
+    return status if isinstance(status, int) else None
 
 
 def _ancestry(table: Table) -> Iterator[Snapshot]:

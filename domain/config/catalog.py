@@ -321,7 +321,7 @@ CATALOG: tuple[KeySpec, ...] = (
             backends=frozenset({"memory"})),
 )
 
-_SECRET_NAME = re.compile(r"password|secret|token|jaas|credentials$|user\.info|(^|\.)key(\.pem)?$|\.key\.")
+_SECRET_NAME = re.compile(r"password|secret|token|jaas|credentials?$|user\.info|(^|\.)key(\.pem)?$|\.key\.")
 
 
 def looks_secret(name: str) -> bool:

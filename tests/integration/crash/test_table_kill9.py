@@ -3,7 +3,8 @@
 The run of test_kill9.py (the demo's orders, ``flush.count=200``, ``flush.interval=1``, a producer
 trickling 10 records a second, the whole process group SIGKILLed at start-up, during uploads and
 while streaming, each phase at least once) with the statement committing to an Iceberg table in
-an embedded SQL catalog, or to a Delta table. The uploads phase kills between the Parquet uploads
+an embedded SQL catalog, to one named in Apache Iceberg's own REST catalog server (its S3FileIO on
+the same moto: ``make test-reliability`` only), or to a Delta table. The uploads phase kills between the Parquet uploads
 and the table commit (or between the table commit and the locks). After a final ``--once`` run,
 the table is read through its own metadata (pyiceberg; delta-rs): the files it references hold
 every record of the topic once, the bucket holds no data object the table does not reference, and
@@ -15,10 +16,12 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from pyiceberg.table import Table
 
 from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
@@ -29,6 +32,7 @@ from lakesink.application.demo.configs import s3_table_config, write_config
 from lakesink.application.demo.output import is_data_key
 from lakesink.domain.tables.marks import mark_of, offset_app_id
 from tests.conftest import unique_name
+from tests.support.iceberg_rest import IcebergRestServer, iceberg_rest_missing_reason
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
 from tests.support.order_sink import PREFIX, committed_offsets, order_chunks
 from tests.support.reliability import FULL, kills, record_cell
@@ -39,24 +43,39 @@ KILLS = kills(sample=3, full=12)
 CHUNK = 10
 SAMPLED = random.choice(("ICEBERG", "DELTA"))
 """The one format ``make test`` kills (drawn per run, to keep it inside 15 minutes); ``make
-test-reliability`` kills both, 12 times each. Both formats' other tests run every time."""
+test-reliability`` kills both, 12 times each, and the Iceberg table of the REST catalog as well.
+Both formats' other tests run every time; tests/integration/sink/test_tables.py runs the REST
+catalog's."""
+
+
+@pytest.fixture(scope="module")
+def iceberg_rest_on_moto(moto: MotoS3) -> Iterator[IcebergRestServer]:
+    """Iceberg's REST catalog server whose S3FileIO reaches this module's moto."""
+    reason = iceberg_rest_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with IcebergRestServer(moto.url) as server:
+        yield server
 
 
 def _config(tmp_path: Path, name: str, topic: str, kafka: EmbeddedKafka, moto: MotoS3, bucket: str,
-            table: str) -> Path:
+            table: str, rest: IcebergRestServer | None) -> Path:
     moto.create_bucket(bucket)
-    return write_config(tmp_path, s3_table_config(
+    settings = s3_table_config(
         name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
         bucket=bucket, prefix=PREFIX, flush_count=200, table=table, table_name="shop.orders",
-        catalog_uri=f"sqlite:///{tmp_path / 'catalog.db'}", flush_interval_s=1))
+        catalog_uri=rest.uri if rest else f"sqlite:///{tmp_path / 'catalog.db'}", flush_interval_s=1)
+    if rest is not None:
+        settings["connect.s3.table.catalog.type"] = "rest"
+    return write_config(tmp_path, settings)
 
 
-def _iceberg(tmp_path: Path, moto: MotoS3, name: str) -> tuple[list[str], dict[int, int]]:
+def _iceberg(table: Table, name: str, bucket: str) -> tuple[list[str], dict[int, int]]:
     """The keys of the data files the newest snapshot references, and its offsets per partition."""
-    readback = IcebergReadback(f"sqlite:///{tmp_path / 'catalog.db'}", "shop.orders", moto)
-    mark = mark_of(name, readback.table().current_snapshot().summary.additional_properties)
+    mark = mark_of(name, table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
     assert mark is not None
-    return readback.data_keys(), {partition: last for (_, partition), last in mark.offsets.items()}
+    keys = [unquote(task.file.file_path.removeprefix(f"s3://{bucket}/")) for task in table.scan().plan_files()]
+    return keys, {partition: last for (_, partition), last in mark.offsets.items()}
 
 
 def _delta(moto: MotoS3, name: str, topic: str, bucket: str, partitions: list[int]) -> tuple[list[str], dict[int, int]]:
@@ -67,17 +86,20 @@ def _delta(moto: MotoS3, name: str, topic: str, bucket: str, partitions: list[in
     return keys, {p: version for p, version in versions.items() if version is not None}
 
 
-@pytest.mark.parametrize("table", ["ICEBERG", "DELTA"])
+@pytest.mark.parametrize(("table", "catalog"), [("ICEBERG", "sql"), ("DELTA", ""), ("ICEBERG", "rest")])
 def test_a_sink_writing_a_table_killed_at_random_moments_commits_every_offset_once(
-    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table: str
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table: str, catalog: str, request: pytest.FixtureRequest
 ) -> None:
     if not FULL and table != SAMPLED:
         pytest.skip(f"make test kills one table format per run (this run: {SAMPLED}); make test-reliability both")
+    if not FULL and catalog == "rest":
+        pytest.skip("make test kills the SQL catalog's Iceberg table; make test-reliability the REST catalog's too")
+    rest = request.getfixturevalue("iceberg_rest_on_moto") if catalog == "rest" else None
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     plan = KillPlan.draw(random.Random(seed), KILLS)
     print(f"\nLAKESINK_CRASH_SEED={seed}")
     topic, bucket, name = unique_name("tcrash"), unique_name("tcrash"), unique_name("table-sink")
-    config = _config(tmp_path, name, topic, kafka, moto, bucket, table)
+    config = _config(tmp_path, name, topic, kafka, moto, bucket, table, rest)
     checkpoint = tmp_path / "checkpoint"
     output = moto.bucket(bucket)
     producer = TrickleProducer(order_chunks(kafka, topic, seed, CHUNK))
@@ -92,17 +114,19 @@ def test_a_sink_writing_a_table_killed_at_random_moments_commits_every_offset_on
 
     expected = kafka_contents(kafka.bootstrap_servers, topic)
     partitions = sorted({partition for _, partition, _ in expected})
-    referenced, offsets = (
-        _iceberg(tmp_path, moto, name) if table == "ICEBERG"
-        else _delta(moto, name, topic, bucket, partitions)
-    )
+    if table == "DELTA":
+        referenced, offsets = _delta(moto, name, topic, bucket, partitions)
+    else:
+        iceberg = (rest.catalog().load_table("shop.orders") if rest
+                   else IcebergReadback(f"sqlite:///{tmp_path / 'catalog.db'}", "shop.orders", moto).table())
+        referenced, offsets = _iceberg(iceberg, name, bucket)
     report = audit(expected, (row for key in sorted(referenced) for row in output.rows(key)))
     assert report.expected == produced
     assert report.ok, f"seed {seed}:\n{report.describe()}"
     assert sorted(key for key in _data_keys(output) if key not in referenced) == [], "objects no table commit references"
     assert offsets == committed_offsets(output, name, topic)
     assert_anchored_phases_hit(landed)
-    target = "Iceberg table (SQL catalog)" if table == "ICEBERG" else "Delta table"
+    target = f"Iceberg table ({'REST' if rest else 'SQL'} catalog)" if table == "ICEBERG" else "Delta table"
     record_cell("kill -9", test="test_table_kill9", target=f"{target}, PARQUET + PARTITIONBY, S3 (moto)",
                 kills=KILLS, records=produced, seconds=total_s,
                 outcome="every offset once in the table; no unreferenced object; snapshot offsets = locks")

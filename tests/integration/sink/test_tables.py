@@ -1,6 +1,10 @@
 """Topics into Iceberg and Delta tables: every record once in the table, read back by pyiceberg,
 DuckDB and polars.
 
+Iceberg tables are named in pyiceberg's SQL catalog (a SQLite file of the test's directory) and, in
+the tests that take :func:`iceberg_catalog`, in Apache Iceberg's own REST catalog server too (the
+session's ``iceberg_rest``, tests/support/iceberg_rest.py), each test in a namespace of its own.
+
 The sink writes its Parquet objects as for plain PARQUET, then commits each batch to the table
 (the commit point), then its index locks. The checks read the table through its catalog, never
 through the sink, and compare the offsets in the newest snapshot with the locks.
@@ -11,7 +15,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,6 +24,7 @@ import duckdb
 import polars as pl
 import pytest
 from deltalake import DeltaTable
+from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.exceptions import NoSuchTableError
 from pyiceberg.table import Table
@@ -46,21 +52,59 @@ from tests.integration.sink.conftest import (
     s3_props,
 )
 from tests.support.boto_bucket import BotoBucket
+from tests.support.iceberg_rest import IcebergRestServer
 
 pytestmark = [pytest.mark.integration]
 
 
+@dataclass(frozen=True)
+class _Catalog:
+    """Where a test's Iceberg table is named: its ``table.catalog.*`` settings, its name there, and a
+    pyiceberg client of that catalog to read it back through."""
+
+    settings: dict[str, str]
+    table_name: str
+    client: Callable[[], Catalog]
+
+    def table(self) -> Table:
+        return self.client().load_table(self.table_name)
+
+
+def _sql_catalog(tmp_path: Path) -> _Catalog:
+    """pyiceberg's SQL catalog on a SQLite file of the test's directory."""
+    uri = _catalog_uri(tmp_path)
+    return _Catalog({"table.catalog.uri": uri}, "shop.orders", lambda: SqlCatalog("lakesink", uri=uri))
+
+
+def _rest_catalog(server: IcebergRestServer) -> _Catalog:
+    """Iceberg's REST catalog server, the table in a namespace no other test uses."""
+    name = unique_name("shop").replace("-", "_") + ".orders"
+    return _Catalog({"table.catalog.type": "rest", "table.catalog.uri": server.uri}, name, server.catalog)
+
+
+def _catalog_of(request: pytest.FixtureRequest, tmp_path: Path, kind: str) -> _Catalog:
+    return _sql_catalog(tmp_path) if kind == "sql" else _rest_catalog(request.getfixturevalue("iceberg_rest"))
+
+
+@pytest.fixture(params=["sql", "rest"])
+def iceberg_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> _Catalog:
+    """The test runs once per catalog: SQL, then REST (skipped, with the reason, without its jars)."""
+    return _catalog_of(request, tmp_path, request.param)
+
+
 def _props(
-    tmp_path: Path, kafka: EmbeddedKafka, topic: str, flush: str = "'flush.count'=5", partition: str = "", **extra: str
+    tmp_path: Path, kafka: EmbeddedKafka, topic: str, flush: str = "'flush.count'=5", partition: str = "",
+    catalog: _Catalog | None = None, **extra: str,
 ) -> dict[str, str]:
+    """A local sink into the Iceberg table at bkt/lake/orders, named in ``catalog`` (the SQL one by default)."""
     (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
+    catalog = catalog or _sql_catalog(tmp_path)
     kcql = (
         f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} {partition} STOREAS `PARQUET` "
-        f"PROPERTIES({flush}, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
+        f"PROPERTIES({flush}, 'table.format'='ICEBERG', 'table.name'='{catalog.table_name}')"
     )
-    return local_props(
-        tmp_path / "store", kcql, topic, kafka, **{"connect.local.table.catalog.uri": _catalog_uri(tmp_path), **extra}
-    )
+    settings = {f"connect.local.{key}": value for key, value in catalog.settings.items()}
+    return local_props(tmp_path / "store", kcql, topic, kafka, **{**settings, **extra})
 
 
 def _catalog_uri(tmp_path: Path) -> str:
@@ -68,7 +112,7 @@ def _catalog_uri(tmp_path: Path) -> str:
 
 
 def _table(tmp_path: Path) -> Table:
-    return SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table("shop.orders")
+    return _sql_catalog(tmp_path).table()
 
 
 def _ids(table: Table) -> list[int]:
@@ -86,15 +130,15 @@ def _locks(props: dict[str, str], topic: str) -> dict[tuple[str, int], int | Non
 
 
 def test_a_topic_lands_in_an_iceberg_table_once_and_the_newest_snapshot_holds_the_locks_offsets(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, iceberg_catalog: _Catalog
 ) -> None:
-    props = _props(tmp_path, kafka, topic)
+    props = _props(tmp_path, kafka, topic, catalog=iceberg_catalog)
     produce_ids(kafka, topic, range(30))
     run_sink(spark, props, tmp_path / "ck")
     produce_ids(kafka, topic, range(30, 52))
     run_sink(spark, props, tmp_path / "ck")
 
-    table = _table(tmp_path)
+    table = iceberg_catalog.table()
     assert_exactly_once(_ids(table), range(52))
     mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
     assert mark is not None and mark.epoch == 2  # two runs, each claimed the table
@@ -260,15 +304,19 @@ def _delta_uri(tmp_path: Path) -> str:
     return str(tmp_path / "store" / "bkt" / "lake" / "orders")
 
 
-def _format_props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, table_format: str) -> dict[str, str]:
-    """A local sink into the ICEBERG or DELTA table at bkt/lake/orders."""
-    return _props(tmp_path, kafka, topic) if table_format == "ICEBERG" else _delta_props(tmp_path, kafka, topic)
-
-
-def _table_ids(tmp_path: Path, table_format: str) -> list[int]:
-    """The ids the table holds, sorted: through pyiceberg, or polars for Delta."""
+def _format_props(
+    tmp_path: Path, kafka: EmbeddedKafka, topic: str, table_format: str, catalog: _Catalog | None = None
+) -> dict[str, str]:
+    """A local sink into the ICEBERG (named in ``catalog``, the SQL one by default) or DELTA table at bkt/lake/orders."""
     if table_format == "ICEBERG":
-        return _ids(_table(tmp_path))
+        return _props(tmp_path, kafka, topic, catalog=catalog)
+    return _delta_props(tmp_path, kafka, topic)
+
+
+def _table_ids(tmp_path: Path, table_format: str, catalog: _Catalog | None = None) -> list[int]:
+    """The ids the table holds, sorted: through pyiceberg (``catalog``, the SQL one by default), or polars for Delta."""
+    if table_format == "ICEBERG":
+        return _ids((catalog or _sql_catalog(tmp_path)).table())
     return sorted(pl.read_delta(_delta_uri(tmp_path))["id"].to_list())
 
 
@@ -310,26 +358,26 @@ def test_a_delta_table_on_s3_holds_every_record_once(
 
 
 def test_a_second_sink_on_the_table_fences_the_first_and_every_record_lands_once(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, iceberg_catalog: _Catalog
 ) -> None:
     """The older sink runs continuously; the newer one (--once) claims the table and the locks at
     its start. New records reach both: the older stops fenced, the newer commits them."""
-    props = _props(tmp_path, kafka, topic, flush="'flush.count'=4, 'flush.interval'=1")
+    props = _props(tmp_path, kafka, topic, flush="'flush.count'=4, 'flush.interval'=1", catalog=iceberg_catalog)
     produce_ids(kafka, topic, range(8))
     newer_run_fences_older(
-        spark, props, tmp_path, landed=lambda: _committed(tmp_path, 8),
+        spark, props, tmp_path, landed=lambda: _committed(iceberg_catalog, 8),
         produce_more=lambda: produce_ids(kafka, topic, range(8, 24)),
     )
-    table = _table(tmp_path)
+    table = iceberg_catalog.table()
     assert_exactly_once(_ids(table), range(24))
     mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
     assert mark is not None and mark.epoch == 2  # the newer run's claim: the older one never committed after it
 
 
-def _committed(tmp_path: Path, records: int) -> bool:
+def _committed(catalog: _Catalog, records: int) -> bool:
     """Whether the table holds ``records`` records (the older sink's first batch landed)."""
     try:
-        table = _table(tmp_path)
+        table = catalog.table()
     except NoSuchTableError:
         return False
     if "id" not in table.schema().column_names:  # claimed, no batch yet
@@ -337,12 +385,13 @@ def _committed(tmp_path: Path, records: int) -> bool:
     return len(_ids(table)) >= records
 
 
-@pytest.mark.parametrize("table_format", ["ICEBERG", "DELTA"])
+@pytest.mark.parametrize(("table_format", "catalog_kind"), [("ICEBERG", "sql"), ("ICEBERG", "rest"), ("DELTA", "")])
 def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_table_reads(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str,
-    capsys: pytest.CaptureFixture[str],
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str, catalog_kind: str,
+    capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
 ) -> None:
-    props = _format_props(tmp_path, kafka, topic, table_format)
+    catalog = _catalog_of(request, tmp_path, catalog_kind) if catalog_kind else None
+    props = _format_props(tmp_path, kafka, topic, table_format, catalog)
     produce_ids(kafka, topic, range(20))
     run_sink(spark, props, tmp_path / "ck")
     table_dir = tmp_path / "store" / "bkt" / "lake" / "orders"
@@ -362,4 +411,4 @@ def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_tabl
     assert stray.exists()
     assert main(["table", "clean", "--config", str(config), "--older-than", "59m"]) == 0
     assert not stray.exists() and sorted(table_dir.rglob("*.parquet")) == committed
-    assert_exactly_once(_table_ids(tmp_path, table_format), range(20))
+    assert_exactly_once(_table_ids(tmp_path, table_format, catalog), range(20))

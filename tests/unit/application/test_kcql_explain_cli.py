@@ -146,12 +146,55 @@ def test_a_table_statement_shows_its_table_partition_spec_and_the_specs_only_in_
     assert json.loads(out)["statements"][0]["table"] == {
         "format": "ICEBERG", "name": "shop.orders", "location": "bkt/lake/orders",
         "partition_spec": ["identity(region)"], "keys_only": ["_header.h"],
+        "catalog": {"type": "sql", "name": "lakesink", "uri": None, "warehouse": None, "properties": {}},
     }
     record = '{"topic": "orders", "partition": 1, "offset": 42, "value": {"region": "eu"}, "headers": {"h": "x"}}'
     code, out, _ = run(capsys, kcql, "--record", record)
     assert code == 0
     assert "table: ICEBERG shop.orders at bkt/lake/orders, partition spec: identity(region)" in out
     assert "lake/orders/region=eu/h=x/orders(1_000000000042).parquet" in out
+    assert "named in the sql catalog lakesink in the embedded SQLite file (no table.catalog.uri)" in out
+
+
+def test_an_iceberg_table_names_its_rest_catalog_without_its_credential(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "s.properties"
+    config.write_text(
+        "name=s\nconnect.s3.table.catalog.type=rest\nconnect.s3.table.catalog.uri=https://catalog.example.com/api\n"
+        "connect.s3.table.catalog.warehouse=lake\nconnect.s3.table.catalog.credential=client:topsecretvalue\n"
+    )
+    kcql = ("INSERT INTO bkt:lake/orders SELECT * FROM orders STOREAS `PARQUET` "
+            "PROPERTIES('table.format'='ICEBERG', 'table.name'='shop.orders')")
+    code, out, err = run(capsys, kcql, "--config", str(config), "--json")
+    assert code == 0
+    assert json.loads(out)["statements"][0]["table"]["catalog"] == {
+        "type": "rest", "name": "lakesink", "uri": "https://catalog.example.com/api", "warehouse": "lake",
+        "properties": {"credential": "******"},
+    }
+    code, out, err = run(capsys, kcql, "--config", str(config))
+    assert code == 0
+    assert ("named in the rest catalog lakesink at https://catalog.example.com/api, warehouse lake, "
+            "credential=******") in out
+    assert "topsecretvalue" not in out + err
+
+
+def test_a_catalog_uri_holding_a_password_is_masked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "s.properties"
+    config.write_text("name=s\nconnect.s3.table.catalog.uri=postgresql+psycopg2://lake:pgsecretvalue@db/catalog\n")
+    kcql = ("INSERT INTO bkt:lake/orders SELECT * FROM orders STOREAS `PARQUET` "
+            "PROPERTIES('table.format'='ICEBERG', 'table.name'='shop.orders')")
+    code, out, err = run(capsys, kcql, "--config", str(config), "--json")
+    assert code == 0
+    assert json.loads(out)["statements"][0]["table"]["catalog"]["uri"] == "******"
+    assert "pgsecretvalue" not in out + err
+
+
+def test_a_delta_table_names_no_catalog(capsys: pytest.CaptureFixture[str]) -> None:
+    kcql = "INSERT INTO bkt:lake/orders SELECT * FROM orders STOREAS `PARQUET` PROPERTIES('table.format'='DELTA')"
+    code, out, _ = run(capsys, kcql, "--json")
+    assert code == 0
+    assert "catalog" not in json.loads(out)["statements"][0]["table"]
 
 
 def test_a_date_that_names_a_utc_day_becomes_the_tables_day_transform(capsys: pytest.CaptureFixture[str]) -> None:

@@ -100,6 +100,8 @@ def test_backend_specific_keys_are_unknown_for_other_backends() -> None:
         ("sasl.oauthbearer.client.secret", True),
         ("basic.auth.user.info", True),
         ("bearer.auth.token", True),
+        ("credential", True),  # a REST catalog's client_id:client_secret (table.catalog.credential)
+        ("gcs.service.account.credentials", True),
         ("schemas.enable", False),
         ("schema.registry.url", False),
         ("basic.auth.credentials.source", False),
