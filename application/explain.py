@@ -238,6 +238,8 @@ def _table_json(plan: StatementPlan, catalog: CatalogSettings) -> dict[str, obje
         "keys_only": list(table.path_only),
         **({"timestamp_column": table.time_partition.column} if table.time_partition else {}),
         **({"catalog": plain_value(catalog)} if table.format is TableFormat.ICEBERG else {}),
+        **({"changes": {"format": table.changes.format.value, "key": list(table.changes.key_columns)}}
+           if table.changes else {}),
     }
 
 
@@ -283,6 +285,12 @@ def render_text(result: ExplainResult, key_notes: Mapping[str, str] | None = Non
             lines.append(f"  table: {table['format']} {table['name']} at {table['location']}, partition spec: {spec}")
             if "catalog" in table:
                 lines.append(f"    named in the {_catalog_text(table['catalog'])}")
+            if "changes" in table:
+                changes = table["changes"]
+                lines.append(
+                    f"    applies {changes['format']} changes as upserts and deletes by key {', '.join(changes['key'])}; "
+                    "the objects keep the change records"
+                )
             if "timestamp_column" in table:
                 lines.append(f"    its files carry the record timestamp as column {table['timestamp_column']} (UTC)")
             if table["keys_only"]:

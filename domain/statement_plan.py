@@ -77,6 +77,7 @@ class StatementPlan:
             (self.statement.prefix or "").strip("/"),
             partition_columns=columns,
             time_partition=timed,
+            changes=options.table_changes,
             path_only=tuple(
                 f.spec
                 for f in fields

@@ -114,7 +114,7 @@ class IcebergTable:
             assert isinstance(table, Table)
             kept = footers(files, lambda data_file: _read_back(table, self._location.file_uri(data_file.key)))
         with self._sending():
-            with _without_rebase(table).transaction() as transaction:
+            with without_rebase(table).transaction() as transaction:
                 if kept:
                     self._evolve(transaction, [footer.metadata.schema.to_arrow_schema() for footer in kept])
                     if _holds_no_data(table) and table.spec().is_unpartitioned():
@@ -285,6 +285,7 @@ def _holds_no_data(table: Table) -> bool:
     return snapshot is None or snapshot.summary.additional_properties.get("total-data-files", "0") == "0"
 
 
-def _without_rebase(table: Table) -> Table:
+def without_rebase(table: Table) -> Table:
+    """``table`` whose commits never retry onto a newer head (the protocol decides again instead)."""
     metadata = table.metadata.model_copy(update={"properties": {**table.metadata.properties, **_NO_REBASE}})
     return Table(table.name(), metadata, table.metadata_location, table.io, table.catalog)

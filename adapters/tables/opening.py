@@ -25,9 +25,11 @@ def table_opener(settings: ConnectorSettings) -> Callable[[TableTarget], LakeTab
         if target.format is TableFormat.ICEBERG:
             with needs_extra("iceberg"):
                 from lakesink.adapters.tables.iceberg_catalogs import open_catalog
+                from lakesink.adapters.tables.iceberg_changes import IcebergChangeTable
                 from lakesink.adapters.tables.iceberg_table import IcebergTable
 
-            return IcebergTable(target, location, open_catalog(settings.table_catalog, location))
+            kind = IcebergTable if target.changes is None else IcebergChangeTable
+            return kind(target, location, open_catalog(settings.table_catalog, location))
         with needs_extra("delta"):
             from lakesink.adapters.tables.delta_table import DeltaLakeTable
 

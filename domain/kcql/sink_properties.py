@@ -21,6 +21,7 @@ from lakesink.domain.formats import Format
 from lakesink.domain.kcql.frozen_map import FrozenMap
 from lakesink.domain.kcql.property_reader import PropertyReader
 from lakesink.domain.schema.envelope_fields import FIELD_KEYS, EnvelopeFields, HeadersLayout
+from lakesink.domain.tables.changes import ChangeFormat, ChangeSpec
 from lakesink.domain.tables.target import TableFormat
 
 FLUSH_COUNT = "flush.count"
@@ -39,6 +40,8 @@ FILE_NAMER_KEYS = ("store.file.namer", "store.file.namer.param")
 STORE_LAYOUT = "store.layout"
 TABLE_FORMAT = "table.format"
 TABLE_NAME = "table.name"
+TABLE_CHANGE_FORMAT = "table.change.format"
+TABLE_KEY = "table.key"
 
 PADDING_TYPES = {"leftpad": "LeftPad", "rightpad": "RightPad", "noop": "NoOp"}
 _LAYOUTS = {layout.value: layout.value for layout in HeadersLayout}
@@ -61,13 +64,17 @@ SINK_KEYS = (
     STORE_LAYOUT,
     TABLE_FORMAT,
     TABLE_NAME,
+    TABLE_CHANGE_FORMAT,
+    TABLE_KEY,
 )
 
 #: The keys that shape Lenses' keys and rows; Quix's layout has none of them.
 _LENSES_LAYOUT_KEYS = tuple(
-    key for key in SINK_KEYS if key not in (FLUSH_COUNT, FLUSH_SIZE, FLUSH_INTERVAL, STORE_LAYOUT, TABLE_FORMAT, TABLE_NAME)
+    key for key in SINK_KEYS
+    if key not in (FLUSH_COUNT, FLUSH_SIZE, FLUSH_INTERVAL, STORE_LAYOUT, TABLE_FORMAT, TABLE_NAME, TABLE_CHANGE_FORMAT, TABLE_KEY)
 )
 _TABLE_FORMATS = {table_format.value.lower(): table_format.value for table_format in TableFormat}
+_CHANGE_FORMATS = {change_format.value.lower(): change_format.value for change_format in ChangeFormat}
 _TABLE_NAME_PART = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 BYTES_FLUSH_COUNT_MESSAGE = (
@@ -101,6 +108,8 @@ class SinkProperties:
     table_format: TableFormat | None = None
     """The table the statement's Parquet objects are committed to; None: plain objects."""
     table_name: str | None = None
+    table_changes: ChangeSpec | None = None
+    """Change data applied to the table as upserts and deletes; None: the records are appended."""
 
 
 def read_sink_properties(
@@ -149,6 +158,8 @@ def read_sink_properties(
         raise reader.error(FLUSH_COUNT, BYTES_FLUSH_COUNT_MESSAGE)
     if options.store_envelope and not fmt.supports_envelope:
         raise reader.error(STORE_ENVELOPE, f"Envelope is not supported for format {fmt.value}.")
+    if options.table_changes is not None:
+        _check_changes(reader, options)
     return options
 
 
@@ -159,8 +170,9 @@ def _table(reader: PropertyReader, fmt: Format, prefix: str | None) -> dict[str,
     table's name is only recorded in its metadata (the last segment of the prefix by default)."""
     raw_format = reader.read(TABLE_FORMAT, partial(as_choice, choices=_TABLE_FORMATS))
     if raw_format is None:
-        if reader.has(TABLE_NAME):
-            raise reader.error(TABLE_NAME, f"'{TABLE_NAME}' applies only with '{TABLE_FORMAT}' (ICEBERG or DELTA).")
+        for key in (TABLE_NAME, TABLE_CHANGE_FORMAT, TABLE_KEY):
+            if reader.has(key):
+                raise reader.error(key, f"'{key}' applies only with '{TABLE_FORMAT}' (ICEBERG or DELTA).")
         return {}
     table_format = TableFormat(raw_format)
     if fmt is not Format.PARQUET:
@@ -182,7 +194,49 @@ def _table(reader: PropertyReader, fmt: Format, prefix: str | None) -> dict[str,
                 f"An Iceberg table needs '{TABLE_NAME}'='namespace.table' (letters, digits and _), "
                 f"not {name!r}: the name it has in the catalog.",
             )
-    return {"table_format": table_format, "table_name": name or (prefix or "").strip("/").rsplit("/", 1)[-1]}
+    return {
+        "table_format": table_format,
+        "table_name": name or (prefix or "").strip("/").rsplit("/", 1)[-1],
+        "table_changes": _changes(reader),
+    }
+
+
+def _changes(reader: PropertyReader) -> ChangeSpec | None:
+    """``table.change.format`` and ``table.key``: both or neither."""
+    raw_format = reader.read(TABLE_CHANGE_FORMAT, partial(as_choice, choices=_CHANGE_FORMATS))
+    raw_key = reader.read(TABLE_KEY, lambda _key, raw: raw)
+    if raw_format is None and raw_key is None:
+        return None
+    if raw_format is None:
+        raise reader.error(TABLE_KEY, f"'{TABLE_KEY}' needs '{TABLE_CHANGE_FORMAT}' (DEBEZIUM): how the records say what changed.")
+    columns = tuple(column.strip() for column in (raw_key or "").split(","))
+    if raw_key is None or not all(_TABLE_NAME_PART.fullmatch(column) for column in columns):
+        raise reader.error(
+            TABLE_KEY if raw_key is not None else TABLE_CHANGE_FORMAT,
+            f"'{TABLE_CHANGE_FORMAT}' needs '{TABLE_KEY}': the table's key columns, comma-separated (letters, digits "
+            f"and _), not {raw_key!r}. A change replaces or deletes the row with the same key.",
+        )
+    if len(set(columns)) != len(columns):
+        raise reader.error(TABLE_KEY, f"'{TABLE_KEY}' names a column twice: {raw_key!r}.")
+    return ChangeSpec(ChangeFormat(raw_format), columns)
+
+
+def _check_changes(reader: PropertyReader, options: SinkProperties) -> None:
+    """A change table keeps its change records whole (Lenses' envelope: key, value and metadata), from
+    which the table's rows are applied: a tombstone's key, each change's offset and timestamp."""
+    if options.table_format is not TableFormat.ICEBERG:
+        raise reader.error(
+            TABLE_CHANGE_FORMAT,
+            f"'{TABLE_CHANGE_FORMAT}' applies changes to ICEBERG tables; DELTA change tables are not built yet "
+            "(delta-rs merge). Append the records to a Delta table instead, or use Iceberg.",
+        )
+    envelope = options.envelope
+    if not options.store_envelope or envelope is None or not (envelope.key and envelope.value and envelope.metadata):
+        raise reader.error(
+            TABLE_CHANGE_FORMAT,
+            f"'{TABLE_CHANGE_FORMAT}' needs 'store.envelope'=true with the key, value and metadata fields: the "
+            "objects keep each change record whole (a tombstone is only a key), and the table is applied from them.",
+        )
 
 
 def _check_quix(reader: PropertyReader, fmt: Format, partitioning: str | None) -> None:

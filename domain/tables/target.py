@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from lakesink.domain.config.secret import Secret
+from lakesink.domain.tables.changes import ChangeSpec
 from lakesink.domain.tables.time_partition import TimePartition
 
 #: The cloud backends whose credentials lakesink does not hand to pyiceberg and delta-rs yet.
@@ -70,6 +71,9 @@ class TableTarget:
     nested fields): they shape the object keys only, the table is not partitioned by them."""
     time_partition: TimePartition | None = None
     """An Iceberg table's ``day``/``hour`` partition field, for ``_date`` specs that name a UTC day or hour."""
+    changes: ChangeSpec | None = None
+    """A change table: the statement's objects are change records, applied to the table as upserts and
+    deletes by key; None: the objects are the table's data files."""
 
     @property
     def partition_spec(self) -> tuple[str, ...]:

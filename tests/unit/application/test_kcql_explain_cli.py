@@ -263,3 +263,14 @@ def test_source_statements_are_explained_as_the_restore_plans_them(
     assert notes["errors.tolerance"].startswith("Kafka Connect framework setting: no effect in lakesink (the restore")
     code, _, err = run(capsys, "INSERT INTO t SELECT * FROM b:p", "--record", '{"topic": "t"}')
     assert code == 2 and "source statements restore objects and take none" in err
+
+
+def test_a_change_table_shows_its_change_format_and_key(capsys: pytest.CaptureFixture[str]) -> None:
+    kcql = ("INSERT INTO bkt:lake/customers SELECT * FROM customers STOREAS `PARQUET` PROPERTIES('store.envelope'=true, "
+            "'table.format'='ICEBERG', 'table.name'='shop.customers', 'table.change.format'='DEBEZIUM', "
+            "'table.key'='tenant,id')")
+    code, out, _ = run(capsys, kcql, "--json")
+    assert code == 0
+    assert json.loads(out)["statements"][0]["table"]["changes"] == {"format": "DEBEZIUM", "key": ["tenant", "id"]}
+    code, out, _ = run(capsys, kcql)
+    assert "applies DEBEZIUM changes as upserts and deletes by key tenant, id" in out

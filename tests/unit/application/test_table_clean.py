@@ -88,3 +88,11 @@ def test_with_no_grace_period_every_orphan_goes(store: InMemoryObjectStore, cloc
     [cleaned] = clean_tables(_settings(), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False,
                              grace_ms=0)
     assert len(cleaned.orphans) == 3 and cleaned.recent == ()
+
+
+def test_a_change_table_is_not_cleaned_its_objects_are_its_change_log(store: InMemoryObjectStore, clock: ManualClock) -> None:
+    kcql = ("INSERT INTO lake:out SELECT * FROM orders STOREAS `PARQUET` PROPERTIES('store.envelope'=true, "
+            "'table.format'='ICEBERG', 'table.name'='s.t', 'table.change.format'='DEBEZIUM', 'table.key'='id')")
+    [cleaned] = clean_tables(_settings(kcql), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False)
+    assert cleaned.orphans == () and cleaned.skipped is not None and "change log" in cleaned.skipped
+    store.head("lake", "out/orders/1/000000000002.parquet")

@@ -8,6 +8,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError, KcqlError
 from lakesink.domain.kcql import parse
 from lakesink.domain.statement_plan import plan_sink
+from lakesink.domain.tables.changes import ChangeFormat, ChangeSpec
 from lakesink.domain.tables.target import CatalogType, TableFormat, TableTarget
 
 
@@ -19,6 +20,10 @@ def _settings(kcql: str, **extra: str) -> ConnectorSettings:
     return ConnectorSettings.from_properties(
         {"name": "s", "topics": "orders", "connect.s3.kcql": kcql, "connect.s3.aws.region": "eu-west-1", **extra}
     )
+
+
+_CHANGES = "'store.envelope'=true, 'table.format'='ICEBERG', 'table.name'='shop.orders'"
+"""A change table's statement, before its change properties."""
 
 
 def test_an_iceberg_statement_names_its_table_and_lives_at_its_prefix() -> None:
@@ -48,6 +53,20 @@ def test_fields_under_an_envelope_are_not_columns_so_the_table_is_not_partitione
         (_statement(props="'table.format'='ICEBERG', 'table.name'='shop.or-ders'"), "letters, digits and _"),
         (_statement(props="'table.format'='HUDI'"), "expected one of DELTA, ICEBERG"),
         (_statement(props="'table.name'='shop.orders'"), "applies only with 'table.format'"),
+        (_statement(props="'table.key'='id'"), "'table.key' applies only with 'table.format'"),
+        (_statement(props=f"{_CHANGES}, 'table.change.format'='DEBEZIUM'"), "needs 'table.key'"),
+        (_statement(props=f"{_CHANGES}, 'table.key'='id'"), "'table.key' needs 'table.change.format'"),
+        (_statement(props=f"{_CHANGES}, 'table.change.format'='MAXWELL', 'table.key'='id'"), "expected one of DEBEZIUM"),
+        (_statement(props=f"{_CHANGES}, 'table.change.format'='DEBEZIUM', 'table.key'='id,'"), "comma-separated"),
+        (_statement(props=f"{_CHANGES}, 'table.change.format'='DEBEZIUM', 'table.key'='id,id'"), "names a column twice"),
+        (
+            _statement(props="'store.envelope'=true, 'table.format'='DELTA', 'table.change.format'='DEBEZIUM', 'table.key'='id'"),
+            "DELTA change tables are not built yet",
+        ),
+        (
+            _statement(props="'table.format'='ICEBERG', 'table.name'='shop.orders', 'table.change.format'='DEBEZIUM', 'table.key'='id'"),
+            "needs 'store.envelope'=true",
+        ),
     ],
 )
 def test_a_table_statement_that_cannot_work_is_refused_naming_the_property(statement: str, message: str) -> None:
@@ -96,3 +115,11 @@ def test_a_catalog_url_with_a_password_never_shows() -> None:
     settings = _settings(kcql, **{"connect.s3.table.catalog.uri": "postgresql+psycopg2://lake:pw-9f3a@db/catalog"})
     assert "pw-9f3a" not in repr(settings) and "pw-9f3a" not in str(settings.describe())
     assert settings.table_catalog.uri is not None and "pw-9f3a" in str(settings.table_catalog.uri.reveal())
+
+
+def test_a_change_table_names_its_change_format_and_key_columns_and_is_not_partitioned() -> None:
+    props = f"{_CHANGES}, 'table.change.format'='debezium', 'table.key'=' tenant , id'"
+    [plan] = plan_sink(_settings(_statement(props=props, partition="PARTITIONBY region"))).statements
+    assert plan.table is not None
+    assert plan.table.changes == ChangeSpec(ChangeFormat.DEBEZIUM, ("tenant", "id"))
+    assert plan.table.partition_spec == ()
