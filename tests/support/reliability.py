@@ -22,9 +22,13 @@ import pytest
 FULL = os.environ.get("LAKESINK_RELIABILITY", "") == "full"
 RESULTS_ENV = "LAKESINK_RELIABILITY_RESULTS"
 
-_PEER_DIALECT_KILLED = random.choice(("confluent", "aiven"))
-"""The one peer dialect whose kill test ``make test`` runs, drawn per run: the two share the sink's
-exactly-once path and differ in their keys and objects, which their other tests cover each run."""
+_KILLED = {
+    "peer dialect": random.choice(("confluent", "aiven")),
+    "table": random.choice(("ICEBERG", "DELTA", "change table")),
+}
+"""The one kind of each group whose kill test ``make test`` runs, drawn per run (to stay inside its 15
+minutes): the peer dialects share the sink's exactly-once path and differ in their keys and objects,
+the tables in their commit, which their other tests cover each run. ``make test-reliability`` kills all."""
 
 
 def kills(*, sample: int, full: int) -> int:
@@ -32,13 +36,12 @@ def kills(*, sample: int, full: int) -> int:
     return full if FULL else sample
 
 
-def skip_unless_dialect_killed(dialect: str) -> None:
-    """Skip the kill test of the peer ``dialect`` (``confluent``, ``aiven``) unless this run draws it
-    (``make test`` kills one of the two per run, to stay inside its 15 minutes) or runs them all."""
-    if not FULL and dialect != _PEER_DIALECT_KILLED:
-        pytest.skip(
-            f"make test kills one peer dialect per run (this run: {_PEER_DIALECT_KILLED}); make test-reliability both"
-        )
+def skip_unless_killed(group: str, kind: str) -> None:
+    """Skip the kill test of ``kind`` (of ``group``: ``peer dialect``, ``table``) unless this run drew it
+    or runs them all."""
+    drawn = _KILLED[group]
+    if not FULL and kind != drawn:
+        pytest.skip(f"make test kills one {group} per run (this run: {drawn}); make test-reliability all")
 
 
 def record_cell(matrix: str, **facts: object) -> None:

@@ -53,7 +53,7 @@ from tests.support.aiven_configs import CURL, STRINGS, s3_sink_config
 from tests.support.boto_bucket import BotoBucket
 from tests.support.confluent_golden import Producer, Sent
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit
-from tests.support.reliability import FULL, kills, record_cell, skip_unless_dialect_killed
+from tests.support.reliability import FULL, kills, record_cell, skip_unless_killed
 from tests.support.sink_process import SinkProcess
 
 pytestmark = [
@@ -244,7 +244,7 @@ class _Sink:
 def test_aiven_sink_killed_with_sigkill_stores_every_offset_once(
     grouping: str, kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
 ) -> None:
-    skip_unless_dialect_killed("aiven")
+    skip_unless_killed("peer dialect", "aiven")
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     sink = _Sink.create(grouping, random.Random(seed), kafka, moto, tmp_path)
     print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {sink.plan.forget_checkpoint_before}")

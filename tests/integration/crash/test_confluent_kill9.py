@@ -40,7 +40,7 @@ from tests.conftest import unique_name
 from tests.support.confluent_configs import COMPLETE
 from tests.support.confluent_golden import Producer, Sent, golden, utc_ms
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
-from tests.support.reliability import kills, record_cell, skip_unless_dialect_killed
+from tests.support.reliability import kills, record_cell, skip_unless_killed
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
@@ -85,7 +85,7 @@ def _trickle(producer: Producer, topics: list[str]) -> Callable[[], int]:
 def test_confluent_sink_killed_with_sigkill_stores_every_offset_once_under_the_golden_keys(
     kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    skip_unless_dialect_killed("confluent")
+    skip_unless_killed("peer dialect", "confluent")
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     plan = KillPlan.draw(random.Random(seed), KILLS)
     print(f"\nLAKESINK_CRASH_SEED={seed}; checkpoint deleted before run {plan.forget_checkpoint_before}")

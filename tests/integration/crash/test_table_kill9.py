@@ -35,17 +35,12 @@ from tests.conftest import unique_name
 from tests.support.iceberg_rest import IcebergRestServer, iceberg_rest_missing_reason
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
 from tests.support.order_sink import PREFIX, committed_offsets, order_chunks
-from tests.support.reliability import FULL, kills, record_cell
+from tests.support.reliability import FULL, kills, record_cell, skip_unless_killed
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
 KILLS = kills(sample=3, full=12)
 CHUNK = 10
-SAMPLED = random.choice(("ICEBERG", "DELTA"))
-"""The one format ``make test`` kills (drawn per run, to keep it inside 15 minutes); ``make
-test-reliability`` kills both, 12 times each, and the Iceberg table of the REST catalog as well.
-Both formats' other tests run every time; tests/integration/sink/test_tables.py runs the REST
-catalog's."""
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +85,9 @@ def _delta(moto: MotoS3, name: str, topic: str, bucket: str, partitions: list[in
 def test_a_sink_writing_a_table_killed_at_random_moments_commits_every_offset_once(
     kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table: str, catalog: str, request: pytest.FixtureRequest
 ) -> None:
-    if not FULL and table != SAMPLED:
-        pytest.skip(f"make test kills one table format per run (this run: {SAMPLED}); make test-reliability both")
+    # make test kills one table per run (drawn among the two formats and the change table of
+    # test_change_table_kill9.py); make test-reliability each, 12 times, and the REST catalog's too
+    skip_unless_killed("table", table)
     if not FULL and catalog == "rest":
         pytest.skip("make test kills the SQL catalog's Iceberg table; make test-reliability the REST catalog's too")
     rest = request.getfixturevalue("iceberg_rest_on_moto") if catalog == "rest" else None

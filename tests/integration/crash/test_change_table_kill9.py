@@ -1,0 +1,142 @@
+"""kill -9 a sink applying Debezium changes to an Iceberg table, again and again: the table ends equal
+to the newest state of every key, and the change objects hold every offset once.
+
+The run of test_table_kill9.py (``flush.count=200``, ``flush.interval=1``, a producer trickling changes
+every second, the whole process group SIGKILLed at start-up, during uploads, between the uploads and
+the table commit, and while streaming) with a change table: Debezium events over 40 keys, a delete
+followed by its tombstone now and then. After a final ``--once`` run, the table (read through its
+catalog by pyiceberg) must equal the state the topic's changes lead to, key by key, and its newest
+snapshot's offsets the locks'.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lakesink.adapters.demo.kafka import kafka_contents
+from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
+from lakesink.adapters.demo.tables import IcebergReadback
+from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.application.demo.configs import s3_table_config, write_config
+from lakesink.application.demo.output import is_data_key
+from lakesink.domain.tables.marks import mark_of
+from tests.conftest import unique_name
+from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
+from tests.support.order_sink import PREFIX, committed_offsets
+from tests.support.reliability import kills, record_cell, skip_unless_killed
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
+
+KILLS = kills(sample=3, full=12)
+CHUNK = 10
+KEYS = 40
+MAX_CHANGES = 2_000
+"""Every run has changes to apply while it is killed; the producer stops after these."""
+T0 = 1_767_225_600_000
+PARTITIONS = 4
+
+Row = dict[str, object]
+
+
+def change_chunks(kafka: EmbeddedKafka, topic: str, seed: int) -> Callable[[], int]:
+    """Each call produces the next :data:`CHUNK` Debezium changes (a delete adds its tombstone), each
+    key in partition ``id % 4`` as Debezium's partitioner keeps a key in one partition."""
+    rng = random.Random(seed)
+    state: dict[int, Row] = {}
+    made = 0
+
+    def produce() -> int:
+        nonlocal made
+        records = []
+        for _ in range(CHUNK if made < MAX_CHANGES else 0):
+            made += 1
+            key = rng.randrange(KEYS)
+            before = state.get(key)
+            after = None if before is not None and rng.random() < 0.2 else {"id": key, "name": f"c{key}", "version": made}
+            event = {"before": before, "after": after, "op": "d" if after is None else ("u" if before else "c"),
+                     "ts_ms": T0 + made}
+            keyed = {"key": json.dumps({"id": key}).encode(), "timestamp_ms": T0 + made, "partition": key % PARTITIONS}
+            records.append(ProducedRecord(json.dumps(event).encode(), **keyed))
+            if after is None:
+                records.append(ProducedRecord(None, **keyed))
+                state.pop(key)
+            else:
+                state[key] = after
+        return kafka.produce(topic, records) if records else 0
+
+    return produce
+
+
+def final_state(kafka: EmbeddedKafka, topic: str) -> dict[int, Row]:
+    """The state the topic's changes lead to: each partition's changes in offset order."""
+    state: dict[int, Row] = {}
+    contents = kafka_contents(kafka.bootstrap_servers, topic)
+    for position in sorted(contents, key=lambda where: (where[1], where[2])):
+        record = contents[position]
+        key = json.loads(record.key or "null")["id"]
+        after = None if record.value is None else record.value["after"]
+        if after is None:
+            state.pop(key, None)
+        else:
+            state[key] = after
+    return state
+
+
+def _change_objects(output: S3Bucket) -> list[str]:
+    """The change log: the statement's objects, apart from the table's metadata and pyiceberg's files."""
+    return [item.key for item in output.list(f"{PREFIX}/") if is_data_key(item.key)
+            and not item.key.startswith((f"{PREFIX}/metadata/", f"{PREFIX}/data/"))]
+
+
+def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_newest_state(
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
+) -> None:
+    skip_unless_killed("table", "change table")
+    seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
+    plan = KillPlan.draw(random.Random(seed), KILLS)
+    print(f"\nLAKESINK_CRASH_SEED={seed}")
+    topic, bucket, name = unique_name("ccrash"), unique_name("ccrash"), unique_name("change-sink")
+    moto.create_bucket(bucket)
+    catalog_uri = f"sqlite:///{tmp_path / 'catalog.db'}"
+    settings = s3_table_config(
+        name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
+        bucket=bucket, prefix=PREFIX, flush_count=200, table="ICEBERG", table_name="crm.customers",
+        catalog_uri=catalog_uri, flush_interval_s=1)
+    # the orders' PARTITIONBY names order fields: a change log is kept per Kafka partition instead
+    kcql = re.sub(r"PARTITIONBY .*? STOREAS", "STOREAS", settings["connect.s3.kcql"])
+    settings["connect.s3.kcql"] = kcql.replace("PROPERTIES(", "PROPERTIES('table.change.format'='DEBEZIUM', 'table.key'='id', ")
+    settings.update({"key.converter": "org.apache.kafka.connect.json.JsonConverter",
+                     "key.converter.schemas.enable": "false"})
+    config = write_config(tmp_path, settings)
+    checkpoint = tmp_path / "checkpoint"
+    output = moto.bucket(bucket)
+    producer = TrickleProducer(change_chunks(kafka, topic, seed))
+    producer.start()
+
+    started = time.monotonic()
+    landed = plan.run(config, tmp_path, checkpoint, lambda: set(_change_objects(output)))
+    produced = producer.stop()  # raises what producing raised
+    finish_after_kills(config, tmp_path, checkpoint)
+    total_s = time.monotonic() - started
+
+    table = IcebergReadback(catalog_uri, "crm.customers", moto).table()
+    rows = table.scan().to_arrow().to_pylist()
+    assert len({row["id"] for row in rows}) == len(rows), f"seed {seed}: a key holds more than one row"
+    assert {row["id"]: row for row in rows} == final_state(kafka, topic), f"seed {seed}"
+    stored = [(row.partition, row.offset) for key in _change_objects(output) for row in output.rows(key)]
+    assert len(stored) == len(set(stored)) == produced, f"seed {seed}: the change log lost or doubled offsets"
+    mark = mark_of(name, table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
+    assert mark is not None
+    assert {partition: last for (_, partition), last in mark.offsets.items()} == committed_offsets(output, name, topic)
+    assert_anchored_phases_hit(landed)
+    record_cell("kill -9", test="test_change_table_kill9", target="Iceberg change table (SQL catalog), Debezium, S3 (moto)",
+                kills=KILLS, records=produced, seconds=total_s,
+                outcome="table = every key's newest state; every offset once in the change log; snapshot offsets = locks")
