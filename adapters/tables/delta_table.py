@@ -153,14 +153,14 @@ class DeltaLakeTable:
             # delta-rs's append ignores the schema it is given: a table gains columns only by its own
             # commit. It holds the epoch (so a claim landing since fails it) and no offsets yet.
             with self._sending("add the new columns of its files"):
-                table.alter.add_columns(new_columns, commit_properties=_marked(replace(mark, offsets={})))
+                table.alter.add_columns(new_columns, commit_properties=marked(replace(mark, offsets={})))
         with self._sending("commit"):
             table.create_write_transaction(
                 actions,
                 "append",
                 table.schema(),
                 partition_by=partition_columns,
-                commit_properties=_marked(mark),
+                commit_properties=marked(mark),
             )
         return True
 
@@ -180,7 +180,7 @@ class DeltaLakeTable:
                 partition_by=partition_by or None,
                 name=self._target.name,
                 storage_options=self._location.delta_storage,
-                commit_properties=_marked(mark),
+                commit_properties=marked(mark),
             )
 
     def _load(self, version: int | None) -> DeltaTable | None:
@@ -301,7 +301,7 @@ def _file_system(location: TableLocation) -> tuple[FileSystem, str]:
     return store, location.uri.removeprefix("s3://")
 
 
-def _marked(mark: TableMark) -> CommitProperties:
+def marked(mark: TableMark) -> CommitProperties:
     """What a commit records of ``mark``; never retried on a newer version by delta-rs."""
     transactions = [Transaction(epoch_app_id(mark.connector), mark.epoch)] + [
         Transaction(offset_app_id(mark.connector, topic, partition), last)

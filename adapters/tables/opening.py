@@ -31,8 +31,9 @@ def table_opener(settings: ConnectorSettings) -> Callable[[TableTarget], LakeTab
             kind = IcebergTable if target.changes is None else IcebergChangeTable
             return kind(target, location, open_catalog(settings.table_catalog, location))
         with needs_extra("delta"):
+            from lakesink.adapters.tables.delta_changes import DeltaChangeTable
             from lakesink.adapters.tables.delta_table import DeltaLakeTable
 
-        return DeltaLakeTable(target, location)
+        return (DeltaLakeTable if target.changes is None else DeltaChangeTable)(target, location)
 
     return open_lake_table

@@ -224,12 +224,6 @@ def _changes(reader: PropertyReader) -> ChangeSpec | None:
 def _check_changes(reader: PropertyReader, options: SinkProperties) -> None:
     """A change table keeps its change records whole (Lenses' envelope: key, value and metadata), from
     which the table's rows are applied: a tombstone's key, each change's offset and timestamp."""
-    if options.table_format is not TableFormat.ICEBERG:
-        raise reader.error(
-            TABLE_CHANGE_FORMAT,
-            f"'{TABLE_CHANGE_FORMAT}' applies changes to ICEBERG tables; DELTA change tables are not built yet "
-            "(delta-rs merge). Append the records to a Delta table instead, or use Iceberg.",
-        )
     envelope = options.envelope
     if not options.store_envelope or envelope is None or not (envelope.key and envelope.value and envelope.metadata):
         raise reader.error(

@@ -1,12 +1,13 @@
-"""kill -9 a sink applying Debezium changes to an Iceberg table, again and again: the table ends equal
-to the newest state of every key, and the change objects hold every offset once.
+"""kill -9 a sink applying Debezium changes to an Iceberg or a Delta table, again and again: the table
+ends equal to the newest state of every key, and the change objects hold every offset once.
 
 The run of test_table_kill9.py (``flush.count=200``, ``flush.interval=1``, a producer trickling changes
 every second, the whole process group SIGKILLed at start-up, during uploads, between the uploads and
 the table commit, and while streaming) with a change table: Debezium events over 40 keys, a delete
-followed by its tombstone now and then. After a final ``--once`` run, the table (read through its
-catalog by pyiceberg) must equal the state the topic's changes lead to, key by key, and its newest
-snapshot's offsets the locks'.
+followed by its tombstone now and then. After a final ``--once`` run, the table (read by pyiceberg
+through its catalog, or by delta-rs) must equal the state the topic's changes lead to, key by key,
+and its newest commit's offsets the locks'. ``make test`` kills the Iceberg one when it draws the
+change table; ``make test-reliability`` both.
 """
 
 from __future__ import annotations
@@ -23,15 +24,15 @@ import pytest
 
 from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
-from lakesink.adapters.demo.tables import IcebergReadback
+from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.application.demo.configs import s3_table_config, write_config
 from lakesink.application.demo.output import is_data_key
-from lakesink.domain.tables.marks import mark_of
+from lakesink.domain.tables.marks import mark_of, offset_app_id
 from tests.conftest import unique_name
 from tests.support.kill_runs import KillPlan, TrickleProducer, assert_anchored_phases_hit, finish_after_kills
 from tests.support.order_sink import PREFIX, committed_offsets
-from tests.support.reliability import kills, record_cell, skip_unless_killed
+from tests.support.reliability import FULL, kills, record_cell, skip_unless_killed
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
@@ -91,15 +92,33 @@ def final_state(kafka: EmbeddedKafka, topic: str) -> dict[int, Row]:
 
 
 def _change_objects(output: S3Bucket) -> list[str]:
-    """The change log: the statement's objects, apart from the table's metadata and pyiceberg's files."""
+    """The change log: the statement's objects, apart from the tables' own (Iceberg's metadata and
+    pyiceberg's files under ``data/``; delta-rs's files at the table's root and its log)."""
     return [item.key for item in output.list(f"{PREFIX}/") if is_data_key(item.key)
-            and not item.key.startswith((f"{PREFIX}/metadata/", f"{PREFIX}/data/"))]
+            and not item.key.startswith((f"{PREFIX}/metadata/", f"{PREFIX}/data/", f"{PREFIX}/_delta_log/"))
+            and item.key.count("/") > PREFIX.count("/") + 1]
 
 
+def _table_state(table_format: str, catalog_uri: str, moto: MotoS3, bucket: str, name: str, topic: str
+                 ) -> tuple[list[Row], dict[int, int]]:
+    """The table's rows and its newest commit's offsets per partition (Iceberg's mark, Delta's txn)."""
+    if table_format == "ICEBERG":
+        table = IcebergReadback(catalog_uri, "crm.customers", moto).table()
+        mark = mark_of(name, table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
+        assert mark is not None
+        return table.scan().to_arrow().to_pylist(), {partition: last for (_, partition), last in mark.offsets.items()}
+    delta = DeltaReadback(f"s3://{bucket}/{PREFIX}", moto).table()
+    versions = {p: delta.transaction_version(offset_app_id(name, topic, p)) for p in range(PARTITIONS)}
+    return delta.to_pyarrow_table().to_pylist(), {p: last for p, last in versions.items() if last is not None}
+
+
+@pytest.mark.parametrize("table_format", ["ICEBERG", "DELTA"])
 def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_newest_state(
-    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path
+    kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table_format: str
 ) -> None:
     skip_unless_killed("table", "change table")
+    if not FULL and table_format == "DELTA":
+        pytest.skip("make test kills the Iceberg change table; make test-reliability the Delta one too")
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
     plan = KillPlan.draw(random.Random(seed), KILLS)
     print(f"\nLAKESINK_CRASH_SEED={seed}")
@@ -108,7 +127,7 @@ def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_n
     catalog_uri = f"sqlite:///{tmp_path / 'catalog.db'}"
     settings = s3_table_config(
         name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
-        bucket=bucket, prefix=PREFIX, flush_count=200, table="ICEBERG", table_name="crm.customers",
+        bucket=bucket, prefix=PREFIX, flush_count=200, table=table_format, table_name="crm.customers",
         catalog_uri=catalog_uri, flush_interval_s=1)
     # the orders' PARTITIONBY names order fields: a change log is kept per Kafka partition instead
     kcql = re.sub(r"PARTITIONBY .*? STOREAS", "STOREAS", settings["connect.s3.kcql"])
@@ -127,16 +146,14 @@ def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_n
     finish_after_kills(config, tmp_path, checkpoint)
     total_s = time.monotonic() - started
 
-    table = IcebergReadback(catalog_uri, "crm.customers", moto).table()
-    rows = table.scan().to_arrow().to_pylist()
+    rows, offsets = _table_state(table_format, catalog_uri, moto, bucket, name, topic)
     assert len({row["id"] for row in rows}) == len(rows), f"seed {seed}: a key holds more than one row"
     assert {row["id"]: row for row in rows} == final_state(kafka, topic), f"seed {seed}"
     stored = [(row.partition, row.offset) for key in _change_objects(output) for row in output.rows(key)]
     assert len(stored) == len(set(stored)) == produced, f"seed {seed}: the change log lost or doubled offsets"
-    mark = mark_of(name, table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
-    assert mark is not None
-    assert {partition: last for (_, partition), last in mark.offsets.items()} == committed_offsets(output, name, topic)
+    assert offsets == committed_offsets(output, name, topic)
     assert_anchored_phases_hit(landed)
-    record_cell("kill -9", test="test_change_table_kill9", target="Iceberg change table (SQL catalog), Debezium, S3 (moto)",
+    target = "Iceberg change table (SQL catalog)" if table_format == "ICEBERG" else "Delta change table"
+    record_cell("kill -9", test="test_change_table_kill9", target=f"{target}, Debezium, S3 (moto)",
                 kills=KILLS, records=produced, seconds=total_s,
                 outcome="table = every key's newest state; every offset once in the change log; snapshot offsets = locks")

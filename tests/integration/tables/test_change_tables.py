@@ -1,5 +1,6 @@
-"""Debezium change topics applied to Iceberg tables as upserts and deletes: the table ends equal to
-the newest state of every key, read back by pyiceberg and by polars; the objects keep every change.
+"""Debezium change topics applied to Iceberg and Delta tables as upserts and deletes: the table ends
+equal to the newest state of every key, read back by pyiceberg or delta-rs and by polars; the objects
+keep every change.
 
 The records are Debezium events as its JSON converter writes them without schemas: key ``{"id": n}``,
 value ``{"before", "after", "op", "ts_ms"}``, a tombstone (no value) after each delete. A key lives
@@ -14,12 +15,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from deltalake import DeltaTable
 from pyiceberg.catalog.sql import SqlCatalog
-from pyiceberg.table import Table
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
-from lakesink.domain.tables.marks import mark_of
+from lakesink.domain.tables.marks import mark_of, offset_app_id
 from tests.integration.sink.conftest import PARTITIONS, local_props, run_sink
 
 pytestmark = [pytest.mark.integration]
@@ -63,11 +64,16 @@ class _Source:
         return ProducedRecord(value, key=json.dumps({"id": key}).encode(), timestamp_ms=self._clock, partition=partition)
 
 
-def _props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, *, flush: int = 7) -> dict[str, str]:
+@pytest.fixture(params=["ICEBERG", "DELTA"])
+def table_format(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, table_format: str, *, flush: int = 7) -> dict[str, str]:
     (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
     kcql = (
         f"INSERT INTO bkt:lake/customers SELECT * FROM {topic} STOREAS `PARQUET` PROPERTIES('flush.count'={flush}, "
-        f"'store.envelope'=true, 'table.format'='ICEBERG', 'table.name'='{TABLE}', "
+        f"'store.envelope'=true, 'table.format'='{table_format}', 'table.name'='{TABLE}', "
         "'table.change.format'='DEBEZIUM', 'table.key'='id')"
     )
     return local_props(
@@ -84,18 +90,35 @@ def _catalog_uri(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'catalog.db'}"
 
 
-def _table(tmp_path: Path) -> Table:
-    return SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table(TABLE)
+def _delta_uri(tmp_path: Path) -> str:
+    return (tmp_path / "store" / "bkt" / "lake" / "customers").as_uri()
 
 
-def _read(table: Table) -> dict[int, Row]:
-    """The table through pyiceberg's scan, checked against polars reading the same snapshot."""
-    rows = table.scan().to_arrow().to_pylist()
-    by_polars = pl.scan_iceberg(table).collect().to_dicts()
+def _read(tmp_path: Path, table_format: str) -> dict[int, Row]:
+    """The table through its own library (pyiceberg's scan; delta-rs), checked against polars reading
+    the same version."""
+    if table_format == "ICEBERG":
+        table = SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table(TABLE)
+        rows, by_polars = table.scan().to_arrow().to_pylist(), pl.scan_iceberg(table).collect().to_dicts()
+    else:
+        rows = DeltaTable(_delta_uri(tmp_path)).to_pyarrow_table().to_pylist()
+        by_polars = pl.read_delta(_delta_uri(tmp_path)).to_dicts()
     assert sorted(rows, key=lambda row: row["id"]) == sorted(by_polars, key=lambda row: row["id"])
     state = {row["id"]: row for row in rows}
     assert len(state) == len(rows), "a key holds more than one row"
     return state
+
+
+def _table_offsets(tmp_path: Path, table_format: str, connector: str, topic: str) -> dict[int, int]:
+    """The offsets the table's newest commit of ``connector`` holds, per partition."""
+    if table_format == "ICEBERG":
+        table = SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table(TABLE)
+        mark = mark_of(connector, table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
+        assert mark is not None
+        return {partition: last for (_, partition), last in mark.offsets.items()}
+    delta = DeltaTable(_delta_uri(tmp_path))
+    versions = {p: delta.transaction_version(offset_app_id(connector, topic, p)) for p in range(PARTITIONS)}
+    return {partition: last for partition, last in versions.items() if last is not None}
 
 
 def _row(key: int, version: int) -> Row:
@@ -103,7 +126,7 @@ def _row(key: int, version: int) -> Row:
 
 
 def test_changes_land_as_the_newest_state_of_every_key_across_runs(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str
 ) -> None:
     source = _Source(kafka, topic)
     rng = random.Random(7)
@@ -111,26 +134,23 @@ def test_changes_land_as_the_newest_state_of_every_key_across_runs(
         key = rng.randrange(24)
         source.change(key, None if key in source.state and rng.random() < 0.25 else _row(key, step))
     source.publish()
-    props = _props(tmp_path, kafka, topic)
+    props = _props(tmp_path, kafka, topic, table_format)
     run_sink(spark, props, tmp_path / "ck")
-    assert _read(_table(tmp_path)) == source.state
+    assert _read(tmp_path, table_format) == source.state
 
     for step in range(120, 200):
         key = rng.randrange(30)
         source.change(key, None if key in source.state and rng.random() < 0.25 else _row(key, step))
     source.publish()
     run_sink(spark, props, tmp_path / "ck")
-    table = _table(tmp_path)
-    assert _read(table) == source.state
-    mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
-    assert mark is not None
-    assert {partition: last + 1 for (_, partition), last in mark.offsets.items()} == {
-        partition: high for partition, (_, high) in kafka.watermarks(topic).items() if high
+    assert _read(tmp_path, table_format) == source.state
+    assert _table_offsets(tmp_path, table_format, props["name"], topic) == {
+        partition: high - 1 for partition, (_, high) in kafka.watermarks(topic).items() if high
     }
 
 
 def test_a_key_moved_between_partitions_in_one_batch_ends_with_its_newest_change_by_source_time(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str
 ) -> None:
     source = _Source(kafka, topic)
     # key 5's newest change sits at a lower partition and offset than an older one: ts_ms decides
@@ -140,5 +160,5 @@ def test_a_key_moved_between_partitions_in_one_batch_ends_with_its_newest_change
     source.change(6, _row(6, 1), partition=2, ts_ms=T0 + 50_000)
     source.change(6, None, partition=1, ts_ms=T0 + 40_000)  # older than its insert in partition 2
     source.publish()
-    run_sink(spark, _props(tmp_path, kafka, topic, flush=100), tmp_path / "ck")
-    assert _read(_table(tmp_path)) == {5: _row(5, 3), 6: _row(6, 1)}
+    run_sink(spark, _props(tmp_path, kafka, topic, table_format, flush=100), tmp_path / "ck")
+    assert _read(tmp_path, table_format) == {5: _row(5, 3), 6: _row(6, 1)}

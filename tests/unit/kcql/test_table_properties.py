@@ -60,10 +60,6 @@ def test_fields_under_an_envelope_are_not_columns_so_the_table_is_not_partitione
         (_statement(props=f"{_CHANGES}, 'table.change.format'='DEBEZIUM', 'table.key'='id,'"), "comma-separated"),
         (_statement(props=f"{_CHANGES}, 'table.change.format'='DEBEZIUM', 'table.key'='id,id'"), "names a column twice"),
         (
-            _statement(props="'store.envelope'=true, 'table.format'='DELTA', 'table.change.format'='DEBEZIUM', 'table.key'='id'"),
-            "DELTA change tables are not built yet",
-        ),
-        (
             _statement(props="'table.format'='ICEBERG', 'table.name'='shop.orders', 'table.change.format'='DEBEZIUM', 'table.key'='id'"),
             "needs 'store.envelope'=true",
         ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from lakesink.adapters.tables.iceberg_changes import applied_changes
+from lakesink.adapters.tables.change_batches import applied_changes
 from lakesink.domain.errors import CommitError
 from lakesink.domain.tables.changes import ChangeFormat, ChangeSpec
 
@@ -40,7 +40,8 @@ def test_each_key_ends_with_its_newest_change_deleted_keys_have_no_row() -> None
         ({"id": 2}, None, 0, 4),  # the tombstone after the delete
     ])
     applied = applied_changes([batch], SPEC, "s.t")
-    assert sorted(applied.deleted) == [(1,), (2,)]
+    assert sorted(applied.changed) == [(1,), (2,)]
+    assert applied.removed == [(2,)]
     assert applied.rows is not None and applied.rows.to_pylist() == [{"id": 1, "name": "a2"}]
 
 
@@ -51,7 +52,7 @@ def test_a_batch_of_tombstones_only_deletes_the_record_keys() -> None:
         "metadata": pa.array([{"timestamp": 1, "topic": "t", "partition": 0, "offset": 9}], METADATA),
     })
     applied = applied_changes([batch], SPEC, "s.t")
-    assert (applied.deleted, applied.rows) == ([(7,)], None)
+    assert (applied.changed, applied.rows) == ([(7,)], None)
 
 
 def test_a_change_without_its_key_column_names_the_record() -> None:
@@ -73,9 +74,9 @@ def test_a_truncate_names_no_key_it_is_counted_and_not_applied() -> None:
         ({"id": 3}, _event("c", None, {"id": 3, "name": "c"}), 0, 1),
     ])
     applied = applied_changes([batch], SPEC, "s.t")
-    assert (applied.deleted, applied.skipped) == ([(3,)], 1)
+    assert (applied.changed, applied.skipped) == ([(3,)], 1)
     assert applied.rows is not None and applied.rows.num_rows == 1
 
 
 def test_an_empty_batch_changes_nothing() -> None:
-    assert applied_changes([], SPEC, "s.t").deleted == []
+    assert applied_changes([], SPEC, "s.t").changed == []
