@@ -62,18 +62,20 @@ class DeltaReadback:
 
     def row_count(self) -> int:
         """Rows polars counts scanning the table."""
-        return int(pl.scan_delta(self.uri, storage_options=self._options()).select(pl.len()).collect().item())
+        return int(pl.scan_delta(self.uri, storage_options=object_store_options(self.server)).select(pl.len()).collect().item())
 
     def table(self) -> DeltaTable:
         """The table's current version."""
-        return DeltaTable(self.uri, storage_options=self._options())
+        return DeltaTable(self.uri, storage_options=object_store_options(self.server))
 
-    def _options(self) -> dict[str, str]:
-        settings = self.server.connector_settings()
-        return {"AWS_ENDPOINT_URL": self.server.url, "AWS_ALLOW_HTTP": "true",
-                "AWS_REGION": settings["connect.s3.aws.region"],
-                "AWS_ACCESS_KEY_ID": settings["connect.s3.aws.access.key"],
-                "AWS_SECRET_ACCESS_KEY": settings["connect.s3.aws.secret.key"]}
+
+def object_store_options(server: _S3Server) -> dict[str, str]:
+    """object_store's options for the demo's S3 server (polars' and delta-rs's own readers)."""
+    settings = server.connector_settings()
+    return {"AWS_ENDPOINT_URL": server.url, "AWS_ALLOW_HTTP": "true",
+            "AWS_REGION": settings["connect.s3.aws.region"],
+            "AWS_ACCESS_KEY_ID": settings["connect.s3.aws.access.key"],
+            "AWS_SECRET_ACCESS_KEY": settings["connect.s3.aws.secret.key"]}
 
 
 def _key(uri: str) -> str:

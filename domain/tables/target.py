@@ -81,6 +81,23 @@ class TableTarget:
         identity = tuple(f"identity({column})" for column in self.partition_columns)
         return identity + ((self.time_partition.spec,) if self.time_partition else ())
 
+    def owns(self, key: str) -> bool:
+        """Whether ``key`` (in the table's bucket) is one of the objects the table's library writes, not
+        one of the statement's layout: Iceberg's ``metadata/``, Delta's ``_delta_log/``, and a change
+        table's rows (pyiceberg writes them under ``data/``, delta-rs at the table's root, where no
+        layout of the sink puts an object)."""
+        root = self.prefix.strip("/") + "/"
+        if not key.startswith(root):
+            return False
+        rest = key[len(root):]
+        iceberg = self.format is TableFormat.ICEBERG
+        own = ["metadata/" if iceberg else "_delta_log/"]
+        if self.changes is not None:
+            if not iceberg and "/" not in rest:
+                return True
+            own += ["data/"] if iceberg else []
+        return rest.startswith(tuple(own))
+
     @property
     def identity(self) -> tuple[str, ...]:
         """What makes two statements' targets one table: an Iceberg table's name in the catalog, a

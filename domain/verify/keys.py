@@ -1,9 +1,9 @@
 """Listed keys sorted into the objects of a target and the keys no layout of the config explains.
 
 A key the root's layout does not parse, naming a topic the root does not write, or (Lenses) not
-ending in the statement's ``key.suffix`` and extension is a *layout mismatch*: the sink cannot have
-written it. Index, plan and staging folders, folder markers and a Confluent value object's
-``.keys`` / ``.headers`` siblings are skipped; a value object whose sibling is missing is a mismatch.
+ending in the statement's ``key.suffix`` and extension is a *layout mismatch*. Index, plan and
+staging folders, folder markers, a table's own objects and a Confluent value object's ``.keys`` /
+``.headers`` siblings are skipped; a value object whose sibling is missing is a mismatch.
 See docs/verify.md.
 """
 
@@ -79,6 +79,8 @@ class KeySorter:
         if key.endswith("/") or any(
             part in self.plan.listing.excluded_directories for part in key.split("/")[:-1]
         ):
+            return None
+        if any(t.table is not None and t.root.bucket == bucket and t.table.owns(key) for t in self.plan.targets):
             return None
         reason = "matches no key layout of this config"
         for target in self.plan.targets:

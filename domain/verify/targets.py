@@ -18,6 +18,7 @@ from lakesink.domain.formats import Format
 from lakesink.domain.layout.key_segments import normalise_prefix
 from lakesink.domain.restore.plan import INTERNAL_DIRECTORIES, RestorePlan, RestoreRoot
 from lakesink.domain.statement_plan import SinkPlan
+from lakesink.domain.tables.target import TableTarget
 from lakesink.domain.verify.claims import KeyOffset
 
 
@@ -34,6 +35,8 @@ class VerifyTarget:
         envelope_offsets: the envelope stores ``metadata.offset``, which can be read.
         file_ending: how a Lenses file name must end (``key.suffix`` and extension); None when
             the layout's parser already checks it.
+        table: the table the statement commits to, whose own objects (metadata, log, a change
+            table's rows) are no objects of its layout.
     """
 
     root: RestoreRoot
@@ -42,6 +45,7 @@ class VerifyTarget:
     one_record: bool = False
     envelope_offsets: bool = False
     file_ending: str | None = None
+    table: TableTarget | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,7 @@ def lenses_targets(plan: SinkPlan) -> tuple[VerifyTarget, ...]:
                 one_record=statement.format is Format.BYTES and not quix,
                 envelope_offsets=envelope is not None and envelope.metadata,
                 file_ending=None if quix else f"{layout.key_suffix}.{layout.file_extension}",
+                table=statement_plan.table,
             )
         )
     return tuple(targets)

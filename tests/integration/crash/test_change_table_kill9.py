@@ -18,13 +18,15 @@ import random
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
-from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback
+from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback, object_store_options
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.application.demo.configs import s3_table_config, write_config
 from lakesink.application.demo.output import is_data_key
@@ -37,19 +39,31 @@ from tests.support.reliability import FULL, kills, record_cell, skip_unless_kill
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.s3, pytest.mark.reliability, pytest.mark.timeout(600)]
 
 KILLS = kills(sample=3, full=12)
-CHUNK = 10
-KEYS = 40
-MAX_CHANGES = 2_000
-"""Every run has changes to apply while it is killed; the producer stops after these."""
 T0 = 1_767_225_600_000
 PARTITIONS = 4
 
 Row = dict[str, object]
 
 
-def change_chunks(kafka: EmbeddedKafka, topic: str, seed: int) -> Callable[[], int]:
-    """Each call produces the next :data:`CHUNK` Debezium changes (a delete adds its tombstone), each
-    key in partition ``id % 4`` as Debezium's partitioner keeps a key in one partition."""
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """How many changes, over how many keys, trickling how fast, into objects of how many records."""
+
+    changes: int
+    keys: int
+    per_second: int
+    flush_count: int
+
+
+SMALL = Scale(changes=2_000, keys=40, per_second=10, flush_count=200)
+"""Every run has changes to apply while it is killed (the producer stops after 2,000)."""
+MILLION = Scale(changes=1_000_000, keys=100_000, per_second=20_000, flush_count=20_000)
+"""Issue 37's acceptance: a million changes over 100k keys, at least 10 kills."""
+
+
+def change_chunks(kafka: EmbeddedKafka, topic: str, seed: int, scale: Scale) -> Callable[[], int]:
+    """Each call produces the next ``scale.per_second`` Debezium changes (a delete adds its tombstone),
+    each key in partition ``id % 4`` as Debezium's partitioner keeps a key in one partition."""
     rng = random.Random(seed)
     state: dict[int, Row] = {}
     made = 0
@@ -57,9 +71,9 @@ def change_chunks(kafka: EmbeddedKafka, topic: str, seed: int) -> Callable[[], i
     def produce() -> int:
         nonlocal made
         records = []
-        for _ in range(CHUNK if made < MAX_CHANGES else 0):
+        for _ in range(min(scale.per_second, scale.changes - made)):
             made += 1
-            key = rng.randrange(KEYS)
+            key = rng.randrange(scale.keys)
             before = state.get(key)
             after = None if before is not None and rng.random() < 0.2 else {"id": key, "name": f"c{key}", "version": made}
             event = {"before": before, "after": after, "op": "d" if after is None else ("u" if before else "c"),
@@ -103,10 +117,14 @@ def _table_state(table_format: str, catalog_uri: str, moto: MotoS3, bucket: str,
                  ) -> tuple[list[Row], dict[int, int]]:
     """The table's rows and its newest commit's offsets per partition (Iceberg's mark, Delta's txn)."""
     if table_format == "ICEBERG":
-        table = IcebergReadback(catalog_uri, "crm.customers", moto).table()
+        readback = IcebergReadback(catalog_uri, "crm.customers", moto)
+        table = readback.table()
         mark = mark_of(name, table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
         assert mark is not None
-        return table.scan().to_arrow().to_pylist(), {partition: last for (_, partition), last in mark.offsets.items()}
+        rows = table.scan().to_arrow().to_pylist()
+        by_polars = pl.scan_iceberg(table, storage_options=object_store_options(moto)).collect().to_dicts()
+        assert sorted(rows, key=lambda row: row["id"]) == sorted(by_polars, key=lambda row: row["id"])
+        return rows, {partition: last for (_, partition), last in mark.offsets.items()}
     delta = DeltaReadback(f"s3://{bucket}/{PREFIX}", moto).table()
     versions = {p: delta.transaction_version(offset_app_id(name, topic, p)) for p in range(PARTITIONS)}
     return delta.to_pyarrow_table().to_pylist(), {p: last for p, last in versions.items() if last is not None}
@@ -119,15 +137,28 @@ def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_n
     skip_unless_killed("table", "change table")
     if not FULL and table_format == "DELTA":
         pytest.skip("make test kills the Iceberg change table; make test-reliability the Delta one too")
+    _kill_and_audit(kafka, moto, tmp_path, table_format, SMALL, KILLS)
+
+
+def test_a_million_changes_over_100k_keys_survive_ten_kills(kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path) -> None:
+    if not FULL:
+        pytest.skip("make test-reliability applies a million changes; make test the small run above")
+    _kill_and_audit(kafka, moto, tmp_path, "ICEBERG", MILLION, 10)
+
+
+def _kill_and_audit(kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table_format: str, scale: Scale,
+                    kill_count: int) -> None:
+    """Trickle ``scale``'s changes while a sink into a ``table_format`` change table is killed
+    ``kill_count`` times; then audit the table, the change log and the locks."""
     seed = int(os.environ.get("LAKESINK_CRASH_SEED", random.randrange(2**32)))
-    plan = KillPlan.draw(random.Random(seed), KILLS)
+    plan = KillPlan.draw(random.Random(seed), kill_count)
     print(f"\nLAKESINK_CRASH_SEED={seed}")
     topic, bucket, name = unique_name("ccrash"), unique_name("ccrash"), unique_name("change-sink")
     moto.create_bucket(bucket)
     catalog_uri = f"sqlite:///{tmp_path / 'catalog.db'}"
     settings = s3_table_config(
         name, topic=topic, bootstrap_servers=kafka.bootstrap_servers, s3_settings=moto.connector_settings(),
-        bucket=bucket, prefix=PREFIX, flush_count=200, table=table_format, table_name="crm.customers",
+        bucket=bucket, prefix=PREFIX, flush_count=scale.flush_count, table=table_format, table_name="crm.customers",
         catalog_uri=catalog_uri, flush_interval_s=1)
     # the orders' PARTITIONBY names order fields: a change log is kept per Kafka partition instead
     kcql = re.sub(r"PARTITIONBY .*? STOREAS", "STOREAS", settings["connect.s3.kcql"])
@@ -137,7 +168,7 @@ def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_n
     config = write_config(tmp_path, settings)
     checkpoint = tmp_path / "checkpoint"
     output = moto.bucket(bucket)
-    producer = TrickleProducer(change_chunks(kafka, topic, seed))
+    producer = TrickleProducer(change_chunks(kafka, topic, seed, scale))
     producer.start()
 
     started = time.monotonic()
@@ -154,6 +185,6 @@ def test_a_sink_applying_changes_killed_at_random_moments_ends_with_every_keys_n
     assert offsets == committed_offsets(output, name, topic)
     assert_anchored_phases_hit(landed)
     target = "Iceberg change table (SQL catalog)" if table_format == "ICEBERG" else "Delta change table"
-    record_cell("kill -9", test="test_change_table_kill9", target=f"{target}, Debezium, S3 (moto)",
-                kills=KILLS, records=produced, seconds=total_s,
+    record_cell("kill -9", test="test_change_table_kill9", target=f"{target}, Debezium over {scale.keys:,} keys, S3 (moto)",
+                kills=kill_count, records=produced, seconds=total_s,
                 outcome="table = every key's newest state; every offset once in the change log; snapshot offsets = locks")

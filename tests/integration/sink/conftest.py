@@ -26,6 +26,7 @@ from lakesink.adapters.kafka.client_config import admin_config
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.adapters.kafka.topic_metadata import TopicMetadata
 from lakesink.application.bootstrap.sink import sink_run
+from lakesink.application.cli import main
 from lakesink.application.sink_run import SinkRun
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import CommitConflictError
@@ -239,3 +240,13 @@ def newer_run_fences_older(
     thread.join(timeout=120)
     assert not thread.is_alive()
     assert len(failure) == 1 and isinstance(failure[0], CommitConflictError), failure
+
+
+def assert_verifies_clean(props: Mapping[str, str], directory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``lakesink verify`` on the sink's config exits 0: every offset once, nothing it cannot explain."""
+    config = directory / "verified-sink.json"
+    config.write_text(json.dumps({"name": props["name"], "config": dict(props)}))
+    capsys.readouterr()
+    code = main(["verify", "--config", str(config), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, str({key: value for key, value in report.items() if key != "partitions"})

@@ -45,6 +45,7 @@ from tests.integration.sink.conftest import (
     PARTITIONS,
     MotoS3,
     assert_exactly_once,
+    assert_verifies_clean,
     local_props,
     newer_run_fences_older,
     produce_ids,
@@ -130,7 +131,8 @@ def _locks(props: dict[str, str], topic: str) -> dict[tuple[str, int], int | Non
 
 
 def test_a_topic_lands_in_an_iceberg_table_once_and_the_newest_snapshot_holds_the_locks_offsets(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, iceberg_catalog: _Catalog
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, iceberg_catalog: _Catalog,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     props = _props(tmp_path, kafka, topic, catalog=iceberg_catalog)
     produce_ids(kafka, topic, range(30))
@@ -149,6 +151,7 @@ def test_a_topic_lands_in_an_iceberg_table_once_and_the_newest_snapshot_holds_th
     # DuckDB reads the table's data files on its own: the same rows as the topic
     rows = duckdb.sql(f"SELECT id, region, n FROM read_parquet({json.dumps(files)})").fetchall()
     assert sorted(rows) == [(i, f"r{i % 2}", i) for i in range(52)]
+    assert_verifies_clean(props, tmp_path, capsys)  # the table's metadata is no layout mismatch
 
 
 @pytest.mark.parametrize("table_format", ["ICEBERG", "DELTA"])
@@ -321,7 +324,7 @@ def _table_ids(tmp_path: Path, table_format: str, catalog: _Catalog | None = Non
 
 
 def test_a_topic_lands_in_a_delta_table_once_and_its_txn_versions_are_the_locks_offsets(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     props = _delta_props(tmp_path, kafka, topic, partition="PARTITIONBY region")
     produce_ids(kafka, topic, range(30))
@@ -337,6 +340,7 @@ def test_a_topic_lands_in_a_delta_table_once_and_its_txn_versions_are_the_locks_
     assert table.transaction_version(epoch_app_id(name)) == 2
     txn = {(topic, p): table.transaction_version(offset_app_id(name, topic, p)) for p in range(PARTITIONS)}
     assert txn == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
+    assert_verifies_clean(props, tmp_path, capsys)  # the table's log is no layout mismatch
 
 
 def test_a_delta_table_on_s3_holds_every_record_once(

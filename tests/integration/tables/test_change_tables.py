@@ -21,7 +21,7 @@ from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
 from lakesink.domain.tables.marks import mark_of, offset_app_id
-from tests.integration.sink.conftest import PARTITIONS, local_props, run_sink
+from tests.integration.sink.conftest import PARTITIONS, assert_verifies_clean, local_props, run_sink
 
 pytestmark = [pytest.mark.integration]
 
@@ -126,7 +126,8 @@ def _row(key: int, version: int) -> Row:
 
 
 def test_changes_land_as_the_newest_state_of_every_key_across_runs(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     source = _Source(kafka, topic)
     rng = random.Random(7)
@@ -147,6 +148,8 @@ def test_changes_land_as_the_newest_state_of_every_key_across_runs(
     assert _table_offsets(tmp_path, table_format, props["name"], topic) == {
         partition: high - 1 for partition, (_, high) in kafka.watermarks(topic).items() if high
     }
+    # the change log verifies clean: every offset once, and the table's own files are no layout mismatch
+    assert_verifies_clean(props, tmp_path, capsys)
 
 
 def test_a_key_moved_between_partitions_in_one_batch_ends_with_its_newest_change_by_source_time(

@@ -119,3 +119,25 @@ def test_a_change_table_names_its_change_format_and_key_columns_and_is_not_parti
     assert plan.table is not None
     assert plan.table.changes == ChangeSpec(ChangeFormat.DEBEZIUM, ("tenant", "id"))
     assert plan.table.partition_spec == ()
+
+
+@pytest.mark.parametrize(
+    ("props", "owned", "not_owned"),
+    [
+        ("'table.format'='ICEBERG', 'table.name'='s.t'", ["lake/orders/metadata/v1.json"],
+         ["lake/orders/data/x.parquet", "lake/orders/orders/0/000000000001.parquet", "lake/other/metadata/v1.json"]),
+        ("'table.format'='DELTA'", ["lake/orders/_delta_log/00000000000000000000.json"],
+         ["lake/orders/part-0001.parquet", "lake/orders/orders/0/000000000001.parquet"]),
+        (f"{_CHANGES}, 'table.change.format'='DEBEZIUM', 'table.key'='id'",
+         ["lake/orders/metadata/v1.json", "lake/orders/data/00000-0-a.parquet"], ["lake/orders/orders/0/000000000001.parquet"]),
+        ("'store.envelope'=true, 'table.format'='DELTA', 'table.change.format'='DEBEZIUM', 'table.key'='id'",
+         ["lake/orders/_delta_log/00000000000000000001.json", "lake/orders/part-0001.parquet"],
+         ["lake/orders/orders/0/000000000001.parquet"]),
+    ],
+)
+def test_a_table_owns_its_metadata_and_a_change_tables_rows_but_no_object_of_the_layout(
+    props: str, owned: list[str], not_owned: list[str]
+) -> None:
+    [plan] = plan_sink(_settings(_statement(props=props))).statements
+    assert plan.table is not None
+    assert [key for key in owned + not_owned if plan.table.owns(key)] == owned
