@@ -22,7 +22,7 @@ from lakesink.domain.layout.naming import KeyLayout
 from lakesink.domain.layout.padding import resolve_padding
 from lakesink.domain.layout.partitioning import FieldKind, PartitionDisplay
 from lakesink.domain.schema.envelope_fields import EnvelopeFields
-from lakesink.domain.tables.target import NO_TABLE_BACKENDS, TableFormat, TableTarget, table_backend_message
+from lakesink.domain.tables.target import TableFormat, TableTarget, table_backend_refusal
 from lakesink.domain.tables.time_partition import time_partition
 
 DEFAULT_DATE_TIMEZONE = "UTC"
@@ -175,8 +175,8 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
             f"'table.format'={options.table_format.value} needs exactly-once ({settings.prefix}.exactly.once.enable=true, "
             f"the default): the table commit is the batch's commit point, read back at every start. In {statement.text}"
         )
-    if options.table_format is not None and settings.backend in NO_TABLE_BACKENDS:
-        raise ConfigError(table_backend_message(settings.backend))
+    if options.table_format is not None and (refused := table_backend_refusal(settings.backend, options.table_format)):
+        raise ConfigError(refused)
     if options.store_layout is StoreLayout.QUIX and settings.padding_strategy is not None:
         raise ConfigError(
             f"{settings.prefix}.padding.strategy does not apply to store.layout=quix: Quix pads offsets to 19 "

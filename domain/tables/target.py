@@ -10,25 +10,40 @@ from lakesink.domain.config.secret import Secret
 from lakesink.domain.tables.changes import ChangeSpec
 from lakesink.domain.tables.time_partition import TimePartition
 
-#: The cloud backends whose credentials lakesink does not hand to pyiceberg and delta-rs yet.
-NO_TABLE_BACKENDS = ("gcs", "azure")
-
-
-def table_backend_message(backend: str) -> str:
-    """Why ``'table.format'`` is refused on ``backend``: checked when the config is loaded (before
-    Spark starts) and again where the table is opened."""
-    return (
-        f"'table.format' needs the S3 or the local backend for now, not {backend}: lakesink does not yet hand "
-        f"{backend} credentials to pyiceberg and delta-rs. Write plain PARQUET there, or use S3 (MinIO and "
-        "other S3-compatible stores included)."
-    )
-
 
 class TableFormat(Enum):
     """The table a statement's Parquet objects are committed to (KCQL ``'table.format'``)."""
 
     ICEBERG = "ICEBERG"
     DELTA = "DELTA"
+
+
+_GCS_REFUSED = (
+    "pyiceberg 0.12 hands pyarrow's GCS file system only an OAuth2 token or the machine's default credentials (no "
+    "service-account key, and no emulator without credentials), and delta-rs's GCS client lists through an API the "
+    "GCS emulator does not serve, so neither is tested here"
+)
+_AZURE_DELTA_REFUSED = (
+    "delta-rs 1.6.6 cannot read its own log past version 1 on the Azure emulator (Azurite): 'Invalid table "
+    "version: 1' on the third commit, so it is not tested here. Iceberg tables on Azure are"
+)
+
+
+def table_backend_refusal(backend: str, table_format: TableFormat) -> str | None:
+    """Why a ``table_format`` table is refused on ``backend`` (None: it is not); checked when the config is
+    loaded, before Spark starts."""
+    if backend == "gcs":
+        reason = _GCS_REFUSED
+    elif backend == "azure" and table_format is TableFormat.DELTA:
+        reason = _AZURE_DELTA_REFUSED
+    elif backend in ("s3", "azure", "local", "memory"):
+        return None
+    else:
+        reason = "lakesink hands pyiceberg and delta-rs the S3, Azure (Iceberg) and local stores only"
+    return (
+        f"'table.format'='{table_format.value}' is refused on the {backend} backend: {reason}. Write plain PARQUET "
+        "there, or use S3 (MinIO and other S3-compatible stores included)."
+    )
 
 
 class CatalogType(Enum):

@@ -76,13 +76,34 @@ def test_a_table_needs_exactly_once() -> None:
         plan_sink(_settings(kcql, **{"connect.s3.exactly.once.enable": "false"}))
 
 
-def test_a_table_on_a_backend_without_table_credentials_is_refused_when_the_config_loads() -> None:
+@pytest.mark.parametrize(
+    ("backend", "table_format", "reason"),
+    [
+        ("gcpstorage", "DELTA", "on the gcs backend: pyiceberg 0.12 hands pyarrow's GCS file system only an OAuth2 token"),
+        ("gcpstorage", "ICEBERG", "on the gcs backend"),
+        ("datalake", "DELTA", "on the azure backend: delta-rs 1.6.6 cannot read its own log past version 1"),
+    ],
+)
+def test_a_table_the_libraries_cannot_reach_on_a_backend_is_refused_when_the_config_loads(
+    backend: str, table_format: str, reason: str
+) -> None:
+    auth = {"gcpstorage": {"connect.gcpstorage.gcp.auth.mode": "None"},
+            "datalake": {"connect.datalake.azure.account.name": "acct"}}[backend]
     settings = ConnectorSettings.from_properties({
-        "name": "t", "topics": "orders", "connect.gcpstorage.gcp.auth.mode": "None",
-        "connect.gcpstorage.kcql": _statement(props="'table.format'='DELTA'"),
+        "name": "t", "topics": "orders", **auth,
+        f"connect.{backend}.kcql": _statement(props=f"'table.format'='{table_format}', 'table.name'='shop.orders'"),
     })
-    with pytest.raises(ConfigError, match="'table.format' needs the S3 or the local backend for now, not gcs"):
+    with pytest.raises(ConfigError, match=reason):
         plan_sink(settings)
+
+
+def test_an_iceberg_table_on_azure_is_planned() -> None:
+    settings = ConnectorSettings.from_properties({
+        "name": "t", "topics": "orders", "connect.datalake.azure.account.name": "acct",
+        "connect.datalake.kcql": _statement(props="'table.format'='ICEBERG', 'table.name'='shop.orders'"),
+    })
+    [plan] = plan_sink(settings).statements
+    assert plan.table is not None and plan.table.format is TableFormat.ICEBERG
 
 
 def test_the_catalog_is_the_embedded_sql_one_unless_configured_and_its_secrets_are_masked() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from lakesink.adapters.formats.parquet_footer import footer_metadata, parquet_footer
 from lakesink.adapters.tables.locations import table_location
-from lakesink.domain.config.backends import GcsSettings, LocalSettings, S3Settings
+from lakesink.domain.config.backends import AzureSettings, GcsSettings, LocalSettings, S3Settings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import ConfigError
 
@@ -47,6 +47,34 @@ def test_an_s3_table_gets_the_stores_endpoint_and_credentials_for_both_libraries
     assert "SK" not in repr(location)
 
 
-def test_a_table_on_gcs_is_refused_until_its_credentials_reach_the_table_libraries() -> None:
-    with pytest.raises(ConfigError, match="needs the S3 or the local backend for now, not gcs"):
+def test_a_table_on_gcs_is_refused_naming_what_the_libraries_lack() -> None:
+    with pytest.raises(ConfigError, match="refused on the gcs backend: pyiceberg 0.12 hands"):
         table_location("gcs", GcsSettings(), "bkt", "lake/orders")
+
+
+def test_an_azure_account_key_and_endpoint_reach_both_libraries_and_no_repr() -> None:
+    settings = AzureSettings(auth_mode="Credentials", account_name="devstoreaccount1", account_key=Secret("KEY=="),
+                             endpoint="http://127.0.0.1:10000/devstoreaccount1")
+    location = table_location("azure", settings, "cont", "lake/orders")
+    assert location.uri == "abfs://cont/lake/orders" and location.file_uri("lake/x.parquet") == "abfs://cont/lake/x.parquet"
+    assert location.iceberg_io["adls.account-key"] == "KEY=="
+    assert location.iceberg_io["adls.blob-storage-authority"] == "127.0.0.1:10000"
+    assert location.iceberg_io["adls.blob-storage-scheme"] == "http"
+    assert location.delta_storage == {
+        "azure_storage_account_name": "devstoreaccount1", "azure_storage_account_key": "KEY==",
+        "azure_storage_endpoint": "http://127.0.0.1:10000/devstoreaccount1", "azure_allow_http": "true",
+    }
+    assert "KEY==" not in repr(location)
+
+
+def test_an_azure_connection_string_gives_the_account_its_key_and_its_blob_endpoint() -> None:
+    settings = AzureSettings(auth_mode="ConnectionString", connection_string=Secret(
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=K2==;BlobEndpoint=https://acct.blob.core.windows.net/"))
+    location = table_location("azure", settings, "cont", "lake/orders")
+    assert location.iceberg_io["adls.account-name"] == "acct" and location.iceberg_io["adls.account-key"] == "K2=="
+    assert location.iceberg_io["adls.blob-storage-authority"] == "blob.core.windows.net"
+
+
+def test_an_azure_table_without_an_account_name_is_refused_naming_the_setting() -> None:
+    with pytest.raises(ConfigError, match="connect.datalake.azure.account.name"):
+        table_location("azure", AzureSettings(), "cont", "lake/orders")
