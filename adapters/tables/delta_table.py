@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable, Field, Schema
 from deltalake.exceptions import CommitFailedError, DeltaError, TableNotFoundError
 from deltalake.transaction import AddAction, CommitProperties, Transaction, create_table_with_add_actions
-from pyarrow.fs import AzureFileSystem, FileSelector, FileSystem, FileType, LocalFileSystem, S3FileSystem
+from pyarrow.fs import FileSelector, FileSystem, FileType, LocalFileSystem, S3FileSystem
 
 from lakesink.adapters.storage.local_paths import decode_name, encode_segment
 from lakesink.adapters.tables.footers import footers
@@ -290,17 +290,6 @@ def _file_system(location: TableLocation) -> tuple[FileSystem, str]:
     the tests)."""
     if location.uri.startswith("file:"):
         return LocalFileSystem(), url2pathname(urlparse(location.uri).path)
-    if location.uri.startswith("abfs://"):  # pyarrow's Azure file system, as pyiceberg's FileIO configures it
-        io, url = location.iceberg_io, urlparse(location.uri)
-        store = AzureFileSystem(
-            account_name=io["adls.account-name"], account_key=io.get("adls.account-key"),
-            sas_token=io.get("adls.sas-token"),
-            blob_storage_authority=io.get("adls.blob-storage-authority"),
-            dfs_storage_authority=io.get("adls.dfs-storage-authority"),
-            blob_storage_scheme=io.get("adls.blob-storage-scheme"),
-            dfs_storage_scheme=io.get("adls.dfs-storage-scheme"),
-        )
-        return store, f"{url.netloc}{url.path}"
     options = location.delta_storage
     store = S3FileSystem(
         access_key=options.get("AWS_ACCESS_KEY_ID"),
