@@ -41,7 +41,9 @@ def run_status(
     for bucket, info, found in sorted_listing(plan, store, KeySorter.of(plan)):
         if found is None:
             continue
-        where, rank = found.topic_partition, (info.modified_ms or -1, found.offset)
+        # the object holding the highest offset (a batch uploads its objects in any order, and a store's
+        # times have one-second steps); the later one of two naming the same offset (an overwrite)
+        where, rank = found.topic_partition, (found.offset, info.modified_ms or -1)
         buckets[where] = bucket
         if where not in newest or rank > newest[where][0]:
             newest[where] = (rank, NewestObject(bucket, info.key, info.modified_ms))
