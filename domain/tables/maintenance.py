@@ -152,17 +152,6 @@ def compacted_key(prefix: str, group: Sequence[TableFile]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class MaintenancePlan:
-    """What one run decided for one table, from one read."""
-
-    expire: tuple[int, ...] = ()
-    groups: tuple[tuple[TableFile, ...], ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.expire or self.groups)
-
-
-@dataclass(frozen=True, slots=True)
 class MaintenanceReport:
     """What a run did (or, dry, would do) to one table."""
 
@@ -239,35 +228,35 @@ def maintain_table(
         CommitError: the table kept moving under every attempt.
     """
     attempts = ATTEMPTS if claim is not None else BY_HAND_ATTEMPTS
+    partitions = list(claim.mark.offsets) if claim is not None else []
     for _ in range(attempts):
-        head = table.head(connector, list(claim.mark.offsets) if claim is not None else [])
+        head = table.head(connector, partitions)
         if claim is not None and not claim.owns(head.mark):
             raise CommitConflictError(
                 f"Table {table.name} was claimed by another run of sink {connector}: this run's maintenance "
                 "stops without committing."
             )
-        plan = MaintenancePlan(
-            tuple(snapshots_to_expire(table.snapshots(head), settings, now_ms)),
-            tuple(compaction_groups(table.files(head), settings, now_ms)),
-        )
-        report = MaintenanceReport(table.name, len(plan.expire), sum(len(g) for g in plan.groups), len(plan.groups))
-        if dry_run or not plan:
-            return report
-        mark = head.mark if claim is None or head.mark is None else TableMark(
-            head.mark.connector, claim.mark.owner, head.mark.epoch, head.mark.offsets
-        )
+        groups = compaction_groups(table.files(head), settings, now_ms)
+        compacted = sum(len(group) for group in groups)
+        if dry_run:
+            expire = snapshots_to_expire(table.snapshots(head), settings, now_ms)
+            return MaintenanceReport(table.name, len(expire), compacted, len(groups))
+        mark = head.mark if claim is None or head.mark is None else replace(head.mark, owner=claim.mark.owner)
         try:
-            written = table.compact(head, plan.groups, mark) if plan.groups else 0
+            written = table.compact(head, groups, mark) if groups else 0
         except TableMovedError:
             logger.info("Table %s moved during maintenance (a sink committed); reading it again", table.name)
             continue
-        if plan.expire:
-            table.expire(head, plan.expire)
+        # expiry after the compaction, from a read that shows it: the newest snapshots kept include it
+        fresh = table.head(connector, partitions) if groups else head
+        expire = snapshots_to_expire(table.snapshots(fresh), settings, now_ms)
+        if expire:
+            table.expire(fresh, expire)
         logger.info(
             "Table %s maintained: %d snapshots expired, %d small files compacted into %d",
-            table.name, len(plan.expire), report.compacted, written,
+            table.name, len(expire), compacted, written,
         )
-        return report
+        return MaintenanceReport(table.name, len(expire), compacted, written)
     raise CommitError(
         f"Table {table.name}: maintenance gave up after {attempts} reads, a sink committed between each read "
         "and the maintenance commit; nothing was committed (the sink's commits win). Run it again later."
