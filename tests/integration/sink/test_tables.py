@@ -291,13 +291,15 @@ def test_a_field_whose_type_the_table_cannot_follow_stops_the_batch_naming_the_t
 # --- Delta ---------------------------------------------------------------------------------------
 
 
-def _delta_props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, partition: str = "") -> dict[str, str]:
+def _delta_props(
+    tmp_path: Path, kafka: EmbeddedKafka, topic: str, partition: str = "", **extra: str
+) -> dict[str, str]:
     (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
     kcql = (
         f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} {partition} STOREAS `PARQUET` "
         "PROPERTIES('flush.count'=5, 'table.format'='DELTA')"
     )
-    return local_props(tmp_path / "store", kcql, topic, kafka)
+    return local_props(tmp_path / "store", kcql, topic, kafka, **extra)
 
 
 def _delta_uri(tmp_path: Path) -> str:
@@ -414,13 +416,15 @@ def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_tabl
     assert_exactly_once(_table_ids(tmp_path, table_format, catalog), range(20))
 
 
-def _maintained(tmp_path: Path, kafka: EmbeddedKafka, topic: str, catalog: _Catalog | None = None,
+def _maintained(tmp_path: Path, kafka: EmbeddedKafka, topic: str, table_format: str = "ICEBERG",
                 **maintenance: str) -> dict[str, str]:
-    """``_props`` with ``table.maintenance.<key>`` settings: compaction of every partition at once
-    (closed after 0), into files of at most 1 MiB."""
+    """The table's sink props with ``table.maintenance.<key>`` settings: compaction of every partition
+    at once (closed after 0), into files of at most 1 MiB."""
     settings = {"compaction.closed.after": "0", "compaction.target.file.size": str(1 << 20), **maintenance}
-    return _props(tmp_path, kafka, topic, catalog=catalog,
-                  **{f"connect.local.table.maintenance.{key}": value for key, value in settings.items()})
+    prefixed = {f"connect.local.table.maintenance.{key}": value for key, value in settings.items()}
+    if table_format == "ICEBERG":
+        return _props(tmp_path, kafka, topic, **prefixed)
+    return _delta_props(tmp_path, kafka, topic, "PARTITIONBY region", **prefixed)
 
 
 def _data_files(table: Table) -> list[str]:
@@ -438,7 +442,8 @@ def test_the_sink_compacts_and_expires_between_batches_and_a_restart_resumes_at_
     are kept; the mark survives (snapshot and property), so the second run resumes where the first
     stopped and its batch commits on top of the compaction."""
     iceberg_catalog = _sql_catalog(tmp_path)
-    props = _maintained(tmp_path, kafka, topic, **{"every.batches": "1", "snapshots.keep": "2", "orphans.older.than": "0"})
+    props = _maintained(tmp_path, kafka, topic, **{"every.batches": "1", "snapshots.keep": "2",
+                                                    "orphans.older.than": "0"})
     produce_ids(kafka, topic, range(40))
     run_sink(spark, props, tmp_path / "ck")
     table = iceberg_catalog.table()
@@ -511,3 +516,26 @@ def test_table_maintain_racing_a_sink_commit_lands_with_it_and_a_crashed_one_lea
     mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
     assert mark is not None and dict(mark.offsets) == _locks(props, topic)
     assert _duckdb_rows(_data_files(table)) == [(i, f"r{i % 2}", i) for i in range(42)]
+
+
+def test_the_sink_compacts_a_delta_table_with_optimize_and_its_txn_marks_survive_the_checkpoint(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    """On Delta, compaction is delta-rs's optimize (one commit per closed partition, carrying the
+    epoch), expiry a checkpoint and the log clean-up: the txn offsets survive, a restart resumes."""
+    props = _maintained(tmp_path, kafka, topic, "DELTA", **{"every.batches": "1", "snapshots.keep": "1",
+                                                             "orphans.enable": "false"})
+    produce_ids(kafka, topic, range(40))
+    run_sink(spark, props, tmp_path / "ck")
+    table = DeltaTable(_delta_uri(tmp_path))
+    assert len(table.file_uris()) == 2  # one file per region, from 8 small ones
+    assert any(path.name.endswith(".checkpoint.parquet") for path in (Path(_delta_uri(tmp_path)) / "_delta_log").iterdir())
+    produce_ids(kafka, topic, range(40, 52))
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = DeltaTable(_delta_uri(tmp_path))
+    assert_exactly_once(_table_ids(tmp_path, "DELTA"), range(52))
+    assert len(table.file_uris()) == 2
+    assert table.transaction_version(epoch_app_id(props["name"])) == 2
+    offsets = {(topic, p): table.transaction_version(offset_app_id(props["name"], topic, p)) for p in range(PARTITIONS)}
+    assert offsets == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
