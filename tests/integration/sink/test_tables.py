@@ -484,6 +484,9 @@ def test_table_maintain_racing_a_sink_commit_lands_with_it_and_a_crashed_one_lea
     produce_ids(kafka, topic, range(30))
     run_sink(spark, props, tmp_path / "ck")
     small = sorted(_data_files(_table(tmp_path)))
+    assert main(["table", "maintain", "--config", str(config), "--dry-run"]) == 0
+    assert "would compact 8 small files into 1" in capsys.readouterr().out  # 30 records, 2 files per partition
+    assert sorted(_data_files(_table(tmp_path))) == small and not (tmp_path / "store" / "bkt" / "lake" / "orders" / ".compacted").exists()
 
     def killed(self: Transaction) -> None:
         raise KeyboardInterrupt("killed before its commit")  # Ctrl-C: the command stops there
@@ -508,7 +511,7 @@ def test_table_maintain_racing_a_sink_commit_lands_with_it_and_a_crashed_one_lea
         patch.setattr(IcebergTable, "commit", maintain_first)
         run_sink(spark, props, tmp_path / "ck")
     assert raced == [0]
-    assert "compact 8 small files into 1" in capsys.readouterr().out  # 30 records, 2 files per partition
+    assert "compact 8 small files into 1" in capsys.readouterr().out
     table = _table(tmp_path)
     assert_exactly_once(_ids(table), range(42))
     operations = [s.summary.operation.value for s in table.snapshots()]
@@ -539,3 +542,36 @@ def test_the_sink_compacts_a_delta_table_with_optimize_and_its_txn_marks_survive
     assert table.transaction_version(epoch_app_id(props["name"])) == 2
     offsets = {(topic, p): table.transaction_version(offset_app_id(props["name"], topic, p)) for p in range(PARTITIONS)}
     assert offsets == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
+
+
+def test_table_maintain_racing_a_delta_sink_commit_lands_first_and_the_sink_commits_on_top(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """delta-rs's optimize between the sink's read and its commit: the sink's commit (no retry) fails,
+    it reads the log again and commits on top; the txn offsets and every record stay exactly once."""
+    from lakesink.adapters.tables.delta_table import DeltaLakeTable
+
+    props = _maintained(tmp_path, kafka, topic, "DELTA", **{"orphans.enable": "false"})
+    config = tmp_path / "sink.json"
+    config.write_text(json.dumps({"name": props["name"], "config": props}))
+    produce_ids(kafka, topic, range(30))
+    run_sink(spark, props, tmp_path / "ck")
+    real_commit = DeltaLakeTable.commit
+    raced: list[int] = []
+
+    def maintain_first(self: DeltaLakeTable, head: object, files: object, mark: object) -> bool:
+        if files and not raced:
+            raced.append(main(["table", "maintain", "--config", str(config)]))
+        return real_commit(self, head, files, mark)  # type: ignore[arg-type]
+
+    produce_ids(kafka, topic, range(30, 42))
+    with monkeypatch.context() as patch:
+        patch.setattr(DeltaLakeTable, "commit", maintain_first)
+        run_sink(spark, props, tmp_path / "ck")
+    assert raced == [0]
+    table = DeltaTable(_delta_uri(tmp_path))
+    operations = [entry["operation"] for entry in reversed(table.history())]
+    assert operations[-3:] == ["OPTIMIZE", "OPTIMIZE", "WRITE"]  # one per region, then the batch on top
+    assert_exactly_once(_table_ids(tmp_path, "DELTA"), range(42))
+    offsets = {(topic, p): table.transaction_version(offset_app_id(props["name"], topic, p)) for p in range(PARTITIONS)}
+    assert offsets == _locks(props, topic)
