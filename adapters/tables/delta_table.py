@@ -190,6 +190,8 @@ class DeltaLakeTable:
                 table.cleanup_metadata()
 
     def files(self, head: TableHead) -> list[TableFile]:
+        if head.version is None:  # no table yet
+            return []
         table = self._at(head)
         with self._reading("read its files"):
             actions = pa.table(table.get_add_actions(flatten=True))
