@@ -24,6 +24,7 @@ from lakesink.domain.errors import (
     RecordError,
 )
 from lakesink.domain.progress import ProgressOutput, silent
+from lakesink.domain.tables.maintenance import UNITS_MS, age_ms
 from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS
 
 logger = logging.getLogger(__name__)
@@ -251,15 +252,12 @@ def _port(text: str) -> int:
     return port
 
 
-_UNITS_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-
-
 def _duration_ms(text: str) -> int:
     """An age such as ``90s``, ``30m``, ``12h`` or ``3d`` (``0`` alone: none), in milliseconds."""
-    number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS_MS else (text, "")
-    if not (number.isascii() and number.isdigit()) or (not unit and int(number) != 0):
-        raise argparse.ArgumentTypeError(f"invalid age {text!r}: expected N followed by s, m, h or d (3d), or 0")
-    return int(number) * _UNITS_MS.get(unit, 0)
+    try:
+        return age_ms("--older-than", text)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -406,11 +404,25 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     clean.add_argument(
         "--older-than", type=_duration_ms, default=DEFAULT_GRACE_MS, metavar="AGE", dest="grace_ms",
         help=f"delete only orphans written longer ago than this: N followed by s, m, h or d "
-             f"({DEFAULT_GRACE_MS // _UNITS_MS['d']}d, as Iceberg's remove_orphan_files); 0 deletes every "
+             f"({DEFAULT_GRACE_MS // UNITS_MS['d']}d, as Iceberg's remove_orphan_files); 0 deletes every "
              "orphan, safe when no other program writes the tables",
     )
     clean.add_argument("--dry-run", action="store_true", help="list the orphans, delete nothing")
     clean.set_defaults(handler=_run_table_clean)
+    maintain = table_commands.add_parser(
+        "maintain",
+        help="expire old snapshots, compact closed partitions' small files and delete orphans, once",
+        description=(
+            "For each table of the sink config's statements, with its connect.<p>.table.maintenance.* settings: "
+            "expire the snapshots beyond snapshots.keep (and older than snapshots.max.age), rewrite the small "
+            "files of partitions closed for compaction.closed.after into files of compaction.target.file.size "
+            "in one commit that keeps the sink's mark, then delete orphans as table clean does. Safe while "
+            "the sink runs: its commits win, this command reads again or gives up (docs/tables.md, Maintenance)."
+        ),
+    )
+    maintain.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
+    maintain.add_argument("--dry-run", action="store_true", help="say what would be done, commit and delete nothing")
+    maintain.set_defaults(handler=_run_table_maintain)
 
 
 def _run_table_clean(args: argparse.Namespace) -> int:
@@ -427,6 +439,18 @@ def _run_table_clean(args: argparse.Namespace) -> int:
             print(f"  {key}")
         if table.recent:
             print(f"  kept {len(table.recent)} younger than --older-than (another writer may be about to commit them)")
+    return EXIT_OK
+
+
+def _run_table_maintain(args: argparse.Namespace) -> int:
+    from lakesink.application.bootstrap.tables import maintain_tables_command
+
+    would = "would " if args.dry_run else ""
+    for report in maintain_tables_command(args.config, dry_run=args.dry_run):
+        print(
+            f"{report.table}: {would}expire {report.expired} snapshots, {would}compact {report.compacted} small "
+            f"files into {report.written}, {would}delete {len(report.orphans)} orphan objects"
+        )
     return EXIT_OK
 
 

@@ -396,6 +396,8 @@ class SinkRun:
         )
         self.reports.append(report)
         self._metrics.batch_committed(report)
+        if self._tables is not None:
+            self._tables.after_batch(self._clock.now_ms())  # after the locks: no commit of this run races it
         if results:
             logger.info(
                 "Batch %d: %d records, %d bytes, %d files, %d skipped, %d poison skipped (%d to the dead-letter "

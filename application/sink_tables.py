@@ -8,12 +8,19 @@ rolls back anything of those partitions).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from lakesink.domain.commit.range_results import RangeResult
-from lakesink.domain.errors import ConfigError
+from lakesink.domain.errors import ConfigError, TransientStorageError
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.statement_plan import SinkPlan
+from lakesink.domain.tables.maintenance import (
+    NO_MAINTENANCE,
+    MaintainedTable,
+    MaintenanceSettings,
+    maintain_table,
+)
 from lakesink.domain.tables.table_commits import (
     RangeWrite,
     TableClaim,
@@ -23,6 +30,8 @@ from lakesink.domain.tables.table_commits import (
 )
 from lakesink.domain.tables.table_port import LakeTable
 from lakesink.domain.tables.target import TableTarget
+
+logger = logging.getLogger(__name__)
 
 Identity = tuple[str, ...]
 
@@ -38,9 +47,20 @@ class SinkTables:
     """
 
     def __init__(
-        self, plan: SinkPlan, open_table: Callable[[TableTarget], LakeTable], *, connector: str, owner: str
+        self,
+        plan: SinkPlan,
+        open_table: Callable[[TableTarget], LakeTable],
+        *,
+        connector: str,
+        owner: str,
+        maintenance: MaintenanceSettings = NO_MAINTENANCE,
+        remove_orphans: Callable[[], object] | None = None,
     ) -> None:
         self._plan = plan
+        self._maintenance = maintenance
+        self._remove_orphans = remove_orphans
+        self._batches_since = 0
+        self._last_run_ms: int | None = None
         self._open_table = open_table
         self._connector = connector
         self._owner = owner
@@ -110,6 +130,34 @@ class SinkTables:
                 if not claim.landed:
                     kept_out.update(write.where for write in batch)
         return kept_out
+
+    def after_batch(self, now_ms: int) -> None:
+        """Maintain the tables when a run is due (``table.maintenance.*``): called by the driver after a
+        batch's locks, so no commit of this run can race it; a commit of another writer makes it read
+        again, a newer claim stops it fenced (as a batch would). A catalog or store that does not
+        answer skips this run (the batch is committed; the next due run tries again).
+
+        Raises:
+            CommitConflictError: another run claimed a table (this run is fenced).
+            CommitError: a table kept moving under the maintenance commits.
+        """
+        settings = self._maintenance
+        if not settings.enabled:
+            return
+        self._batches_since += 1
+        if self._last_run_ms is None:
+            self._last_run_ms = now_ms
+        if not settings.due(self._batches_since, now_ms - self._last_run_ms):
+            return
+        self._batches_since, self._last_run_ms = 0, now_ms
+        try:
+            for identity, table in self._tables.items():
+                if isinstance(table, MaintainedTable) and self._claims[identity].landed:
+                    maintain_table(table, settings, now_ms, connector=self._connector, claim=self._claims[identity])
+            if settings.orphans and self._remove_orphans is not None:
+                self._remove_orphans()
+        except TransientStorageError as error:
+            logger.warning("Table maintenance skipped until its next run: %s", error)
 
 
 def _range_writes(results: Sequence[RangeResult]) -> list[RangeWrite]:

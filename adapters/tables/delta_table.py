@@ -37,6 +37,7 @@ from lakesink.domain.errors import (
     TransientStorageError,
 )
 from lakesink.domain.records import TopicPartition
+from lakesink.domain.tables.maintenance import SnapshotInfo, TableFile
 from lakesink.domain.tables.marks import (
     CONNECTOR_PROPERTY,
     EPOCH_PROPERTY,
@@ -58,6 +59,7 @@ _LOST_RACE = "Failed to commit transaction"
 """delta-rs's message for a conflict and for a commit whose version is no longer the newest."""
 _DENIED = ("necessary privileges", "Unauthenticated")
 """object_store's messages for 403 and 401, which delta-rs raises as plain OSError like the rest."""
+_COMMIT_FILE = re.compile(r"[0-9]{20}\.json")
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 _BACKTRACE = re.compile(r"\n\s*0: ")
 
@@ -163,6 +165,76 @@ class DeltaLakeTable:
                 commit_properties=marked(mark),
             )
         return True
+
+    def snapshots(self, head: TableHead) -> list[SnapshotInfo]:
+        """The log's commits (its versions, dated by their files): Delta's snapshots."""
+        if head.version is None:
+            return []
+        with self._reading("read its log"):
+            log = self._store.get_file_info(FileSelector(f"{self._root}/_delta_log"))
+        commits = [info for info in log if info.type == FileType.File and _COMMIT_FILE.fullmatch(info.base_name)]
+        return [
+            SnapshotInfo(int(info.base_name[:20]), info.mtime_ns // 1_000_000 if info.mtime_ns else 0,
+                         protected=int(info.base_name[:20]) == head.version)
+            for info in commits
+        ]
+
+    def expire(self, head: TableHead, ids: Sequence[int]) -> None:
+        """Delta cannot drop chosen commits: a checkpoint at the newest version (it keeps the ``txn``
+        marks), then delta-rs's log clean-up, which removes the commits older than both the checkpoint
+        and the table's ``delta.logRetentionDuration`` (30 days unless the table says otherwise)."""
+        with self._sending("checkpoint and clean its log"):
+            table = self._load(None)
+            if table is not None:
+                table.create_checkpoint()
+                table.cleanup_metadata()
+
+    def files(self, head: TableHead) -> list[TableFile]:
+        if head.version is None:  # no table yet
+            return []
+        table = self._at(head)
+        with self._reading("read its files"):
+            actions = pa.table(table.get_add_actions(flatten=True))
+            columns = list(table.metadata().partition_columns)
+        added_ms = actions.column("modification_time").cast(pa.int64()).to_pylist()  # ms since the epoch
+        return [
+            TableFile(
+                self._key(unquote(action["path"])),
+                action["size_bytes"],
+                tuple(action[f"partition.{column}"] for column in columns),
+                added,
+            )
+            for action, added in zip(actions.to_pylist(), added_ms, strict=True)
+        ]
+
+    def compact(self, head: TableHead, groups: Sequence[Sequence[TableFile]], mark: TableMark | None) -> int:
+        """delta-rs's own compaction (``optimize.compact``), one commit per closed partition of ``groups``,
+        each conditional on the version before it (no retry) and carrying ``mark``; delta-rs names and
+        packs the new files itself, up to the size of the largest group (at most the target size)."""
+        table = self._at(head)
+        columns = list(table.metadata().partition_columns)
+        target = max(sum(each.size for each in group) for group in groups)
+        written = 0
+        for partition in sorted({group[0].partition for group in groups}, key=repr):
+            filters = [(column, "=", _partition_text(self.name, value)) for column, value in zip(columns, partition, strict=True)]
+            with self._sending("compact its small files"):
+                metrics = table.optimize.compact(
+                    partition_filters=filters or None,
+                    target_size=max(target, 1),
+                    commit_properties=_marked(mark) if mark is not None else CommitProperties(max_commit_retries=0),
+                )
+            written += int(metrics.get("numFilesAdded", 0))
+        return written
+
+    def _at(self, head: TableHead) -> DeltaTable:
+        """The table at ``head``'s version (the one :meth:`head` loaded, when it still is)."""
+        assert isinstance(head.version, int)
+        table = self._read if self._read is not None and self._read.version() == head.version else None
+        with self._reading("read it"):
+            table = table or self._load(head.version)
+        if table is None:
+            raise TableMovedError(f"Delta table {self.name} was deleted since it was read (version {head.version}).")
+        return table
 
     def _create(self, files: Sequence[DataFile], mark: TableMark) -> None:
         """Create the table with its first files, their columns its schema, partitioned by the

@@ -34,7 +34,7 @@ from pyiceberg.io.pyarrow import (
     parquet_path_to_id_mapping,
 )
 from pyiceberg.manifest import DataFile as IcebergDataFile
-from pyiceberg.manifest import DataFileContent, FileFormat
+from pyiceberg.manifest import DataFileContent, FileFormat, ManifestEntry
 from pyiceberg.schema import Schema
 from pyiceberg.table import Table, TableProperties, Transaction
 from pyiceberg.table.metadata import TableMetadata
@@ -52,6 +52,7 @@ from lakesink.domain.errors import (
     TransientStorageError,
 )
 from lakesink.domain.records import TopicPartition
+from lakesink.domain.tables.maintenance import SnapshotInfo, TableFile, compacted_key
 from lakesink.domain.tables.marks import (
     TableMark,
     mark_from_text,
@@ -130,6 +131,75 @@ class IcebergTable:
                     for footer in kept:
                         append.append_data_file(self._data_file(transaction.table_metadata, footer))
         return True
+
+    def snapshots(self, head: TableHead) -> list[SnapshotInfo]:
+        table = head.version
+        if not isinstance(table, Table):
+            return []
+        protected = {ref.snapshot_id for ref in table.metadata.refs.values()}
+        return [SnapshotInfo(s.snapshot_id, s.timestamp_ms, s.snapshot_id in protected) for s in table.snapshots()]
+
+    def files(self, head: TableHead) -> list[TableFile]:
+        root = self._location.bucket_uri
+        with self._reading("read its files"):
+            return [
+                TableFile(path[len(root):], entry.data_file.file_size_in_bytes, tuple(entry.data_file.partition), added)
+                for path, entry, added in self._entries(head)
+                if path.startswith(root)
+            ]
+
+    def _entries(self, head: TableHead) -> Iterator[tuple[str, ManifestEntry, int]]:
+        """The live data files of ``head``'s snapshot: path, manifest entry, when its commit was made
+        (0 when that snapshot expired: long ago)."""
+        table = head.version
+        snapshot = table.current_snapshot() if isinstance(table, Table) else None
+        if snapshot is None or not isinstance(table, Table):
+            return
+        for manifest in snapshot.manifests(table.io):
+            for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
+                if entry.data_file.content == DataFileContent.DATA:
+                    added = table.snapshot_by_id(entry.snapshot_id) if entry.snapshot_id is not None else None
+                    yield entry.data_file.file_path, entry, added.timestamp_ms if added is not None else 0
+
+    def expire(self, head: TableHead, ids: Sequence[int]) -> None:
+        table = head.version
+        assert isinstance(table, Table)
+        with self._sending():
+            table.maintenance.expire_snapshots().by_ids(list(ids)).commit()
+
+    def compact(self, head: TableHead, groups: Sequence[Sequence[TableFile]], mark: TableMark | None) -> int:
+        table = head.version
+        assert isinstance(table, Table)
+        with self._reading("read the files it compacts"):
+            entries = {path: entry.data_file for path, entry, _added in self._entries(head)}
+            written = [self._rewritten(table, group) for group in groups]
+        with self._sending():
+            with _without_rebase(table).transaction() as transaction:
+                properties = {} if mark is None else mark_properties(mark)
+                if mark is not None:
+                    transaction.set_properties(**{mark_property(mark.connector): mark_text(mark)})
+                with transaction.update_snapshot(snapshot_properties=properties).overwrite() as overwrite:
+                    for group in groups:
+                        for each in group:
+                            overwrite.delete_data_file(entries[self._location.file_uri(each.key)])
+                    for footer in written:
+                        overwrite.append_data_file(self._data_file(transaction.table_metadata, footer))
+        return len(written)
+
+    def _rewritten(self, table: Table, group: Sequence[TableFile]) -> Footer:
+        """The group's rows, in its order, written as one Parquet object at its compacted key."""
+        parts = []
+        for each in group:
+            with table.io.new_input(self._location.file_uri(each.key)).open() as stream:
+                parts.append(pq.read_table(stream))
+        rows = pa.concat_tables(parts, promote_options="permissive")
+        buffer = pa.BufferOutputStream()
+        pq.write_table(rows, buffer, compression="snappy")
+        data = buffer.getvalue()
+        key = compacted_key(self._target.prefix, group)
+        with table.io.new_output(self._location.file_uri(key)).create(overwrite=True) as out:
+            out.write(data.to_pybytes())
+        return Footer(key, data.size, pq.read_metadata(pa.BufferReader(data)))
 
     @contextmanager
     def _reading(self, what: str) -> Iterator[None]:

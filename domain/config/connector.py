@@ -39,11 +39,13 @@ from lakesink.domain.config.secret import MASK, Secret
 from lakesink.domain.config.source_settings import SourceSettings, parse_source_settings
 from lakesink.domain.config.statement_rules import check_padding, check_topics
 from lakesink.domain.config.table_catalog import parse_table_catalog
+from lakesink.domain.config.table_maintenance import parse_table_maintenance
 from lakesink.domain.dialects.writing import DialectWriting
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.formats import CompressionCodec
 from lakesink.domain.kcql import KcqlStatement, SourceStatement, parse, parse_source
 from lakesink.domain.ports import Clock
+from lakesink.domain.tables.maintenance import MaintenanceSettings
 from lakesink.domain.tables.target import CatalogSettings
 from lakesink.domain.transforms.chain import TransformChain
 from lakesink.domain.transforms.registry import build_chain, transform_keys
@@ -72,6 +74,7 @@ class ConnectorSettings(HidingSettings):
         source: the restore's settings; None for a sink.
         error_reporting: Kafka Connect's dead-letter queue and error log of the records a sink skips.
         table_catalog: the Iceberg catalog of ``'table.format'='ICEBERG'`` statements (``table.catalog.*``).
+        table_maintenance: what the sink does to its tables between batches (``table.maintenance.*``).
         transforms: the ``transforms*`` / ``predicates*`` keys as given (validated by
             building the chain once); :meth:`transform_chain` builds the chain a run applies.
         writing: how a Confluent or Aiven S3 sink config writes (its connector's keys, files and
@@ -119,6 +122,7 @@ class ConnectorSettings(HidingSettings):
     source: SourceSettings | None = None
     error_reporting: ErrorReporting = ErrorReporting()
     table_catalog: CatalogSettings = CatalogSettings()
+    table_maintenance: MaintenanceSettings = MaintenanceSettings()
     transforms: Mapping[str, str] = dataclasses.field(default_factory=dict)
     writing: DialectWriting | None = None
     hidden: HiddenValues = dataclasses.field(default_factory=HiddenValues, compare=False)
@@ -210,6 +214,7 @@ class ConnectorSettings(HidingSettings):
             table_catalog=parse_table_catalog(reader, normalised, hidden=hidden_keys)
             if role == "sink"
             else CatalogSettings(),
+            table_maintenance=parse_table_maintenance(reader) if role == "sink" else MaintenanceSettings(),
             transforms=transforms,
             hidden=hidden,
         )

@@ -294,13 +294,15 @@ def test_a_field_whose_type_the_table_cannot_follow_stops_the_batch_naming_the_t
 # --- Delta ---------------------------------------------------------------------------------------
 
 
-def _delta_props(tmp_path: Path, kafka: EmbeddedKafka, topic: str, partition: str = "") -> dict[str, str]:
+def _delta_props(
+    tmp_path: Path, kafka: EmbeddedKafka, topic: str, partition: str = "", **extra: str
+) -> dict[str, str]:
     (tmp_path / "store" / "bkt").mkdir(parents=True, exist_ok=True)
     kcql = (
         f"INSERT INTO bkt:lake/orders SELECT * FROM {topic} {partition} STOREAS `PARQUET` "
         "PROPERTIES('flush.count'=5, 'table.format'='DELTA')"
     )
-    return local_props(tmp_path / "store", kcql, topic, kafka)
+    return local_props(tmp_path / "store", kcql, topic, kafka, **extra)
 
 
 def _delta_uri(tmp_path: Path) -> str:
@@ -416,3 +418,164 @@ def test_table_clean_deletes_an_upload_no_commit_references_and_nothing_the_tabl
     assert main(["table", "clean", "--config", str(config), "--older-than", "59m"]) == 0
     assert not stray.exists() and sorted(table_dir.rglob("*.parquet")) == committed
     assert_exactly_once(_table_ids(tmp_path, table_format, catalog), range(20))
+
+
+def _maintained(tmp_path: Path, kafka: EmbeddedKafka, topic: str, table_format: str = "ICEBERG",
+                **maintenance: str) -> dict[str, str]:
+    """The table's sink props with ``table.maintenance.<key>`` settings: compaction of every partition
+    at once (closed after 0), into files of at most 1 MiB."""
+    settings = {"compaction.closed.after": "0", "compaction.target.file.size": str(1 << 20), **maintenance}
+    prefixed = {f"connect.local.table.maintenance.{key}": value for key, value in settings.items()}
+    if table_format == "ICEBERG":
+        return _props(tmp_path, kafka, topic, **prefixed)
+    return _delta_props(tmp_path, kafka, topic, "PARTITIONBY region", **prefixed)
+
+
+def _data_files(table: Table) -> list[str]:
+    return [task.file.file_path for task in table.scan().plan_files()]
+
+
+def _duckdb_rows(files: list[str]) -> list[tuple[object, ...]]:
+    return sorted(duckdb.sql(f"SELECT id, region, n FROM read_parquet({json.dumps(files)})").fetchall())
+
+
+def test_the_sink_compacts_and_expires_between_batches_and_a_restart_resumes_at_the_tables_offsets(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    """Every batch is followed by maintenance: the small files become one per run, two snapshots
+    are kept; the mark survives (snapshot and property), so the second run resumes where the first
+    stopped and its batch commits on top of the compaction."""
+    iceberg_catalog = _sql_catalog(tmp_path)
+    props = _maintained(tmp_path, kafka, topic, **{"every.batches": "1", "snapshots.keep": "2",
+                                                    "orphans.older.than": "0"})
+    produce_ids(kafka, topic, range(40))
+    run_sink(spark, props, tmp_path / "ck")
+    table = iceberg_catalog.table()
+    assert len(_data_files(table)) == 1  # 8 files of 5 records compacted into one
+    assert len(table.snapshots()) == 2  # the claim and the batch expired: compaction, and the batch before it
+    assert ".compacted/" in _data_files(table)[0]
+    produce_ids(kafka, topic, range(40, 52))
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = iceberg_catalog.table()
+    assert_exactly_once(_ids(table), range(52))
+    assert len(_data_files(table)) == 1 and len(table.snapshots()) == 2
+    mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
+    assert mark is not None and mark.epoch == 2 and table.current_snapshot().summary.operation.value == "overwrite"
+    assert dict(mark.offsets) == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
+    assert _duckdb_rows(_data_files(table)) == [(i, f"r{i % 2}", i) for i in range(52)]
+    # orphan removal (grace 0) deleted the first run's 8 small files, which only expired snapshots referenced;
+    # the bucket holds what the two kept snapshots read: both compacted files, the second run's 4 small ones
+    on_disk = sorted(str(p) for p in (tmp_path / "store" / "bkt" / "lake" / "orders").rglob("*.parquet"))
+    kept = table.inspect.all_data_files().column("file_path").to_pylist()
+    assert sorted({path.removeprefix("file://") for path in kept}) == on_disk and len(on_disk) == 6
+
+
+def test_table_maintain_racing_a_sink_commit_lands_with_it_and_a_crashed_one_leaves_only_orphans(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``table maintain`` by hand is a second writer. Killed before its commit, it leaves files no
+    commit references, which ``table clean`` finds. Run between a sink's read and its commit, its
+    compaction lands first; the sink reads again and commits on top: every record once."""
+    from pyiceberg.table import Transaction
+
+    from lakesink.adapters.tables.iceberg_table import IcebergTable
+
+    props = _maintained(tmp_path, kafka, topic, **{"orphans.enable": "false"})
+    config = tmp_path / "sink.json"
+    config.write_text(json.dumps({"name": props["name"], "config": props}))
+    produce_ids(kafka, topic, range(30))
+    run_sink(spark, props, tmp_path / "ck")
+    small = sorted(_data_files(_table(tmp_path)))
+    assert main(["table", "maintain", "--config", str(config), "--dry-run"]) == 0
+    assert "would compact 8 small files into 1" in capsys.readouterr().out  # 30 records, 2 files per partition
+    assert sorted(_data_files(_table(tmp_path))) == small and not (tmp_path / "store" / "bkt" / "lake" / "orders" / ".compacted").exists()
+
+    def killed(self: Transaction) -> None:
+        raise KeyboardInterrupt("killed before its commit")  # Ctrl-C: the command stops there
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Transaction, "commit_transaction", killed)
+        assert main(["table", "maintain", "--config", str(config)]) == 130
+    assert sorted(_data_files(_table(tmp_path))) == small
+    assert main(["table", "clean", "--config", str(config), "--older-than", "0", "--dry-run"]) == 0
+    assert "would delete 1 orphan objects\n  lake/orders/.compacted/" in capsys.readouterr().out
+
+    real_commit = IcebergTable.commit
+    raced: list[int] = []
+
+    def maintain_first(self: IcebergTable, head: object, files: object, mark: object) -> bool:
+        if files and not raced:  # the batch, not the claim: between its read and its commit
+            raced.append(main(["table", "maintain", "--config", str(config)]))
+        return real_commit(self, head, files, mark)  # type: ignore[arg-type]
+
+    produce_ids(kafka, topic, range(30, 42))
+    with monkeypatch.context() as patch:
+        patch.setattr(IcebergTable, "commit", maintain_first)
+        run_sink(spark, props, tmp_path / "ck")
+    assert raced == [0]
+    assert "compact 8 small files into 1" in capsys.readouterr().out
+    table = _table(tmp_path)
+    assert_exactly_once(_ids(table), range(42))
+    operations = [s.summary.operation.value for s in table.snapshots()]
+    assert operations[-2:] == ["overwrite", "append"]  # the compaction, then the sink's batch on top of it
+    mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)
+    assert mark is not None and dict(mark.offsets) == _locks(props, topic)
+    assert _duckdb_rows(_data_files(table)) == [(i, f"r{i % 2}", i) for i in range(42)]
+
+
+def test_the_sink_compacts_a_delta_table_with_optimize_and_its_txn_marks_survive_the_checkpoint(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path
+) -> None:
+    """On Delta, compaction is delta-rs's optimize (one commit per closed partition, carrying the
+    epoch), expiry a checkpoint and the log clean-up: the txn offsets survive, a restart resumes."""
+    props = _maintained(tmp_path, kafka, topic, "DELTA", **{"every.batches": "1", "snapshots.keep": "1",
+                                                             "orphans.enable": "false"})
+    produce_ids(kafka, topic, range(40))
+    run_sink(spark, props, tmp_path / "ck")
+    table = DeltaTable(_delta_uri(tmp_path))
+    assert len(table.file_uris()) == 2  # one file per region, from 8 small ones
+    assert any(path.name.endswith(".checkpoint.parquet") for path in (Path(_delta_uri(tmp_path)) / "_delta_log").iterdir())
+    produce_ids(kafka, topic, range(40, 52))
+    run_sink(spark, props, tmp_path / "ck")
+
+    table = DeltaTable(_delta_uri(tmp_path))
+    assert_exactly_once(_table_ids(tmp_path, "DELTA"), range(52))
+    assert len(table.file_uris()) == 2
+    assert table.transaction_version(epoch_app_id(props["name"])) == 2
+    offsets = {(topic, p): table.transaction_version(offset_app_id(props["name"], topic, p)) for p in range(PARTITIONS)}
+    assert offsets == _locks(props, topic) == {(topic, p): 12 for p in range(PARTITIONS)}
+
+
+def test_table_maintain_racing_a_delta_sink_commit_lands_first_and_the_sink_commits_on_top(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """delta-rs's optimize between the sink's read and its commit: the sink's commit (no retry) fails,
+    it reads the log again and commits on top; the txn offsets and every record stay exactly once."""
+    from lakesink.adapters.tables.delta_table import DeltaLakeTable
+
+    props = _maintained(tmp_path, kafka, topic, "DELTA", **{"orphans.enable": "false"})
+    config = tmp_path / "sink.json"
+    config.write_text(json.dumps({"name": props["name"], "config": props}))
+    produce_ids(kafka, topic, range(30))
+    run_sink(spark, props, tmp_path / "ck")
+    real_commit = DeltaLakeTable.commit
+    raced: list[int] = []
+
+    def maintain_first(self: DeltaLakeTable, head: object, files: object, mark: object) -> bool:
+        if files and not raced:
+            raced.append(main(["table", "maintain", "--config", str(config)]))
+        return real_commit(self, head, files, mark)  # type: ignore[arg-type]
+
+    produce_ids(kafka, topic, range(30, 42))
+    with monkeypatch.context() as patch:
+        patch.setattr(DeltaLakeTable, "commit", maintain_first)
+        run_sink(spark, props, tmp_path / "ck")
+    assert raced == [0]
+    table = DeltaTable(_delta_uri(tmp_path))
+    operations = [entry["operation"] for entry in reversed(table.history())]
+    assert operations[-3:] == ["OPTIMIZE", "OPTIMIZE", "WRITE"]  # one per region, then the batch on top
+    assert_exactly_once(_table_ids(tmp_path, "DELTA"), range(42))
+    offsets = {(topic, p): table.transaction_version(offset_app_id(props["name"], topic, p)) for p in range(PARTITIONS)}
+    assert offsets == _locks(props, topic)
