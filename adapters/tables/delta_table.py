@@ -221,7 +221,7 @@ class DeltaLakeTable:
                 metrics = table.optimize.compact(
                     partition_filters=filters or None,
                     target_size=max(target, 1),
-                    commit_properties=_marked(mark) if mark is not None else CommitProperties(max_commit_retries=0),
+                    commit_properties=marked(mark) if mark is not None else CommitProperties(max_commit_retries=0),
                 )
             written += int(metrics.get("numFilesAdded", 0))
         return written

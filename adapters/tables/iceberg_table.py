@@ -174,7 +174,7 @@ class IcebergTable:
             entries = {path: entry.data_file for path, entry, _added in self._entries(head)}
             written = [self._rewritten(table, group) for group in groups]
         with self._sending():
-            with _without_rebase(table).transaction() as transaction:
+            with without_rebase(table).transaction() as transaction:
                 properties = {} if mark is None else mark_properties(mark)
                 if mark is not None:
                     transaction.set_properties(**{mark_property(mark.connector): mark_text(mark)})

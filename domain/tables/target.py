@@ -8,6 +8,7 @@ from enum import Enum
 
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.tables.changes import ChangeSpec
+from lakesink.domain.tables.maintenance import COMPACTED_DIRECTORY
 from lakesink.domain.tables.time_partition import TimePartition
 
 
@@ -97,16 +98,16 @@ class TableTarget:
         return identity + ((self.time_partition.spec,) if self.time_partition else ())
 
     def owns(self, key: str) -> bool:
-        """Whether ``key`` (in the table's bucket) is one of the objects the table's library writes, not
-        one of the statement's layout: Iceberg's ``metadata/``, Delta's ``_delta_log/``, and a change
-        table's rows (pyiceberg writes them under ``data/``, delta-rs at the table's root, where no
-        layout of the sink puts an object)."""
+        """Whether ``key`` (in the table's bucket) is one of the objects the table's library or its
+        maintenance writes, not one of the statement's layout: Iceberg's ``metadata/``, Delta's
+        ``_delta_log/``, compacted files (``.compacted/``), and a change table's rows (pyiceberg writes
+        them under ``data/``, delta-rs at the table's root, where no layout of the sink puts an object)."""
         root = self.prefix.strip("/") + "/"
         if not key.startswith(root):
             return False
         rest = key[len(root):]
         iceberg = self.format is TableFormat.ICEBERG
-        own = ["metadata/" if iceberg else "_delta_log/"]
+        own = ["metadata/" if iceberg else "_delta_log/", f"{COMPACTED_DIRECTORY}/"]
         if self.changes is not None:
             if not iceberg and "/" not in rest:
                 return True

@@ -145,7 +145,7 @@ def test_a_change_table_names_its_change_format_and_key_columns_and_is_not_parti
 @pytest.mark.parametrize(
     ("props", "owned", "not_owned"),
     [
-        ("'table.format'='ICEBERG', 'table.name'='s.t'", ["lake/orders/metadata/v1.json"],
+        ("'table.format'='ICEBERG', 'table.name'='s.t'", ["lake/orders/metadata/v1.json", "lake/orders/.compacted/ab.parquet"],
          ["lake/orders/data/x.parquet", "lake/orders/orders/0/000000000001.parquet", "lake/other/metadata/v1.json"]),
         ("'table.format'='DELTA'", ["lake/orders/_delta_log/00000000000000000000.json"],
          ["lake/orders/part-0001.parquet", "lake/orders/orders/0/000000000001.parquet"]),
