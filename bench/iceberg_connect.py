@@ -36,11 +36,6 @@ def missing_reason() -> str | None:
     return reason
 
 
-def version() -> str:
-    """The connector's Iceberg version (tools/iceberg-connect/pom.xml)."""
-    return (JARS / "VERSION").read_text().strip()
-
-
 def connector_config(topic: str, table: str, catalog_uri: str, *, control_topic: str, commit_interval_ms: int,
                      tasks: int, session_timeout_ms: int | None = None,
                      s3: S3Endpoint | None = None) -> dict[str, str]:

@@ -201,6 +201,13 @@ class ConnectWorker:
         """Stop and remove connector ``name`` (its tasks commit their offsets as they stop)."""
         self._request("DELETE", f"/connectors/{name}")
 
+    def kill(self) -> None:
+        """SIGKILL the worker JVM, as a crash test does (nothing of it runs on; :meth:`close` still removes its
+        directory)."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(30)
+
     def close(self, keep_log_in: Path | None = None) -> None:
         """Stop the worker (SIGTERM: connectors stop cleanly) and remove its directory; with
         ``keep_log_in``, copy its log there first."""
