@@ -13,12 +13,13 @@ AIVEN_BENCH_STAMP := .tools/maven/aiven-bench/VERSION
 SPARK_KAFKA_STAMP := .tools/maven/spark-kafka/VERSION
 HADOOP_AWS_STAMP := .tools/maven/hadoop-aws/VERSION
 ICEBERG_REST_STAMP := .tools/maven/iceberg-rest/VERSION
+ICEBERG_CONNECT_STAMP := .tools/maven/iceberg-connect/VERSION
 S3SERVER_STAMP := .tools/go/versitygw.version
 BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: install jvm-archive test test-reliability test-unit test-contract demo bench bench-streaming lint clean
 
-install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(AIVEN_BENCH_STAMP) $(SPARK_KAFKA_STAMP) $(HADOOP_AWS_STAMP) $(ICEBERG_REST_STAMP) $(S3SERVER_STAMP) jvm-archive
+install: $(STAMP) $(NODE_STAMP) $(KAFKA_STAMP) $(AIVEN_STAMP) $(AIVEN_BENCH_STAMP) $(SPARK_KAFKA_STAMP) $(HADOOP_AWS_STAMP) $(ICEBERG_REST_STAMP) $(ICEBERG_CONNECT_STAMP) $(S3SERVER_STAMP) jvm-archive
 
 # Spark's classes archived once per JVM + PySpark (docs/operations.md): local runs start in about half
 # the time. Optional: without it everything still works, only slower.
@@ -69,6 +70,11 @@ $(HADOOP_AWS_STAMP): tools/hadoop-aws/pom.xml
 # for the tests of `table.catalog.type=rest`: tools/iceberg-rest/pom.xml pins the version. Without mvn those tests skip.
 $(ICEBERG_REST_STAMP): tools/iceberg-rest/pom.xml
 	@tools/iceberg-rest/fetch
+
+# Apache Iceberg's Kafka Connect sink (iceberg-kafka-connect and its events, iceberg-parquet/-orc, Hadoop's client) for the
+# peer that runs it beside lakesink into the same REST catalog: tools/iceberg-connect/pom.xml pins the version.
+$(ICEBERG_CONNECT_STAMP): tools/iceberg-connect/pom.xml
+	@tools/iceberg-connect/fetch
 
 # versitygw, a real S3-compatible server (Apache-2.0), built from the Go module proxy for the tests beside
 # moto: tools/s3server/fetch pins the version. Without go the fetch says so and the real-S3-server tests skip.

@@ -142,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             _report(run, args)
         return 130 if isinstance(stop, KeyboardInterrupt) else 1
     finally:
+        if run is not None:
+            run.close()
         _keep_only_logs(work)
     return 0 if run.results and all(r.status == OK for r in run.results) else 1
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from bench.kafka_io import DataSet, consume_count, create_topic
 from bench.processes import Children, Measured
 from bench.results import OK, Result, failed
-from bench.verify import count_output, count_table
+from bench.verify import Output, count_output, count_table, table_commits
 from lakesink.adapters.demo.s3 import S3Endpoint
+from tests.support.iceberg_rest import IcebergRestServer
 
 STARTED_MARK = " starts at "
 """Logged by the sink once Spark is up and the index was read (application/sink.py)."""
@@ -67,13 +68,15 @@ SINK_SCENARIOS = (
                  properties=", 'store.envelope'=true"),
 )
 
+TABLE_NAME = "bench.orders"
 TABLE_SCENARIOS = tuple(
     SinkScenario(f"sink-{table.lower()}", SINK_SCENARIOS[1].clause, "SNAPPY", SINK_SCENARIOS[1].converters, (),
-                 properties=f", 'table.format'='{table}', 'table.name'='bench.orders'", table=table)
+                 properties=f", 'table.format'='{table}', 'table.name'='{TABLE_NAME}'", table=table)
     for table in ("ICEBERG", "DELTA")
 )
-"""sink-parquet's statement committing to an Iceberg table (embedded SQL catalog) or a Delta table:
-the cost of the table commits, side by side with plain PARQUET."""
+"""sink-parquet's statement committing to an Iceberg table (through the run's Iceberg REST catalog when its jars
+are here, else an SQLite catalog) or a Delta table: the cost of the table commits, side by side with plain
+PARQUET."""
 
 SMT_SCENARIO = SinkScenario(
     "sink-parquet-smt", "PARTITIONBY _value.country STOREAS `PARQUET`", "SNAPPY",
@@ -141,12 +144,17 @@ def _lakesink(*args: str) -> list[str]:
 
 
 def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
-             work: Path, master: str, timeout_s: float, label: str | None = None) -> Result:
-    """``lakesink sink --once`` into a fresh bucket, then every record counted in the objects."""
+             work: Path, master: str, timeout_s: float, label: str | None = None,
+             rest: IcebergRestServer | None = None) -> Result:
+    """``lakesink sink --once`` into a fresh bucket, then every record counted in the objects (a table's: those
+    its current version references). An Iceberg table commits through ``rest`` (Iceberg's REST catalog, the
+    one the Iceberg connector peer uses) when given, else through an SQLite catalog of its own."""
     label = label or scenario.name
     bucket = bucket_of(label)
     endpoint.client().create_bucket(Bucket=bucket)
     catalog = {"connect.s3.table.catalog.uri": f"sqlite:///{work / f'{label}-catalog.db'}"} if scenario.table else {}
+    if rest is not None:
+        catalog = {"connect.s3.table.catalog.type": "rest", "connect.s3.table.catalog.uri": rest.uri}
     config = _write(work / f"{label}.json", f"bench-{label}",
                     {**sink_config(scenario, data, bootstrap=bootstrap, endpoint=endpoint, name=f"bench-{label}",
                                    bucket=bucket), **catalog})
@@ -158,8 +166,13 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
         return failed(label, data.records, data.value_bytes,
                       f"exit code {run.returncode} after {run.seconds:.0f} s (log: {children.log_dir}/{label}.log)",
                       **common)
-    output = count_output(endpoint, bucket) if scenario.table is None else count_table(
-        scenario.table, endpoint, bucket, catalog.get("connect.s3.table.catalog.uri", ""))
+    commits = None if rest is None else table_commits(rest.catalog().load_table(TABLE_NAME))
+    if commits is not None:
+        output = Output(commits.data_files, commits.rows, commits.data_bytes)
+    elif scenario.table is None:
+        output = count_output(endpoint, bucket)
+    else:
+        output = count_table(scenario.table, endpoint, bucket, catalog["connect.s3.table.catalog.uri"])
     extra = {"objects": output.objects, "output_bytes": output.bytes, "wall_seconds": run.seconds, "master": master,
              "peak_rss_by_process": run.peak_breakdown, "peak_pss": run.peak_pss, "rss_timeline": run.timeline,
              "cpu_seconds": run.cpu_seconds}
@@ -167,7 +180,13 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
         return failed(label, data.records, data.value_bytes,
                       f"incomplete: {output.records:,} of {data.records:,} records in {output.objects} objects",
                       extra=extra, **common)
-    note = (f"{output.objects} objects, {output.bytes / 1e6:.1f} MB; peak RSS {describe_peak(run.peak_breakdown)}, "
+    if commits is not None:
+        extra |= {"snapshots": commits.snapshots, "mean_commit_gap_s": commits.mean_gap_s}
+        if commits.distinct != commits.rows:
+            return failed(label, data.records, data.value_bytes,
+                          f"{commits.rows - commits.distinct:,} duplicated order ids", extra=extra, **common)
+    note = (f"{'' if commits is None else f'REST catalog, {commits.describe()}; '}"
+            f"{output.objects} objects, {output.bytes / 1e6:.1f} MB; peak RSS {describe_peak(run.peak_breakdown)}, "
             f"peak PSS {run.peak_pss / 1e6:,.0f} MB; {describe_cpu(run.cpu_seconds)}")
     if STARTED_MARK in run.marks:
         after_start = run.seconds - run.marks[STARTED_MARK]

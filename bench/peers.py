@@ -12,6 +12,7 @@ from bench.results import Result
 PEERS: dict[str, tuple[str, ...]] = {
     "sink-json": ("quix-json", "spark-json", "aiven-jsonl", "aiven-jsonl-gzip"),
     "sink-parquet": ("quix-parquet", "spark-parquet"),
+    "sink-iceberg": ("iceberg-connect",),
 }
 """lakesink scenario -> the peers' scenarios of the same format. A new peer module (like the Aiven
 connector's jsonl runs, bench/aiven_runs.py) adds its scenario names to the tuple of the format it writes."""

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import aiven_runs, quix_runs, spark_job_runs
+from bench import aiven_runs, iceberg_connect_runs, quix_runs, spark_job_runs
 from bench.kafka_io import DataSet, create_topic, produce_data_set
 from bench.lakesink_runs import (
     FLUSH_COUNT,
@@ -26,12 +26,14 @@ from bench.lakesink_runs import (
 from bench.processes import Children, cpu_seconds, tree_rss
 from bench.results import OK, Result, failed
 from bench.services import Broker, S3Server, start_broker, start_moto
+from tests.support.iceberg_rest import IcebergRestServer, iceberg_rest_missing_reason
 
 CONSUME = "consume"
 PRODUCE = "produce"
 ENCODE = {s.name: f"encode-{s.name[5:]}" for s in SINK_SCENARIOS}
 DEFAULT = (CONSUME, PRODUCE, *ENCODE.values(), *(s.name for s in (*SINK_SCENARIOS, *TABLE_SCENARIOS)),
-           *quix_runs.SCENARIOS, *spark_job_runs.SCENARIOS, *aiven_runs.SCENARIOS, "restore")
+           *quix_runs.SCENARIOS, *spark_job_runs.SCENARIOS, *aiven_runs.SCENARIOS, *iceberg_connect_runs.SCENARIOS,
+           "restore")
 ALL = (*DEFAULT, SMT_SCENARIO.name, MEMORY_SCENARIO.name)
 """``sink-memory`` is chosen by name only: it produces a second, 64-partition data set; so is
 ``sink-parquet-smt`` (sink-parquet behind three transforms)."""
@@ -52,6 +54,8 @@ class Run:
         self.deadline = deadline
         self.broker: Broker | None = None
         self.s3: S3Server | None = None
+        self.rest: IcebergRestServer | None = None
+        """Iceberg's REST catalog on the S3 server, started for the first scenario with an Iceberg table."""
         self.results: list[Result] = []
         """Finished scenarios so far (a timeout still reports these)."""
         self.reported = False
@@ -107,8 +111,13 @@ class Run:
             return self._memory()
         sink = next((s for s in (*SINK_SCENARIOS, *TABLE_SCENARIOS, SMT_SCENARIO) if s.name == name), None)
         if sink is not None:
+            rest = self._rest_catalog() if sink.table == "ICEBERG" else None
             return run_sink(self.children, sink, data, bootstrap=bootstrap, endpoint=endpoint, work=self.work,
-                            master=self.args.master, timeout_s=self._remaining())
+                            master=self.args.master, timeout_s=self._remaining(), rest=rest)
+        if name in iceberg_connect_runs.SCENARIOS:
+            return iceberg_connect_runs.run_iceberg_connect(
+                self.children, data, bootstrap=bootstrap, endpoint=endpoint, catalog=self._rest_catalog(),
+                why_no_catalog=iceberg_rest_missing_reason(), timeout_s=self._remaining())
         encoded = next((s for s in SINK_SCENARIOS if ENCODE[s.name] == name), None)
         if encoded is not None:
             return self._encode(name, encoded, data)
@@ -127,6 +136,21 @@ class Run:
         return run_restore(self.children, data, source_bucket=bucket_of("sink-avro"), bootstrap=bootstrap,
                            endpoint=endpoint, work=self.work, master=self.args.master, timeout_s=self._remaining(),
                            create_target=self.broker.fixed_partitions is None)
+
+    def _rest_catalog(self) -> IcebergRestServer | None:
+        """The run's REST catalog (its tables on the run's S3 server), or None without its jars: lakesink's
+        ``sink-iceberg`` then commits through an SQLite catalog, and the Iceberg connector cannot run."""
+        assert self.s3 is not None
+        if self.rest is None and iceberg_rest_missing_reason() is None:
+            self.rest = IcebergRestServer(s3_endpoint=self.s3.endpoint.url)
+            self.rest.start()
+        return self.rest
+
+    def close(self) -> None:
+        """Stop what the run started outside its children (the REST catalog)."""
+        if self.rest is not None:
+            self.rest.close(keep_log_in=self.work / "iceberg-rest.log")
+            self.rest = None
 
     def _memory(self) -> Result:
         """``sink-memory`` on its own topic: 64 partitions, events with ``--zones`` (50) ``zone`` values."""

@@ -77,3 +77,34 @@ def count_output(endpoint: S3Endpoint, bucket: str, prefix: str = "") -> Output:
         objects += 1
         size += length
     return Output(objects, records, size)
+
+
+@dataclass(frozen=True, slots=True)
+class TableCommits:
+    """What an Iceberg table's snapshots say about its sink's commits: how many, how far apart, how big,
+    and what its current snapshot holds (rows and distinct ``order_id`` values, so a duplicate shows)."""
+
+    snapshots: int
+    mean_gap_s: float | None
+    records_per_commit: float
+    rows: int
+    distinct: int
+    data_files: int
+    data_bytes: int
+
+    def describe(self) -> str:
+        gap = "-" if self.mean_gap_s is None else f"{self.mean_gap_s:.1f} s"
+        return (f"{self.snapshots} snapshots {gap} apart, {self.records_per_commit:,.0f} records each, "
+                f"{self.data_files} data files")
+
+
+def table_commits(table: Any) -> TableCommits:
+    """``table``'s (a pyiceberg Table) snapshots and current rows, read through its catalog by pyiceberg."""
+    snapshots = sorted(table.snapshots(), key=lambda s: s.timestamp_ms)
+    times = [s.timestamp_ms for s in snapshots]
+    gaps = [(b - a) / 1000 for a, b in zip(times, times[1:], strict=False)]
+    files = list(table.scan().plan_files())
+    ids = table.scan(selected_fields=("order_id",)).to_arrow().column("order_id")
+    return TableCommits(len(snapshots), sum(gaps) / len(gaps) if gaps else None,
+                        len(ids) / max(1, len(snapshots)), len(ids), len(ids.unique()), len(files),
+                        sum(task.file.file_size_in_bytes for task in files))

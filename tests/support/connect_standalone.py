@@ -39,10 +39,11 @@ class Plugin:
     """A connector plugin built at the worker's start: ``source`` (a .java file in the default package
     declaring ``connector``, a SinkConnector) and the classes of ``with_sources`` it uses, compiled against
     the worker's jars and ``jars`` (directories of jars), which are installed beside it in its own plugin
-    directory, as a connector ships its libraries."""
+    directory, as a connector ships its libraries. Without ``source`` the plugin is a published connector:
+    ``connector`` (its full class name) is in ``jars``, whose manifest names it, and nothing is compiled."""
 
     name: str
-    source: Path
+    source: Path | None
     connector: str
     jars: tuple[Path, ...] = ()
     with_sources: tuple[Path, ...] = ()
@@ -64,11 +65,21 @@ class ConnectError(RuntimeError):
 
 
 def install_plugin(plugin: Plugin, plugin_path: Path) -> None:
-    """Compile ``plugin`` against the worker's jars (and its own) into a plugin jar in a directory of its
-    own under ``plugin_path``, its jars linked beside it (plugin isolation then loads it as Connect loads
+    """Compile ``plugin`` (when it has a source) against the worker's jars (and its own) into a plugin jar in
+    a directory of its own under ``plugin_path``, its jars linked beside it (plugin isolation then loads it as Connect loads
     any connector), with the ServiceLoader manifest ``plugin.discovery=service_load`` looks for."""
     directory = plugin_path / plugin.name
     directory.mkdir(parents=True)
+    if plugin.source is not None:
+        _compile(plugin, directory)
+    for jars in plugin.jars:
+        for jar in jars.glob("*.jar"):
+            if not (directory / jar.name).exists():  # the same jar from two directories: one link
+                (directory / jar.name).symlink_to(jar)
+
+
+def _compile(plugin: Plugin, directory: Path) -> None:
+    assert plugin.source is not None
     classpath = ":".join(f"{jars}/*" for jars in (JARS, *plugin.jars))
     with tempfile.TemporaryDirectory(prefix="lakesink-plugin-") as built:
         services = Path(built) / "META-INF" / "services"
@@ -79,10 +90,6 @@ def install_plugin(plugin: Plugin, plugin_path: Path) -> None:
             ["jar", "cf", str(directory / f"{plugin.name}.jar"), "-C", built, "."],
         ):
             subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)
-    for jars in plugin.jars:
-        for jar in jars.glob("*.jar"):
-            if not (directory / jar.name).exists():  # the same jar from two directories: one link
-                (directory / jar.name).symlink_to(jar)
 
 
 class ConnectWorker:
@@ -193,6 +200,13 @@ class ConnectWorker:
     def delete_connector(self, name: str) -> None:
         """Stop and remove connector ``name`` (its tasks commit their offsets as they stop)."""
         self._request("DELETE", f"/connectors/{name}")
+
+    def kill(self) -> None:
+        """SIGKILL the worker JVM, as a crash test does (nothing of it runs on; :meth:`close` still removes its
+        directory)."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(30)
 
     def close(self, keep_log_in: Path | None = None) -> None:
         """Stop the worker (SIGTERM: connectors stop cleanly) and remove its directory; with

@@ -90,6 +90,31 @@ What a reader of each prefix sees after crashes, and why:
   code, not measured). Its own topic and bucket; jsonl with `key,value,offset` fields; a 1 s flush
   and a 6 s consumer session, so a restarted worker gets the killed one's partitions in seconds
   (Kafka's default 45 s would hold them that long after a kill -9).
+* **Apache Iceberg's Kafka Connect sink** (1.10.1 from Maven Central, bench/iceberg_connect.py;
+  tests/integration/crash/test_iceberg_connect_kill9.py): its own topic (4 partitions) and a table of
+  Iceberg's REST catalog, one task per standalone worker, a commit every 2 s, a 6 s consumer session; six
+  kills in a seeded order: during start-up, during writes (0-1.5 s after a snapshot), twice as soon as the
+  coordinator logged a commit it had not completed, and twice the coordinator's worker while a second worker
+  shared the connector's consumer group (standalone workers running the connector under one name join one
+  group; distributed mode was not run); then one worker drains the topic (up to 180 s after the last
+  record). The judge reads the table's current snapshot through the catalog and maps each row back to its
+  offset; missing and duplicated offsets are recorded as measured, not asserted (the test fails only when
+  its own anchors or premises do). Its commit is designed exactly-once: a task sends its files and its
+  consumer offsets in one transaction on the control topic, the coordinator commits every partition's files
+  in one snapshot. What the kills showed: after a kill the commits time out (`Commit timeout reached`, 30 s,
+  "committed to 0 table(s)") for about a minute, consistent with the killed task's transaction left open on
+  the control topic until the broker aborts it (Kafka's `transaction.timeout.ms`, 60 s): the coordinator
+  reads that topic read_committed. When a second worker joins and partition 0 moves to it, the first
+  worker's coordinator is not always stopped (Iceberg issues #17637, #16016): two coordinators share the
+  `-coord` group's one control partition and time out in turn until one goes. Offsets were lost in both runs
+  of 2026-11-29 (the rows above), none duplicated. The 01:44 run's logs show how: after the coordinator's
+  worker was killed, the survivor's task answered two commits (DATA_WRITTEN, its files and consumer offsets,
+  in a committed transaction) that its own coordinator, blocked behind the dead worker's open transaction,
+  timed out on ("committed to 0 table(s)"); once the control topic was readable again the coordinator
+  committed only the files answering the current commit, so offsets 250-1374 of each partition (the records
+  written for the two timed-out commits) never reached a snapshot while the group's offsets had moved past
+  them; the drain then found nothing to write. The lost ranges are printed and the workers' logs kept in
+  .test-logs/iceberg-connect-kill9/.
 """,
 }
 

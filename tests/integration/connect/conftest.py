@@ -1,6 +1,7 @@
 """One real Kafka Connect worker for the session (tests/support/connect_standalone.py): each test adds
 its connectors under its own names, so the session pays for one Connect JVM start. The benchmark's Aiven
-peer (bench/aiven_peer.py) is installed in it when its jars are here."""
+peer (bench/aiven_peer.py) and
+Apache Iceberg's Kafka Connect sink (bench/iceberg_connect.py) are installed in it when their jars are here."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench import aiven_peer
+from bench import aiven_peer, iceberg_connect
 from tests.support.connect_standalone import ConnectWorker, connect_missing_reason
 from tests.support.kafka_broker import REPO, KafkaCluster
 from tests.support.moto_s3 import moto_s3
@@ -26,7 +27,7 @@ def connect_worker(request: pytest.FixtureRequest, apache_kafka: KafkaCluster) -
     reason = connect_missing_reason()
     if reason is not None:
         pytest.skip(reason)
-    plugins = (aiven_peer.PLUGIN,) if aiven_peer.missing_reason() is None else ()
+    plugins = tuple(peer.PLUGIN for peer in (aiven_peer, iceberg_connect) if peer.missing_reason() is None)
     worker = ConnectWorker(apache_kafka.bootstrap_servers, plugins=plugins)
     started = time.monotonic()
     worker.start()
