@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lakesink.domain.config.backends import S3Settings
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.dialects.quix.naming import StoreLayout
 from lakesink.domain.dialects.writing import DialectWriting
@@ -175,7 +176,10 @@ def plan_statement(statement: KcqlStatement, settings: ConnectorSettings) -> Sta
             f"'table.format'={options.table_format.value} needs exactly-once ({settings.prefix}.exactly.once.enable=true, "
             f"the default): the table commit is the batch's commit point, read back at every start. In {statement.text}"
         )
-    if options.table_format is not None and (refused := table_backend_refusal(settings.backend, options.table_format)):
+    private_ca = isinstance(settings.storage, S3Settings) and settings.storage.ca_bundle is not None
+    if options.table_format is not None and (
+        refused := table_backend_refusal(settings.backend, options.table_format, private_ca=private_ca)
+    ):
         raise ConfigError(refused)
     if options.store_layout is StoreLayout.QUIX and settings.padding_strategy is not None:
         raise ConfigError(

@@ -20,23 +20,32 @@ class TableFormat(Enum):
 
 
 _GCS_REFUSED = (
-    "pyiceberg 0.12 hands pyarrow's GCS file system only an OAuth2 token or the machine's default credentials (no "
-    "service-account key, and no emulator without credentials), and delta-rs's GCS client lists through an API the "
-    "GCS emulator does not serve, so neither is tested here"
+    "pyiceberg 0.12 reaches gs:// through pyarrow's GcsFileSystem and hands it only an OAuth2 access token or the "
+    "machine's default credentials, never a service-account key (auth mode Credentials or File) nor anonymous "
+    "access (None); delta-rs takes the key but lists through GCS's XML API (GET /<bucket>?list-type=2), which the "
+    "fake-gcs-server emulator answers with 404, so neither is tested here"
 )
 _AZURE_DELTA_REFUSED = (
-    "delta-rs 1.6.6 cannot read its own log past version 1 on the Azure emulator (Azurite): 'Invalid table "
-    "version: 1' on the third commit, so it is not tested here. Iceberg tables on Azure are"
+    "delta-rs 1.6 finds a table's newest commit by listing its log from the last one it knows (comp=list&prefix="
+    "<table>/_delta_log/&startFrom=<its newest commit>); the Azurite emulator ignores startFrom, and delta-rs then "
+    "fails with 'Invalid table version: 1' at the third commit, so it is not tested here. Iceberg tables on Azure are"
+)
+_CA_BUNDLE_REFUSED = (
+    "pyiceberg hands pyarrow's S3 file system no CA file and delta-rs's storage options have no key for one, so "
+    "the table commit could not reach an endpoint signed by a private CA (connect.s3.ca.bundle); plain objects can"
 )
 
 
-def table_backend_refusal(backend: str, table_format: TableFormat) -> str | None:
-    """Why a ``table_format`` table is refused on ``backend`` (None: it is not); checked when the config is
-    loaded, before Spark starts."""
+def table_backend_refusal(backend: str, table_format: TableFormat, *, private_ca: bool = False) -> str | None:
+    """Why a ``table_format`` table is refused on ``backend`` (``private_ca``: its endpoint is reached through
+    ``connect.s3.ca.bundle``), or None; checked when the config is loaded, before Spark starts, so a store a
+    table library cannot reach fails there and not at the first commit."""
     if backend == "gcs":
         reason = _GCS_REFUSED
     elif backend == "azure" and table_format is TableFormat.DELTA:
         reason = _AZURE_DELTA_REFUSED
+    elif backend == "s3" and private_ca:
+        reason = _CA_BUNDLE_REFUSED
     elif backend in ("s3", "azure", "local", "memory"):
         return None
     else:

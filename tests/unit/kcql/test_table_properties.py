@@ -79,16 +79,18 @@ def test_a_table_needs_exactly_once() -> None:
 @pytest.mark.parametrize(
     ("backend", "table_format", "reason"),
     [
-        ("gcpstorage", "DELTA", "on the gcs backend: pyiceberg 0.12 hands pyarrow's GCS file system only an OAuth2 token"),
+        ("gcpstorage", "DELTA", "on the gcs backend: pyiceberg 0.12 reaches gs:// through pyarrow's GcsFileSystem and hands it only an OAuth2"),
         ("gcpstorage", "ICEBERG", "on the gcs backend"),
-        ("datalake", "DELTA", "on the azure backend: delta-rs 1.6.6 cannot read its own log past version 1"),
+        ("datalake", "DELTA", "on the azure backend: delta-rs 1.6 finds a table's newest commit"),
+        ("s3", "ICEBERG", "on the s3 backend: pyiceberg hands pyarrow's S3 file system no CA file"),
     ],
 )
 def test_a_table_the_libraries_cannot_reach_on_a_backend_is_refused_when_the_config_loads(
     backend: str, table_format: str, reason: str
 ) -> None:
     auth = {"gcpstorage": {"connect.gcpstorage.gcp.auth.mode": "None"},
-            "datalake": {"connect.datalake.azure.account.name": "acct"}}[backend]
+            "datalake": {"connect.datalake.azure.account.name": "acct"},
+            "s3": {"connect.s3.aws.region": "eu-west-1", "connect.s3.ca.bundle": "/etc/ssl/private-ca.pem"}}[backend]
     settings = ConnectorSettings.from_properties({
         "name": "t", "topics": "orders", **auth,
         f"connect.{backend}.kcql": _statement(props=f"'table.format'='{table_format}', 'table.name'='shop.orders'"),

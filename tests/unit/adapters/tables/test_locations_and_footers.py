@@ -48,7 +48,7 @@ def test_an_s3_table_gets_the_stores_endpoint_and_credentials_for_both_libraries
 
 
 def test_a_table_on_gcs_is_refused_naming_what_the_libraries_lack() -> None:
-    with pytest.raises(ConfigError, match="refused on the gcs backend: pyiceberg 0.12 hands"):
+    with pytest.raises(ConfigError, match="refused on the gcs backend: pyiceberg 0.12 reaches gs"):
         table_location("gcs", GcsSettings(), "bkt", "lake/orders")
 
 
