@@ -502,19 +502,8 @@ def test_table_maintain_racing_a_sink_commit_lands_with_it_and_a_crashed_one_lea
     assert main(["table", "clean", "--config", str(config), "--older-than", "0", "--dry-run"]) == 0
     assert "would delete 1 orphan objects\n  lake/orders/.compacted/" in capsys.readouterr().out
 
-    real_commit = IcebergTable.commit
-    raced: list[int] = []
-
-    def maintain_first(self: IcebergTable, head: object, files: object, mark: object) -> bool:
-        if files and not raced:  # the batch, not the claim: between its read and its commit
-            raced.append(main(["table", "maintain", "--config", str(config)]))
-        return real_commit(self, head, files, mark)  # type: ignore[arg-type]
-
     produce_ids(kafka, topic, range(30, 42))
-    with monkeypatch.context() as patch:
-        patch.setattr(IcebergTable, "commit", maintain_first)
-        run_sink(spark, props, tmp_path / "ck")
-    assert raced == [0]
+    assert _maintained_before_the_batch_commits(spark, props, tmp_path, config, monkeypatch, IcebergTable) == [0]
     assert "compact 8 small files into 1" in capsys.readouterr().out
     table = _table(tmp_path)
     assert_exactly_once(_ids(table), range(42))
@@ -560,22 +549,31 @@ def test_table_maintain_racing_a_delta_sink_commit_lands_first_and_the_sink_comm
     config.write_text(json.dumps({"name": props["name"], "config": props}))
     produce_ids(kafka, topic, range(30))
     run_sink(spark, props, tmp_path / "ck")
-    real_commit = DeltaLakeTable.commit
-    raced: list[int] = []
-
-    def maintain_first(self: DeltaLakeTable, head: object, files: object, mark: object) -> bool:
-        if files and not raced:
-            raced.append(main(["table", "maintain", "--config", str(config)]))
-        return real_commit(self, head, files, mark)  # type: ignore[arg-type]
-
     produce_ids(kafka, topic, range(30, 42))
-    with monkeypatch.context() as patch:
-        patch.setattr(DeltaLakeTable, "commit", maintain_first)
-        run_sink(spark, props, tmp_path / "ck")
-    assert raced == [0]
+    assert _maintained_before_the_batch_commits(spark, props, tmp_path, config, monkeypatch, DeltaLakeTable) == [0]
     table = DeltaTable(_delta_uri(tmp_path))
     operations = [entry["operation"] for entry in reversed(table.history())]
     assert operations[-3:] == ["OPTIMIZE", "OPTIMIZE", "WRITE"]  # one per region, then the batch on top
     assert_exactly_once(_table_ids(tmp_path, "DELTA"), range(42))
     offsets = {(topic, p): table.transaction_version(offset_app_id(props["name"], topic, p)) for p in range(PARTITIONS)}
     assert offsets == _locks(props, topic)
+
+
+def _maintained_before_the_batch_commits(
+    spark: SparkSession, props: dict[str, str], tmp_path: Path, config: Path, monkeypatch: pytest.MonkeyPatch,
+    table_class: type,
+) -> list[int]:
+    """Run the sink once with ``lakesink table maintain`` run between its batch's read of the table and
+    its commit (the claim's commit, of no files, is left alone); the maintain command's exit codes."""
+    real_commit = table_class.commit
+    raced: list[int] = []
+
+    def maintain_first(self: object, head: object, files: object, mark: object) -> bool:
+        if files and not raced:
+            raced.append(main(["table", "maintain", "--config", str(config)]))
+        return real_commit(self, head, files, mark)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(table_class, "commit", maintain_first)
+        run_sink(spark, props, tmp_path / "ck")
+    return raced
