@@ -17,7 +17,6 @@ from deltalake import DeltaTable, write_deltalake
 
 from lakesink.adapters.tables.change_batches import AppliedChanges, applied_changes
 from lakesink.adapters.tables.delta_table import DeltaLakeTable, marked
-from lakesink.domain.errors import TableMovedError
 from lakesink.domain.tables.changes import ChangeSpec
 from lakesink.domain.tables.marks import TableMark
 from lakesink.domain.tables.table_port import DataFile, TableHead
@@ -53,18 +52,10 @@ class DeltaChangeTable(DeltaLakeTable):
                     storage_options=self._location.delta_storage, commit_properties=marked(mark),
                 )
             return True
-        assert isinstance(head.version, int)
-        with self._reading("read it"):
-            table = self._at(head.version)
+        table = self._at(head)
         with self._sending("merge the batch's changes"):
             self._merge(table, applied, spec, mark)
         return True
-
-    def _at(self, version: int) -> DeltaTable:
-        table = self._load(version)
-        if table is None:
-            raise TableMovedError(f"Delta table {self.name} was deleted since it was read (version {version}).")
-        return table
 
     def _merge(self, table: DeltaTable, applied: AppliedChanges, spec: ChangeSpec, mark: TableMark) -> None:
         """One merge commit (or, for a batch that changes no key, one commit of no files) with the mark."""

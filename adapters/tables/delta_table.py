@@ -138,15 +138,8 @@ class DeltaLakeTable:
                 return False
             self._create(files, mark)
             return True
-        assert isinstance(head.version, int)
+        table = self._at(head)
         with self._reading("read it"):
-            table = self._read
-            if table is None or table.version() != head.version:
-                table = self._load(head.version)
-            if table is None:
-                raise TableMovedError(
-                    f"Delta table {self.name} was deleted since it was read (version {head.version})."
-                )
             partition_columns = list(table.metadata().partition_columns)
             written = self._written(files)
         new_columns = _columns(self.name, table.schema().fields, [each.schema for each in written])
