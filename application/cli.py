@@ -336,11 +336,16 @@ def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "the first stored to the committed one must be in exactly one object, nothing may be stored "
             "beyond the committed offset (but what a pending range plan covers) and every key must fit "
             "the layout. Objects are opened only as far as needed (a Parquet footer, Avro block headers). "
-            "Exits 0 when clean, 1 when anything is found, 2 for an invalid config (see docs/verify.md)."
+            "A change table ('table.change.format') is read whole and compared with the newest change of each "
+            "key its change log holds up to the table's mark. Exits 0 when clean, 1 when anything is found, 2 for an invalid config (see docs/verify.md)."
         ),
     )
     verify.add_argument("--config", metavar="FILE", required=True, help="the sink's config (.properties or JSON)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON (schema lakesink.verify/1)")
+    verify.add_argument(
+        "--no-table-rows", dest="table_rows", action="store_false",
+        help="do not compare change tables with their change logs (that reads every change and every row)",
+    )
     _add_quiet(verify)
     _add_metrics_flags(verify, " (not the sink config's metrics.port: the sink may be serving there)")
     verify.set_defaults(handler=_run_verify)
@@ -350,7 +355,8 @@ def _run_verify(args: argparse.Namespace) -> int:
     from lakesink.application.bootstrap.verify import run_verify_command
 
     report = run_verify_command(
-        args.config, _progress(args), metrics_port=args.metrics_port, metrics_host=args.metrics_host
+        args.config, _progress(args), metrics_port=args.metrics_port, metrics_host=args.metrics_host,
+        table_rows=args.table_rows,
     )
     print(report.to_json() if args.json else report.to_text())
     return EXIT_OK if report.clean else EXIT_FAILURE

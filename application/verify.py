@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +26,7 @@ from lakesink.domain.progress import ProgressOutput, Throttle, silent
 from lakesink.domain.records import TopicPartition
 from lakesink.domain.restore.index import IndexEntry
 from lakesink.domain.restore.plan import RestoreRoot
+from lakesink.domain.tables.target import TableTarget
 from lakesink.domain.verify.check import PartitionFacts, check_partition, checked_end
 from lakesink.domain.verify.claims import OffsetClaim
 from lakesink.domain.verify.index_keys import (
@@ -37,6 +38,7 @@ from lakesink.domain.verify.index_keys import (
 )
 from lakesink.domain.verify.keys import KeySorter, Located, listing_roots
 from lakesink.domain.verify.report import VerifyReport
+from lakesink.domain.verify.tables import LogObject, TableCheck
 from lakesink.domain.verify.targets import VerifyPlan
 
 OPENING_THREADS = 32
@@ -66,6 +68,9 @@ class ObjectReaders:
     offsets: Callable[[ObjectStore, RestoreRoot, IndexEntry, Path], list[int]]
 
 
+TableChecker = Callable[[TableTarget, Sequence[LogObject]], TableCheck]
+"""Compares a change table with its change log's objects (the verify adapter's ``check_change_table``)."""
+
 RecordOffsets = Callable[[TopicPartition, int, int], tuple[int, ...]]
 """The offsets from the first to the last given that hold a record, read as the sink reads."""
 
@@ -82,11 +87,16 @@ class KafkaView:
 
 
 def run_verify(
-    plan: VerifyPlan, store: ObjectStore, readers: ObjectReaders, kafka: KafkaView, progress: ProgressOutput = silent
+    plan: VerifyPlan,
+    store: ObjectStore,
+    readers: ObjectReaders,
+    kafka: KafkaView,
+    progress: ProgressOutput = silent,
+    tables: TableChecker | None = None,
 ) -> VerifyReport:
-    """Check every topic-partition the store or the cluster knows of; ``progress`` gets the steps
-    (:class:`VerifyProgress`). The topic's watermarks are asked last, after the store was listed and
-    the objects opened."""
+    """Check every topic-partition the store or the cluster knows of, and with ``tables`` every change
+    table against its change log; ``progress`` gets the steps (:class:`VerifyProgress`). The topic's
+    watermarks are asked last, after the store was listed and the objects opened."""
     started = time.monotonic()
     lines = VerifyProgress(progress)
     sorter = KeySorter.of(plan)
@@ -129,6 +139,7 @@ def run_verify(
             if held is not None:
                 check = check_partition(replace(facts, records=held), found, broken)
         checks.append(check)
+    table_checks = () if tables is None else check_change_tables(plan, located, tables, lines.table)
     return VerifyReport(
         connector=plan.name,
         indexed=plan.indexed,
@@ -138,7 +149,26 @@ def run_verify(
         listed=listed,
         opened=opened,
         seconds=time.monotonic() - started,
+        tables=table_checks,
     )
+
+
+def check_change_tables(
+    plan: VerifyPlan, located: dict[TopicPartition, list[Located]], check: TableChecker, shown: Callable[[str], None]
+) -> tuple[TableCheck, ...]:
+    """Every change table of the plan against the objects of its log (``shown`` is told of each)."""
+    logs: dict[tuple[str, ...], tuple[TableTarget, list[LogObject]]] = {
+        table.identity: (table, []) for target in plan.targets if (table := target.table) and table.changes
+    }
+    for where, found in located.items():
+        for each in found:
+            if (table := each.target.table) is not None and table.identity in logs:
+                logs[table.identity][1].append(LogObject(each.target.root.bucket, each.entry.key, where))
+    checked = []
+    for table, log in logs.values():
+        shown(table.name)
+        checked.append(check(table, log))
+    return tuple(checked)
 
 
 class VerifyProgress:
@@ -167,6 +197,10 @@ class VerifyProgress:
             f"verify: listed {listed:,} objects ({objects:,} in {len(located):,} topic-partitions), "
             f"{to_open:,} to open"
         )
+
+    def table(self, name: str) -> None:
+        """Change table ``name`` is being compared with its change log."""
+        self._show(f"verify: comparing change table {name} with its change log")
 
     def opening(self, done: int, total: int) -> None:
         """``done`` of the ``total`` objects to open are read: a line when one is due."""

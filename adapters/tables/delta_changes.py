@@ -57,6 +57,12 @@ class DeltaChangeTable(DeltaLakeTable):
             self._merge(table, applied, spec, mark)
         return True
 
+    def rows(self, head: TableHead) -> pa.Table:
+        """Every row of the table at ``head`` (``lakesink verify`` compares them with the change log)."""
+        table = self._at(head)
+        with self._reading("read its rows"):
+            return table.to_pyarrow_table()
+
     def _merge(self, table: DeltaTable, applied: AppliedChanges, spec: ChangeSpec, mark: TableMark) -> None:
         """One merge commit (or, for a batch that changes no key, one commit of no files) with the mark."""
         source = _merge_source(applied, spec, pa.schema(table.schema().to_arrow()))

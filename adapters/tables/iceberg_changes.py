@@ -47,6 +47,12 @@ class IcebergChangeTable(IcebergTable):
                 self._apply(transaction, table, applied, spec, mark)
         return True
 
+    def rows(self, head: TableHead) -> pa.Table:
+        """Every row of the table at ``head`` (``lakesink verify`` compares them with the change log)."""
+        assert isinstance(head.version, Table)
+        with self._reading("read its rows"):
+            return head.version.scan().to_arrow()
+
     def _apply(
         self, transaction: Transaction, table: Table, applied: AppliedChanges, spec: ChangeSpec, mark: TableMark
     ) -> None:

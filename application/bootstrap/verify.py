@@ -9,6 +9,8 @@ verified all the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lakesink.adapters.kafka.client_config import admin_config, connector_client_settings
 from lakesink.adapters.kafka.reachability import kafka_topics
 from lakesink.adapters.kafka.record_offsets import record_offsets
@@ -20,7 +22,7 @@ from lakesink.application.bootstrap.preflight import check_sink_buckets
 from lakesink.application.metrics_serving import serving
 from lakesink.application.restore.command import load_plan
 from lakesink.application.sink_settings import runnable_sink_settings
-from lakesink.application.verify import KafkaView, ObjectReaders, run_verify
+from lakesink.application.verify import KafkaView, ObjectReaders, TableChecker, run_verify
 from lakesink.application.verify_metrics import NO_VERIFY_METRICS, VerifyMetrics
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import LakesinkError
@@ -28,7 +30,9 @@ from lakesink.domain.ports import ObjectStore
 from lakesink.domain.progress import ProgressOutput, silent
 from lakesink.domain.statement_plan import plan_sink
 from lakesink.domain.subscription import TopicSelection
+from lakesink.domain.tables.target import TableTarget
 from lakesink.domain.verify.report import VerifyReport
+from lakesink.domain.verify.tables import LogObject, TableCheck
 from lakesink.domain.verify.targets import VerifyPlan, dialect_targets, lenses_targets, verify_plan
 
 KAFKA_TIMEOUT_S = 10.0
@@ -67,10 +71,12 @@ def run_verify_command(
     *,
     metrics_port: int | None = None,
     metrics_host: str | None = None,
+    table_rows: bool = True,
 ) -> VerifyReport:
     """Load the config, check its buckets answer, then verify the store against the cluster (its
-    steps to ``progress``); with ``metrics_port``, the run's figures are served to Prometheus while it
-    runs (not the sink config's ``metrics.port``: the sink itself may be serving there).
+    steps to ``progress``) and, with ``table_rows``, each change table against its change log; with
+    ``metrics_port``, the run's figures are served to Prometheus while it runs (not the sink config's
+    ``metrics.port``: the sink itself may be serving there).
 
     Raises:
         ConfigError: an invalid config, a missing bucket, refused credentials or a metrics address taken.
@@ -87,9 +93,24 @@ def run_verify_command(
     )
     with endpoint as served:
         metrics: VerifyMetrics = served or NO_VERIFY_METRICS
-        report = run_verify(plan, store, ObjectReaders(record_count, envelope_offsets), kafka_view(settings), progress)
+        readers = ObjectReaders(record_count, envelope_offsets)
+        tables = change_table_checker(settings, store) if table_rows else None
+        report = run_verify(plan, store, readers, kafka_view(settings), progress, tables)
         metrics.verified(report)
     return report
+
+
+def change_table_checker(settings: ConnectorSettings, store: ObjectStore) -> TableChecker:
+    """What compares a change table of ``settings`` with its change log (pyiceberg or deltalake is
+    imported only when a config has one)."""
+
+    def check(target: TableTarget, log: Sequence[LogObject]) -> TableCheck:
+        from lakesink.adapters.tables.opening import table_opener
+        from lakesink.adapters.verify.change_tables import check_change_table
+
+        return check_change_table(target, table_opener(settings), store, settings.name, log)
+
+    return check
 
 
 def kafka_view(settings: ConnectorSettings) -> KafkaView:

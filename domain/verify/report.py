@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.verify.check import Beyond, PartitionCheck
+from lakesink.domain.verify.tables import TableCheck
 
 SCHEMA = "lakesink.verify/1"
 SHOWN = 20
@@ -31,7 +32,8 @@ class VerifyReport:
     """Everything ``lakesink verify`` found.
 
     ``kafka_error``: why the topic's offsets are missing (None: Kafka answered). ``listed`` /
-    ``opened``: objects listed and objects whose footer, header or content was read.
+    ``opened``: objects listed and objects whose footer, header or content was read. ``tables``: each
+    change table compared with its change log.
     """
 
     connector: str
@@ -42,15 +44,23 @@ class VerifyReport:
     listed: int
     opened: int
     seconds: float
+    tables: tuple[TableCheck, ...] = ()
 
     @property
     def clean(self) -> bool:
-        """No gap, duplicate, orphan, unreadable object or layout mismatch."""
-        return not self.mismatches and all(check.problems == 0 for check in self.partitions)
+        """No gap, duplicate, orphan, unreadable object, layout mismatch or change table row that its
+        change log does not make."""
+        partitions = all(check.problems == 0 for check in self.partitions)
+        return not self.mismatches and partitions and all(table.problems == 0 for table in self.tables)
 
     def problems(self) -> dict[str, int]:
-        """How many of each kind were found: gaps, duplicates, orphans, pending, unreadable, mismatches."""
-        return {**{kind: self._total(kind) for kind in _KINDS}, "mismatches": len(self.mismatches)}
+        """How many of each kind were found: gaps, duplicates, orphans, pending, unreadable, mismatches,
+        and change table rows that differ from their log."""
+        return {
+            **{kind: self._total(kind) for kind in _KINDS},
+            "mismatches": len(self.mismatches),
+            "table_rows": sum(table.problems for table in self.tables),
+        }
 
     def to_json(self) -> str:
         """The report as one JSON document (docs/verify.md)."""
@@ -62,6 +72,7 @@ class VerifyReport:
             "kafka": {"reachable": self.kafka_error is None, "error": self.kafka_error},
             "partitions": [_partition_json(check) for check in self.partitions],
             "mismatches": [{"bucket": m.bucket, "key": m.key, "reason": m.reason} for m in self.mismatches],
+            "tables": [_table_json(table) for table in self.tables],
             "totals": {
                 "objects_listed": self.listed,
                 "objects_opened": self.opened,
@@ -84,9 +95,12 @@ class VerifyReport:
             lines.append(f"layout mismatches ({len(self.mismatches)}):")
             lines.extend(f"  {m.bucket}/{m.key}: {m.reason}" for m in self.mismatches[:SHOWN])
             lines.extend(_more(self.mismatches))
+        for table in self.tables:
+            lines.extend(_table_text(table))
         totals = ", ".join(f"{self._total(kind)} {kind}" for kind in _KINDS if kind != "pending")
+        rows = f", {self.problems()['table_rows']} change table rows wrong" if self.tables else ""
         lines.append(
-            f"{'clean' if self.clean else 'PROBLEMS'}: {totals}, {len(self.mismatches)} mismatches "
+            f"{'clean' if self.clean else 'PROBLEMS'}: {totals}, {len(self.mismatches)} mismatches{rows} "
             f"({self._total('pending')} pending objects, not problems); "
             f"{self.listed} objects listed, {self.opened} opened, {self.seconds:.1f} s"
         )
@@ -121,6 +135,45 @@ def _partition_json(check: PartitionCheck) -> dict[str, object]:
         "unreadable": [{"key": key, "error": error} for key, error in check.unreadable],
         "offsets_without_records": check.without_records,
     }
+
+
+def _table_json(table: TableCheck) -> dict[str, object]:
+    return {
+        "table": table.table,
+        "compared": table.error is None,
+        "error": table.error,
+        "rows": table.rows,
+        "keys": table.keys,
+        "changes": table.changes,
+        "marked": [
+            {"topic": topic, "partition": partition, "last_offset": last}
+            for (topic, partition), last in sorted((table.marked or {}).items())
+        ],
+        **{kind: list(getattr(table, kind)) for kind in _TABLE_KINDS},
+    }
+
+
+_TABLE_KINDS = ("missing", "deleted", "unknown", "differing", "repeated")
+_TABLE_SAYS = {
+    "missing": "key alive in the log, no row in the table",
+    "deleted": "key deleted by its newest change, still in the table",
+    "unknown": "row whose key no change names",
+    "differing": "row differs from its newest change",
+    "repeated": "key with more than one row",
+}
+
+
+def _table_text(table: TableCheck) -> list[str]:
+    if table.error is not None:
+        return [f"change table {table.table}: not compared with its change log: {table.error}"]
+    verdict = "equal to" if table.problems == 0 else f"{table.problems} keys differ from"
+    lines = [
+        f"change table {table.table}: {table.rows} rows, {verdict} the newest change of each key of its log "
+        f"({table.keys} keys alive, {table.changes} changes up to the table's mark)"
+    ]
+    for kind in _TABLE_KINDS:
+        lines.extend(_listed(_TABLE_SAYS[kind], getattr(table, kind)))
+    return lines
 
 
 def _beyond_json(found: Beyond) -> dict[str, object]:

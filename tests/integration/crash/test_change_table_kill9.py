@@ -6,18 +6,21 @@ every second, the whole process group SIGKILLed at start-up, during uploads, bet
 the table commit, and while streaming) with a change table: Debezium events over 40 keys, a delete
 followed by its tombstone now and then. After a final ``--once`` run, the table (read by pyiceberg
 through its catalog, or by delta-rs) must equal the state the topic's changes lead to, key by key,
-and its newest commit's offsets the locks'. ``make test`` kills the Iceberg one when it draws the
+and its newest commit's offsets the locks', and ``lakesink verify`` must find the table equal to its
+change log. ``make test`` kills the Iceberg one when it draws the
 change table; ``make test-reliability`` both.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
 import re
 import time
 from collections.abc import Callable
+from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,7 @@ from lakesink.adapters.demo.kafka import kafka_contents
 from lakesink.adapters.demo.s3 import MotoS3, S3Bucket
 from lakesink.adapters.demo.tables import DeltaReadback, IcebergReadback, object_store_options
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.application.cli import main
 from lakesink.application.demo.configs import s3_table_config, write_config
 from lakesink.application.demo.output import is_data_key
 from lakesink.domain.tables.marks import mark_of, offset_app_id
@@ -184,6 +188,12 @@ def _kill_and_audit(kafka: EmbeddedKafka, moto: MotoS3, tmp_path: Path, table_fo
     assert len(stored) == len(set(stored)) == produced, f"seed {seed}: the change log lost or doubled offsets"
     assert offsets == committed_offsets(output, name, topic)
     assert_anchored_phases_hit(landed)
+    verified = time.monotonic()
+    with redirect_stdout(io.StringIO()) as out:
+        code = main(["verify", "--config", str(config), "--json", "--quiet"])
+    (table,) = json.loads(out.getvalue())["tables"]
+    print(f"verify compared {table['changes']:,} changes with {table['rows']:,} rows in {time.monotonic() - verified:.1f} s")
+    assert code == 0 and (table["rows"], table["changes"]) == (len(rows), produced), f"seed {seed}: {table}"
     target = "Iceberg change table (SQL catalog)" if table_format == "ICEBERG" else "Delta change table"
     record_cell("kill -9", test="test_change_table_kill9", target=f"{target}, Debezium over {scale.keys:,} keys, S3 (moto)",
                 kills=kill_count, records=produced, seconds=total_s,

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
@@ -242,11 +243,15 @@ def newer_run_fences_older(
     assert len(failure) == 1 and isinstance(failure[0], CommitConflictError), failure
 
 
-def assert_verifies_clean(props: Mapping[str, str], directory: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``lakesink verify`` on the sink's config exits 0: every offset once, nothing it cannot explain."""
+def assert_verifies_clean(
+    props: Mapping[str, str], directory: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, Any]:
+    """``lakesink verify`` on the sink's config exits 0: every offset once, nothing it cannot explain;
+    its report."""
     config = directory / "verified-sink.json"
     config.write_text(json.dumps({"name": props["name"], "config": dict(props)}))
     capsys.readouterr()
     code = main(["verify", "--config", str(config), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0, str({key: value for key, value in report.items() if key != "partitions"})
+    return report

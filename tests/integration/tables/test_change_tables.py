@@ -14,12 +14,14 @@ import random
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 from pyiceberg.catalog.sql import SqlCatalog
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecord
+from lakesink.application.cli import main
 from lakesink.domain.tables.marks import mark_of, offset_app_id
 from tests.integration.sink.conftest import PARTITIONS, assert_verifies_clean, local_props, run_sink
 
@@ -150,6 +152,45 @@ def test_changes_land_as_the_newest_state_of_every_key_across_runs(
     }
     # the change log verifies clean: every offset once, and the table's own files are no layout mismatch
     assert_verifies_clean(props, tmp_path, capsys)
+
+
+def test_verify_compares_the_table_with_its_change_log_and_names_the_keys_that_differ(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    source = _Source(kafka, topic)
+    for step in range(40):
+        source.change(step % 12, None if step % 7 == 6 else _row(step % 12, step))
+    source.publish()
+    props = _props(tmp_path, kafka, topic, table_format)
+    run_sink(spark, props, tmp_path / "ck")
+    alive = sorted(source.state)
+    (table,) = assert_verifies_clean(props, tmp_path, capsys)["tables"]
+    records = 40 + 40 // 7  # the events, and a tombstone after each delete
+    assert (table["rows"], table["keys"], table["changes"]) == (len(alive), len(alive), records)
+    assert sum(mark["last_offset"] + 1 for mark in table["marked"]) == records
+
+    # another writer removes one row and changes another: verify names both keys and fails
+    gone, changed = alive[0], alive[1]
+    if table_format == "ICEBERG":
+        iceberg = SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table(TABLE)
+        iceberg.delete(f"id = {gone}")
+        iceberg.refresh().delete(f"id = {changed}")
+        iceberg.refresh().append(pa.Table.from_pylist([{**source.state[changed], "name": "edited"}], iceberg.schema().as_arrow()))
+    else:
+        delta = DeltaTable(_delta_uri(tmp_path))
+        delta.delete(f"id = {gone}")
+        delta.update({"name": "'edited'"}, predicate=f"id = {changed}")
+    config = tmp_path / "verified-sink.json"
+    capsys.readouterr()
+    assert main(["verify", "--config", str(config), "--json"]) == 1
+    (table,) = json.loads(capsys.readouterr().out)["tables"]
+    assert table["missing"] == [repr(gone)]
+    assert table["differing"] == [f"{changed!r} (column name: table 'edited', log 'customer-{changed}')"]
+    assert main(["verify", "--config", str(config)]) == 1
+    text = capsys.readouterr().out
+    assert f"change table {TABLE}: {len(alive) - 1} rows, 2 keys differ from the newest change" in text
+    assert main(["verify", "--config", str(config), "--no-table-rows"]) == 0
 
 
 def test_a_key_moved_between_partitions_in_one_batch_ends_with_its_newest_change_by_source_time(
