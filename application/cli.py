@@ -436,9 +436,6 @@ def _run_table_clean(args: argparse.Namespace) -> int:
 
     cleaned = clean_tables_command(args.config, dry_run=args.dry_run, grace_ms=args.grace_ms)
     for table in cleaned:
-        if table.skipped:
-            print(f"{table.table} at {table.location}: not cleaned, {table.skipped}")
-            continue
         verb = "deleted" if table.deleted else "would delete"
         print(f"{table.table} at {table.location}: {verb} {len(table.orphans)} orphan objects")
         for key in table.orphans:

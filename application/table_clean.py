@@ -37,13 +37,6 @@ class CleanedTable:
     deleted: bool
     recent: tuple[str, ...] = ()
     """Orphans younger than the grace period: kept (another writer's files may be about to be committed)."""
-    skipped: str | None = None
-    """Why the table was not looked at (a change table)."""
-
-_CHANGE_TABLE_SKIPPED = (
-    "a change table: the objects under its prefix are its change log, which no table version references; "
-    "the files pyiceberg writes for it are not cleaned yet"
-)
 
 
 def clean_tables(
@@ -65,13 +58,8 @@ def clean_tables(
         raise ConfigError("No statement of this config writes a table ('table.format'): there is nothing to clean.")
     cleaned = []
     for target in targets.values():
-        if target.changes is not None:
-            logger.info("Table %s not cleaned: %s", target.name, _CHANGE_TABLE_SKIPPED)
-            cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", (), False,
-                                        skipped=_CHANGE_TABLE_SKIPPED))
-            continue
         written = {info.key: info.modified_ms for info in iter_objects(store, target.bucket, target.prefix + "/")
-                   if is_candidate(target.prefix, info.key)}
+                   if is_candidate(target.prefix, info.key) and (target.changes is None or target.owns(info.key))}
         pending = perform(_planned_objects(settings, target.bucket), store)
         found = orphans(written, pending, open_table(target).referenced())
         now = clock.now_ms()

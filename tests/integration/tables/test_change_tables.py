@@ -193,6 +193,38 @@ def test_verify_compares_the_table_with_its_change_log_and_names_the_keys_that_d
     assert main(["verify", "--config", str(config), "--no-table-rows"]) == 0
 
 
+def test_maintenance_compacts_and_expires_a_change_table_and_removes_only_the_files_its_rewrites_left(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every batch rewrites the files holding its keys (copy-on-write) and is followed by maintenance:
+    one snapshot kept, compaction, orphans of any age. The table stays equal to its log, the log keeps
+    every offset, and on Iceberg only what the kept snapshot reads stays stored of the table's own files."""
+    maintenance = {"every.batches": "1", "snapshots.keep": "1", "orphans.older.than": "0",
+                   "compaction.closed.after": "0", "compaction.target.file.size": str(1 << 20)}
+    props = {**_props(tmp_path, kafka, topic, table_format),
+             **{f"connect.local.table.maintenance.{key}": value for key, value in maintenance.items()}}
+    source = _Source(kafka, topic)
+    for run in range(2):
+        for step in range(30):
+            key = (run * 30 + step) % 9
+            source.change(key, None if step % 8 == 7 else _row(key, run * 30 + step))
+        source.publish()
+        run_sink(spark, props, tmp_path / "ck")
+    assert _read(tmp_path, table_format) == source.state
+    (table,) = assert_verifies_clean(props, tmp_path, capsys)["tables"]  # every change kept: the log is never cleaned
+    assert table["rows"] == len(source.state)
+    root = tmp_path / "store" / "bkt" / "lake" / "customers"
+    own = sorted(str(path) for path in root.rglob("*.parquet") if not path.relative_to(root).parts[0].startswith(topic))
+    if table_format == "ICEBERG":
+        iceberg = SqlCatalog("lakesink", uri=_catalog_uri(tmp_path)).load_table(TABLE)
+        assert len(iceberg.snapshots()) == 1
+        referenced = iceberg.inspect.all_data_files().column("file_path").to_pylist()
+        assert own == sorted({path.removeprefix("file://") for path in referenced})
+    else:  # a Delta log keeps its commits 30 days (delta.logRetentionDuration): what they name stays
+        assert {uri.removeprefix("file://") for uri in DeltaTable(_delta_uri(tmp_path)).file_uris()} <= set(own)
+
+
 def test_a_key_moved_between_partitions_in_one_batch_ends_with_its_newest_change_by_source_time(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, table_format: str
 ) -> None:

@@ -90,9 +90,19 @@ def test_with_no_grace_period_every_orphan_goes(store: InMemoryObjectStore, cloc
     assert len(cleaned.orphans) == 3 and cleaned.recent == ()
 
 
-def test_a_change_table_is_not_cleaned_its_objects_are_its_change_log(store: InMemoryObjectStore, clock: ManualClock) -> None:
+def test_a_change_tables_own_files_are_cleaned_and_its_change_log_never(
+    store: InMemoryObjectStore, clock: ManualClock
+) -> None:
+    """A change table's objects under its prefix are its change log, which no table version references:
+    only the files its table library and maintenance wrote (pyiceberg's ``data/``, ``.compacted/``) can be orphans."""
     kcql = ("INSERT INTO lake:out SELECT * FROM orders STOREAS `PARQUET` PROPERTIES('store.envelope'=true, "
             "'table.format'='ICEBERG', 'table.name'='s.t', 'table.change.format'='DEBEZIUM', 'table.key'='id')")
-    [cleaned] = clean_tables(_settings(kcql), store, lambda target: StoreTable(store, "lake"), clock, dry_run=False)
-    assert cleaned.orphans == () and cleaned.skipped is not None and "change log" in cleaned.skipped
-    store.head("lake", "out/orders/1/000000000002.parquet")
+    for key in ("out/data/00000-0-rewritten.parquet", "out/.compacted/0f3a.parquet", "out/data/00000-1-kept.parquet"):
+        store.put("lake", key, b"PAR1")
+    table = StoreTable(store, "lake")
+    table.commit(table.head("sink", []), [DataFile("lake", "out/data/00000-1-kept.parquet")],
+                 TableMark("sink", "run-1", 1, {("orders", 0): 9}))
+    [cleaned] = clean_tables(_settings(kcql), store, lambda target: table, clock, dry_run=False, grace_ms=0)
+    assert cleaned.orphans == ("out/.compacted/0f3a.parquet", "out/data/00000-0-rewritten.parquet")
+    for log in ("out/orders/0/000000000009.parquet", "out/orders/1/000000000002.parquet", "out/orders/1/000000000007.parquet"):
+        store.head("lake", log)
