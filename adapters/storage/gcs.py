@@ -137,24 +137,10 @@ class GcsObjectStore(PerObjectDeleteStore[GcsSettings]):
         from google.cloud import storage
 
         options = {"api_endpoint": settings.endpoint} if settings.endpoint else None
+        from google.auth.credentials import AnonymousCredentials
+
         mode = settings.auth_mode.lower()
-        credentials: Any = None
-        if mode == "none":
-            from google.auth.credentials import AnonymousCredentials
-
-            credentials = AnonymousCredentials()
-        elif mode in ("credentials", "file"):
-            from google.oauth2 import service_account
-
-            if mode == "credentials":
-                if not settings.credentials:
-                    raise AccessDeniedError("GCS auth mode Credentials needs the service-account JSON.")
-                credentials = service_account.Credentials.from_service_account_info(
-                    json.loads(settings.credentials.reveal()))
-            else:
-                if not settings.credentials_file:
-                    raise AccessDeniedError("GCS auth mode File needs a credentials file path.")
-                credentials = service_account.Credentials.from_service_account_file(settings.credentials_file)
+        credentials = AnonymousCredentials() if mode == "none" else gcs_credentials(settings)
         project = settings.project_id or ("lakesink" if mode == "none" else None)
         return storage.Client(project=project, credentials=credentials, client_options=options)
 
@@ -214,6 +200,27 @@ class GcsObjectStore(PerObjectDeleteStore[GcsSettings]):
                 yield ListPage(objects, prefixes)
             if not token:
                 return
+
+
+def gcs_credentials(settings: GcsSettings) -> Any:
+    """The service account of auth mode Credentials (its JSON key) or File (a key file); None for the
+    other modes (Default: the machine's credentials, None: anonymous), which each client sets up itself.
+
+    Raises:
+        AccessDeniedError: the mode's key is not set.
+    """
+    mode = settings.auth_mode.lower()
+    if mode not in ("credentials", "file"):
+        return None
+    from google.oauth2 import service_account
+
+    if mode == "credentials":
+        if not settings.credentials:
+            raise AccessDeniedError("GCS auth mode Credentials needs the service-account JSON.")
+        return service_account.Credentials.from_service_account_info(json.loads(settings.credentials.reveal()))
+    if not settings.credentials_file:
+        raise AccessDeniedError("GCS auth mode File needs a credentials file path.")
+    return service_account.Credentials.from_service_account_file(settings.credentials_file)
 
 
 def retry_policy(settings: GcsSettings) -> Any:

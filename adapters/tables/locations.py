@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-from lakesink.domain.config.backends import AzureSettings, BackendSettings, LocalSettings, S3Settings
+from lakesink.domain.config.backends import (
+    AzureSettings,
+    BackendSettings,
+    GcsSettings,
+    LocalSettings,
+    S3Settings,
+)
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.tables.target import TableFormat, table_backend_refusal
 
@@ -50,6 +56,10 @@ def table_location(backend: str, settings: BackendSettings, bucket: str, prefix:
         # properties: it cannot take abfs://container@account.dfs.core.windows.net/
         root = f"abfs://{bucket}/"
         return TableLocation(root + path, root, account.iceberg_io(), account.delta_storage())
+    if isinstance(settings, GcsSettings):
+        from lakesink.adapters.tables.gcs_file_io import gcs_io_properties
+
+        return TableLocation(f"gs://{bucket}/{path}", f"gs://{bucket}/", gcs_io_properties(settings))
     raise ConfigError(table_backend_refusal(backend, TableFormat.ICEBERG) or f"no table location on {backend}")
 
 

@@ -19,20 +19,26 @@ class TableFormat(Enum):
     DELTA = "DELTA"
 
 
-_GCS_REFUSED = (
-    "pyiceberg 0.12 reaches gs:// through pyarrow's GcsFileSystem and hands it only an OAuth2 access token or the "
-    "machine's default credentials, never a service-account key (auth mode Credentials or File) nor anonymous "
-    "access (None); delta-rs takes the key but lists through GCS's XML API (GET /<bucket>?list-type=2), which the "
-    "fake-gcs-server emulator answers with 404, so neither is tested here"
+_ICEBERG_INSTEAD = "Write an Iceberg table ('table.format'='ICEBERG') or plain PARQUET there"
+_GCS_DELTA_REFUSED = (
+    "delta-rs lists a table's log through GCS's XML API (GET /<bucket>?list-type=2), which the fake-gcs-server "
+    "emulator answers with 404, so it is not tested here",
+    _ICEBERG_INSTEAD,
 )
 _AZURE_DELTA_REFUSED = (
     "delta-rs 1.6 finds a table's newest commit by listing its log from the last one it knows (comp=list&prefix="
     "<table>/_delta_log/&startFrom=<its newest commit>); the Azurite emulator ignores startFrom, and delta-rs then "
-    "fails with 'Invalid table version: 1' at the third commit, so it is not tested here. Iceberg tables on Azure are"
+    "fails with 'Invalid table version: 1' at the third commit, so it is not tested here",
+    _ICEBERG_INSTEAD,
 )
 _CA_BUNDLE_REFUSED = (
     "pyiceberg hands pyarrow's S3 file system no CA file and delta-rs's storage options have no key for one, so "
-    "the table commit could not reach an endpoint signed by a private CA (connect.s3.ca.bundle); plain objects can"
+    "the table commit could not reach an endpoint signed by a private CA (connect.s3.ca.bundle)",
+    "Write plain PARQUET there (the sink's own client takes the CA), or reach the store through a public CA",
+)
+_NO_TABLE_LIBRARY = (
+    "lakesink hands pyiceberg and delta-rs the S3, Azure, GCS and local stores only",
+    "Write plain PARQUET there, or use S3 (MinIO and other S3-compatible stores included)",
 )
 
 
@@ -40,20 +46,17 @@ def table_backend_refusal(backend: str, table_format: TableFormat, *, private_ca
     """Why a ``table_format`` table is refused on ``backend`` (``private_ca``: its endpoint is reached through
     ``connect.s3.ca.bundle``), or None; checked when the config is loaded, before Spark starts, so a store a
     table library cannot reach fails there and not at the first commit."""
-    if backend == "gcs":
-        reason = _GCS_REFUSED
+    if backend == "gcs" and table_format is TableFormat.DELTA:
+        reason, instead = _GCS_DELTA_REFUSED
     elif backend == "azure" and table_format is TableFormat.DELTA:
-        reason = _AZURE_DELTA_REFUSED
+        reason, instead = _AZURE_DELTA_REFUSED
     elif backend == "s3" and private_ca:
-        reason = _CA_BUNDLE_REFUSED
-    elif backend in ("s3", "azure", "local", "memory"):
+        reason, instead = _CA_BUNDLE_REFUSED
+    elif backend in ("s3", "azure", "gcs", "local", "memory"):
         return None
     else:
-        reason = "lakesink hands pyiceberg and delta-rs the S3, Azure (Iceberg) and local stores only"
-    return (
-        f"'table.format'='{table_format.value}' is refused on the {backend} backend: {reason}. Write plain PARQUET "
-        "there, or use S3 (MinIO and other S3-compatible stores included)."
-    )
+        reason, instead = _NO_TABLE_LIBRARY
+    return f"'table.format'='{table_format.value}' is refused on the {backend} backend: {reason}. {instead}."
 
 
 class CatalogType(Enum):

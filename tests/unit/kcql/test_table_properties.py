@@ -79,9 +79,8 @@ def test_a_table_needs_exactly_once() -> None:
 @pytest.mark.parametrize(
     ("backend", "table_format", "reason"),
     [
-        ("gcpstorage", "DELTA", "on the gcs backend: pyiceberg 0.12 reaches gs:// through pyarrow's GcsFileSystem and hands it only an OAuth2"),
-        ("gcpstorage", "ICEBERG", "on the gcs backend"),
-        ("datalake", "DELTA", "on the azure backend: delta-rs 1.6 finds a table's newest commit"),
+        ("gcpstorage", "DELTA", "on the gcs backend: delta-rs lists a table's log through GCS's XML API .* Write an Iceberg"),
+        ("datalake", "DELTA", "on the azure backend: delta-rs 1.6 finds a table's newest commit .* Write an Iceberg"),
         ("s3", "ICEBERG", "on the s3 backend: pyiceberg hands pyarrow's S3 file system no CA file"),
     ],
 )

@@ -47,9 +47,16 @@ def test_an_s3_table_gets_the_stores_endpoint_and_credentials_for_both_libraries
     assert "SK" not in repr(location)
 
 
-def test_a_table_on_gcs_is_refused_naming_what_the_libraries_lack() -> None:
-    with pytest.raises(ConfigError, match="refused on the gcs backend: pyiceberg 0.12 reaches gs"):
-        table_location("gcs", GcsSettings(), "bkt", "lake/orders")
+def test_a_gcs_table_is_a_gs_uri_whose_file_io_carries_the_auth_and_the_endpoint_and_no_repr_shows_the_key() -> None:
+    settings = GcsSettings(auth_mode="Credentials", credentials=Secret('{"private_key": "PEM"}'),
+                           endpoint="http://127.0.0.1:4443")
+    location = table_location("gcs", settings, "bkt", "lake/orders")
+    assert location.uri == "gs://bkt/lake/orders" and location.file_uri("lake/x.parquet") == "gs://bkt/lake/x.parquet"
+    assert location.iceberg_io == {
+        "py-io-impl": "lakesink.adapters.tables.gcs_file_io.GcsFileIO", "lakesink.gcs.auth-mode": "Credentials",
+        "lakesink.gcs.credentials": '{"private_key": "PEM"}', "gcs.service.host": "http://127.0.0.1:4443",
+    }
+    assert "PEM" not in repr(location) and location.delta_storage == {}
 
 
 def test_an_azure_account_key_and_endpoint_reach_both_libraries_and_no_repr() -> None:
