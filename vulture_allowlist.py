@@ -12,7 +12,7 @@ from lakesink.adapters.storage.gcs import GcsObjectStore
 from lakesink.adapters.storage.local import LocalObjectStore
 from lakesink.adapters.storage.memory import InMemoryObjectStore
 from lakesink.adapters.storage.s3 import S3ObjectStore
-from lakesink.adapters.tables.gcs_file_io import GcsFileIO
+from lakesink.adapters.tables.file_io import LakesinkFileIO
 from lakesink.domain.dialects.aiven.naming import AivenFormat
 from lakesink.domain.dialects.confluent.schemas import SchemaCompatibility
 from lakesink.domain.flush.schema_change import SchemaChangeDetector
@@ -57,5 +57,6 @@ _Plain.seekable
 TableFormat.DELTA
 CatalogType.GLUE
 
-# pyiceberg's PyArrowFileIO calls it for gs:// locations (adapters/tables/gcs_file_io.py overrides it).
-GcsFileIO._initialize_gcs_fs
+# pyiceberg's PyArrowFileIO calls these for gs:// locations and s3:// (adapters/tables/file_io.py overrides them).
+LakesinkFileIO._initialize_gcs_fs
+LakesinkFileIO._initialize_s3_fs

@@ -57,7 +57,7 @@ def table_location(backend: str, settings: BackendSettings, bucket: str, prefix:
         root = f"abfs://{bucket}/"
         return TableLocation(root + path, root, account.iceberg_io(), account.delta_storage())
     if isinstance(settings, GcsSettings):
-        from lakesink.adapters.tables.gcs_file_io import gcs_io_properties
+        from lakesink.adapters.tables.file_io import gcs_io_properties
 
         return TableLocation(f"gs://{bucket}/{path}", f"gs://{bucket}/", gcs_io_properties(settings))
     raise ConfigError(table_backend_refusal(backend, TableFormat.ICEBERG) or f"no table location on {backend}")
@@ -150,6 +150,10 @@ def _iceberg_s3(settings: S3Settings) -> dict[str, str]:
     if settings.access_key is not None and settings.secret_key is not None:
         io["s3.access-key-id"] = settings.access_key.reveal()
         io["s3.secret-access-key"] = settings.secret_key.reveal()
+    if settings.ca_bundle:
+        from lakesink.adapters.tables.file_io import s3_ca_properties
+
+        io.update(s3_ca_properties(settings.ca_bundle))
     return io
 
 

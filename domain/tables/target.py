@@ -32,9 +32,9 @@ _AZURE_DELTA_REFUSED = (
     _ICEBERG_INSTEAD,
 )
 _CA_BUNDLE_REFUSED = (
-    "pyiceberg hands pyarrow's S3 file system no CA file and delta-rs's storage options have no key for one, so "
-    "the table commit could not reach an endpoint signed by a private CA (connect.s3.ca.bundle)",
-    "Write plain PARQUET there (the sink's own client takes the CA), or reach the store through a public CA",
+    "delta-rs's storage options have no key for a CA file (AWS_CA_BUNDLE is not read), so the table commit "
+    "could not reach an endpoint signed by a private CA (connect.s3.ca.bundle)",
+    _ICEBERG_INSTEAD,
 )
 _NO_TABLE_LIBRARY = (
     "lakesink hands pyiceberg and delta-rs the S3, Azure, GCS and local stores only",
@@ -50,7 +50,7 @@ def table_backend_refusal(backend: str, table_format: TableFormat, *, private_ca
         reason, instead = _GCS_DELTA_REFUSED
     elif backend == "azure" and table_format is TableFormat.DELTA:
         reason, instead = _AZURE_DELTA_REFUSED
-    elif backend == "s3" and private_ca:
+    elif backend == "s3" and private_ca and table_format is TableFormat.DELTA:
         reason, instead = _CA_BUNDLE_REFUSED
     elif backend in ("s3", "azure", "gcs", "local", "memory"):
         return None

@@ -4,7 +4,8 @@ moto's S3 sits behind a TLS terminator (tests/support/tls.py) whose certificate 
 signed. Without that CA the sink stops before Spark starts with one ``lakesink: error:`` line that
 names the TLS failure and ``connect.s3.ca.bundle``; with ``connect.s3.ca.bundle`` pointing at the CA
 the sink writes over TLS (the driver and every executor verify the certificate) and the objects
-read back.
+read back; an Iceberg table's commits reach the endpoint through pyiceberg's file system, which lakesink
+hands the same CA.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
+from lakesink.adapters.tables.locations import table_location
+from lakesink.domain.config.connector import ConnectorSettings
 from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink, s3_props
 from tests.support.tls import Certificates, TlsTerminator, make_certificates
 
@@ -92,3 +95,27 @@ def test_with_the_ca_bundle_the_sink_writes_over_tls_and_the_objects_read_back(
     ids = [json.loads(line)["id"] for key in keys
            for line in plain.get_object(Bucket=bucket, Key=key)["Body"].read().splitlines()]
     assert_exactly_once(ids, range(20))
+
+
+def test_with_the_ca_bundle_an_iceberg_table_commits_over_tls_and_reads_back_through_the_same_ca(
+    spark: SparkSession, kafka: EmbeddedKafka, moto_s3: MotoS3, tls_s3: TlsS3, topic: str, tmp_path: Path
+) -> None:
+    bucket = f"tlt-{topic[-10:]}"
+    _plain_client(moto_s3).create_bucket(Bucket=bucket)
+    produce_ids(kafka, topic, range(20))
+    kcql = (f"INSERT INTO {bucket}:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` "
+            "PROPERTIES('flush.count'=5, 'table.format'='ICEBERG', 'table.name'='shop.orders')")
+    catalog = f"sqlite:///{tmp_path}/catalog.db"
+    props = s3_props(moto_s3, kcql, topic, kafka, **{"connect.s3.custom.endpoint": tls_s3.url,
+                                                     "connect.s3.ca.bundle": str(tls_s3.certificates.ca),
+                                                     "connect.s3.table.catalog.uri": catalog})
+    before = tls_s3.terminator.handshake_failures
+
+    run_sink(spark, props, tmp_path / "checkpoint")
+
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    location = table_location("s3", ConnectorSettings.from_properties(props).storage, bucket, "lake/orders")
+    table = SqlCatalog("lakesink", uri=catalog, **location.iceberg_io).load_table("shop.orders")
+    assert_exactly_once(table.scan(selected_fields=("id",)).to_arrow().column("id").to_pylist(), range(20))
+    assert tls_s3.terminator.handshake_failures == before  # every client trusted the endpoint

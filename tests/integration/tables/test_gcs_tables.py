@@ -27,7 +27,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 from pyspark.sql import SparkSession
 
 from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka
-from lakesink.adapters.tables.gcs_file_io import SCOPE, GcsFileIO
+from lakesink.adapters.tables.file_io import SCOPE, LakesinkFileIO
 from lakesink.adapters.tables.locations import table_location
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.tables.marks import mark_of
@@ -160,7 +160,7 @@ def test_the_file_io_mints_a_new_token_before_the_old_one_expires_and_reaches_th
 ) -> None:
     bucket = GcsBucket(fake_gcs.url, unique_name("tables"))
     (tmp_path / "key.json").write_text(_service_account(token_endpoint.url))
-    io = GcsFileIO({"lakesink.gcs.auth-mode": "File", "lakesink.gcs.credentials-file": str(tmp_path / "key.json"),
+    io = LakesinkFileIO({"lakesink.gcs.auth-mode": "File", "lakesink.gcs.credentials-file": str(tmp_path / "key.json"),
                     "gcs.service.host": fake_gcs.url})
     with io.new_output(f"gs://{bucket.name}/lake/a.bin").create() as out:
         out.write(b"first")

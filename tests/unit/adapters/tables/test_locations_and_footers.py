@@ -53,7 +53,7 @@ def test_a_gcs_table_is_a_gs_uri_whose_file_io_carries_the_auth_and_the_endpoint
     location = table_location("gcs", settings, "bkt", "lake/orders")
     assert location.uri == "gs://bkt/lake/orders" and location.file_uri("lake/x.parquet") == "gs://bkt/lake/x.parquet"
     assert location.iceberg_io == {
-        "py-io-impl": "lakesink.adapters.tables.gcs_file_io.GcsFileIO", "lakesink.gcs.auth-mode": "Credentials",
+        "py-io-impl": "lakesink.adapters.tables.file_io.LakesinkFileIO", "lakesink.gcs.auth-mode": "Credentials",
         "lakesink.gcs.credentials": '{"private_key": "PEM"}', "gcs.service.host": "http://127.0.0.1:4443",
     }
     assert "PEM" not in repr(location) and location.delta_storage == {}

@@ -1,8 +1,9 @@
-"""pyiceberg's FileIO for ``gs://`` tables authenticated as ``connect.gcpstorage.*`` says.
+"""pyiceberg's pyarrow FileIO with what the connector's storage settings add and pyiceberg does not pass.
 
-pyiceberg hands pyarrow's GcsFileSystem only an OAuth2 access token or the machine's credentials. This
-FileIO mints the token from the service-account key (auth modes Credentials, File) with google-auth and
-mints it again before it expires; None is anonymous (an emulator), Default the machine's credentials.
+GCS: pyiceberg hands pyarrow's GcsFileSystem only an access token or the machine's credentials; here a
+service-account key (auth modes Credentials, File) becomes tokens minted with google-auth and minted again
+before they expire, None is anonymous, Default the machine's credentials. S3: ``connect.s3.ca.bundle``
+becomes the file system's CA file (pyiceberg has no property for it).
 """
 
 from __future__ import annotations
@@ -20,40 +21,47 @@ from lakesink.domain.config.backends import GcsSettings
 from lakesink.domain.config.secret import Secret
 from lakesink.domain.errors import AccessDeniedError, TransientStorageError
 
-AUTH_MODE = "lakesink.gcs.auth-mode"
-CREDENTIALS = "lakesink.gcs.credentials"
-CREDENTIALS_FILE = "lakesink.gcs.credentials-file"
-ENDPOINT = "gcs.service.host"
+IMPLEMENTATION = "py-io-impl"
+GCS_AUTH_MODE = "lakesink.gcs.auth-mode"
+GCS_CREDENTIALS = "lakesink.gcs.credentials"
+GCS_CREDENTIALS_FILE = "lakesink.gcs.credentials-file"
+GCS_ENDPOINT = "gcs.service.host"
+S3_CA_BUNDLE = "lakesink.s3.ca-bundle"
 SCOPE = "https://www.googleapis.com/auth/devstorage.read_write"
 
 
 def gcs_io_properties(settings: GcsSettings) -> dict[str, str]:
-    """The FileIO properties that name this class and carry the storage settings' auth (secrets in clear)."""
-    io = {"py-io-impl": f"{GcsFileIO.__module__}.{GcsFileIO.__qualname__}", AUTH_MODE: settings.auth_mode}
+    """The FileIO properties of a table on GCS: this FileIO and the storage settings' auth (secrets in clear)."""
+    io = {IMPLEMENTATION: _NAME, GCS_AUTH_MODE: settings.auth_mode}
     if settings.credentials is not None:
-        io[CREDENTIALS] = settings.credentials.reveal()
+        io[GCS_CREDENTIALS] = settings.credentials.reveal()
     if settings.credentials_file:
-        io[CREDENTIALS_FILE] = settings.credentials_file
+        io[GCS_CREDENTIALS_FILE] = settings.credentials_file
     if settings.endpoint:
-        io[ENDPOINT] = settings.endpoint
+        io[GCS_ENDPOINT] = settings.endpoint
     return io
 
 
-class GcsFileIO(PyArrowFileIO):
-    """A PyArrowFileIO whose GCS file system carries a fresh token of the configured service account."""
+def s3_ca_properties(ca_bundle: str) -> dict[str, str]:
+    """The FileIO properties that make a table's S3 file system trust the CAs of ``ca_bundle`` (a PEM file)."""
+    return {IMPLEMENTATION: _NAME, S3_CA_BUNDLE: ca_bundle}
+
+
+class LakesinkFileIO(PyArrowFileIO):
+    """A PyArrowFileIO whose GCS file system carries a fresh token of the configured service account and
+    whose S3 file system trusts the configured CA file."""
 
     def __init__(self, properties: Properties) -> None:
         super().__init__(properties)
-        settings = GcsSettings(
-            auth_mode=properties.get(AUTH_MODE, "Default"),
-            credentials=Secret(properties[CREDENTIALS]) if CREDENTIALS in properties else None,
-            credentials_file=properties.get(CREDENTIALS_FILE),
-        )
-        self._anonymous = settings.auth_mode.lower() == "none"
-        account = gcs_credentials(settings)
+        mode = properties.get(GCS_AUTH_MODE, "Default")
+        self._anonymous = mode.lower() == "none"
+        account = gcs_credentials(GcsSettings(
+            auth_mode=mode,
+            credentials=Secret(properties[GCS_CREDENTIALS]) if GCS_CREDENTIALS in properties else None,
+            credentials_file=properties.get(GCS_CREDENTIALS_FILE),
+        ))
         self._account: Any = account.with_scopes([SCOPE]) if account is not None else None
-        cached = self.fs_by_scheme
-        self.fs_by_scheme = self._renewing(cached)  # type: ignore[method-assign]
+        self.fs_by_scheme = self._renewing(self.fs_by_scheme)  # type: ignore[method-assign]
 
     def _renewing(self, cached: Any) -> Callable[[str, str | None], FileSystem]:
         """``cached`` (pyiceberg's file system per scheme), dropped when the token it holds is about to expire
@@ -66,9 +74,16 @@ class GcsFileIO(PyArrowFileIO):
 
         return fs_by_scheme
 
+    def _initialize_s3_fs(self, netloc: str | None) -> FileSystem:
+        built = super()._initialize_s3_fs(netloc)
+        if (ca_bundle := self.properties.get(S3_CA_BUNDLE)) is None:
+            return built
+        rebuild, (options,) = built.__reduce__()  # pickle's contract: every option pyiceberg set, by name
+        return rebuild({**options, "tls_ca_file_path": ca_bundle})
+
     def _initialize_gcs_fs(self) -> FileSystem:
         options: dict[str, Any] = {}
-        if endpoint := self.properties.get(ENDPOINT):
+        if endpoint := self.properties.get(GCS_ENDPOINT):
             scheme, _, authority = endpoint.partition("://")
             options.update(scheme=scheme, endpoint_override=authority.rstrip("/"))
         if self._anonymous:
@@ -99,3 +114,6 @@ class GcsFileIO(PyArrowFileIO):
             ) from None
         except TransportError as error:
             raise TransientStorageError(f"GCS's token endpoint did not answer: {error}") from None
+
+
+_NAME = f"{LakesinkFileIO.__module__}.{LakesinkFileIO.__qualname__}"
