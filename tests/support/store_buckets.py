@@ -15,12 +15,18 @@ from tests.support.emulators import AZURITE_ACCOUNT, AZURITE_KEY
 
 class StoreBucket(Protocol):
     name: str
+    prefix: str
+    """The connector's settings prefix for the store (``connect.s3``...)."""
 
     def keys(self) -> list[str]:
         """Every data object's key (the index under ``.indexes/`` left out), sorted."""
         ...
 
     def read(self, key: str) -> bytes: ...
+
+    def connector_settings(self, endpoint: str) -> dict[str, str]:
+        """The connector settings that reach the bucket at ``endpoint``."""
+        ...
 
 
 class S3Bucket:

