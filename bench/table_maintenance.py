@@ -59,7 +59,7 @@ class Outcome:
     rows: int
 
 
-def _timed(step: Callable[[], object]) -> tuple[float, object]:
+def timed(step: Callable[[], object]) -> tuple[float, object]:
     started = time.perf_counter()
     result = step()
     return time.perf_counter() - started, result
@@ -83,7 +83,7 @@ def run(batches: int, every: int | None, keep: int, root: Path) -> Outcome:
         path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(rows, path)
         write = RangeWrite((TOPIC, 0), batch * ROWS, (batch + 1) * ROWS - 1, (DataFile(BUCKET, key),))
-        commit_s, committed = _timed(partial(commit_to_table, table, claim, [write]))
+        commit_s, committed = timed(partial(commit_to_table, table, claim, [write]))
         assert isinstance(committed, TableClaim)
         claim, recent = committed, [*recent[-99:], commit_s]
         if every is not None and (batch + 1) % every == 0:
@@ -106,8 +106,8 @@ def _measured(label: str, table: IcebergTable, root: Path, seconds: float, last_
     loaded = table.head("bench", []).version
     assert isinstance(loaded, Table)
     files = [task.file.file_path for task in loaded.scan().plan_files()]
-    scan_s, scanned = _timed(lambda: loaded.scan().to_arrow())
-    duck_s, counted = _timed(lambda: duckdb.sql(
+    scan_s, scanned = timed(lambda: loaded.scan().to_arrow())
+    duck_s, counted = timed(lambda: duckdb.sql(
         f"SELECT count(*), sum(id) FROM read_parquet({json.dumps([f.removeprefix('file://') for f in files])})"
     ).fetchall()[0])
     metadata = [p for p in (root / BUCKET / PREFIX / "metadata").rglob("*") if p.is_file()]

@@ -80,7 +80,8 @@ class DeltaChangeTable(DeltaLakeTable):
         )
 
     def _change_records(self, data_file: DataFile) -> pa.Table:
-        with self._store.open_input_file(f"{self._root}/{self._path(data_file)}") as source:
+        """A change object's records (a missing one is a CommitError naming it, as for appended files)."""
+        with self._opened(data_file) as source:
             return pq.read_table(source)
 
 

@@ -266,9 +266,19 @@ class DeltaLakeTable:
 
     def _read_back(self, data_file: DataFile) -> tuple[int, pq.FileMetaData]:
         """A file's size and footer read from the store (its task kept none)."""
+        with self._opened(data_file) as source:
+            return source.size(), pq.read_metadata(source)
+
+    @contextmanager
+    def _opened(self, data_file: DataFile) -> Iterator[pa.NativeFile]:
+        """An object the sink wrote for the table, open for reading.
+
+        Raises:
+            CommitError: the object is missing (naming it): no retry brings it back.
+        """
         try:
             with self._store.open_input_file(f"{self._root}/{self._path(data_file)}") as source:
-                return source.size(), pq.read_metadata(source)
+                yield source
         except FileNotFoundError:
             raise CommitError(
                 f"Object {data_file.key!r} that the sink wrote for Delta table {self.name} is missing."

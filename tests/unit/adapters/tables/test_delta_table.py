@@ -22,11 +22,13 @@ from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import CommitProperties, Transaction
 
 from lakesink.adapters.storage.local import LocalObjectStore
+from lakesink.adapters.tables.delta_changes import DeltaChangeTable
 from lakesink.adapters.tables.delta_table import DeltaLakeTable
 from lakesink.adapters.tables.locations import TableLocation, table_location
 from lakesink.domain.config.backends import LocalSettings
 from lakesink.domain.errors import CommitError, TableMovedError
 from lakesink.domain.records import TopicPartition
+from lakesink.domain.tables.changes import ChangeFormat, ChangeSpec
 from lakesink.domain.tables.marks import TableMark, first_mark
 from lakesink.domain.tables.table_port import DataFile, TableHead
 from lakesink.domain.tables.target import TableFormat, TableTarget
@@ -85,6 +87,19 @@ def test_an_absent_table_has_no_head_and_a_claim_without_files_commits_nothing(
     assert table.commit(head, (), first_mark("sink", "run-1")) is False
     assert table.head("sink", [P0]) == TableHead(None, None)
     assert table.name == location.uri
+
+
+@pytest.mark.parametrize("changes", [None, ChangeSpec(ChangeFormat.DEBEZIUM, ("id",))], ids=["appended", "change"])
+def test_a_missing_object_stops_the_commit_naming_it_for_appended_files_and_change_records_alike(
+    changes: ChangeSpec | None, store: LocalObjectStore, location: TableLocation
+) -> None:
+    target = TableTarget(TableFormat.DELTA, "shop.orders", BUCKET, PREFIX, changes=changes)
+    table = (DeltaLakeTable if changes is None else DeltaChangeTable)(target, location)
+    gone = DataFile(BUCKET, f"{PREFIX}/data/gone.parquet")
+
+    with pytest.raises(CommitError, match=r"Object 'shop/orders/data/gone.parquet' that the sink wrote for Delta table "
+                                          r".* is missing"):
+        table.commit(table.head("sink", [P0]), [gone], first_mark("sink", "run-1"))
 
 
 def test_the_first_commit_creates_the_table_with_its_rows_and_its_mark(
