@@ -144,14 +144,13 @@ class IcebergTable:
         with self._reading("read its files"):
             return [
                 TableFile(path[len(root):], entry.data_file.file_size_in_bytes, tuple(entry.data_file.partition), added)
-                for path, entry, added in self._entries(head)
+                for path, entry, added in self._entries(head.version)
                 if path.startswith(root)
             ]
 
-    def _entries(self, head: TableHead) -> Iterator[tuple[str, ManifestEntry, int]]:
-        """The live data files of ``head``'s snapshot: path, manifest entry, when its commit was made
-        (0 when that snapshot expired: long ago)."""
-        table = head.version
+    def _entries(self, table: object) -> Iterator[tuple[str, ManifestEntry, int]]:
+        """The live data files of the current snapshot of ``table`` (a head's version): path, manifest
+        entry, when its commit was made (0 when that snapshot expired: long ago)."""
         snapshot = table.current_snapshot() if isinstance(table, Table) else None
         if snapshot is None or not isinstance(table, Table):
             return
@@ -171,7 +170,7 @@ class IcebergTable:
         table = head.version
         assert isinstance(table, Table)
         with self._reading("read the files it compacts"):
-            entries = {path: entry.data_file for path, entry, _added in self._entries(head)}
+            entries = {path: entry.data_file for path, entry, _added in self._entries(table)}
             written = [self._rewritten(table, group) for group in groups]
         with self._sending():
             with without_rebase(table).transaction() as transaction:
@@ -193,10 +192,13 @@ class IcebergTable:
             with table.io.new_input(self._location.file_uri(each.key)).open() as stream:
                 parts.append(pq.read_table(stream))
         rows = pa.concat_tables(parts, promote_options="permissive")
+        return self._written(table, compacted_key(self._target.prefix, group), rows)
+
+    def _written(self, table: Table, key: str, rows: pa.Table) -> Footer:
+        """``rows`` written as one Parquet object at ``key`` of the table's bucket, and its footer."""
         buffer = pa.BufferOutputStream()
-        pq.write_table(rows, buffer, compression="snappy")
+        pq.write_table(rows, buffer, compression="zstd")  # as pyiceberg writes the table's own files
         data = buffer.getvalue()
-        key = compacted_key(self._target.prefix, group)
         with table.io.new_output(self._location.file_uri(key)).create(overwrite=True) as out:
             out.write(data.to_pybytes())
         return Footer(key, data.size, pq.read_metadata(pa.BufferReader(data)))
