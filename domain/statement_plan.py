@@ -132,6 +132,11 @@ class SinkPlan:
 
     statements: tuple[StatementPlan, ...]
 
+    @property
+    def tables(self) -> list[TableTarget]:
+        """The tables the statements write, each once however many statements name it."""
+        return list({t.identity: t for s in self.statements if (t := s.table) is not None}.values())
+
     def route(self, topic: str) -> StatementPlan:
         """The first statement whose topic is ``*`` or ``topic`` (Lenses' routing rule).
 

@@ -8,7 +8,7 @@ See docs/tables.md, "Files that no commit references".
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 _METADATA = ("metadata/", "_delta_log/")
 DEFAULT_GRACE_MS = 3 * 24 * 3600 * 1000
@@ -34,3 +34,11 @@ def settled(modified_ms: int | None, now_ms: int, grace_ms: int) -> bool:
     if grace_ms <= 0:
         return True
     return modified_ms is not None and modified_ms <= now_ms - grace_ms
+
+
+def by_age(
+    found: Iterable[str], modified_ms: Mapping[str, int | None], now_ms: int, grace_ms: int
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``found`` split into the :func:`settled` (to delete) and the younger (kept), each in its order."""
+    aged = {key: settled(modified_ms[key], now_ms, grace_ms) for key in found}
+    return tuple(key for key, old in aged.items() if old), tuple(key for key, old in aged.items() if not old)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lakesink.domain.tables.orphans import is_candidate, orphans, settled
+from lakesink.domain.tables.orphans import by_age, is_candidate, orphans, settled
 
 
 def test_only_parquet_objects_under_the_table_outside_its_metadata_are_candidates() -> None:
@@ -26,3 +26,10 @@ def test_an_object_is_settled_once_older_than_the_grace_period_and_never_when_it
     assert not settled(1_001, now_ms=5_000, grace_ms=4_000)
     assert not settled(None, now_ms=5_000, grace_ms=4_000)
     assert settled(None, now_ms=5_000, grace_ms=0)  # no grace period: every orphan goes
+
+
+def test_found_objects_split_by_age_into_those_to_delete_and_those_kept_in_their_order() -> None:
+    modified = {"t/c.parquet": 1_000, "t/a.parquet": 4_500, "t/b.parquet": None, "t/d.parquet": 500}
+    found = ["t/c.parquet", "t/a.parquet", "t/b.parquet", "t/d.parquet"]
+    assert by_age(found, modified, now_ms=5_000, grace_ms=4_000) == (
+        ("t/c.parquet", "t/d.parquet"), ("t/a.parquet", "t/b.parquet"))
