@@ -452,7 +452,8 @@ def _run_table_maintain(args: argparse.Namespace) -> int:
     for report in maintain_tables_command(args.config, dry_run=args.dry_run):
         print(
             f"{report.table}: {would}expire {report.expired} snapshots, {would}compact {report.compacted} small "
-            f"files into {report.written}, {would}delete {len(report.orphans)} orphan objects"
+            f"files into {report.written}, {would}delete {len(report.orphans)} orphan objects and "
+            f"{len(report.metadata)} metadata files no kept version needs"
         )
     return EXIT_OK
 

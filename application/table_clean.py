@@ -19,7 +19,7 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
 from lakesink.domain.ports import Clock, ObjectStore, iter_objects
 from lakesink.domain.statement_plan import plan_sink
-from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS, is_candidate, orphans, settled
+from lakesink.domain.tables.orphans import DEFAULT_GRACE_MS, by_age, is_candidate, orphans
 from lakesink.domain.tables.table_port import LakeTable
 from lakesink.domain.tables.target import TableTarget
 
@@ -53,24 +53,21 @@ def clean_tables(
     Raises:
         ConfigError: no statement of the config writes a table.
     """
-    targets = {t.identity: t for s in plan_sink(settings).statements if (t := s.table) is not None}
+    targets = plan_sink(settings).tables
     if not targets:
         raise ConfigError("No statement of this config writes a table ('table.format'): there is nothing to clean.")
     cleaned = []
-    for target in targets.values():
+    for target in targets:
         written = {info.key: info.modified_ms for info in iter_objects(store, target.bucket, target.prefix + "/")
                    if is_candidate(target.prefix, info.key) and (target.changes is None or target.owns(info.key))}
         pending = perform(_planned_objects(settings, target.bucket), store)
         found = orphans(written, pending, open_table(target).referenced())
-        now = clock.now_ms()
-        aged = {key: settled(written[key], now, grace_ms) for key in found}
-        old = [key for key in found if aged[key]]
+        old, recent = by_age(found, written, clock.now_ms(), grace_ms)
         if old and not dry_run:
             store.delete_many(target.bucket, old)
-        recent = tuple(key for key in found if not aged[key])
         logger.info("Table %s: %d orphan objects %s, %d younger than the grace period kept", target.name, len(old),
                     "found" if dry_run else "deleted", len(recent))
-        cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", tuple(old), not dry_run, recent))
+        cleaned.append(CleanedTable(target.name, f"{target.bucket}/{target.prefix}", old, not dry_run, recent))
     return cleaned
 
 

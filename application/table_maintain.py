@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lakesink.application.metadata_clean import clean_metadata
 from lakesink.application.table_clean import clean_tables
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.errors import ConfigError
@@ -19,6 +20,9 @@ from lakesink.domain.statement_plan import plan_sink
 from lakesink.domain.tables.maintenance import MaintainedTable, MaintenanceReport, maintain_table
 from lakesink.domain.tables.table_port import LakeTable
 from lakesink.domain.tables.target import TableTarget
+
+Removed = dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+"""Per table: the orphan data files and the unneeded metadata files removed."""
 
 
 def maintain_tables(
@@ -29,26 +33,43 @@ def maintain_tables(
     *,
     dry_run: bool,
 ) -> list[MaintenanceReport]:
-    """Every table of the sink's statements maintained once (orphans: as ``table clean`` with
-    ``table.maintenance.orphans.older.than``).
+    """Every table of the sink's statements maintained once, then cleaned (:func:`remove_unreferenced`).
 
     Raises:
         ConfigError: no statement of the config writes a table, or its format cannot be maintained.
         CommitError: a sink kept committing between each read and the maintenance commit.
     """
-    targets = {t.identity: t for s in plan_sink(settings).statements if (t := s.table) is not None}
+    targets = plan_sink(settings).tables
     if not targets:
         raise ConfigError("No statement of this config writes a table ('table.format'): there is nothing to maintain.")
     maintenance = settings.table_maintenance
     reports = []
-    for target in targets.values():
+    for target in targets:
         table = open_table(target)
         if not isinstance(table, MaintainedTable):
             raise ConfigError(f"Table {target.name} ({target.format.value}) cannot be maintained by lakesink yet.")
         reports.append(maintain_table(table, maintenance, clock.now_ms(), connector=settings.name, claim=None,
                                       dry_run=dry_run))
     if maintenance.orphans:
-        cleaned = {c.table: c.orphans for c in clean_tables(
-            settings, store, open_table, clock, dry_run=dry_run, grace_ms=maintenance.orphans_older_than_ms)}
-        reports = [report.with_orphans(cleaned.get(report.table, ())) for report in reports]
+        removed = remove_unreferenced(settings, store, open_table, clock, dry_run=dry_run)
+        reports = [report.with_removed(*removed.get(report.table, ((), ()))) for report in reports]
     return reports
+
+
+def remove_unreferenced(
+    settings: ConnectorSettings,
+    store: ObjectStore,
+    open_table: Callable[[TableTarget], LakeTable],
+    clock: Clock,
+    *,
+    dry_run: bool,
+) -> Removed:
+    """What no kept version of the sink's tables needs, older than ``table.maintenance.orphans.older.than``,
+    deleted: data files as ``table clean`` does, then Iceberg metadata files (run after expiry, which
+    leaves them behind)."""
+    grace_ms = settings.table_maintenance.orphans_older_than_ms
+    orphans = {c.table: c.orphans for c in clean_tables(settings, store, open_table, clock, dry_run=dry_run,
+                                                          grace_ms=grace_ms)}
+    metadata = {c.table: c.orphans for c in clean_metadata(plan_sink(settings).tables, store, open_table, clock,
+                                                            dry_run=dry_run, grace_ms=grace_ms)}
+    return {table: (orphans.get(table, ()), metadata.get(table, ())) for table in orphans.keys() | metadata.keys()}

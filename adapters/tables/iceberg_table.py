@@ -61,11 +61,15 @@ from lakesink.domain.tables.marks import (
     mark_property,
     mark_text,
 )
+from lakesink.domain.tables.metadata_orphans import MetadataReferences
 from lakesink.domain.tables.table_port import DataFile, TableHead
 from lakesink.domain.tables.target import TableTarget
 from lakesink.domain.tables.time_partition import TimeUnit
 
 _NO_REBASE = {"commit.retry.num-retries": "0"}
+_CREATED_PROPERTIES = {TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED: "true"}
+"""Tables lakesink creates drop the metadata.json files that fall out of the metadata log (the newest
+``write.metadata.previous-versions-max``, 100, are kept) at each commit, as Java Iceberg does."""
 _UNAVAILABLE = (OSError, ServerError, ServiceUnavailableError, TooManyRequestsError, OperationalError)
 """The store, the REST catalog or the SQL catalog's database not answering (or busy, or throttling): it
 ends by itself."""
@@ -108,6 +112,22 @@ class IcebergTable:
             paths = table.inspect.all_data_files().column("file_path").to_pylist()  # every snapshot's files
         root = self._location.bucket_uri
         return {path[len(root):] for path in paths if path.startswith(root)}
+
+    def metadata_references(self) -> MetadataReferences | None:
+        with self._reading("read its metadata"):
+            try:
+                table = self._catalog.load_table(self._identifier)
+            except NoSuchTableError:
+                return None
+            manifests = table.inspect.all_manifests().column("path").to_pylist()  # delete manifests included
+        metadata = table.metadata
+        paths = [table.metadata_location, *(entry.metadata_file for entry in metadata.metadata_log),
+                 *(snapshot.manifest_list for snapshot in metadata.snapshots), *manifests]
+        root = self._location.bucket_uri
+        if not all(path.startswith(root) for path in paths):
+            return None  # metadata in another bucket (or spelt otherwise): lakesink cannot tell what is needed
+        current, *needed = (path[len(root):] for path in paths)
+        return MetadataReferences(current, frozenset(needed))
 
     def commit(self, head: TableHead, files: Sequence[DataFile], mark: TableMark) -> bool:
         with self._reading("read the files it commits"):
@@ -272,11 +292,13 @@ class IcebergTable:
                     spec.add_field(timed.column, transform, f"{timed.column}_{timed.unit.value}")
 
     def _created(self) -> Table:
-        """The table, created at the statement's location (its schema grows with the first files)."""
+        """The table, created at the statement's location (its schema grows with the first files), with
+        :data:`_CREATED_PROPERTIES`."""
         namespace = self._identifier[:-1]
         self._catalog.create_namespace_if_not_exists(namespace)
         try:
-            return self._catalog.create_table(self._identifier, schema=Schema(), location=self._location.uri)
+            return self._catalog.create_table(self._identifier, schema=Schema(), location=self._location.uri,
+                                              properties=_CREATED_PROPERTIES)
         except TableAlreadyExistsError:
             raise TableMovedError(f"Iceberg table {self.name} was created by another writer since it was read") from None
 

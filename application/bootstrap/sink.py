@@ -31,7 +31,7 @@ from lakesink.application.sink_metrics import NO_METRICS, EveryMetrics, SinkMetr
 from lakesink.application.sink_progress import SinkProgress
 from lakesink.application.sink_run import SinkRun
 from lakesink.application.sink_tables import SinkTables
-from lakesink.application.table_clean import clean_tables
+from lakesink.application.table_maintain import remove_unreferenced
 from lakesink.domain.commit.store_probe import checksum_probe_key
 from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.ports import ObjectStore
@@ -111,10 +111,8 @@ def sink_run(
             connector=settings.name,
             owner=run_id,
             maintenance=settings.table_maintenance,
-            remove_orphans=lambda: clean_tables(
-                settings, store, table_opener(settings), WallClock(), dry_run=False,
-                grace_ms=settings.table_maintenance.orphans_older_than_ms,
-            ),
+            remove_orphans=lambda: remove_unreferenced(settings, store, table_opener(settings), WallClock(),
+                                                       dry_run=False),
         ),
     )
 

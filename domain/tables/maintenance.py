@@ -163,10 +163,12 @@ class MaintenanceReport:
     """Target-sized files that replaced them."""
     orphans: tuple[str, ...] = field(default_factory=tuple)
     """Files no version references, older than the grace period: deleted (or, dry, to be)."""
+    metadata: tuple[str, ...] = field(default_factory=tuple)
+    """Metadata files no kept version needs (Iceberg), older than the grace period: deleted (or, dry, to be)."""
 
-    def with_orphans(self, orphans: tuple[str, ...]) -> MaintenanceReport:
-        """This report with orphan removal's finding."""
-        return replace(self, orphans=orphans)
+    def with_removed(self, orphans: tuple[str, ...], metadata: tuple[str, ...]) -> MaintenanceReport:
+        """This report with orphan removal's findings: data files, then metadata files."""
+        return replace(self, orphans=orphans, metadata=metadata)
 
 
 @runtime_checkable
