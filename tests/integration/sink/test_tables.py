@@ -53,6 +53,7 @@ from tests.integration.sink.conftest import (
     s3_props,
 )
 from tests.support.boto_bucket import BotoBucket
+from tests.support.iceberg_metadata import needed_metadata
 from tests.support.iceberg_rest import IcebergRestServer
 
 pytestmark = [pytest.mark.integration]
@@ -469,6 +470,9 @@ def test_the_sink_compacts_and_expires_between_batches_and_a_restart_resumes_at_
     on_disk = sorted(str(p) for p in (tmp_path / "store" / "bkt" / "lake" / "orders").rglob("*.parquet"))
     kept = table.inspect.all_data_files().column("file_path").to_pylist()
     assert sorted({path.removeprefix("file://") for path in kept}) == on_disk and len(on_disk) == 6
+    # and the metadata folder what those two snapshots need: expired manifest lists and manifests deleted
+    metadata = tmp_path / "store" / "bkt" / "lake" / "orders" / "metadata"
+    assert {path.name for path in metadata.iterdir()} == needed_metadata(table)
 
 
 def test_table_maintain_racing_a_sink_commit_lands_with_it_and_a_crashed_one_leaves_only_orphans(

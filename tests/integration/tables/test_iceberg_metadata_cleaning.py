@@ -27,6 +27,7 @@ from lakesink.domain.tables.metadata_orphans import MetadataReferences
 from lakesink.domain.tables.table_commits import RangeWrite, TableClaim, claim_table, commit_to_table
 from lakesink.domain.tables.table_port import DataFile, LakeTable
 from tests.support.clocks import ManualClock
+from tests.support.iceberg_metadata import needed_metadata
 
 pytestmark = [pytest.mark.integration]
 
@@ -74,14 +75,6 @@ class _Sink:
         return {p.name for p in self.root.joinpath(*METADATA).iterdir()}
 
 
-def _needed(table: Table) -> set[str]:
-    """The metadata folder's files the table's current metadata names, as pyiceberg lists them."""
-    paths = {table.metadata_location, *(entry.metadata_file for entry in table.metadata.metadata_log),
-             *(snapshot.manifest_list for snapshot in table.snapshots()),
-             *table.inspect.all_manifests().column("path").to_pylist()}
-    return {path.rsplit("/", 1)[1] for path in paths}
-
-
 def _ids(table: Table, snapshot_id: int | None = None) -> list[int]:
     """The ids pyiceberg's scan reads, checked against DuckDB reading the scan's files."""
     scan = table.scan(snapshot_id=snapshot_id)
@@ -112,8 +105,8 @@ def test_maintenance_deletes_the_metadata_no_kept_version_needs_and_the_table_re
 
     table = sink.loaded()
     assert report.expired == 6 and len(table.snapshots()) == 3
-    assert sink.metadata_files() == _needed(table)
-    assert len(report.metadata) == len(before) + 1 - len(_needed(table))  # + 1: the expiry's metadata.json
+    assert sink.metadata_files() == needed_metadata(table)
+    assert len(report.metadata) == len(before) + 1 - len(needed_metadata(table))  # + 1: the expiry's metadata.json
     assert len([name for name in sink.metadata_files() if name.endswith(".metadata.json")]) == 3
     assert _ids(table) == list(range(8 * ROWS))
     for snapshot, batches in zip(table.snapshots(), (6, 7, 8), strict=True):  # time travel to each kept one
@@ -141,13 +134,13 @@ def test_a_commit_landing_between_the_listing_and_the_deletion_keeps_its_files(t
         sink.commit()
     [expired] = maintain_tables(sink.settings, sink.store, sink.open, ManualClock(NOW_MS), dry_run=False)
     assert expired.expired == 3 and expired.metadata == ()  # the claim and two batches; their files left behind
-    unneeded = sink.metadata_files() - _needed(sink.loaded())
+    unneeded = sink.metadata_files() - needed_metadata(sink.loaded())
     racing: LakeTable = _CommitsWhileCleaning(sink)  # type: ignore[assignment]
     [cleaned] = clean_metadata([sink.target], sink.store, lambda target: racing, ManualClock(NOW_MS),
                                dry_run=False, grace_ms=0)
     table = sink.loaded()
     assert {key.rsplit("/", 1)[1] for key in cleaned.orphans} == unneeded and len(unneeded) == 3  # manifest lists
-    assert sink.metadata_files() == _needed(table)  # the racing batch's manifest list, manifest, metadata.json kept
+    assert sink.metadata_files() == needed_metadata(table)  # the racing batch's manifest list, manifest, metadata.json kept
     assert len(table.snapshots()) == 3 and _ids(table) == list(range(5 * ROWS))
 
 
