@@ -24,6 +24,7 @@ from lakesink.adapters.kafka.embedded_broker import EmbeddedKafka, ProducedRecor
 from lakesink.application.cli import main
 from lakesink.domain.tables.marks import mark_of, offset_app_id
 from tests.integration.sink.conftest import PARTITIONS, assert_verifies_clean, local_props, run_sink
+from tests.support.iceberg_metadata import needed_metadata
 
 pytestmark = [pytest.mark.integration]
 
@@ -221,6 +222,7 @@ def test_maintenance_compacts_and_expires_a_change_table_and_removes_only_the_fi
         assert len(iceberg.snapshots()) == 1
         referenced = iceberg.inspect.all_data_files().column("file_path").to_pylist()
         assert own == sorted({path.removeprefix("file://") for path in referenced})
+        assert {path.name for path in (root / "metadata").iterdir()} == needed_metadata(iceberg)  # and its metadata
     else:  # a Delta log keeps its commits 30 days (delta.logRetentionDuration): what they name stays
         assert {uri.removeprefix("file://") for uri in DeltaTable(_delta_uri(tmp_path)).file_uris()} <= set(own)
 
