@@ -81,6 +81,11 @@ class IcebergRestServer:
         return f"http://127.0.0.1:{self._port}"
 
     @property
+    def pid(self) -> int | None:
+        """The server JVM's process id while it runs (the benchmark counts its CPU)."""
+        return None if self._process is None else self._process.pid
+
+    @property
     def log_path(self) -> Path:
         return self._dir / "server.log"
 
