@@ -144,7 +144,8 @@ def table_step_rows(report: dict[str, Any]) -> list[list[str]]:
             rate = step["produced_rate"] or 1
             fresh, gaps = step["freshness_ms"], tab["interval_s"]
             if "commits" in tab:
-                commit = f"{_num(tab['commits']['duration_ms']['p50'], '.0f')} / {_num(tab['commits']['duration_ms']['max'], '.0f')}"
+                durations = tab["commits"]["duration_ms"]
+                commit = f"{_num(durations['p50'], '.0f')} / {_num(durations['max'], '.0f')}"
             else:
                 commit = f"{_num(step.get('sink_batches', {}).get('commit_ms'), '.0f')} (mean)"
             rows.append([
@@ -350,6 +351,18 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
     lines += ["", *(f"* {line}" for line in versus), *([""] if versus else []),
               "| " + " | ".join(STEP_HEADER) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 9 + "---|"]
     lines += ["| " + " | ".join(row) + " |" for row in step_rows(report)]
+    tables = table_step_rows(report)
+    if tables:
+        lines += ["", "Iceberg tables (format `iceberg`, bench/streaming_tables.py): lakesink with sink-iceberg's statement "
+                  "and Apache Iceberg's Kafka Connect sink (`iceberg.control.commit.interval-ms` 5,000, its lag from "
+                  "its `connect-<name>` group, whose offsets its workers commit when they hand their files to the "
+                  "coordinator, before the table commit), both through one Iceberg REST catalog. Freshness here is "
+                  "produce time → the poll (every second) whose loadTable first showed the snapshot holding the record; "
+                  "table lag = high watermarks − the rows of the newest snapshot seen; commit ms: lakesink's "
+                  "mean table commit (its batch lines), the connector's coordinator from start-commit to the table "
+                  "commit (its log).", "",
+                  "| " + " | ".join(TABLE_HEADER) + " |", "|---|---|---|" + "---:|" * (len(TABLE_HEADER) - 3)]
+        lines += ["| " + " | ".join(row) + " |" for row in tables]
     batch_rows = [(run["format"], step["label"], step["sink_batches"]) for run in report["runs"]
                   if run["sink"] == "lakesink" for step in run["steps"] if step.get("sink_batches", {}).get("batches")]
     if batch_rows:

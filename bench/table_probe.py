@@ -8,7 +8,6 @@ snapshot, so up to one second late, as :class:`bench.streaming_probes.FreshnessP
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ import pyarrow.parquet as pq
 from pyiceberg.manifest import ManifestEntryStatus
 
 from bench.streaming_metrics import freshness_ms
+from bench.streaming_probes import POLL_S, PollingProbe
 from bench.table_metrics import SeenSnapshot
 
 if TYPE_CHECKING:
@@ -24,26 +24,20 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
     from pyiceberg.table.snapshots import Snapshot
 
-POLL_S = 1.0
 STAMP_COLUMN = "created_at"
 
 
-class TableProbe(threading.Thread):
+class TableProbe(PollingProbe):
     """Polls ``identifier`` in ``catalog`` every second; reads each new snapshot's added files' produce
     times (see the module)."""
 
     def __init__(self, catalog: Catalog, identifier: str) -> None:
-        super().__init__(daemon=True, name="table-freshness")
+        super().__init__("table-freshness")
         self._catalog, self._identifier = catalog, identifier
         self._known: set[int] = set()
-        self._halt = threading.Event()
-        self.freshness: list[np.ndarray] = []
         self.snapshots: list[SeenSnapshot] = []
         self.rows_before = 0
         """Rows in the table when the step began (the warm-up's)."""
-        self.records = 0
-        self.objects = 0
-        self.errors: list[str] = []
 
     def ignore_existing(self, rows: int, timeout_s: float) -> None:
         """Wait until the table holds ``rows`` (the warm-up's records, which a sink may report committed
@@ -65,21 +59,13 @@ class TableProbe(threading.Thread):
                                    f"after {timeout_s:.0f} s")
             time.sleep(POLL_S)
 
-    def run(self) -> None:
-        while not self._halt.is_set():
-            self.poll()
-            self._halt.wait(POLL_S)
-
-    def poll(self) -> None:
-        try:
-            table = self._catalog.load_table(self._identifier)
-            seen_ms = time.time() * 1000
-            for snapshot in sorted(table.snapshots(), key=lambda s: s.timestamp_ms):
-                if snapshot.snapshot_id not in self._known:
-                    self._known.add(snapshot.snapshot_id)
-                    self._read(table, snapshot, seen_ms)
-        except Exception as error:  # noqa: BLE001 - reported with the step, never fatal to the run
-            self.errors.append(f"{type(error).__name__}: {error}")
+    def _poll(self) -> None:
+        table = self._catalog.load_table(self._identifier)
+        seen_ms = time.time() * 1000
+        for snapshot in sorted(table.snapshots(), key=lambda s: s.timestamp_ms):
+            if snapshot.snapshot_id not in self._known:
+                self._known.add(snapshot.snapshot_id)
+                self._read(table, snapshot, seen_ms)
 
     def _read(self, table: Table, snapshot: Snapshot, seen_ms: float) -> None:
         added = [entry.data_file.file_path
@@ -93,13 +79,6 @@ class TableProbe(threading.Thread):
                                            _total_records(snapshot)))
         self.records += len(stamps)
         self.objects += len(added)
-
-    def finish(self) -> np.ndarray:
-        """Stop polling after one last poll; every record's freshness (ms) so far."""
-        self._halt.set()
-        self.join(timeout=30)
-        self.poll()
-        return np.concatenate(self.freshness) if self.freshness else np.zeros(0)
 
 
 def _total_records(snapshot: Snapshot) -> int:

@@ -12,10 +12,11 @@ import pytest
 
 from bench.__main__ import parse_args
 from bench.streaming import ONLY_FORMATS, SINKS
-from bench.streaming_report import TABLE_HEADER, table_step_rows
+from bench.streaming_report import TABLE_HEADER, section, table_step_rows
 from bench.table_metrics import SeenSnapshot, coordinator_commits, snapshot_cadence, table_lag
 
 T0 = 1_800_000_000_000  # epoch ms
+RATE = 10_000.0
 
 
 def _snapshot(n: int, committed_s: float, seen_s: float, total: int, added: int = 50_000) -> SeenSnapshot:
@@ -100,3 +101,18 @@ def test_a_table_step_is_reported_with_lag_freshness_and_commit_cadence() -> Non
     assert rows[0] == ["lakesink", "20k", "yes", "6.0", "7.0", "4.0 / 9.0", "12.0", "5.0 / 6.1", "140 (mean)",
                        "12.5", "2,000"]
     assert rows[1][0] == "Iceberg's Kafka Connect sink" and rows[1][8] == "800 / 2000"
+
+
+def test_the_generated_section_shows_the_table_steps_only_when_there_are_some() -> None:
+    from tests.unit.bench.test_streaming_metrics import _report
+
+    plain = _report()
+    assert "Iceberg tables" not in section(plain, "streaming-x.json", "bench/results")
+    with_table = _report()
+    step = {**with_table["runs"][0]["steps"][0], "label": "20k", "lag_p99": 30_000,  # type: ignore[index]
+            "table": {"per_minute": 12.0, "interval_s": {"p50": 5.0, "p99": 5.2, "max": 5.3},
+                      "table_lag": {"p50": 20_000.0, "p99": 40_000.0, "max": 41_000.0}}}
+    with_table["runs"].append({"sink": "lakesink", "format": "iceberg", "sustained_rate": RATE,  # type: ignore[attr-defined]
+                               "steps": [step]})
+    text = section(with_table, "streaming-x.json", "bench/results")
+    assert "Iceberg tables" in text and "| lakesink | 20k | yes | 3.0 | 4.0 | 4.0 / 6.5 | 12.0 | 5.0 / 5.3 |" in text
