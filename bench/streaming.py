@@ -21,7 +21,8 @@ ladder runs on fresh services, so no step inherits another's backlog, topic or o
    :mod:`bench.streaming_probes`), the
    sink tree's CPU time by role and RSS, the broker's and S3 server's CPU time and the machine's
    busy time are sampled, and new objects are read for freshness;
-4. **drain**: sampling goes on until the lag is 0 or :data:`DRAIN_TIMEOUT_S` passed; lakesink's
+4. **drain**: sampling goes on until the lag is 0 (a table step: and the table holds every record) or
+   :data:`DRAIN_TIMEOUT_S` passed; lakesink's
    committed positions on its endpoint are then checked against its master locks'
    (``committed_cross_check``); then the sink and the services are stopped.
 
@@ -394,7 +395,8 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     drain_began, drained = time.monotonic(), False
     while time.monotonic() - drain_began < DRAIN_TIMEOUT_S and process.poll() is None:
         began = time.monotonic()
-        if sample().lag == 0:
+        taken = sample()
+        if taken.lag == 0 and probe.holds(taken.high):
             drained = True
             break
         tick(began)

@@ -197,6 +197,11 @@ class PollingProbe(threading.Thread):
     def _poll(self) -> None:
         raise NotImplementedError
 
+    def holds(self, produced: int) -> bool:
+        """Whether a reader sees all ``produced`` records (the step drains until it does): yes once the sink
+        committed them, unless a table commits after the offsets (:class:`bench.table_probe.TableProbe`)."""
+        return True
+
     def finish(self) -> np.ndarray:
         """Stop polling after one last poll; every record's freshness (ms) so far."""
         self._halt.set()

@@ -67,6 +67,12 @@ class TableProbe(PollingProbe):
                 self._known.add(snapshot.snapshot_id)
                 self._read(table, snapshot, seen_ms)
 
+    def holds(self, produced: int) -> bool:
+        """Whether the newest snapshot seen holds all ``produced`` records: the Iceberg connector's workers
+        commit their group's offsets before the coordinator's table commit."""
+        newest = max((s.total_records for s in self.snapshots), default=self.rows_before)
+        return newest >= produced
+
     def _read(self, table: Table, snapshot: Snapshot, seen_ms: float) -> None:
         added = [entry.data_file.file_path
                  for manifest in snapshot.manifests(table.io) if manifest.added_snapshot_id == snapshot.snapshot_id

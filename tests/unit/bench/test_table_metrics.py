@@ -116,3 +116,13 @@ def test_the_generated_section_shows_the_table_steps_only_when_there_are_some() 
                                "steps": [step]})
     text = section(with_table, "streaming-x.json", "bench/results")
     assert "Iceberg tables" in text and "| lakesink | 20k | yes | 3.0 | 4.0 | 4.0 / 6.5 | 12.0 | 5.0 / 5.3 |" in text
+
+
+def test_a_table_step_drains_only_once_the_table_holds_every_record() -> None:
+    from bench.table_probe import TableProbe
+
+    probe = TableProbe(None, "bench.orders")  # type: ignore[arg-type]  # holds() reads what the polls saw
+    probe.rows_before = 4_000
+    assert probe.holds(4_000) and not probe.holds(20_000)
+    probe.snapshots.append(_snapshot(1, 5.0, 5.5, total=20_000))
+    assert probe.holds(20_000)
