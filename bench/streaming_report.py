@@ -29,11 +29,14 @@ _SHORT_NAMES = {"spark": "Spark job", "aiven": "Aiven", "iceberg-connect": "Iceb
 """A peer's name where a chart label has little room."""
 _FORMAT_NAMES = {"json": "JSON passthrough", "parquet": "PARQUET, PARTITIONBY country",
                  "iceberg": "Iceberg table, PARTITIONBY country"}
-_CONNECTOR_FORMATS = {"iceberg": "Iceberg table (Parquet, unpartitioned), commit interval 5 s"}
-_QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)"}
-_SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country"}
+_NO_TABLE = "not run (writes no Iceberg table)"
+_CONNECTOR_FORMATS = {"iceberg": "Iceberg table (Parquet, unpartitioned)",
+                      "json": "not run (writes Iceberg tables only)", "parquet": "not run (writes Iceberg tables only)"}
+_QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)", "iceberg": _NO_TABLE}
+_SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country", "iceberg": _NO_TABLE}
 _AIVEN_FORMATS = {"json": "jsonl (JsonConverter, value envelope)",
-                  "parquet": "not run (its parquet writer needs an artifact Maven Central does not serve)"}
+                  "parquet": "not run (its parquet writer needs an artifact Maven Central does not serve)",
+                  "iceberg": _NO_TABLE}
 
 
 def _format_name(sink: str, fmt: str) -> str:

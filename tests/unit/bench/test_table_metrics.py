@@ -126,3 +126,13 @@ def test_a_table_step_drains_only_once_the_table_holds_every_record() -> None:
     assert probe.holds(4_000) and not probe.holds(20_000)
     probe.snapshots.append(_snapshot(1, 5.0, 5.5, total=20_000))
     assert probe.holds(20_000)
+
+
+def test_every_sink_and_format_has_a_name_for_the_charts_grid() -> None:
+    """The lag chart draws a cell for every sink × format of a run, also those a sink does not write."""
+    from bench.streaming import FORMATS
+    from bench.streaming_report import _format_name
+
+    names = {(sink, fmt): _format_name(sink, fmt) for sink in SINKS for fmt in FORMATS}
+    assert names["iceberg-connect", "json"].startswith("not run")
+    assert names["quix", "iceberg"].startswith("not run") and names["lakesink", "iceberg"].startswith("Iceberg table")
