@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import scenarios, side_by_side, streaming, streaming_report
+from bench import iceberg_connect_runs, scenarios, side_by_side, streaming, streaming_report
 from bench.lakesink_runs import MEMORY_ZONES
 from bench.peers import ratio_table
 from bench.processes import BenchTimeout, Children, install_global_timeout
@@ -45,6 +45,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skip-quix", action="store_true", help="leave out the Quix Streams runs")
     parser.add_argument("--skip-spark", action="store_true", help="leave out the plain Spark job's runs")
     parser.add_argument("--skip-aiven", action="store_true", help="leave out the Aiven peer's runs (Connect worker)")
+    parser.add_argument("--skip-iceberg-connect", action="store_true",
+                        help="leave out Apache Iceberg's Kafka Connect sink's runs (Connect worker)")
     parser.add_argument("--timeout", type=int, default=3600, metavar="S", help="global time limit in seconds (3600)")
     parser.add_argument("--master", default="local[2]", help="Spark master of the lakesink runs (local[2])")
     parser.add_argument("--zones", type=int, default=MEMORY_ZONES, metavar="Z",
@@ -60,8 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "results file, run nothing")
     streams = parser.add_argument_group("streaming (continuous mode, bench/streaming.py)")
     streams.add_argument("--streaming", action="store_true",
-                         help="instead: lakesink, Quix, the plain Spark job and (JSON) the Aiven peer in continuous "
-                              "mode against a producer at fixed rates")
+                         help="instead: lakesink, Quix, the plain Spark job, (JSON) the Aiven peer and (ICEBERG) "
+                              "Iceberg's Kafka Connect sink in continuous mode against a producer at fixed rates")
     streams.add_argument("--ladder", metavar="R,R,...",
                          help=f"records/s of the steps, rising, 'max' last ({streaming.DEFAULT_LADDER}; "
                               f"--smoke: {streaming.SMOKE_LADDER})")
@@ -69,7 +71,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          help=f"how long each step produces ({streaming.DEFAULT_STEP_S:g}; --smoke: "
                               f"{streaming.SMOKE_STEP_S:g})")
     streams.add_argument("--formats", default=",".join(streaming.FORMATS), metavar="F,F",
-                         help=f"of {', '.join(streaming.FORMATS)} (both)")
+                         help=f"of {', '.join(streaming.FORMATS)} (all)")
     streams.add_argument("--profile", action="store_true",
                          help="py-spy the lakesink sink's Python processes during each step (their leaf functions "
                               "in the results; costs some CPU)")
@@ -104,6 +106,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         chosen = [name for name in chosen if not name.startswith("spark-")]
     if args.skip_aiven:
         chosen = [name for name in chosen if not name.startswith("aiven-")]
+    if args.skip_iceberg_connect:
+        chosen = [name for name in chosen if name not in iceberg_connect_runs.SCENARIOS]
     args.chosen = chosen
     if args.records < 1 or args.partitions < 1:
         parser.error("--records and --partitions must be at least 1")

@@ -67,7 +67,8 @@ def main() -> int:
                                                          session_timeout_ms=args.session_timeout_ms))
         if args.continuous:
             print(f"aiven_app: connector {args.name} running", file=sys.stderr, flush=True)
-            return _run_until_stopped(worker)
+            print(f"aiven_app: the Connect worker exited with {worker.run_until_stopped(POLL_S)}", file=sys.stderr)
+            return 1
         last_change = time.monotonic()
         while seen.uploaded_records < args.expected and time.monotonic() - last_change < args.idle:
             time.sleep(POLL_S)
@@ -83,14 +84,6 @@ def main() -> int:
                       "work_seconds": (seen.last_upload_ms - seen.first_records_ms) / 1000,
                       "objects_logged": seen.objects}))
     return 0
-
-
-def _run_until_stopped(worker: ConnectWorker) -> int:
-    """Wait for SIGTERM (the worker is then stopped cleanly by the caller's ``finally``); 1 if it dies first."""
-    while worker.exit_code is None:
-        time.sleep(POLL_S)
-    print(f"aiven_app: the Connect worker exited with {worker.exit_code}", file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

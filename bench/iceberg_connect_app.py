@@ -6,8 +6,9 @@ sampler counts its CPU and memory) with the connector's plugin directory, adds t
 the table's current snapshot holds ``--expected`` records (or no new snapshot for ``--idle`` seconds). It
 reads the table's metadata from the REST catalog with one HTTP GET per poll (no Iceberg client in this
 process: its CPU would count as the connector's). The harness reads the table itself afterwards. Prints
-``{"seconds", "records"}``: worker start -> the snapshot that completed the table. The S3 credentials come
-from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never from the command line.
+``{"seconds", "records"}``: worker start -> the snapshot that completed the table. With ``--continuous`` it
+runs until SIGTERM instead (the streaming ladder reads the table itself). The S3 credentials come from
+AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never from the command line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 import urllib.request
@@ -35,13 +37,17 @@ def main() -> int:
     parser.add_argument("--commit-ms", type=int, required=True, help="iceberg.control.commit.interval-ms")
     parser.add_argument("--tasks", type=int, default=2)
     parser.add_argument("--heap", default="2g", help="the worker's -Xmx (Kafka's connect-standalone.sh: 2g)")
-    parser.add_argument("--expected", type=int, required=True, help="records to wait for in the table")
-    parser.add_argument("--idle", type=float, required=True, help="seconds without a new snapshot before giving up")
+    parser.add_argument("--expected", type=int, help="records to wait for in the table (not with --continuous)")
+    parser.add_argument("--idle", type=float, help="seconds without a new snapshot before giving up")
+    parser.add_argument("--continuous", action="store_true", help="run until SIGTERM; exit 1 if the worker dies")
     parser.add_argument("--plugin-path", type=Path, required=True, help="the worker's plugin.path, the connector in it")
     parser.add_argument("--keep-log", type=Path, required=True, help="where the worker's log is copied at the end")
     args = parser.parse_args()
+    if not args.continuous and (args.expected is None or args.idle is None):
+        parser.error("--expected and --idle are required without --continuous")
     s3 = S3Endpoint(args.endpoint, os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"], args.region)
     started_ms = time.time() * 1000
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # at any moment: the worker is stopped cleanly below
     worker = ConnectWorker(args.bootstrap, heap=args.heap, quick_start=False, plugin_path=args.plugin_path)
     records, committed_ms = 0, None
     try:
@@ -49,6 +55,11 @@ def main() -> int:
         worker.add_connector(args.name, connector_config(args.topic, args.table, args.catalog_uri,
                                                          control_topic=args.control_topic,
                                                          commit_interval_ms=args.commit_ms, tasks=args.tasks, s3=s3))
+        if args.continuous:
+            print(f"iceberg_connect_app: connector {args.name} running", file=sys.stderr, flush=True)
+            print(f"iceberg_connect_app: the Connect worker exited with {worker.run_until_stopped(POLL_S)}",
+                  file=sys.stderr)
+            return 1
         last_change = time.monotonic()
         while records < args.expected and time.monotonic() - last_change < args.idle:
             time.sleep(POLL_S)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 from bench.iceberg_connect import LABEL, PLUGIN, create_orders_table, missing_reason
 from bench.kafka_io import DataSet, create_topic
@@ -36,6 +37,20 @@ IDLE_S = 6 * COMMIT_MS / 1000
 TABLE = "bench.orders_iceberg_connect"
 
 
+def connect_command(name: str, *, bootstrap: str, topic: str, table: str, catalog_uri: str, control_topic: str,
+                    endpoint: S3Endpoint, commit_ms: int, plugin_path: Path,
+                    keep_log: Path) -> tuple[list[str], dict[str, str]]:
+    """``python -m bench.iceberg_connect_app`` for connector ``name`` (its group is ``connect-<name>``) and its
+    environment (the S3 keys travel there, not on the command line); the caller adds ``--expected`` and
+    ``--idle``, or ``--continuous``."""
+    argv = [sys.executable, "-m", "bench.iceberg_connect_app", "--name", name, "--bootstrap", bootstrap,
+            "--topic", topic, "--table", table, "--catalog-uri", catalog_uri, "--control-topic", control_topic,
+            "--endpoint", endpoint.url, "--region", endpoint.region, "--commit-ms", str(commit_ms),
+            "--tasks", str(TASKS), "--plugin-path", str(plugin_path), "--keep-log", str(keep_log)]
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": endpoint.access_key, "AWS_SECRET_ACCESS_KEY": endpoint.secret_key}
+    return argv, env
+
+
 def run_iceberg_connect(children: Children, data: DataSet, *, bootstrap: str, endpoint: S3Endpoint,
                         catalog: IcebergRestServer | None, why_no_catalog: str | None, timeout_s: float) -> Result:
     """One run of the connector into a fresh table of ``catalog`` on S3, then the table read back."""
@@ -49,12 +64,10 @@ def run_iceberg_connect(children: Children, data: DataSet, *, bootstrap: str, en
     create_orders_table(catalog.catalog(), TABLE, location=f"s3://{bucket}/out")
     control = f"{data.topic}-{SCENARIO}-control"
     create_topic(bootstrap, control, 1)
-    argv = [sys.executable, "-m", "bench.iceberg_connect_app", "--name", f"bench-{SCENARIO}", "--bootstrap", bootstrap,
-            "--topic", data.topic, "--table", TABLE, "--catalog-uri", catalog.uri, "--control-topic", control,
-            "--endpoint", endpoint.url, "--region", endpoint.region, "--commit-ms", str(COMMIT_MS),
-            "--tasks", str(TASKS), "--expected", str(data.records), "--idle", str(IDLE_S),
-            "--plugin-path", str(plugin_path), "--keep-log", str(children.log_dir / f"{SCENARIO}-connect.log")]
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": endpoint.access_key, "AWS_SECRET_ACCESS_KEY": endpoint.secret_key}
+    argv, env = connect_command(f"bench-{SCENARIO}", bootstrap=bootstrap, topic=data.topic, table=TABLE,
+                                catalog_uri=catalog.uri, control_topic=control, endpoint=endpoint, commit_ms=COMMIT_MS,
+                                plugin_path=plugin_path, keep_log=children.log_dir / f"{SCENARIO}-connect.log")
+    argv += ["--expected", str(data.records), "--idle", str(IDLE_S)]
     run = children.measure(SCENARIO, argv, timeout_s=timeout_s, env=env)
     if run.returncode != 0:
         return failed(SCENARIO, data.records, data.value_bytes,

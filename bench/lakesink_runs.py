@@ -133,6 +133,11 @@ def sink_config(scenario: SinkScenario, data: DataSet, *, bootstrap: str, endpoi
             **endpoint.connector_settings(), **dict(scenario.settings)}
 
 
+def rest_catalog_settings(rest: IcebergRestServer) -> dict[str, str]:
+    """A table statement's settings that commit through Iceberg's REST catalog ``rest``."""
+    return {"connect.s3.table.catalog.type": "rest", "connect.s3.table.catalog.uri": rest.uri}
+
+
 def _env() -> dict[str, str]:
     """Executors run this interpreter; Spark binds to loopback only (as every benchmark server does)."""
     return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
@@ -154,7 +159,7 @@ def run_sink(children: Children, scenario: SinkScenario, data: DataSet, *, boots
     endpoint.client().create_bucket(Bucket=bucket)
     catalog = {"connect.s3.table.catalog.uri": f"sqlite:///{work / f'{label}-catalog.db'}"} if scenario.table else {}
     if rest is not None:
-        catalog = {"connect.s3.table.catalog.type": "rest", "connect.s3.table.catalog.uri": rest.uri}
+        catalog = rest_catalog_settings(rest)
     config = _write(work / f"{label}.json", f"bench-{label}",
                     {**sink_config(scenario, data, bootstrap=bootstrap, endpoint=endpoint, name=f"bench-{label}",
                                    bucket=bucket), **catalog})

@@ -5,8 +5,11 @@ JSON: the batch scenarios' sink-json and sink-parquet configs, with ``flush.inte
 each sink (``lakesink sink`` without ``--once``, ``--master local[2]``; Quix Streams' S3FileSink,
 bench/quix_app.py ``--continuous`` with ``commit_interval`` 5 s; the plain Spark job,
 bench/spark_job_app.py ``--trigger 5``; JSON only: the Aiven peer, bench/aiven_app.py ``--continuous``
-on a Connect worker with ``offset.flush.interval.ms`` 5,000), each step of the ladder runs on
-fresh services, so no step inherits another's backlog, topic or objects:
+on a Connect worker with ``offset.flush.interval.ms`` 5,000), and for format ``iceberg`` (issue 37:
+bench/streaming_tables.py) lakesink with sink-iceberg's statement and Apache Iceberg's Kafka Connect sink
+(``iceberg.control.commit.interval-ms`` 5,000), both committing to an Iceberg REST catalog of the step's
+own and their freshness read through the table (:class:`bench.table_probe.TableProbe`), each step of the
+ladder runs on fresh services, so no step inherits another's backlog, topic or objects:
 
 1. the broker (Apache Kafka, or Tansu with ``--broker tansu``) and moto start, a 4-partition topic and a bucket are created, the sink starts in its
    own process group (lakesink with ``--metrics-port`` on a free port of 127.0.0.1);
@@ -14,10 +17,12 @@ fresh services, so no step inherits another's backlog, topic or objects:
    (Spark up, Python workers started, the locks or the group's offsets exist);
 3. **the step**: :mod:`bench.streaming_producer` writes at the step's rate for ``--step-seconds``
    while, every second, the lag (high watermarks minus committed positions: lakesink's scraped
-   from its metrics endpoint, Quix's and the Aiven peer's their groups' offsets; :mod:`bench.streaming_probes`), the
+   from its metrics endpoint, Quix's, the Aiven peer's and the Iceberg connector's their groups' offsets;
+   :mod:`bench.streaming_probes`), the
    sink tree's CPU time by role and RSS, the broker's and S3 server's CPU time and the machine's
    busy time are sampled, and new objects are read for freshness;
-4. **drain**: sampling goes on until the lag is 0 or :data:`DRAIN_TIMEOUT_S` passed; lakesink's
+4. **drain**: sampling goes on until the lag is 0 (a table step: and the table holds every record) or
+   :data:`DRAIN_TIMEOUT_S` passed; lakesink's
    committed positions on its endpoint are then checked against its master locks'
    (``committed_cross_check``); then the sink and the services are stopped.
 
@@ -42,7 +47,16 @@ from confluent_kafka import Consumer
 
 from bench.aiven_runs import aiven_command, install
 from bench.kafka_io import DataSet, create_topic
-from bench.lakesink_runs import SINK_SCENARIOS, _env, _lakesink, _write, sink_config
+from bench.lakesink_runs import (
+    SINK_SCENARIOS,
+    TABLE_NAME,
+    TABLE_SCENARIOS,
+    _env,
+    _lakesink,
+    _write,
+    rest_catalog_settings,
+    sink_config,
+)
 from bench.processes import BenchTimeout, Children, CpuByRole, cpu_seconds, tree_rss
 from bench.quix_runs import COMMIT_EVERY, quix_python
 from bench.services import free_port, start_broker, start_moto
@@ -67,6 +81,18 @@ from bench.streaming_probes import (
     lag_of,
     locks_committed,
 )
+from bench.streaming_tables import (
+    CONNECTOR,
+    CONNECTOR_TABLE,
+    STOP_TIMEOUT_S,
+    TABLE_FORMAT,
+    connector_command,
+    connector_commits,
+    connector_log,
+    start_catalog,
+    table_figures,
+)
+from bench.table_probe import TableProbe
 
 FLUSH_INTERVAL_S = 5
 TOPIC = "orders-stream"
@@ -75,11 +101,12 @@ WARM_UP_RECORDS = 4_000
 WARM_UP_TIMEOUT_S = 240.0
 DRAIN_TIMEOUT_S = 30.0
 SAMPLE_S = 1.0
-SINKS = ("lakesink", "quix", "spark", "aiven")
-ONLY_FORMATS = {"aiven": ("json",)}
+SINKS = ("lakesink", "quix", "spark", "aiven", CONNECTOR)
+FILE_FORMATS = ("json", "parquet")
+ONLY_FORMATS = {"quix": FILE_FORMATS, "spark": FILE_FORMATS, "aiven": ("json",), CONNECTOR: (TABLE_FORMAT,)}
 """Sinks that write only some formats (Aiven's parquet writer needs a Confluent artifact Maven Central does
-not serve: docs/dialects.md)."""
-FORMATS = {"json": SINK_SCENARIOS[0], "parquet": SINK_SCENARIOS[1]}
+not serve: docs/dialects.md; only lakesink and Iceberg's connector write Iceberg tables)."""
+FORMATS = {"json": SINK_SCENARIOS[0], "parquet": SINK_SCENARIOS[1], TABLE_FORMAT: TABLE_SCENARIOS[0]}
 DEFAULT_LADDER = "20k,50k,100k,200k,max"
 DEFAULT_STEP_S = 45.0
 SMOKE_LADDER = "1k,2k"
@@ -134,7 +161,8 @@ def run_ladder(args: argparse.Namespace, children: Children, work: Path, deadlin
                runs: list[dict[str, Any]]) -> None:
     """Every chosen format × sink × ladder step, appended to ``runs`` as each sink's ladder ends
     (an interrupted run still reports what finished); :func:`ratios` compares them."""
-    skipped = {"quix": args.skip_quix, "spark": args.skip_spark, "aiven": args.skip_aiven}
+    skipped = {"quix": args.skip_quix, "spark": args.skip_spark, "aiven": args.skip_aiven,
+               CONNECTOR: args.skip_iceberg_connect}
     sinks = [s for s in SINKS if not skipped.get(s)]
     for fmt in args.formats:
         for sink in sinks:
@@ -232,10 +260,16 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     bucket = f"bench-stream-{label}"
     client = s3.endpoint.client()
     client.create_bucket(Bucket=bucket)
+    catalog = None
+    if fmt == TABLE_FORMAT:  # Iceberg's REST catalog, the step's own (fresh services)
+        catalog = start_catalog(s3.endpoint)
+        step.closers.append(partial(catalog.close, keep_log_in=children.log_dir / f"{label}-catalog.log"))
     if sink == "lakesink":
         connector = f"bench-stream-{label}"
         config = sink_config(FORMATS[fmt], DataSet(TOPIC, partitions, 0, 0, 0.0), bootstrap=broker.bootstrap,
                              endpoint=s3.endpoint, name=connector, bucket=bucket, flush_interval_s=FLUSH_INTERVAL_S)
+        if catalog is not None:
+            config |= rest_catalog_settings(catalog)
         path = _write(work / f"{label}.json", connector, config)
         port = free_port()
         argv = _lakesink("sink", "--config", str(path), "--master", args.master,
@@ -243,7 +277,16 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
                          "--metrics-port", str(port), "--metrics-host", "127.0.0.1")
         process = children.spawn(label, argv, env=_env())
         committed: Committed = LakesinkEndpoint(f"http://127.0.0.1:{port}/metrics", connector, TOPIC, partitions)
-        prefix = "out/"
+        prefix, table = "out/", TABLE_NAME
+    elif sink == CONNECTOR:  # Iceberg's connector on a Connect worker: a table commit every flush interval
+        assert catalog is not None  # only format iceberg
+        name = f"bench-stream-{label}"
+        argv, env = connector_command(work, children.log_dir, name, bootstrap=broker.bootstrap, topic=TOPIC,
+                                      bucket=bucket, endpoint=s3.endpoint, catalog=catalog,
+                                      commit_ms=FLUSH_INTERVAL_S * 1000)
+        process = children.spawn(label, argv, env=env)
+        committed = _group_offsets(step, broker.bootstrap, f"connect-{name}", partitions)
+        prefix, table = "", CONNECTOR_TABLE
     elif sink == "spark":  # the plain Spark job (bench/spark_job_runs.py), a micro-batch every flush interval
         checkpoint = work / "checkpoints" / label
         argv, env = job_command(fmt, bootstrap=broker.bootstrap, topic=TOPIC, bucket=bucket, checkpoint=checkpoint,
@@ -295,8 +338,13 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         time.sleep(SAMPLE_S)
     warm_up_s = time.monotonic() - waited
 
-    probe = FreshnessProbe(s3.endpoint, bucket, prefix)
-    probe.ignore_existing()
+    probe: FreshnessProbe | TableProbe
+    if catalog is not None:  # freshness through the table: the warm-up's snapshot may follow the sink's offsets
+        probe = TableProbe(catalog.catalog(), table)
+        probe.ignore_existing(sum(watermarks.high().values()), WARM_UP_TIMEOUT_S)
+    else:
+        probe = FreshnessProbe(s3.endpoint, bucket, prefix)
+        probe.ignore_existing()
     probe.start()
     step.closers.append(probe.finish)
     cpu = CpuByRole(process.pid)
@@ -309,10 +357,13 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
         done = committed()
         cpu.sample()
         taken = Sample(time.time(), sum(high.values()), sum(done.values()), lag_of(high, done), tree_rss(process.pid),
-                       cpu.totals(), {"broker": _cpu(broker.process.pid), "s3": _cpu(s3.process.pid)},
-                       _busy_seconds())
+                       cpu.totals(), services(), _busy_seconds())
         samples.append(taken)
         return taken
+
+    def services() -> dict[str, float]:
+        cpu = {"broker": _cpu(broker.process.pid), "s3": _cpu(s3.process.pid)}
+        return cpu if catalog is None or catalog.pid is None else {**cpu, "catalog": _cpu(catalog.pid)}
 
     def tick(began: float) -> None:
         time.sleep(max(0.0, SAMPLE_S - (time.monotonic() - began)))
@@ -344,7 +395,8 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     drain_began, drained = time.monotonic(), False
     while time.monotonic() - drain_began < DRAIN_TIMEOUT_S and process.poll() is None:
         began = time.monotonic()
-        if sample().lag == 0:
+        taken = sample()
+        if taken.lag == 0 and probe.holds(taken.high):
             drained = True
             break
         tick(began)
@@ -352,6 +404,17 @@ def _measure(args: argparse.Namespace, step: Step, work: Path, sink: str, fmt: s
     harness_cpu = sum(harness.cpu_times()[:2]) - harness_before
     figures = _figures(samples, produced, freshness, probe, drained=drained, warm_up_s=warm_up_s,
                        harness_cpu=harness_cpu, flush_interval_s=FLUSH_INTERVAL_S)
+    if isinstance(probe, TableProbe):
+        figures["table"] = table_figures(probe, samples, produced["started_at"], produced["ended_at"])
+    if sink == CONNECTOR:  # its launcher stops the worker and keeps its log, whose coordinator lines time commits
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            print(f"bench: {label}: the connector's launcher did not stop within {STOP_TIMEOUT_S:.0f} s",
+                  file=sys.stderr, flush=True)
+        figures["table"]["commits"] = connector_commits(connector_log(children.log_dir, name), produced["started_at"],
+                                                        samples[-1].at)
     if sink == "lakesink":
         text = Path(log).read_text(errors="replace") if Path(log).exists() else ""
         figures["sink_batches"] = sink_batches(text, produced["started_at"], samples[-1].at)
@@ -424,7 +487,8 @@ def _figures(samples: list[Sample], produced: dict[str, Any], freshness: Any, pr
     return {
         "status": "ok", "sustained": verdict.sustained, "why": verdict.why,
         "seconds": round(seconds, 2), "records": produced["records"], "produced_rate": produced_rate,
-        "committed_rate": committed_rate, "end_lag": verdict.end_lag, "lag_bound": verdict.bound,
+        "committed_rate": committed_rate, "end_lag": verdict.end_lag,
+        "lag_p99": percentiles([s.lag for s in inside])["p99"], "lag_bound": verdict.bound,
         "lag_growth": verdict.growth, "allowed_growth": verdict.allowed_growth, "drained": drained,
         "drain_seconds": round(samples[-1].at - end, 1) if drained else None, "warm_up_seconds": round(warm_up_s, 1),
         "freshness_ms": fresh, "freshness_records": probe.records, "freshness_objects": probe.objects,

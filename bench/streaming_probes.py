@@ -170,19 +170,54 @@ def lag_of(high: dict[int, int], committed: dict[int, int]) -> int:
     return sum(max(0, offset - committed.get(partition, 0)) for partition, offset in high.items())
 
 
-class FreshnessProbe(threading.Thread):
-    """Lists ``bucket/prefix`` every second; reads each new object's produce times (see the module)."""
+class PollingProbe(threading.Thread):
+    """Polls every second until :meth:`finish`: each :meth:`_poll` finds what is new in the store (or table) and
+    reads its records' produce times into ``freshness``; its errors are reported with the step, never fatal to
+    the run."""
 
-    def __init__(self, endpoint: S3Endpoint, bucket: str, prefix: str) -> None:
-        super().__init__(daemon=True, name="freshness")
-        self._client = endpoint.client()
-        self._bucket, self._prefix = bucket, prefix
-        self._known: set[str] = set()
+    def __init__(self, name: str) -> None:
+        super().__init__(daemon=True, name=name)
         self._halt = threading.Event()
         self.freshness: list[np.ndarray] = []
         self.records = 0
         self.objects = 0
         self.errors: list[str] = []
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            self.poll()
+            self._halt.wait(POLL_S)
+
+    def poll(self) -> None:
+        try:
+            self._poll()
+        except Exception as error:  # noqa: BLE001 - reported with the step, never fatal to the run
+            self.errors.append(f"{type(error).__name__}: {error}")
+
+    def _poll(self) -> None:
+        raise NotImplementedError
+
+    def holds(self, produced: int) -> bool:
+        """Whether a reader sees all ``produced`` records (the step drains until it does): yes once the sink
+        committed them, unless a table commits after the offsets (:class:`bench.table_probe.TableProbe`)."""
+        return True
+
+    def finish(self) -> np.ndarray:
+        """Stop polling after one last poll; every record's freshness (ms) so far."""
+        self._halt.set()
+        self.join(timeout=30)
+        self.poll()
+        return np.concatenate(self.freshness) if self.freshness else np.zeros(0)
+
+
+class FreshnessProbe(PollingProbe):
+    """Lists ``bucket/prefix`` every second; reads each new object's produce times (see the module)."""
+
+    def __init__(self, endpoint: S3Endpoint, bucket: str, prefix: str) -> None:
+        super().__init__("freshness")
+        self._client = endpoint.client()
+        self._bucket, self._prefix = bucket, prefix
+        self._known: set[str] = set()
 
     def _listing(self) -> dict[str, int]:
         found = {}
@@ -196,21 +231,13 @@ class FreshnessProbe(threading.Thread):
         """Objects already in the bucket (the warm-up's) are not the step's."""
         self._known.update(self._listing())
 
-    def run(self) -> None:
-        while not self._halt.is_set():
-            self.poll()
-            self._halt.wait(POLL_S)
-
-    def poll(self) -> None:
-        try:
-            listing = self._listing()
-            seen_ms = time.time() * 1000
-            for key, size in listing.items():
-                if key not in self._known:
-                    self._known.add(key)
-                    self._read(key, size, seen_ms)
-        except Exception as error:  # noqa: BLE001 - reported with the step, never fatal to the run
-            self.errors.append(f"{type(error).__name__}: {error}")
+    def _poll(self) -> None:
+        listing = self._listing()
+        seen_ms = time.time() * 1000
+        for key, size in listing.items():
+            if key not in self._known:
+                self._known.add(key)
+                self._read(key, size, seen_ms)
 
     def _get(self, key: str, byte_range: str | None = None) -> bytes:
         extra = {"Range": byte_range} if byte_range else {}
@@ -232,10 +259,3 @@ class FreshnessProbe(threading.Thread):
         self.freshness.append(freshness_ms(seen_ms, produced))
         self.records += len(produced)
         self.objects += 1
-
-    def finish(self) -> np.ndarray:
-        """Stop polling after one last listing; every record's freshness (ms) so far."""
-        self._halt.set()
-        self.join(timeout=30)
-        self.poll()
-        return np.concatenate(self.freshness) if self.freshness else np.zeros(0)

@@ -24,18 +24,24 @@ CLIP_INTERVALS = 8
 """The lag chart's y axis ends at this many flush intervals of production (a step far behind would
 flatten the others)."""
 _SINK_NAMES = {"lakesink": "lakesink", "quix": "Quix S3FileSink", "spark": "plain Spark job",
-               "aiven": "Aiven's commons on Connect"}
-_SHORT_NAMES = {"spark": "Spark job", "aiven": "Aiven"}
+               "aiven": "Aiven's commons on Connect", "iceberg-connect": "Iceberg's Kafka Connect sink"}
+_SHORT_NAMES = {"spark": "Spark job", "aiven": "Aiven", "iceberg-connect": "Iceberg connector"}
 """A peer's name where a chart label has little room."""
-_FORMAT_NAMES = {"json": "JSON passthrough", "parquet": "PARQUET, PARTITIONBY country"}
-_QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)"}
-_SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country"}
+_FORMAT_NAMES = {"json": "JSON passthrough", "parquet": "PARQUET, PARTITIONBY country",
+                 "iceberg": "Iceberg table, PARTITIONBY country"}
+_NO_TABLE = "not run (writes no Iceberg table)"
+_CONNECTOR_FORMATS = {"iceberg": "Iceberg table (Parquet, unpartitioned)",
+                      "json": "not run (writes Iceberg tables only)", "parquet": "not run (writes Iceberg tables only)"}
+_QUIX_FORMATS = {"json": "JSON lines", "parquet": "PARQUET (no PARTITIONBY in S3FileSink)", "iceberg": _NO_TABLE}
+_SPARK_FORMATS = {"json": "JSON lines", "parquet": "PARQUET, partitionBy country", "iceberg": _NO_TABLE}
 _AIVEN_FORMATS = {"json": "jsonl (JsonConverter, value envelope)",
-                  "parquet": "not run (its parquet writer needs an artifact Maven Central does not serve)"}
+                  "parquet": "not run (its parquet writer needs an artifact Maven Central does not serve)",
+                  "iceberg": _NO_TABLE}
 
 
 def _format_name(sink: str, fmt: str) -> str:
-    return {"quix": _QUIX_FORMATS, "spark": _SPARK_FORMATS, "aiven": _AIVEN_FORMATS}.get(sink, _FORMAT_NAMES)[fmt]
+    return {"quix": _QUIX_FORMATS, "spark": _SPARK_FORMATS, "aiven": _AIVEN_FORMATS,
+            "iceberg-connect": _CONNECTOR_FORMATS}.get(sink, _FORMAT_NAMES)[fmt]
 
 
 def _versus_lines(report: dict[str, Any]) -> list[str]:
@@ -72,7 +78,7 @@ def _by_role(sink: str, cpu: dict[str, float]) -> str:
     Connect worker under bench/aiven_app.py) or the one process's seconds (Quix)."""
     if sink == "quix":
         return f"{sum(cpu.values()):.1f}"
-    if sink == "aiven":
+    if sink in ("aiven", "iceberg-connect"):
         return f"JVM {cpu.get('jvm', 0):.1f} + launcher {cpu.get('driver', 0):.1f}"
     return f"JVM {cpu.get('jvm', 0):.1f} + driver {cpu.get('driver', 0):.1f} + workers {cpu.get('python_workers', 0):.1f}"
 
@@ -116,8 +122,44 @@ def table(report: dict[str, Any]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(STEP_HEADER) - 1)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) for row in rows]
     lines.insert(1, "-" * len(lines[0]))
+    tables = table_step_rows(report)
+    if tables:
+        lines += ["", "Table steps (freshness through the table):", *("  ".join(row) for row in [TABLE_HEADER, *tables])]
     lines += ["", *_headlines(report)]
     return "\n".join(lines)
+
+
+TABLE_HEADER = ["sink", "step", "sustained", "lag p99 (s of data)", "table lag p99 (s of data)",
+                "freshness p50 / p99 (s)", "snapshots/min", "s between snapshots p50 / max", "commit ms p50 / max",
+                "sink CPU µs/record", "peak RSS MB"]
+
+
+def table_step_rows(report: dict[str, Any]) -> list[list[str]]:
+    """One row per measured table step (bench/streaming_tables.py): lag, freshness through the table and the
+    commit cadence. A commit's own duration: lakesink's mean ``commit … ms`` of its batch lines (the table
+    commit), the connector's coordinator from its start-commit event to the table commit."""
+    rows = []
+    for run in report["runs"]:
+        for step in run["steps"]:
+            tab = step.get("table")
+            if step["status"] != "ok" or tab is None:
+                continue
+            rate = step["produced_rate"] or 1
+            fresh, gaps = step["freshness_ms"], tab["interval_s"]
+            if "commits" in tab:
+                durations = tab["commits"]["duration_ms"]
+                commit = f"{_num(durations['p50'], '.0f')} / {_num(durations['max'], '.0f')}"
+            else:
+                commit = f"{_num(step.get('sink_batches', {}).get('commit_ms'), '.0f')} (mean)"
+            rows.append([
+                _SINK_NAMES[run["sink"]], step["label"], "yes" if step["sustained"] else "**no**",
+                _num(None if step.get("lag_p99") is None else step["lag_p99"] / rate, ".1f"),
+                _num(None if tab["table_lag"]["p99"] is None else tab["table_lag"]["p99"] / rate, ".1f"),
+                f"{_seconds(fresh['p50'])} / {_seconds(fresh['p99'])}", _num(tab["per_minute"], ".1f"),
+                f"{_num(gaps['p50'], '.1f')} / {_num(gaps['max'], '.1f')}", commit,
+                _num(step["cpu_us_per_record"], ".1f"), f"{step['peak_rss'] / 1e6:,.0f}",
+            ])
+    return rows
 
 
 def _headlines(report: dict[str, Any]) -> list[str]:
@@ -312,6 +354,18 @@ def section(report: dict[str, Any], results_name: str, charts_dir: str) -> str:
     lines += ["", *(f"* {line}" for line in versus), *([""] if versus else []),
               "| " + " | ".join(STEP_HEADER) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 9 + "---|"]
     lines += ["| " + " | ".join(row) + " |" for row in step_rows(report)]
+    tables = table_step_rows(report)
+    if tables:
+        lines += ["", "Iceberg tables (format `iceberg`, bench/streaming_tables.py): lakesink with sink-iceberg's statement "
+                  "and Apache Iceberg's Kafka Connect sink (`iceberg.control.commit.interval-ms` 5,000, its lag from "
+                  "its `connect-<name>` group, whose offsets its workers commit when they hand their files to the "
+                  "coordinator, before the table commit), both through one Iceberg REST catalog. Freshness here is "
+                  "produce time → the poll (every second) whose loadTable first showed the snapshot holding the record; "
+                  "table lag = high watermarks − the rows of the newest snapshot seen; commit ms: lakesink's "
+                  "mean table commit (its batch lines), the connector's coordinator from start-commit to the table "
+                  "commit (its log).", "",
+                  "| " + " | ".join(TABLE_HEADER) + " |", "|---|---|---|" + "---:|" * (len(TABLE_HEADER) - 3)]
+        lines += ["| " + " | ".join(row) + " |" for row in tables]
     batch_rows = [(run["format"], step["label"], step["sink_batches"]) for run in report["runs"]
                   if run["sink"] == "lakesink" for step in run["steps"] if step.get("sink_batches", {}).get("batches")]
     if batch_rows:

@@ -201,6 +201,13 @@ class ConnectWorker:
         """Stop and remove connector ``name`` (its tasks commit their offsets as they stop)."""
         self._request("DELETE", f"/connectors/{name}")
 
+    def run_until_stopped(self, poll_s: float = 0.25) -> int:
+        """Wait while the worker runs (a continuous peer, stopped by a SIGTERM to its launcher, whose handler
+        then closes it); the JVM's exit code once it exited by itself."""
+        while self.exit_code is None:
+            time.sleep(poll_s)
+        return self.exit_code
+
     def kill(self) -> None:
         """SIGKILL the worker JVM, as a crash test does (nothing of it runs on; :meth:`close` still removes its
         directory)."""

@@ -3,7 +3,9 @@
 
 It is the server of Iceberg's REST compatibility kit: the REST routes of Iceberg's own
 ``RESTCatalogAdapter`` in front of a ``JdbcCatalog`` on an in-memory SQLite
-database, which lives as long as the server. Its ``ResolvingFileIO`` writes each table's metadata
+database, which lives as long as the server, through one pooled connection (a second one, which the
+pool opens when two requests overlap, would see an empty database: "no such table: iceberg_tables").
+Its ``ResolvingFileIO`` writes each table's metadata
 where the table lives: a local directory (``file:``, Hadoop's local file system) or S3 (``s3:``,
 Iceberg's S3FileIO) at the moto server it was started for. Tests share one server and keep apart by
 table names (:func:`tests.conftest.unique_name`).
@@ -81,6 +83,11 @@ class IcebergRestServer:
         return f"http://127.0.0.1:{self._port}"
 
     @property
+    def pid(self) -> int | None:
+        """The server JVM's process id while it runs (the benchmark counts its CPU)."""
+        return None if self._process is None else self._process.pid
+
+    @property
     def log_path(self) -> Path:
         return self._dir / "server.log"
 
@@ -121,6 +128,7 @@ class IcebergRestServer:
             "rest.port": str(self._port),
             "catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
             "uri": "jdbc:sqlite::memory:",
+            "clients": "1",  # every pooled connection to :memory: opens an empty database of its own
             "jdbc.schema-version": "V1",
             "warehouse": (self._dir / "warehouse").as_uri(),
             "io-impl": "org.apache.iceberg.io.ResolvingFileIO",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -99,6 +100,22 @@ def test_an_unknown_namespace_is_no_table_yet_and_the_claim_creates_both(
     loaded = iceberg_rest.catalog().load_table(table.name)
     assert loaded.location() == location.uri
     assert loaded.current_snapshot().summary.additional_properties["lakesink.epoch"] == "1"  # type: ignore[union-attr]
+
+
+def test_the_catalog_answers_overlapping_requests_from_its_one_database(
+    iceberg_rest: IcebergRestServer, location: TableLocation
+) -> None:
+    """A sink, a Connect worker and a reader load the same table at once: each pooled connection to an
+    in-memory SQLite database would see an empty one of its own (a 500, "no such table: iceberg_tables")."""
+    table = _table(iceberg_rest.uri, location)
+    table.commit(TableHead(None, None), (), TableMark("sink", "run-1", 1, {}))
+
+    def loads(_: int) -> int:
+        catalog = iceberg_rest.catalog()
+        return sum(catalog.load_table(table.name).metadata is not None for _ in range(20))
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        assert sum(pool.map(loads, range(6))) == 120
 
 
 def test_a_commit_the_catalog_refuses_with_409_is_a_moved_table_and_adds_nothing(

@@ -72,7 +72,7 @@ def test_rate_labels() -> None:
 def test_streaming_options_default_and_smoke() -> None:
     args = parse_args(["--streaming"])
     assert args.ladder == (20_000, 50_000, 100_000, 200_000, MAX)
-    assert args.step_seconds == 45 and args.partitions == 4 and args.formats == ["json", "parquet"]
+    assert args.step_seconds == 45 and args.partitions == 4 and args.formats == ["json", "parquet", "iceberg"]
     smoke = parse_args(["--streaming", "--smoke"])
     assert smoke.ladder == (1_000, 2_000) and smoke.step_seconds == 10
     assert parse_args([]).partitions == 8  # the batch scenarios keep theirs
