@@ -145,7 +145,7 @@ def test_a_json_bucket_verifies_clean_and_each_kind_of_damage_is_reported(
     assert [m["key"] for m in report["mismatches"]] == [f"out/{topic}/notes.txt"]
     assert report["totals"] | {"seconds": 0} == {
         "objects_listed": 14, "objects_opened": 13, "seconds": 0,
-        "gaps": 1, "duplicates": 1, "orphans": 1, "pending": 0, "unreadable": 0, "mismatches": 1,
+        "gaps": 1, "duplicates": 1, "orphans": 1, "pending": 0, "unreadable": 0, "mismatches": 1, "table_rows": 0,
     }  # fmt: skip
 
 
