@@ -10,6 +10,7 @@ mark, are conditional on the version read, and give up when the sink keeps commi
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from lakesink.application.metadata_clean import clean_metadata
 from lakesink.application.table_clean import clean_tables
@@ -68,8 +69,9 @@ def remove_unreferenced(
     deleted: data files as ``table clean`` does, then Iceberg metadata files (run after expiry, which
     leaves them behind)."""
     grace_ms = settings.table_maintenance.orphans_older_than_ms
-    orphans = {c.table: c.orphans for c in clean_tables(settings, store, open_table, clock, dry_run=dry_run,
+    open_once = cache(open_table)  # both passes read the same tables: each catalog is opened once
+    orphans = {c.table: c.orphans for c in clean_tables(settings, store, open_once, clock, dry_run=dry_run,
                                                           grace_ms=grace_ms)}
-    metadata = {c.table: c.orphans for c in clean_metadata(plan_sink(settings).tables, store, open_table, clock,
+    metadata = {c.table: c.orphans for c in clean_metadata(plan_sink(settings).tables, store, open_once, clock,
                                                             dry_run=dry_run, grace_ms=grace_ms)}
     return {table: (orphans.get(table, ()), metadata.get(table, ())) for table in orphans.keys() | metadata.keys()}

@@ -134,11 +134,10 @@ class GcsObjectStore(PerObjectDeleteStore[GcsSettings]):
 
     @staticmethod
     def _build_client(settings: GcsSettings) -> Any:
+        from google.auth.credentials import AnonymousCredentials
         from google.cloud import storage
 
         options = {"api_endpoint": settings.endpoint} if settings.endpoint else None
-        from google.auth.credentials import AnonymousCredentials
-
         mode = settings.auth_mode.lower()
         credentials = AnonymousCredentials() if mode == "none" else gcs_credentials(settings)
         project = settings.project_id or ("lakesink" if mode == "none" else None)

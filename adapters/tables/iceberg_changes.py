@@ -137,8 +137,10 @@ def _outside_range(table: Table, columns: Sequence[str], changed: pa.Table) -> C
     """Whether a data file's statistics show its key column's values all below or all above ``changed``'s
     (a one-column key whose bounds the file keeps; otherwise every file may hold one)."""
     fields = {field.name: field for field in table.schema().fields}
+    if len(columns) != 1 or columns[0] not in fields:
+        return lambda _data_file: False
     low, high = pc.min_max(changed.column(0)).values()
-    if len(columns) != 1 or columns[0] not in fields or not low.is_valid:
+    if not low.is_valid:
         return lambda _data_file: False
     field = fields[columns[0]]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakesink.domain.verify.check import Beyond, PartitionCheck
-from lakesink.domain.verify.tables import TableCheck
+from lakesink.domain.verify.tables import FINDINGS, TableCheck
 
 SCHEMA = "lakesink.verify/1"
 SHOWN = 20
@@ -149,11 +149,10 @@ def _table_json(table: TableCheck) -> dict[str, object]:
             {"topic": topic, "partition": partition, "last_offset": last}
             for (topic, partition), last in sorted((table.marked or {}).items())
         ],
-        **{kind: list(getattr(table, kind)) for kind in _TABLE_KINDS},
+        **{kind: list(getattr(table, kind)) for kind in FINDINGS},
     }
 
 
-_TABLE_KINDS = ("missing", "deleted", "unknown", "differing", "repeated")
 _TABLE_SAYS = {
     "missing": "key alive in the log, no row in the table",
     "deleted": "key deleted by its newest change, still in the table",
@@ -171,7 +170,7 @@ def _table_text(table: TableCheck) -> list[str]:
         f"change table {table.table}: {table.rows} rows, {verdict} the newest change of each key of its log "
         f"({table.keys} keys alive, {table.changes} changes up to the table's mark)"
     ]
-    for kind in _TABLE_KINDS:
+    for kind in FINDINGS:
         lines.extend(_listed(_TABLE_SAYS[kind], getattr(table, kind)))
     return lines
 

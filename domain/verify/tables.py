@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from lakesink.domain.records import TopicPartition
 
+FINDINGS = ("missing", "deleted", "unknown", "differing", "repeated")
+"""The kinds of wrong rows a :class:`TableCheck` names, each a field of it."""
+
 Key = tuple[Hashable, ...]
 Row = Mapping[str, object]
 
@@ -58,7 +61,7 @@ class TableCheck:
     @property
     def problems(self) -> int:
         """Keys whose row is not what the log makes it (an unread table counts as one problem)."""
-        found = len(self.missing) + len(self.deleted) + len(self.unknown) + len(self.differing) + len(self.repeated)
+        found = sum(len(getattr(self, kind)) for kind in FINDINGS)
         return found + (1 if self.error is not None else 0)
 
 
